@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Subcommands (git's builtin pattern).  How to add one: write
+ * cmd/NAME.c with `int ul_cmd_NAME(int argc, char **argv)` and a
+ * descriptor `const struct ul_cmd ul_cmd_desc_NAME`, add
+ * `UL_CMD(NAME, NAME)` to cmd/commands.def, a --help text, a section in
+ * docs/underload.1 and a CLI test.  Commands return an exit code
+ * (enum ul_exit); only main() exits.
+ */
+#ifndef UL_CMD_H
+#define UL_CMD_H
+
+#include "core/compat.h"
+#include "model/model.h"
+
+#include <stdio.h>
+
+/* Exit codes, documented in the man page. */
+enum ul_exit {
+	UL_EXIT_OK = 0,
+	UL_EXIT_ERROR = 1,
+	UL_EXIT_USAGE = 2,
+	UL_EXIT_UNSUPPORTED = 3,
+	UL_EXIT_FLAGGED = 4,
+	UL_EXIT_INTERRUPTED = 130,
+};
+
+struct ul_cmd {
+	const char *name;
+	const char *summary; /* one line for `underload --help` */
+	const char *help;    /* full text for `underload NAME --help` */
+	int (*fn)(int argc, char **argv);
+};
+
+const struct ul_cmd *ul_cmd_find(const char *name);
+size_t ul_cmd_count(void);
+const struct ul_cmd *ul_cmd_at(size_t i);
+
+/* Shared by commands: a usage error ("usage error: ..." + hint), returns UL_EXIT_USAGE. */
+int ul_usage_error(const char *cmd, const char *fmt, ...) UL_PRINTF(2, 3);
+
+/* --- output formats (cmd/output.c) --- */
+#define UL_MAX_OUTPUTS 8
+struct ul_output {
+	const struct ul_format *format;
+	const char *path; /* NULL = stdout */
+};
+struct ul_outputs {
+	struct ul_output out[UL_MAX_OUTPUTS];
+	size_t n;
+};
+/* Parse "text,resp1,json=FILE"; on error prints a usage error and returns -1. */
+int ul_outputs_parse(const char *cmd, const char *spec, struct ul_outputs *outs);
+/* Write the run in every format; files are written atomically (tmp + rename).
+ * Returns 0 or -1 after printing the error. */
+int ul_outputs_write(const struct ul_outputs *outs, const struct ul_run *run);
+/* Check stdout for write errors before exiting (git style); 0 or -1. */
+int ul_stdout_close(void);
+
+/* --- the store location options shared by commands (cmd/output.c) --- */
+/* Resolve --db (NULL = default path); prints the error and returns -1 on failure. */
+int ul_cmd_db_path(const char *db_opt, char *buf, size_t len);
+
+#endif

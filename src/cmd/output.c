@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Output plumbing shared by commands: format specs, atomic files, stdout checks, --db. */
+#include "core/compat.h"
+#include "cmd/cmd.h"
+#include "core/log.h"
+#include "report/format.h"
+#include "store/store.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void list_formats(char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < ul_format_count() && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
+					ul_format_at(i)->name);
+}
+
+int ul_outputs_parse(const char *cmd, const char *spec, struct ul_outputs *outs)
+{
+	char *copy = strdup(spec), *save = NULL, *tok;
+	char names[256];
+	int rc = 0;
+
+	if (!copy)
+		return ul_error("out of memory");
+	outs->n = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		const struct ul_format *f;
+
+		if (eq)
+			*eq = '\0';
+		f = ul_format_find(tok);
+		if (!f) {
+			list_formats(names, sizeof(names));
+			ul_usage_error(cmd, "unknown format '%s' in --format (known: %s)", tok, names);
+			rc = -1;
+			break;
+		}
+		if (eq && !eq[1]) {
+			ul_usage_error(cmd, "empty file name for format '%s' in --format", tok);
+			rc = -1;
+			break;
+		}
+		if (outs->n == UL_MAX_OUTPUTS) {
+			ul_usage_error(cmd, "at most %d outputs in --format", UL_MAX_OUTPUTS);
+			rc = -1;
+			break;
+		}
+		outs->out[outs->n].format = f;
+		/* Points into spec, which outlives outs (argv or a literal). */
+		outs->out[outs->n].path = eq ? spec + (eq + 1 - copy) : NULL;
+		outs->n++;
+	}
+	if (!rc && outs->n == 0) {
+		ul_usage_error(cmd, "--format needs at least one format");
+		rc = -1;
+	}
+	free(copy);
+	return rc;
+}
+
+static int write_file(const struct ul_output *o, const struct ul_run *run)
+{
+	char tmp[4096];
+	FILE *f;
+	int rc;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmpXXXXXX", o->path);
+	{
+		int fd = mkstemp(tmp);
+
+		if (fd < 0)
+			return ul_error_errno(errno, "cannot write '%s'", o->path);
+		f = fdopen(fd, "w");
+		if (!f) {
+			close(fd);
+			unlink(tmp);
+			return ul_error_errno(errno, "cannot write '%s'", o->path);
+		}
+	}
+	rc = o->format->write_run(f, run);
+	if (fclose(f) && !rc)
+		rc = -errno;
+	if (!rc && rename(tmp, o->path))
+		rc = -errno;
+	if (rc) {
+		unlink(tmp);
+		return ul_error_errno(rc, "cannot write '%s'", o->path);
+	}
+	return 0;
+}
+
+int ul_outputs_write(const struct ul_outputs *outs, const struct ul_run *run)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < outs->n; i++) {
+		const struct ul_output *o = &outs->out[i];
+
+		if (o->path) {
+			if (write_file(o, run))
+				ret = -1;
+			continue;
+		}
+		if (i > 0 && outs->out[i - 1].path == NULL)
+			putchar('\n');
+		if (o->format->write_run(stdout, run))
+			ret = ul_error("cannot write format '%s' to standard output",
+				       o->format->name);
+	}
+	return ret;
+}
+
+int ul_stdout_close(void)
+{
+	if (fflush(stdout) || ferror(stdout))
+		return ul_error_errno(errno ? errno : EIO, "cannot write to standard output");
+	return 0;
+}
+
+int ul_cmd_db_path(const char *db_opt, char *buf, size_t len)
+{
+	int rc;
+
+	if (db_opt) {
+		if (!*db_opt)
+			return ul_error("--db needs a path");
+		snprintf(buf, len, "%s", db_opt);
+		return 0;
+	}
+	rc = ul_store_default_path(buf, len);
+	if (rc)
+		return ul_error("no default database location: set XDG_DATA_HOME or HOME, or "
+				"give --db PATH");
+	return 0;
+}

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* `underload show RUN`: re-print a stored run in any formats. */
+#include "core/compat.h"
+#include "cmd/cmd.h"
+#include "core/log.h"
+#include "store/store.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+
+static const char show_help[] =
+	"usage: underload show [--db PATH] [--format LIST] RUN\n"
+	"\n"
+	"Print a stored run.  RUN is a numeric id, a UUID or a unique UUID prefix\n"
+	"(4 characters or more), or 'last'.\n"
+	"\n"
+	"  --db PATH      results database (default: $XDG_DATA_HOME/underload/results.db)\n"
+	"  --format LIST  outputs, e.g. text,resp1,json=FILE (default: resp1,text)\n"
+	"  -h, --help     this help\n";
+
+int ul_cmd_show(int argc, char **argv);
+int ul_cmd_show(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *db_opt = NULL, *formats = "resp1,text";
+	struct ul_outputs outs;
+	struct ul_store *store;
+	struct ul_run run;
+	char db[PATH_MAX], err[512];
+	int c, rc, ret = UL_EXIT_OK;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			db_opt = optarg;
+			break;
+		case 'f':
+			formats = optarg;
+			break;
+		case 'h':
+			fputs(show_help, stdout);
+			return UL_EXIT_OK;
+		default:
+			return ul_usage_error("show", "unknown option");
+		}
+	}
+	if (argc - optind != 1)
+		return ul_usage_error("show", "expected exactly one RUN");
+	if (ul_outputs_parse("show", formats, &outs))
+		return UL_EXIT_USAGE;
+	if (ul_cmd_db_path(db_opt, db, sizeof(db)))
+		return UL_EXIT_ERROR;
+	rc = ul_store_open(db, &store, err, sizeof(err));
+	if (rc) {
+		ul_error("%s", err);
+		return UL_EXIT_ERROR;
+	}
+	ul_run_init(&run);
+	rc = store->ops->load_run(store, argv[optind], &run);
+	if (rc) {
+		ul_error("%s", store->err);
+		ret = rc == -ENOENT ? UL_EXIT_USAGE : UL_EXIT_ERROR;
+	} else if (ul_outputs_write(&outs, &run)) {
+		ret = UL_EXIT_ERROR;
+	}
+	ul_run_release(&run);
+	ul_store_close(store);
+	return ret;
+}
+
+const struct ul_cmd ul_cmd_desc_show = {
+	.name = "show",
+	.summary = "re-print a stored run in any format",
+	.help = show_help,
+	.fn = ul_cmd_show,
+};

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Messages for the user, git style: "error: what failed: why".  Only the
+ * upper layers (engine/, cmd/, main.c) print; lower layers return -errno.
+ * ul_error() returns -1 so callers can write `return ul_error(...)`.
+ */
+#ifndef UL_LOG_H
+#define UL_LOG_H
+
+#include "core/compat.h"
+
+int ul_error(const char *fmt, ...) UL_PRINTF(1, 2);
+/* Like ul_error() with ": strerror(err)" appended; err is a positive or negative errno. */
+int ul_error_errno(int err, const char *fmt, ...) UL_PRINTF(2, 3);
+void ul_warning(const char *fmt, ...) UL_PRINTF(1, 2);
+/* Informational line on stderr ("note: ..."), e.g. the cleanup hint. */
+void ul_note(const char *fmt, ...) UL_PRINTF(1, 2);
+/* A broken invariant: print and abort.  Never for bad input. */
+_Noreturn void ul_bug(const char *file, int line, const char *fmt, ...) UL_PRINTF(3, 4);
+#define UL_BUG(...) ul_bug(__FILE__, __LINE__, __VA_ARGS__)
+
+/* The program name used as message prefix context ("underload"). */
+extern const char *ul_progname;
+
+#endif

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The engine: plans a run's suites and drives proc/, load/ and probe/ into
+ * the result model, committing each finished cell to the store.  It owns
+ * the supervisor and the scratch directory for the whole run, and is the
+ * only layer below cmd/ that prints (errors with context, and progress on
+ * a terminal).
+ *
+ * How to add a suite: write engine/NAME.c defining
+ * `const struct ul_suite ul_suite_NAME`, add `UL_SUITE(NAME, NAME)` to
+ * engine/suites.def, and give it a CLI test under tests/cli/.
+ */
+#ifndef UL_ENGINE_H
+#define UL_ENGINE_H
+
+#include "core/compat.h"
+#include "core/clock.h"
+#include "core/opt.h"
+#include "model/model.h"
+#include "proc/supervise.h"
+
+#include <limits.h>
+
+#define UL_MAX_TESTS 32
+#define UL_MAX_ITEMS 64 /* loads or probes in a registry */
+
+/* Exit classes of a run, mapped to exit codes by cmd/run.c. */
+enum ul_engine_result {
+	UL_ENGINE_OK = 0,
+	UL_ENGINE_ERROR = 1,
+	UL_ENGINE_UNSUPPORTED = 3, /* nothing could run here */
+	UL_ENGINE_FLAGGED = 4,	   /* finished, but some cell failed or was invalidated */
+	UL_ENGINE_INTERRUPTED = 130,
+};
+
+/* Everything `underload run` decided, already validated. */
+struct ul_engine_config {
+	const char *scratch_parent;	  /* --dir */
+	const char *self_exe;		  /* absolute path of this program */
+	const char *tests[UL_MAX_TESTS];  /* --tests, or n_tests == 0 for each suite's default */
+	size_t n_tests;
+	int64_t interval_ns;		  /* --interval */
+	int min_points, max_points;	  /* --min-points, --max-points */
+	int64_t ci_target_centi;	  /* --ci-target */
+	int64_t sample_timeout_ns;	  /* --sample-timeout: a probe answer later than this fails */
+	int64_t ready_timeout_ns;	  /* how long a load or probe may take to start */
+	int64_t stop_grace_ns;		  /* SIGTERM -> SIGKILL grace */
+	uint64_t disk_reserve_bytes;	  /* --disk-reserve */
+	uint64_t mem_footprint_cap_bytes; /* --quick caps auto-sized memory loads; 0 = none */
+	bool progress;			  /* progress lines on stderr */
+	/* Per-item option values, indexed like the load / probe registries. */
+	int64_t load_opt[UL_MAX_ITEMS][UL_OPT_MAX];
+	int64_t probe_opt[UL_MAX_ITEMS][UL_OPT_MAX];
+};
+
+struct ul_store;
+struct ul_engine;
+struct ul_load;
+struct ul_load_ctx;
+struct ul_probe;
+struct ul_probe_ctx;
+
+struct ul_suite {
+	const char *name;    /* "resp" */
+	const char *summary; /* one line for `underload list suites` */
+	const char *const *default_tests; /* NULL-terminated load names, in order */
+	/* Run the suite's cells into eng->run; return an enum ul_engine_result. */
+	int (*run)(struct ul_engine *eng, const struct ul_suite *suite);
+};
+
+/* State shared by the suites of one run. */
+struct ul_engine {
+	const struct ul_engine_config *cfg;
+	struct ul_store *store;
+	struct ul_run *run;
+	struct ul_sup sup;
+	char scratch[PATH_MAX];	/* the run's private scratch directory */
+	uint64_t mem_ceiling_bytes; /* 90% of MemAvailable + SwapFree at start */
+	int flagged;		/* cells that failed or were invalidated */
+	ul_nsec started_ns;
+};
+
+const struct ul_suite *ul_suite_find(const char *name);
+size_t ul_suite_count(void);
+const struct ul_suite *ul_suite_at(size_t i);
+
+/* True if `name` is one of the suite's default tests. */
+bool ul_suite_has_test(const struct ul_suite *suite, const char *name);
+
+/*
+ * Run `suites` (validated names) into `run`, which the caller has filled
+ * with label, argv, host and params; begins the run in the store, commits
+ * every finished cell, finishes it with its final status.  Returns an
+ * enum ul_engine_result.  Leaves no process and no scratch file behind.
+ */
+int ul_engine_run(const struct ul_engine_config *cfg, struct ul_store *store, struct ul_run *run,
+		  const struct ul_suite *const *suites, size_t n_suites);
+
+/* For suites: store a finished cell (prints the error on failure). */
+int ul_engine_commit_cell(struct ul_engine *eng, struct ul_cell *cell) UL_MUST_CHECK;
+/* For suites: the ctx of a load with the run's settings and options. */
+void ul_engine_load_ctx(const struct ul_engine *eng, const struct ul_load *load,
+			struct ul_load_ctx *ctx);
+/* For suites: the ctx of a probe with the run's settings and options. */
+void ul_engine_probe_ctx(const struct ul_engine *eng, const struct ul_probe *probe,
+			 struct ul_probe_ctx *ctx);
+/* Progress line on stderr when enabled: "[resp] cpuload 3/5 ~1m20s left". */
+void ul_engine_progress(const struct ul_engine *eng, const char *fmt, ...) UL_PRINTF(2, 3);
+void ul_engine_progress_done(const struct ul_engine *eng);
+
+#endif

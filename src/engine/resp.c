@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The resp suite: Davidsen's trivial response benchmark.  One long-lived
+ * resp probe (the user's session) is sampled after each think-time sleep
+ * while each load runs in turn; a test takes between min and max points,
+ * stopping early once the median's 95% CI is within the target.
+ */
+#include "core/compat.h"
+#include "core/log.h"
+#include "core/parse.h"
+#include "engine/engine.h"
+#include "load/load.h"
+#include "probe/probe.h"
+#include "stats/stats.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+static const char *const resp_tests[] = {
+	"noload", "smallwrite", "largewrite", "cpuload", "spawnload", "8ctx-mem", "2ctx-mem", NULL,
+};
+
+/* How a child ended, for notes: "exit status 1" or "killed by signal 9". */
+static void describe_exit(const struct ul_child *c, char *buf, size_t len)
+{
+	if (WIFEXITED(c->wstatus))
+		snprintf(buf, len, "exit status %d", WEXITSTATUS(c->wstatus));
+	else if (WIFSIGNALED(c->wstatus))
+		snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(c->wstatus),
+			 strsignal(WTERMSIG(c->wstatus)));
+	else
+		snprintf(buf, len, "wait status 0x%x", c->wstatus);
+}
+
+/* True once the samples are enough: at least min points and the median's
+ * CI half-width within the target share of the median. */
+static bool enough_points(const struct ul_engine *eng, const struct ul_series *s)
+{
+	struct ul_summary sum;
+
+	if (s->n < (size_t)eng->cfg->min_points)
+		return false;
+	if (s->n >= (size_t)eng->cfg->max_points)
+		return true;
+	if (ul_stats_summarize_i64(s->v, s->n, &sum))
+		return false;
+	return ul_stats_ci_rel_halfwidth(&sum) * 10000.0 <= (double)eng->cfg->ci_target_centi;
+}
+
+static void progress(const struct ul_engine *eng, size_t test_i, size_t n_tests, const char *test,
+		     size_t point)
+{
+	const struct ul_engine_config *cfg = eng->cfg;
+	/* Estimate: the rest of this test plus min points for the tests after it. */
+	int64_t per_point = cfg->interval_ns + 150 * UL_NS_PER_MS;
+	int64_t left = per_point * ((int64_t)(n_tests - test_i - 1) * cfg->min_points +
+				    (point < (size_t)cfg->min_points ? cfg->min_points - (int)point : 1));
+	char eta[32];
+
+	ul_fmt_duration(eta, sizeof(eta), left / UL_NS_PER_SEC * UL_NS_PER_SEC);
+	ul_engine_progress(eng, "[resp %zu/%zu] %s: point %zu (min %d, max %d), ~%s left", test_i + 1,
+			   n_tests, test, point + 1, cfg->min_points, cfg->max_points, eta);
+}
+
+struct resp_state {
+	struct ul_engine *eng;
+	const struct ul_probe *probe;
+	struct ul_running_probe *rp;
+};
+
+static int start_probe(struct resp_state *st)
+{
+	struct ul_probe_ctx pctx;
+	char why[512];
+	int rc;
+
+	ul_engine_probe_ctx(st->eng, st->probe, &pctx);
+	rc = ul_probe_start(&st->eng->sup, st->probe, &pctx, st->eng->cfg->ready_timeout_ns, &st->rp,
+			    why, sizeof(why));
+	if (rc == -EINTR)
+		return UL_ENGINE_INTERRUPTED;
+	if (rc) {
+		st->rp = NULL;
+		ul_error("probe '%s' did not start: %s", st->probe->name, why);
+		return UL_ENGINE_ERROR;
+	}
+	return UL_ENGINE_OK;
+}
+
+static int64_t stop_grace(const struct ul_engine *eng)
+{
+	return ul_sup_aborting(&eng->sup) ? 0 : eng->cfg->stop_grace_ns;
+}
+
+/*
+ * Sample the probe while `rl` runs (rl may be NULL only if the load failed
+ * earlier).  Fills cell's outcome; returns an engine result.
+ */
+static int sample_cell(struct resp_state *st, struct ul_cell *cell, struct ul_running_load *rl,
+		       size_t test_i, size_t n_tests)
+{
+	struct ul_engine *eng = st->eng;
+	const struct ul_engine_config *cfg = eng->cfg;
+	struct ul_series *s = ul_cell_series(cell, "delay_ns");
+	int64_t think = cfg->interval_ns;
+	char how[96];
+
+	if (!s)
+		return ul_error("out of memory"), UL_ENGINE_ERROR;
+	while (!enough_points(eng, s)) {
+		int64_t value = 0;
+		int err = 0;
+		struct ul_child *exited = NULL;
+		ul_nsec deadline = ul_now_ns() + (think > 0 ? think : 0) + cfg->sample_timeout_ns;
+		enum ul_measure_result r;
+
+		if (think >= 0)
+			progress(eng, test_i, n_tests, cell->load, s->n);
+		r = ul_probe_measure(&eng->sup, st->rp, think, deadline, &value, &err, &exited);
+		switch (r) {
+		case UL_MEASURE_OK:
+			if (ul_series_push(s, value))
+				return ul_error("out of memory"), UL_ENGINE_ERROR;
+			think = cfg->interval_ns;
+			break;
+		case UL_MEASURE_CHILD_EXITED:
+			if (rl && exited == ul_load_child(rl)) {
+				describe_exit(exited, how, sizeof(how));
+				cell->outcome = UL_CELL_LOAD_DIED;
+				snprintf(cell->note, sizeof(cell->note),
+					 "load '%s' died while measured (%s) after %zu points",
+					 cell->load, how, s->n);
+				return UL_ENGINE_OK;
+			}
+			think = -1; /* an orphan or worker: keep waiting for the answer */
+			break;
+		case UL_MEASURE_INTERRUPTED:
+			cell->outcome = UL_CELL_INTERRUPTED;
+			snprintf(cell->note, sizeof(cell->note), "interrupted after %zu points", s->n);
+			return UL_ENGINE_INTERRUPTED;
+		case UL_MEASURE_TIMEOUT:
+		case UL_MEASURE_FAILED:
+			cell->outcome = UL_CELL_PROBE_FAILED;
+			if (r == UL_MEASURE_TIMEOUT) {
+				ul_fmt_duration(how, sizeof(how), cfg->sample_timeout_ns);
+				snprintf(cell->note, sizeof(cell->note),
+					 "probe gave no answer within %s after %zu points", how,
+					 s->n);
+			} else {
+				snprintf(cell->note, sizeof(cell->note),
+					 "probe failed after %zu points: %s", s->n, strerror(err));
+			}
+			/* The probe's state is unknown: replace it for the next test. */
+			ul_probe_stop(&eng->sup, st->rp, 0);
+			st->rp = NULL;
+			return UL_ENGINE_OK;
+		}
+	}
+	return UL_ENGINE_OK;
+}
+
+static int run_test(struct resp_state *st, const struct ul_load *load, size_t test_i,
+		    size_t n_tests)
+{
+	struct ul_engine *eng = st->eng;
+	struct ul_running_load *rl = NULL;
+	struct ul_load_ctx lctx;
+	struct ul_cell *cell;
+	struct ul_series *s;
+	char why[sizeof(cell->note)];
+	int result = UL_ENGINE_OK;
+	int rc;
+
+	if (!st->rp) {
+		result = start_probe(st);
+		if (result != UL_ENGINE_OK)
+			return result;
+	}
+	cell = ul_run_add_cell(eng->run);
+	if (!cell)
+		return ul_error("out of memory"), UL_ENGINE_ERROR;
+	snprintf(cell->suite, sizeof(cell->suite), "resp");
+	snprintf(cell->load, sizeof(cell->load), "%s", load->name);
+	snprintf(cell->probe, sizeof(cell->probe), "%s", st->probe->name);
+	snprintf(cell->load_unit, sizeof(cell->load_unit), "%s", load->unit);
+	cell->started_wall_ns = ul_wall_ns();
+
+	ul_engine_progress(eng, "[resp %zu/%zu] %s: starting load", test_i + 1, n_tests, load->name);
+	ul_engine_load_ctx(eng, load, &lctx);
+	rc = ul_load_start(&eng->sup, load, &lctx, eng->cfg->ready_timeout_ns, &rl, why, sizeof(why));
+	if (rc == -EINTR) {
+		cell->outcome = UL_CELL_INTERRUPTED;
+		snprintf(cell->note, sizeof(cell->note), "interrupted while starting the load");
+		result = UL_ENGINE_INTERRUPTED;
+	} else if (rc) {
+		cell->outcome = UL_CELL_LOAD_FAILED;
+		snprintf(cell->note, sizeof(cell->note), "%s", why);
+		ul_engine_progress_done(eng);
+		ul_error("load '%s' did not start: %s", load->name, why);
+	} else {
+		result = sample_cell(st, cell, rl, test_i, n_tests);
+		bool needed_kill = false;
+
+		rc = ul_load_stop(&eng->sup, rl, stop_grace(eng), &cell->load_units, &needed_kill);
+		if (needed_kill)
+			cell->flags |= UL_CELL_LOAD_KILLED;
+		if (rc && result == UL_ENGINE_OK) {
+			ul_engine_progress_done(eng);
+			ul_error_errno(rc, "load '%s' could not be stopped", load->name);
+			result = UL_ENGINE_ERROR;
+		}
+	}
+	s = ul_cell_series(cell, "delay_ns");
+	if (cell->outcome == UL_CELL_OK && s && s->n >= (size_t)eng->cfg->max_points &&
+	    !enough_points(eng, &(struct ul_series){ .n = s->n - 1, .v = s->v }))
+		cell->flags |= UL_CELL_NOISY;
+	if (cell->outcome == UL_CELL_LOAD_DIED) {
+		ul_engine_progress_done(eng);
+		ul_error("%s", cell->note);
+	}
+	if (ul_engine_commit_cell(eng, cell) && result == UL_ENGINE_OK)
+		result = UL_ENGINE_ERROR;
+	return result;
+}
+
+static int resp_run(struct ul_engine *eng, const struct ul_suite *suite)
+{
+	const struct ul_engine_config *cfg = eng->cfg;
+	struct resp_state st = { .eng = eng, .probe = ul_probe_find("resp") };
+	const char *tests[UL_MAX_TESTS];
+	size_t n = 0;
+	int result = UL_ENGINE_OK;
+
+	if (!st.probe)
+		UL_BUG("the resp probe is not registered");
+	if (cfg->n_tests) {
+		for (size_t i = 0; i < cfg->n_tests; i++)
+			if (ul_suite_has_test(suite, cfg->tests[i]))
+				tests[n++] = cfg->tests[i];
+	} else {
+		for (size_t i = 0; suite->default_tests[i] && n < UL_MAX_TESTS; i++)
+			tests[n++] = suite->default_tests[i];
+	}
+	for (size_t i = 0; i < n && result == UL_ENGINE_OK; i++) {
+		const struct ul_load *load = ul_load_find(tests[i]);
+
+		if (!load)
+			UL_BUG("resp test '%s' has no load", tests[i]);
+		result = run_test(&st, load, i, n);
+	}
+	if (st.rp)
+		ul_probe_stop(&eng->sup, st.rp, ul_sup_aborting(&eng->sup) ? 0 : cfg->stop_grace_ns);
+	return result;
+}
+
+const struct ul_suite ul_suite_resp = {
+	.name = "resp",
+	.summary = "Davidsen's trivial response benchmark: a small task timed after a think time",
+	.default_tests = resp_tests,
+	.run = resp_run,
+};

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Allocation and naming helpers for the result model; no I/O but getrandom. */
+#include "core/compat.h"
+#include "model/model.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+void ul_run_init(struct ul_run *run)
+{
+	memset(run, 0, sizeof(*run));
+}
+
+void ul_cell_release(struct ul_cell *cell)
+{
+	for (size_t i = 0; i < cell->n_series; i++)
+		free(cell->series[i].v);
+	free(cell->series);
+	free(cell->metrics);
+	cell->series = NULL;
+	cell->metrics = NULL;
+	cell->n_series = cell->n_metrics = 0;
+}
+
+void ul_run_release(struct ul_run *run)
+{
+	for (size_t i = 0; i < run->n_cells; i++)
+		ul_cell_release(&run->cells[i]);
+	free(run->cells);
+	ul_run_init(run);
+}
+
+struct ul_cell *ul_run_add_cell(struct ul_run *run)
+{
+	struct ul_cell *c;
+
+	if (run->n_cells == run->cap_cells) {
+		size_t cap = run->cap_cells ? run->cap_cells * 2 : 8;
+		struct ul_cell *nc = realloc(run->cells, cap * sizeof(*nc));
+
+		if (!nc)
+			return NULL;
+		run->cells = nc;
+		run->cap_cells = cap;
+	}
+	c = &run->cells[run->n_cells];
+	memset(c, 0, sizeof(*c));
+	c->seq = (int)run->n_cells++;
+	return c;
+}
+
+int ul_run_new_uuid(struct ul_run *run)
+{
+	unsigned char b[16];
+
+	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b))
+		return -EIO;
+	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
+	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
+	snprintf(run->uuid, sizeof(run->uuid),
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
+		 b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
+		 b[15]);
+	return 0;
+}
+
+const struct ul_series *ul_cell_find_series(const struct ul_cell *cell, const char *name)
+{
+	for (size_t i = 0; i < cell->n_series; i++)
+		if (!strcmp(cell->series[i].name, name))
+			return &cell->series[i];
+	return NULL;
+}
+
+struct ul_series *ul_cell_series(struct ul_cell *cell, const char *name)
+{
+	struct ul_series *ns;
+
+	for (size_t i = 0; i < cell->n_series; i++)
+		if (!strcmp(cell->series[i].name, name))
+			return &cell->series[i];
+	ns = realloc(cell->series, (cell->n_series + 1) * sizeof(*ns));
+	if (!ns)
+		return NULL;
+	cell->series = ns;
+	ns = &cell->series[cell->n_series++];
+	memset(ns, 0, sizeof(*ns));
+	snprintf(ns->name, sizeof(ns->name), "%s", name);
+	return ns;
+}
+
+int ul_series_push(struct ul_series *s, int64_t v)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 16;
+		int64_t *nv = realloc(s->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		s->v = nv;
+		s->cap = cap;
+	}
+	s->v[s->n++] = v;
+	return 0;
+}
+
+int ul_cell_set_metric(struct ul_cell *cell, const char *name, double value)
+{
+	struct ul_metric *nm;
+
+	for (size_t i = 0; i < cell->n_metrics; i++) {
+		if (!strcmp(cell->metrics[i].name, name)) {
+			cell->metrics[i].value = value;
+			return 0;
+		}
+	}
+	nm = realloc(cell->metrics, (cell->n_metrics + 1) * sizeof(*nm));
+	if (!nm)
+		return -ENOMEM;
+	cell->metrics = nm;
+	nm = &cell->metrics[cell->n_metrics++];
+	snprintf(nm->name, sizeof(nm->name), "%s", name);
+	nm->value = value;
+	return 0;
+}
+
+bool ul_cell_metric(const struct ul_cell *cell, const char *name, double *value)
+{
+	for (size_t i = 0; i < cell->n_metrics; i++) {
+		if (!strcmp(cell->metrics[i].name, name)) {
+			*value = cell->metrics[i].value;
+			return true;
+		}
+	}
+	return false;
+}
+
+static const char *const run_status_names[] = {
+	[UL_RUN_RUNNING] = "running",
+	[UL_RUN_COMPLETE] = "complete",
+	[UL_RUN_INTERRUPTED] = "interrupted",
+	[UL_RUN_FAILED] = "failed",
+};
+
+static const char *const cell_outcome_names[] = {
+	[UL_CELL_OK] = "ok",
+	[UL_CELL_LOAD_FAILED] = "load-failed",
+	[UL_CELL_LOAD_DIED] = "load-died",
+	[UL_CELL_PROBE_FAILED] = "probe-failed",
+	[UL_CELL_INTERRUPTED] = "interrupted",
+};
+
+static int name_lookup(const char *const *names, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (names[i] && !strcmp(names[i], name))
+			return (int)i;
+	return -EINVAL;
+}
+
+const char *ul_run_status_name(enum ul_run_status s)
+{
+	return (size_t)s < UL_ARRAY_SIZE(run_status_names) ? run_status_names[s] : "unknown";
+}
+
+int ul_run_status_parse(const char *name, enum ul_run_status *out)
+{
+	int i = name_lookup(run_status_names, UL_ARRAY_SIZE(run_status_names), name);
+
+	if (i < 0)
+		return i;
+	*out = (enum ul_run_status)i;
+	return 0;
+}
+
+const char *ul_cell_outcome_name(enum ul_cell_outcome o)
+{
+	return (size_t)o < UL_ARRAY_SIZE(cell_outcome_names) ? cell_outcome_names[o] : "unknown";
+}
+
+int ul_cell_outcome_parse(const char *name, enum ul_cell_outcome *out)
+{
+	int i = name_lookup(cell_outcome_names, UL_ARRAY_SIZE(cell_outcome_names), name);
+
+	if (i < 0)
+		return i;
+	*out = (enum ul_cell_outcome)i;
+	return 0;
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The result data model: a run, its cells, their raw samples and metrics.
+ * Plain structs and allocation helpers only: no I/O, no printing.  The
+ * engine fills it, the store saves and reloads it, report/ renders it.
+ *
+ * Ownership: a run owns its cells; a cell owns its series and metrics.
+ * Strings are fixed arrays so a run can be copied field by field.
+ */
+#ifndef UL_MODEL_H
+#define UL_MODEL_H
+
+#include "core/compat.h"
+#include "core/sysinfo.h"
+
+#define UL_NAME_LEN 48
+
+enum ul_run_status {
+	UL_RUN_RUNNING = 0,	/* started, not finished (or the supervisor was killed) */
+	UL_RUN_COMPLETE,	/* every planned cell was attempted */
+	UL_RUN_INTERRUPTED,	/* SIGINT/SIGTERM/SIGHUP stopped it; finished cells are kept */
+	UL_RUN_FAILED,		/* an error stopped it */
+};
+
+enum ul_cell_outcome {
+	UL_CELL_OK = 0,
+	UL_CELL_LOAD_FAILED,	/* the load did not start (refused, exec error, no ready) */
+	UL_CELL_LOAD_DIED,	/* the load exited while it should have been running */
+	UL_CELL_PROBE_FAILED,	/* the probe failed, died or missed its deadline */
+	UL_CELL_INTERRUPTED,	/* the run was interrupted during this cell */
+};
+
+enum ul_cell_flags {
+	UL_CELL_NOISY = 1 << 0,	     /* median CI wider than the target at max points */
+	UL_CELL_LOAD_KILLED = 1 << 1, /* the load ignored SIGTERM and needed SIGKILL */
+};
+
+/* One named series of raw int64 values (ns for times) in sampling order. */
+struct ul_series {
+	char name[UL_NAME_LEN]; /* "delay_ns" for the resp probe */
+	int64_t *v;
+	size_t n, cap;
+};
+
+/* A named scalar recorded for a cell (load work units, faults, ...). */
+struct ul_metric {
+	char name[UL_NAME_LEN]; /* snake_case with unit suffix: "load_units", "probe_majflt" */
+	double value;
+};
+
+struct ul_cell {
+	char suite[UL_NAME_LEN]; /* "resp" */
+	char load[UL_NAME_LEN];	 /* "cpuload"; "noload" for the baseline */
+	char probe[UL_NAME_LEN]; /* "resp" */
+	int seq;		 /* position in the run, 0-based */
+	enum ul_cell_outcome outcome;
+	unsigned flags;		 /* enum ul_cell_flags */
+	char note[256];		 /* why the outcome is not OK, for people */
+	char load_unit[UL_NAME_LEN]; /* what load_units counts: "writes", "forks" ... */
+	uint64_t load_units;	 /* the load's own work done while measured */
+	int64_t started_wall_ns, finished_wall_ns;
+	struct ul_series *series; /* series[0] is the primary measurement */
+	size_t n_series;
+	struct ul_metric *metrics;
+	size_t n_metrics;
+};
+
+/* Parameters of a run that formats need (the resp1 header line, ratios). */
+struct ul_run_params {
+	int64_t interval_ns;	    /* think time before each resp sample */
+	int min_points, max_points;
+	int64_t ci_target_centi;    /* median 95% CI half-width target, 1/100 % of median */
+	uint64_t mem_budget_bytes;  /* what memory loads size against */
+	uint64_t mem_limit_bytes;   /* --mem-limit, 0 = none */
+	uint64_t swap_bytes;	    /* --swap, 0 = none */
+};
+
+struct ul_run {
+	int64_t id;			/* store row id, 0 until stored */
+	char uuid[37];
+	char label[128];
+	char tool_version[32];
+	char argv[1024];		/* the command line, words joined by single spaces */
+	char suites[128];		/* comma-separated suite names */
+	enum ul_run_status status;
+	int64_t started_wall_ns, finished_wall_ns;
+	struct ul_host host;
+	struct ul_run_params params;
+	struct ul_cell *cells;
+	size_t n_cells, cap_cells;
+};
+
+/* Lightweight row for `underload list`. */
+struct ul_run_summary {
+	int64_t id;
+	char uuid[37];
+	char label[128];
+	char hostname[256];
+	char suites[128];
+	enum ul_run_status status;
+	int64_t started_wall_ns;
+	int n_cells;
+};
+
+void ul_run_init(struct ul_run *run);
+/* Frees everything the run owns and re-initialises it. */
+void ul_run_release(struct ul_run *run);
+/* Appends a zeroed cell (seq set); NULL on allocation failure.  Pointers to
+ * earlier cells may move. */
+struct ul_cell *ul_run_add_cell(struct ul_run *run);
+/* Fills run->uuid with a random version-4 UUID. */
+int ul_run_new_uuid(struct ul_run *run) UL_MUST_CHECK;
+
+/* Series named `name`, created (empty) if absent; NULL on allocation failure. */
+struct ul_series *ul_cell_series(struct ul_cell *cell, const char *name);
+/* The series named `name` or NULL; never creates. */
+const struct ul_series *ul_cell_find_series(const struct ul_cell *cell, const char *name);
+int ul_series_push(struct ul_series *s, int64_t v) UL_MUST_CHECK;
+/* Sets (or replaces) a metric; -ENOMEM on failure. */
+int ul_cell_set_metric(struct ul_cell *cell, const char *name, double value) UL_MUST_CHECK;
+/* Looks a metric up; returns false when absent. */
+bool ul_cell_metric(const struct ul_cell *cell, const char *name, double *value);
+void ul_cell_release(struct ul_cell *cell);
+
+const char *ul_run_status_name(enum ul_run_status s);
+int ul_run_status_parse(const char *name, enum ul_run_status *out);
+const char *ul_cell_outcome_name(enum ul_cell_outcome o);
+int ul_cell_outcome_parse(const char *name, enum ul_cell_outcome *out);
+
+#endif

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Probes: the things measured.  This header covers the "repeat" kind: a
+ * long-lived child (standing for the user's session) that, on each request,
+ * sleeps a think time and then times one fixed task.
+ *
+ * How to add a probe:
+ *  1. copy probe/null.c to probe/NAME.c, rename its descriptor
+ *     `ul_probe_IDENT`;
+ *  2. add `UL_PROBE(NAME, IDENT)` to probe/probes.def;
+ *  3. the conformance test in tests/unit/test_probe.c will run it.
+ *
+ * Life of a repeat probe (driven by ul_probe_start/measure/stop):
+ *  - ul_spawn() forks the probe child; in it setup() prepares the task
+ *    (allocates the working set, creates files), then it reports ready;
+ *  - for each request the child sleeps think_ns (relative clock_nanosleep
+ *    on CLOCK_MONOTONIC), calls sample() which returns one measurement in
+ *    ns, and writes it back;
+ *  - when its request pipe closes the child calls teardown() and exits 0.
+ * Measured paths must not allocate, print or log.
+ */
+#ifndef UL_PROBE_H
+#define UL_PROBE_H
+
+#include "core/compat.h"
+#include "core/opt.h"
+
+enum ul_probe_kind {
+	UL_PROBE_REPEAT, /* sampled after each think-time sleep */
+};
+
+struct ul_probe_ctx {
+	const char *scratch_dir;   /* private, exists; removed by the supervisor */
+	const char *self_exe;	   /* absolute path of this program, to exec */
+	int ncpu;
+	uint64_t mem_budget_bytes;
+	int64_t opt[UL_OPT_MAX];   /* option values in the descriptor's table order */
+};
+
+struct ul_probe {
+	const char *name;    /* user-visible, "resp" */
+	const char *summary;
+	const char *unit;    /* of the samples: "ns" */
+	const struct ul_opt *opts;
+	enum ul_probe_kind kind;
+	int (*supported)(char *why, size_t len); /* NULL = always */
+	/* Probe child, before ready. *state goes to sample()/teardown(). */
+	int (*setup)(struct ul_probe_ctx *ctx, void **state);
+	/* Probe child: one timed measurement into *out_ns; 0 or a positive errno. */
+	int (*sample)(struct ul_probe_ctx *ctx, void *state, int64_t *out_ns);
+	void (*teardown)(struct ul_probe_ctx *ctx, void *state); /* may be NULL */
+};
+
+const struct ul_probe *ul_probe_find(const char *name);
+size_t ul_probe_count(void);
+const struct ul_probe *ul_probe_at(size_t i);
+
+/* --- supervisor side --- */
+struct ul_sup;
+struct ul_child;
+struct ul_running_probe; /* opaque */
+
+enum ul_measure_result {
+	UL_MEASURE_OK = 0,
+	UL_MEASURE_FAILED,	/* sample() returned an error: err holds its errno */
+	UL_MEASURE_TIMEOUT,	/* no answer by the deadline */
+	UL_MEASURE_INTERRUPTED, /* a terminating signal arrived */
+	UL_MEASURE_CHILD_EXITED, /* some supervised child exited: see *exited */
+};
+
+/* Spawn the probe child and wait for its ready (deadline ready_timeout_ns).
+ * -errno and a reason in why on failure; nothing left running. */
+int ul_probe_start(struct ul_sup *sup, const struct ul_probe *probe, const struct ul_probe_ctx *ctx,
+		   int64_t ready_timeout_ns, struct ul_running_probe **out, char *why, size_t len);
+/*
+ * Ask for one sample after think_ns and wait for it until `deadline`
+ * (absolute monotonic ns).  If another supervised child (a load) exits
+ * meanwhile, returns UL_MEASURE_CHILD_EXITED with *exited set; the request
+ * stays outstanding and a further call with think_ns < 0 keeps waiting for
+ * its answer.
+ */
+enum ul_measure_result ul_probe_measure(struct ul_sup *sup, struct ul_running_probe *rp,
+					int64_t think_ns, int64_t deadline, int64_t *value_ns,
+					int *err, struct ul_child **exited);
+struct ul_child *ul_probe_child(struct ul_running_probe *rp);
+/* Close the request pipe, wait up to grace for a clean exit, then stop and
+ * reap.  Frees rp. */
+int ul_probe_stop(struct ul_sup *sup, struct ul_running_probe *rp, int64_t grace_ns);
+
+/* The hidden `underload __lsdir DIR` mode the resp task execs: lists and
+ * lstat()s every entry of DIR like `ls -l`, printing nothing; exit 0/1. */
+int ul_probe_lsdir_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The supervisor: the one place that creates, watches, stops and reaps
+ * child processes.  Nothing here knows about measurement.
+ *
+ * Model: the supervising process is a child subreaper
+ * (PR_SET_CHILD_SUBREAPER), so orphans of loads come back to it and are
+ * reaped.  INT, TERM, HUP and CHLD are blocked and read from a signalfd; the
+ * supervisor waits in one poll() over that signalfd, one pidfd per live
+ * child, a timerfd armed for the caller's deadline, and at most one caller
+ * fd (a ready pipe or a probe's result pipe).  Signal handlers do no work:
+ * there are none.
+ *
+ * Every child is spawned by ul_spawn(): own process group, PR_SET_PDEATHSIG
+ * SIGKILL (checked against a parent that died before the prctl), default
+ * signal dispositions and an empty mask, stray fds closed, optional
+ * oom_score_adj, a process name "ul:NAME", then either a function whose
+ * return value is passed to _exit() or an execv() of an argv vector.
+ */
+#ifndef UL_SUPERVISE_H
+#define UL_SUPERVISE_H
+
+#include "core/compat.h"
+#include "core/clock.h"
+
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#define UL_SUP_MAX_CHILDREN 32
+#define UL_SPAWN_MAX_FDS 8
+
+struct ul_child {
+	pid_t pid;	/* also the process group id */
+	int pidfd;	/* -1 once reaped */
+	char name[32];
+	bool reaped;	/* wait status below is valid */
+	int wstatus;	/* as from wait4() */
+	bool needed_kill; /* SIGTERM was not enough within the grace period */
+	struct rusage ru; /* of the child and its reaped descendants */
+};
+
+struct ul_sup {
+	int sigfd, timerfd;
+	sigset_t old_mask;	 /* restored by ul_sup_fini() */
+	struct ul_child *children[UL_SUP_MAX_CHILDREN]; /* live, registered children */
+	size_t n_children;
+	int interrupts;		 /* INT/TERM/HUP received so far */
+	int last_signal;	 /* the most recent of those */
+};
+
+typedef int (*ul_child_fn)(void *arg);
+
+struct ul_spawn_opts {
+	const char *name;		 /* short, for prctl(PR_SET_NAME, "ul:NAME") */
+	ul_child_fn fn;			 /* run in the child, or NULL to exec argv */
+	void *arg;
+	char *const *argv;		 /* argv[0] is the path; used when fn is NULL */
+	int keep_fds[UL_SPAWN_MAX_FDS];	 /* fds the child keeps open besides 0-2 */
+	size_t n_keep_fds;
+	int oom_score_adj;		 /* applied when set_oom_score_adj */
+	bool set_oom_score_adj;
+	bool stdout_to_null;		 /* redirect stdout and stderr to /dev/null */
+	const char *cgroup_procs;	 /* if set, the child writes "0" to this
+					  * cgroup.procs file before anything else
+					  * and exits 126 if it cannot */
+};
+
+enum ul_wait_result {
+	UL_WAIT_READY = 0,	/* the caller's fd is readable (or hung up) */
+	UL_WAIT_TIMEOUT,	/* the deadline passed */
+	UL_WAIT_INTERRUPTED,	/* INT/TERM/HUP arrived (see interrupts, last_signal) */
+	UL_WAIT_CHILD_EXITED,	/* a registered child exited; it is reaped and unregistered */
+};
+
+/* Become subreaper, block the signals, open signalfd and timerfd. */
+int ul_sup_init(struct ul_sup *s) UL_MUST_CHECK;
+/* Stop (TERM, 1 s grace, KILL) any child still registered, reap all, close
+ * fds and restore the signal mask. */
+void ul_sup_fini(struct ul_sup *s);
+
+/* Fork a child as described above and register it.  `child` must stay valid
+ * until the child is reaped.  Returns 0 or -errno (nothing left running). */
+int ul_spawn(struct ul_sup *s, const struct ul_spawn_opts *o, struct ul_child *child) UL_MUST_CHECK;
+
+/*
+ * Wait for the first of: `fd` readable (fd may be -1), a registered child
+ * exiting, a terminating signal, or `deadline` (absolute CLOCK_MONOTONIC ns;
+ * 0 means none).  A child that exits is reaped (rusage recorded) and
+ * returned in *exited (may be NULL if the caller does not care).  SIGCHLD
+ * for unregistered orphans is handled internally by reaping them.
+ */
+enum ul_wait_result ul_sup_wait(struct ul_sup *s, int fd, ul_nsec deadline,
+				struct ul_child **exited);
+
+/*
+ * Stop a child's whole process group: SIGTERM, wait up to grace_ns, SIGKILL
+ * the group if the leader is still alive, then reap the leader.  Never
+ * signals pid <= 1 or our own group.  Returns 0, or -ETIME if even SIGKILL
+ * did not let the leader be reaped within 10 s (then it stays registered).
+ */
+int ul_sup_stop(struct ul_sup *s, struct ul_child *c, ul_nsec grace_ns);
+
+/* Reap every remaining descendant (orphans included) until ECHILD or the
+ * deadline; registered children are stopped first. */
+void ul_sup_reap_all(struct ul_sup *s, ul_nsec deadline);
+
+/* True once a second interrupt arrived: callers skip grace periods. */
+static inline bool ul_sup_aborting(const struct ul_sup *s)
+{
+	return s->interrupts >= 2;
+}
+
+#endif

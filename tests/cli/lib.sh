@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# TAP helpers for the CLI tests (run by prove).  Each test script sources
+# this file, calls plan N, then ok/is/like; a private temp dir is removed
+# at exit.  UL_EXE names the binary (default: build/underload).
+set -u
+UL=${UL_EXE:-$(cd "$(dirname "$0")/../.." && pwd)/build/underload}
+TMP=$(mktemp -d /tmp/ul-cli.XXXXXX)
+export XDG_DATA_HOME=$TMP/data
+DB=$TMP/results.db
+SCRATCH=$TMP/scratch
+mkdir -p "$SCRATCH"
+_n=0
+_fail=0
+trap 'rm -rf "$TMP"' EXIT
+
+plan() { echo "1..$1"; }
+ok() { # ok CONDITION-EXIT-STATUS DESCRIPTION
+	_n=$((_n + 1))
+	if [ "$1" = 0 ]; then echo "ok $_n - $2"; else echo "not ok $_n - $2"; _fail=1; fi
+}
+is() { # is GOT EXPECTED DESCRIPTION
+	_n=$((_n + 1))
+	if [ "$1" = "$2" ]; then
+		echo "ok $_n - $3"
+	else
+		echo "not ok $_n - $3"
+		echo "#   got:      '$1'"
+		echo "#   expected: '$2'"
+		_fail=1
+	fi
+}
+like() { # like TEXT REGEX DESCRIPTION
+	_n=$((_n + 1))
+	if grep -Eq -- "$2" <<<"$1"; then
+		echo "ok $_n - $3"
+	else
+		echo "not ok $_n - $3"
+		echo "#   text:  '$1'"
+		echo "#   regex: '$2'"
+		_fail=1
+	fi
+}
+skip() { _n=$((_n + 1)); echo "ok $_n # skip $1"; }
+diag() { echo "# $*"; }
+
+# Processes of underload runs still alive (their comm starts with "ul:").
+ul_procs() { ps -eo comm= | grep -c '^ul:' || true; }
+# Scratch directories left in $SCRATCH.
+scratch_left() { find "$SCRATCH" -mindepth 1 -maxdepth 1 | wc -l; }
+
+# Tiny sizes so a whole resp run takes seconds (never the defaults).
+TINY=(--dir "$SCRATCH" --db "$DB" --no-progress --interval 100ms --min-points 5 --max-points 6
+	-o resp.working-set=4M -o resp.files=20
+	-o largewrite.size=16M -o smallwrite.files=4
+	-o 8ctx-mem.footprint=16M -o 2ctx-mem.footprint=16M)
+# Print the plan at the end (TAP allows it) and exit with the verdict.
+done_testing() { echo "1..$_n"; exit $_fail; }

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# --help and --version for every command; the registries list themselves.
+. "$(dirname "$0")/lib.sh"
+
+
+out=$("$UL" --version); ok $? "--version exits 0"
+like "$out" '^underload [0-9]+\.[0-9]+\.[0-9]+$' "--version prints the version"
+out=$("$UL" --help); ok $? "--help exits 0"
+for c in run list show; do
+	out=$("$UL" "$c" --help); ok $? "$c --help exits 0"
+done
+like "$("$UL" run --help)" '--interval DURATION' "run --help documents --interval"
+"$UL" frobnicate 2>/dev/null; is $? 2 "an unknown command exits 2"
+out=$("$UL" list loads)
+for l in noload smallwrite largewrite cpuload spawnload 8ctx-mem 2ctx-mem; do
+	grep -q "^$l " <<<"$out" || { diag "missing load $l"; break; }
+done
+ok $? "list loads names the seven resp loads"
+like "$("$UL" list loads -v)" 'footprint +size .*default' "list loads -v shows options with range and default"
+like "$("$UL" list suites -v)" 'tests: noload smallwrite largewrite cpuload spawnload 8ctx-mem 2ctx-mem' \
+	"list suites -v shows resp's tests in order"
+like "$("$UL" list formats)" '^resp1 ' "list formats names resp1"
+"$UL" list nonsense 2>/dev/null; is $? 2 "an unknown list topic exits 2"
+done_testing

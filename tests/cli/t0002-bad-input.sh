@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Bad input: one clear line naming what was wrong, exit 2 (or 1 for a bad
+# store), nothing left behind, nothing already stored lost.
+. "$(dirname "$0")/lib.sh"
+
+
+# expect_fail CODE REGEX DESCRIPTION -- ARGS...: one line on stderr matching REGEX
+expect_fail() {
+	local code=$1 re=$2 desc=$3
+	shift 4
+	local err rc
+	err=$("$UL" "$@" 2>&1 >/dev/null)
+	rc=$?
+	is "$rc" "$code" "$desc: exit $code"
+	like "$err" "$re" "$desc: says why"
+}
+
+expect_fail 2 "unknown suite 'bogus' \(known: .*resp" "unknown suite" -- run --dir "$SCRATCH" --db "$DB" bogus
+expect_fail 2 "unknown test 'nosuch' in --tests \(accepted: noload, smallwrite" "unknown test" -- \
+	run --dir "$SCRATCH" --db "$DB" --tests noload,nosuch
+expect_fail 2 "invalid value '12XB' for 'working-set'.*size from" "malformed size" -- \
+	run --dir "$SCRATCH" --db "$DB" -o resp.working-set=12XB
+expect_fail 2 "out-of-range value '1000000' for 'files'.*count from 0 to 100000" "count out of range" -- \
+	run --dir "$SCRATCH" --db "$DB" -o resp.files=1000000
+expect_fail 2 "invalid value '1e99' for --interval: expected a duration from 0s to 1h" "malformed duration" -- \
+	run --dir "$SCRATCH" --db "$DB" --interval 1e99
+expect_fail 2 "out-of-range value '2h' for --interval" "duration out of range" -- \
+	run --dir "$SCRATCH" --db "$DB" --interval 2h
+expect_fail 2 "invalid value '-1' for --min-points: expected a count from 1" "negative count" -- \
+	run --dir "$SCRATCH" --db "$DB" --min-points -1
+expect_fail 2 "out-of-range value '0' for --max-points" "zero count" -- \
+	run --dir "$SCRATCH" --db "$DB" --max-points 0
+expect_fail 2 "--max-points \(3\) is below --min-points \(5\)" "max below min" -- \
+	run --dir "$SCRATCH" --db "$DB" --min-points 5 --max-points 3
+expect_fail 2 "--dir '$TMP/missing': No such file or directory" "missing --dir" -- \
+	run --dir "$TMP/missing" --db "$DB"
+touch "$TMP/afile"
+expect_fail 2 "--dir '$TMP/afile': not a directory" "--dir is a file" -- run --dir "$TMP/afile" --db "$DB"
+expect_fail 2 "unknown load or probe 'nope' in -o" "unknown item in -o" -- run --dir "$SCRATCH" --db "$DB" -o nope.x=1
+expect_fail 2 "unknown format 'xml' in --format" "unknown format" -- run --dir "$SCRATCH" --db "$DB" --format xml
+
+# A store that cannot be used: exit 1 and one error line.
+expect_fail 1 "afile/results.db" "unwritable --db" -- run "${TINY[@]}" --db "$TMP/afile/results.db" --tests noload
+head -c 4096 /dev/urandom >"$TMP/junk.db"
+expect_fail 1 "is not an underload database" "--db that is not SQLite" -- run "${TINY[@]}" --db "$TMP/junk.db" --tests noload
+
+# A newer schema is refused, and the runs already stored are not lost.
+"$UL" run "${TINY[@]}" --tests noload --max-points 5 >/dev/null 2>&1
+ok $? "a first run is stored"
+sqlite3 "$DB" 'PRAGMA user_version = 99;'
+expect_fail 1 "schema version 99, newer than" "newer schema" -- list --db "$DB"
+sqlite3 "$DB" 'PRAGMA user_version = 1;'
+is "$("$UL" list --db "$DB" | tail -n +2 | wc -l)" 1 "the stored run is still there"
+
+is "$(scratch_left)" 0 "no scratch directory left behind"
+is "$(ul_procs)" 0 "no process left behind"
+done_testing

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# A whole resp run with tiny sizes: the resp1 table has all seven rows, the
+# run is listed, `show` reprints it byte for byte, JSON has every sample.
+. "$(dirname "$0")/lib.sh"
+
+out=$("$UL" run "${TINY[@]}" --label cli-test --format resp1,json="$TMP/run.json" 2>"$TMP/err")
+rc=$?
+is "$rc" 0 "run exits 0"
+[ "$rc" = 0 ] || diag "$(cat "$TMP/err")"
+like "$(head -n 1 <<<"$out")" '^  Starting [0-9]+ CPU run with [0-9]+ MB RAM, minimum 5 data points at 0.1 sec intervals$' \
+	"resp1 header line"
+is "$(sed -n 2p <<<"$out")" " " "resp1 second line is one space"
+is "$(sed -n 4p <<<"$out")" "           Test        low       high    median     average     S.D.    ratio" \
+	"resp1 column header"
+rows=$(tail -n +5 <<<"$out" | awk '{ print $1 }' | paste -sd' ')
+is "$rows" "noload smallwrite largewrite cpuload spawnload 8ctx-mem 2ctx-mem" "seven rows in the seed's order"
+like "$(sed -n 5p <<<"$out")" '^ +noload( +[0-9]+\.[0-9]{3}){4} +[0-9]+\.[0-9]{3} +1\.000$' "noload row, ratio 1.000"
+like "$(sed -n 8p <<<"$out")" '^ +cpuload( +[0-9]+\.[0-9]{3}){6}$' "cpuload row has six numbers"
+
+list=$("$UL" list --db "$DB")
+like "$list" 'cli-test .* resp +complete +7$' "list shows the run complete with 7 tests"
+id=$(tail -n 1 <<<"$list" | awk '{ print $1 }')
+shown=$("$UL" show --db "$DB" --format resp1 "$id")
+is "$shown" "$out" "show reprints the resp1 table identically"
+uuid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run"]["uuid"])' "$TMP/run.json")
+is "$("$UL" show --db "$DB" --format resp1 "${uuid:0:8}")" "$out" "show accepts a uuid prefix"
+is "$("$UL" show --db "$DB" --format resp1 last)" "$out" "show accepts 'last'"
+
+python3 - "$TMP/run.json" "$DB" <<'PY'
+import json, sqlite3, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["format"] == "underload-results" and doc["format_version"] >= 1
+cells = doc["cells"]
+assert [c["load"] for c in cells] == ["noload", "smallwrite", "largewrite", "cpuload", "spawnload", "8ctx-mem", "2ctx-mem"], cells
+for c in cells:
+    pts = c["series"]["delay_ns"]
+    assert 5 <= len(pts) <= 6, (c["load"], len(pts))
+    assert all(isinstance(p, int) and p > 0 for p in pts)
+    if c["load"] != "noload":
+        assert c["load_units"] > 0, (c["load"], c["load_units"])
+PY
+ok $? "JSON holds every raw sample and a load counter per cell"
+
+"$UL" show --db "$DB" 999999 2>"$TMP/err" >/dev/null
+is $? 2 "show of an unknown run exits 2"
+is "$(scratch_left)" 0 "no scratch directory left behind"
+is "$(ul_procs)" 0 "no process left behind"
+done_testing
