@@ -1,0 +1,443 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Swap files for a run: check the filesystem and free space, allocate real
+ * blocks, mkswap, swapon; and swapoff plus unlink afterwards.
+ */
+#include "core/compat.h"
+#include "core/clock.h"
+#include "proc/journal.h"
+#include "proc/swap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <linux/magic.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/swap.h>
+#include <sys/syscall.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MKSWAP_TIMEOUT_NS (60 * UL_NS_PER_SEC)
+#define NAME_TRIES 8
+
+/* Not in every linux/magic.h. */
+#define UL_ZFS_MAGIC 0x2fc12fc1
+#define UL_NFS_MAGIC 0x6969
+#define UL_CIFS_MAGIC 0xff534d42
+#define UL_SMB2_MAGIC 0xfe534d42
+#define UL_SMB_MAGIC 0x517b
+#define UL_CEPH_MAGIC 0x00c36400
+#define UL_V9FS_MAGIC 0x01021997
+#define UL_FUSE_MAGIC 0x65735546
+#define UL_AUFS_MAGIC 0x61756673
+#define UL_SQUASHFS_MAGIC 0x73717368
+#define UL_ECRYPTFS_MAGIC 0xf15f
+#define UL_BCACHEFS_MAGIC 0xca451a4e
+
+static void UL_PRINTF(3, 4) say(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!why || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+}
+
+/* Why the filesystem cannot hold a swap file, or NULL if it may. */
+static const char *fs_refusal(unsigned long type)
+{
+	static const struct {
+		unsigned long magic;
+		const char *why;
+	} bad[] = {
+		{ TMPFS_MAGIC, "tmpfs lives in memory (and swap)" },
+		{ RAMFS_MAGIC, "ramfs lives in memory" },
+		{ OVERLAYFS_SUPER_MAGIC, "overlayfs does not support swap files" },
+		{ BTRFS_SUPER_MAGIC, "btrfs needs a nocow file" },
+		{ UL_ZFS_MAGIC, "ZFS does not support swap files" },
+		{ UL_NFS_MAGIC, "NFS swap files are not supported here" },
+		{ UL_CIFS_MAGIC, "network filesystems (CIFS) cannot hold swap" },
+		{ UL_SMB2_MAGIC, "network filesystems (SMB2) cannot hold swap" },
+		{ UL_SMB_MAGIC, "network filesystems (SMB) cannot hold swap" },
+		{ UL_CEPH_MAGIC, "network filesystems (Ceph) cannot hold swap" },
+		{ UL_V9FS_MAGIC, "9p filesystems cannot hold swap" },
+		{ UL_FUSE_MAGIC, "FUSE filesystems cannot hold swap" },
+		{ UL_AUFS_MAGIC, "aufs does not support swap files" },
+		{ UL_SQUASHFS_MAGIC, "squashfs is read-only" },
+		{ UL_ECRYPTFS_MAGIC, "ecryptfs does not support swap files" },
+		{ UL_BCACHEFS_MAGIC, "bcachefs does not support swap files" },
+		{ PROC_SUPER_MAGIC, "not a disk filesystem (proc)" },
+		{ SYSFS_MAGIC, "not a disk filesystem (sysfs)" },
+		{ CGROUP_SUPER_MAGIC, "not a disk filesystem (cgroup)" },
+		{ CGROUP2_SUPER_MAGIC, "not a disk filesystem (cgroup2)" },
+	};
+
+	for (size_t i = 0; i < UL_ARRAY_SIZE(bad); i++)
+		if (bad[i].magic == type)
+			return bad[i].why;
+	return NULL;
+}
+
+static const char *find_mkswap(void)
+{
+	static const char *const paths[] = { "/sbin/mkswap", "/usr/sbin/mkswap" };
+
+	for (size_t i = 0; i < UL_ARRAY_SIZE(paths); i++)
+		if (access(paths[i], X_OK) == 0)
+			return paths[i];
+	return NULL;
+}
+
+/*
+ * Run mkswap on path, output to /dev/null, with a timeout.  proc/ has no
+ * supervisor here, so this is a minimal private spawn: the child dies with
+ * us (PDEATHSIG), gets default signals and an empty mask, and only
+ * async-signal-safe calls run between fork and exec.
+ */
+static int run_mkswap(const char *mkswap, const char *path, char *why, size_t whylen)
+{
+	char arg0[] = "mkswap";
+	char *argv[] = { arg0, (char *)path, NULL };
+	pid_t parent = getpid(), pid;
+	ul_nsec deadline = ul_now_ns() + MKSWAP_TIMEOUT_NS;
+	int status = 0;
+
+	pid = fork();
+	if (pid < 0) {
+		int err = -errno;
+
+		say(why, whylen, "cannot fork for mkswap: %s", strerror(-err));
+		return err;
+	}
+	if (pid == 0) {
+		sigset_t none;
+		int fd;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+		for (int sig = 1; sig < NSIG; sig++)
+			signal(sig, SIG_DFL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		fd = open("/dev/null", O_RDWR);
+		if (fd < 0)
+			_exit(127);
+		dup2(fd, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+#ifdef SYS_close_range
+		if (syscall(SYS_close_range, 3U, ~0U, 0U) < 0)
+#endif
+			for (int i = 3; i < 1024; i++)
+				close(i);
+		execv(mkswap, argv);
+		_exit(127);
+	}
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid)
+			break;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			/* SIGCHLD ignored: reaped for us; swapon checks the result. */
+			if (errno == ECHILD)
+				return 0;
+			return -errno;
+		}
+		if (ul_now_ns() > deadline) {
+			kill(pid, SIGKILL);
+			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+				;
+			say(why, whylen, "%s %s timed out", mkswap, path);
+			return -ETIME;
+		}
+		usleep(5000);
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (WIFEXITED(status))
+		say(why, whylen, "%s %s failed with exit status %d", mkswap, path,
+		    WEXITSTATUS(status));
+	else
+		say(why, whylen, "%s %s was killed by signal %d", mkswap, path,
+		    WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	return -EIO;
+}
+
+/*
+ * Only where mkswap is missing: the version-1 header mkswap writes, in the
+ * first page, with the "SWAPSPACE2" magic at its end.
+ */
+static int write_header(int fd, uint64_t size_bytes, char *why, size_t whylen)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct {
+		uint32_t version, last_page, nr_badpages;
+		unsigned char uuid[16];
+		char volume[16];
+	} info = { .version = 1 };
+	char *buf;
+	ssize_t n;
+
+	if (page < 4096)
+		page = 4096;
+	buf = calloc(1, (size_t)page);
+	if (!buf)
+		return -ENOMEM;
+	info.last_page = (uint32_t)(size_bytes / (uint64_t)page - 1);
+	if (getrandom(info.uuid, sizeof(info.uuid), 0) != (ssize_t)sizeof(info.uuid))
+		memset(info.uuid, 0x5a, sizeof(info.uuid));
+	info.uuid[6] = (unsigned char)((info.uuid[6] & 0x0f) | 0x40); /* version 4 */
+	info.uuid[8] = (unsigned char)((info.uuid[8] & 0x3f) | 0x80);
+	memcpy(buf + 1024, &info, sizeof(info));
+	memcpy(buf + page - 10, "SWAPSPACE2", 10);
+	n = pwrite(fd, buf, (size_t)page, 0);
+	free(buf);
+	if (n != page) {
+		int err = n < 0 ? -errno : -EIO;
+
+		say(why, whylen, "cannot write the swap header: %s", strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+/* Real blocks: swapon refuses files with holes. */
+static int allocate(int fd, uint64_t size_bytes, const char *path, char *why, size_t whylen)
+{
+	static const size_t chunk = 1024 * 1024;
+	char *zeros;
+	uint64_t off = 0;
+
+	if (fallocate(fd, 0, 0, (off_t)size_bytes) == 0)
+		return 0;
+	if (errno != EOPNOTSUPP && errno != ENOSYS) {
+		int err = -errno;
+
+		say(why, whylen, "cannot allocate %" PRIu64 " bytes for %s: %s", size_bytes, path,
+		    strerror(-err));
+		return err;
+	}
+	zeros = calloc(1, chunk);
+	if (!zeros)
+		return -ENOMEM;
+	while (off < size_bytes) {
+		size_t want = size_bytes - off < chunk ? (size_t)(size_bytes - off) : chunk;
+		ssize_t n = pwrite(fd, zeros, want, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int err = n < 0 ? -errno : -EIO;
+
+			free(zeros);
+			say(why, whylen, "cannot write %s: %s", path, strerror(-err));
+			return err;
+		}
+		off += (uint64_t)n;
+	}
+	free(zeros);
+	return 0;
+}
+
+static void random_name(char *out, size_t len)
+{
+	static const char set[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	unsigned char r[6];
+	char suffix[7];
+
+	if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
+		uint64_t x = (uint64_t)ul_now_ns() ^ ((uint64_t)getpid() << 20);
+
+		for (size_t i = 0; i < sizeof(r); i++, x >>= 7)
+			r[i] = (unsigned char)x;
+	}
+	for (size_t i = 0; i < sizeof(r); i++)
+		suffix[i] = set[r[i] % (sizeof(set) - 1)];
+	suffix[6] = '\0';
+	snprintf(out, len, UL_SWAP_PREFIX "%s", suffix);
+}
+
+/* Check everything that can be checked before touching the disk. */
+static int preflight(const char *dir, uint64_t size_bytes, int priority, char *why, size_t whylen)
+{
+	struct statfs sfs;
+	const char *refusal;
+	uint64_t avail;
+
+	if (size_bytes < UL_SWAP_MIN_BYTES) {
+		say(why, whylen, "swap size %" PRIu64 " is below the minimum of %" PRIu64 " bytes",
+		    size_bytes, (uint64_t)UL_SWAP_MIN_BYTES);
+		return -EINVAL;
+	}
+	if (priority > 32767) {
+		say(why, whylen, "swap priority %d is above 32767", priority);
+		return -EINVAL;
+	}
+	if (statfs(dir, &sfs) < 0) {
+		int err = -errno;
+
+		say(why, whylen, "cannot use %s: %s", dir, strerror(-err));
+		return err;
+	}
+	refusal = fs_refusal((unsigned long)sfs.f_type);
+	if (refusal) {
+		say(why, whylen, "%s cannot hold a swap file: %s", dir, refusal);
+		return -EOPNOTSUPP;
+	}
+	avail = (uint64_t)sfs.f_bavail * (uint64_t)sfs.f_bsize;
+	if (avail < UL_SWAP_RESERVE_BYTES || size_bytes > avail - UL_SWAP_RESERVE_BYTES) {
+		say(why, whylen, "%s has %" PRIu64 " MiB free: not enough for %" PRIu64
+				 " MiB of swap plus a %" PRIu64 " MiB reserve",
+		    dir, avail / UL_MiB, size_bytes / UL_MiB,
+		    (uint64_t)UL_SWAP_RESERVE_BYTES / UL_MiB);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+static int make_swap(const char *path, int fd, uint64_t size_bytes, int priority, char *why,
+		     size_t whylen)
+{
+	const char *mkswap = find_mkswap();
+	int flags = 0, rc;
+
+	rc = allocate(fd, size_bytes, path, why, whylen);
+	if (!rc && !mkswap)
+		rc = write_header(fd, size_bytes, why, whylen);
+	if (!rc && fsync(fd) < 0) {
+		rc = -errno;
+		say(why, whylen, "cannot sync %s: %s", path, strerror(-rc));
+	}
+	if (rc)
+		return rc;
+	if (mkswap) {
+		rc = run_mkswap(mkswap, path, why, whylen);
+		if (rc)
+			return rc;
+	}
+	if (priority >= 0)
+		flags = SWAP_FLAG_PREFER |
+			((priority << SWAP_FLAG_PRIO_SHIFT) & SWAP_FLAG_PRIO_MASK);
+	if (swapon(path, flags) < 0) {
+		rc = -errno;
+		if (rc == -EINVAL)
+			say(why, whylen, "swapon %s: %s (the filesystem may not support swap "
+					 "files)", path, strerror(-rc));
+		else if (rc == -EPERM)
+			say(why, whylen, "swapon %s: %s (needs CAP_SYS_ADMIN, or too many swap "
+					 "areas)", path, strerror(-rc));
+		else
+			say(why, whylen, "swapon %s: %s", path, strerror(-rc));
+		return rc;
+	}
+	return 0;
+}
+
+int ul_swap_create_journalled(struct ul_journal *j, const char *dir, uint64_t size_bytes,
+			      int priority, char *path_out, size_t len, char *why, size_t whylen)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char path[PATH_MAX], name[32];
+	int fd = -1, rc;
+
+	if (why && whylen)
+		why[0] = '\0';
+	if (path_out && len)
+		path_out[0] = '\0';
+	if (!dir || !dir[0] || !path_out) {
+		say(why, whylen, "no directory for the swap file");
+		return -EINVAL;
+	}
+	if (page > 0)
+		size_bytes -= size_bytes % (uint64_t)page;
+	rc = preflight(dir, size_bytes, priority, why, whylen);
+	if (rc)
+		return rc;
+
+	/* Our own random name rather than mkstemp(): it is journalled before
+	 * the file exists, so cleanup never misses it. */
+	for (int tries = 0; fd < 0 && tries < NAME_TRIES; tries++) {
+		int n;
+
+		random_name(name, sizeof(name));
+		n = snprintf(path, sizeof(path), "%s/%s", dir, name);
+		if (n < 0 || (size_t)n >= sizeof(path) || (size_t)n >= len) {
+			say(why, whylen, "swap file path too long in %s", dir);
+			return -ENAMETOOLONG;
+		}
+		if (j) {
+			rc = ul_journal_add(j, UL_JOURNAL_SWAP, path);
+			if (rc) {
+				say(why, whylen, "cannot journal %s: %s", path, strerror(-rc));
+				return rc;
+			}
+		}
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0) {
+			rc = -errno;
+			/* Not ours (EEXIST) or never made: cleanup must not touch it. */
+			if (j)
+				(void)ul_journal_done(j, UL_JOURNAL_SWAP, path);
+			if (rc != -EEXIST) {
+				say(why, whylen, "cannot create %s: %s", path, strerror(-rc));
+				return rc;
+			}
+		}
+	}
+	if (fd < 0) {
+		say(why, whylen, "cannot find a free swap file name in %s", dir);
+		return -EEXIST;
+	}
+	/* mkswap warns about, and the kernel should not share, a readable swap file. */
+	(void)fchmod(fd, 0600);
+	rc = make_swap(path, fd, size_bytes, priority, why, whylen);
+	close(fd);
+	if (rc) {
+		if (unlink(path) == 0 && j)
+			(void)ul_journal_done(j, UL_JOURNAL_SWAP, path);
+		return rc;
+	}
+	snprintf(path_out, len, "%s", path);
+	return 0;
+}
+
+int ul_swap_create(const char *dir, uint64_t size_bytes, int priority, char *path_out, size_t len,
+		   char *why, size_t whylen)
+{
+	return ul_swap_create_journalled(NULL, dir, size_bytes, priority, path_out, len, why,
+					 whylen);
+}
+
+int ul_swap_destroy(const char *path)
+{
+	const char *base;
+
+	if (!path || !path[0])
+		return -EINVAL;
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	if (strncmp(base, UL_SWAP_PREFIX, strlen(UL_SWAP_PREFIX)))
+		return -EINVAL;
+	/* EINVAL: not an active swap area; ENOENT: gone already. */
+	if (swapoff(path) < 0 && errno != EINVAL && errno != ENOENT)
+		return -errno;
+	if (unlink(path) < 0 && errno != ENOENT)
+		return -errno;
+	return 0;
+}
