@@ -40,10 +40,11 @@ int ul_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("usage error: ", stderr);
+	/* One line, naming the command so scripts' logs say where it came from. */
+	fprintf(stderr, "error: underload %s: ", cmd);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry 'underload %s --help' for more information.\n", cmd);
+	fputc('\n', stderr);
 	return UL_EXIT_USAGE;
 }

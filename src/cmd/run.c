@@ -45,6 +45,11 @@ static const char run_help[] =
 	"  --sample-timeout DUR   a sample taking longer fails its test (default: 10m)\n"
 	"  --dir PATH             parent of the private scratch directory (default: /var/tmp)\n"
 	"  --disk-reserve SIZE    free space disk loads always leave (default: 1G)\n"
+	"  --mem-limit SIZE       run probe and loads in a memory cgroup of this size; it\n"
+	"                         becomes the memory budget loads size against (default: none,\n"
+	"                         the budget is MemTotal)\n"
+	"  --swap SIZE            a swap file of this size for the run, in the scratch\n"
+	"                         directory, at priority 32767; removed at the end\n"
 	"  -o, --option ITEM.NAME=VALUE\n"
 	"                         set a load or probe option (see 'underload list loads -v')\n"
 	"  --quick                short profile: --interval 1s --min-points 5 --max-points 8,\n"
@@ -67,6 +72,8 @@ enum {
 	OPT_SAMPLE_TIMEOUT,
 	OPT_DIR,
 	OPT_DISK_RESERVE,
+	OPT_MEM_LIMIT,
+	OPT_SWAP,
 	OPT_QUICK,
 	OPT_PROGRESS,
 	OPT_NO_PROGRESS,
@@ -84,6 +91,8 @@ static const struct option run_options[] = {
 	{ "sample-timeout", required_argument, NULL, OPT_SAMPLE_TIMEOUT },
 	{ "dir", required_argument, NULL, OPT_DIR },
 	{ "disk-reserve", required_argument, NULL, OPT_DISK_RESERVE },
+	{ "mem-limit", required_argument, NULL, OPT_MEM_LIMIT },
+	{ "swap", required_argument, NULL, OPT_SWAP },
 	{ "option", required_argument, NULL, 'o' },
 	{ "quick", no_argument, NULL, OPT_QUICK },
 	{ "progress", no_argument, NULL, OPT_PROGRESS },
@@ -102,6 +111,14 @@ struct run_args {
 	size_t n_suites;
 	char tests_buf[1024];
 };
+
+/* MemTotal, the largest sensible --mem-limit (1T if unreadable). */
+static uint64_t mem_total(void)
+{
+	struct ul_meminfo mi;
+
+	return ul_meminfo_read(&mi) == 0 ? mi.total : UL_GiB * 1024;
+}
 
 static int bad_value(const char *opt, const char *val, int rc, const char *accepted)
 {
@@ -219,6 +236,7 @@ static void set_defaults(struct run_args *a)
 	a->cfg.ready_timeout_ns = 60 * UL_NS_PER_SEC;
 	a->cfg.stop_grace_ns = 5 * UL_NS_PER_SEC;
 	a->cfg.disk_reserve_bytes = UL_GiB;
+	a->cfg.swap_priority = 32767; /* used before any swap the host has */
 	for (size_t i = 0; i < ul_load_count(); i++)
 		ul_opt_defaults(ul_load_at(i)->opts, a->cfg.load_opt[i]);
 	for (size_t i = 0; i < ul_probe_count(); i++)
@@ -289,6 +307,19 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			if (rc)
 				return bad_value("--disk-reserve", optarg, rc, "a size from 0 to 1P");
 			a->cfg.disk_reserve_bytes = size;
+			break;
+		case OPT_MEM_LIMIT:
+			rc = ul_parse_size(optarg, 16 * UL_MiB, mem_total(), &size);
+			if (rc)
+				return bad_value("--mem-limit", optarg, rc,
+						 "a size from 16M to MemTotal (e.g. 256M)");
+			a->cfg.mem_limit_bytes = size;
+			break;
+		case OPT_SWAP:
+			rc = ul_parse_size(optarg, UL_MiB, UL_GiB * 1024, &size);
+			if (rc)
+				return bad_value("--swap", optarg, rc, "a size from 1M to 1T (e.g. 512M)");
+			a->cfg.swap_bytes = size;
 			break;
 		case 'o':
 			rc = set_item_option(a, optarg);
@@ -393,7 +424,12 @@ static int fill_run(const struct run_args *a, int argc, char **argv, struct ul_r
 	run->params.min_points = a->cfg.min_points;
 	run->params.max_points = a->cfg.max_points;
 	run->params.ci_target_centi = a->cfg.ci_target_centi;
-	run->params.mem_budget_bytes = run->host.mem_total_bytes;
+	run->params.mem_limit_bytes = a->cfg.mem_limit_bytes;
+	run->params.swap_bytes = a->cfg.swap_bytes;
+	/* The budget memory loads size against: the cgroup limit replaces
+	 * the ancestors' mem=96m reboot. */
+	run->params.mem_budget_bytes =
+		a->cfg.mem_limit_bytes ? a->cfg.mem_limit_bytes : run->host.mem_total_bytes;
 	return 0;
 }
 
@@ -412,6 +448,8 @@ static int exit_code(int result)
 	switch (result) {
 	case UL_ENGINE_OK:
 		return UL_EXIT_OK;
+	case UL_ENGINE_REFUSED:
+		return UL_EXIT_USAGE;
 	case UL_ENGINE_UNSUPPORTED:
 		return UL_EXIT_UNSUPPORTED;
 	case UL_ENGINE_FLAGGED:

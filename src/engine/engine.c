@@ -7,10 +7,12 @@
 #include "core/compat.h"
 #include "engine/engine.h"
 #include "core/log.h"
+#include "core/parse.h"
 #include "core/sysinfo.h"
 #include "load/load.h"
 #include "probe/probe.h"
 #include "proc/scratch.h"
+#include "proc/swap.h"
 #include "store/store.h"
 
 #include <errno.h>
@@ -51,6 +53,7 @@ void ul_engine_load_ctx(const struct ul_engine *eng, const struct ul_load *load,
 	if (eng->cfg->mem_footprint_cap_bytes && eng->cfg->mem_footprint_cap_bytes < ctx->mem_ceiling_bytes)
 		ctx->mem_ceiling_bytes = eng->cfg->mem_footprint_cap_bytes;
 	ctx->disk_reserve_bytes = eng->cfg->disk_reserve_bytes;
+	ctx->cgroup_procs = eng->have_cgroup ? eng->cgroup.procs : NULL;
 	memcpy(ctx->opt, eng->cfg->load_opt[load_index(load)], sizeof(ctx->opt));
 }
 
@@ -62,7 +65,35 @@ void ul_engine_probe_ctx(const struct ul_engine *eng, const struct ul_probe *pro
 	ctx->self_exe = eng->cfg->self_exe;
 	ctx->ncpu = eng->run->host.ncpu;
 	ctx->mem_budget_bytes = eng->run->params.mem_budget_bytes;
+	ctx->cgroup_procs = eng->have_cgroup ? eng->cgroup.procs : NULL;
 	memcpy(ctx->opt, eng->cfg->probe_opt[probe_index(probe)], sizeof(ctx->opt));
+}
+
+int ul_engine_preflight(const struct ul_engine *eng, const char *const *loads, size_t n)
+{
+	int result = UL_ENGINE_OK;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct ul_load *load = ul_load_find(loads[i]);
+		struct ul_load_ctx ctx;
+		char why[512];
+
+		if (!load)
+			UL_BUG("test '%s' has no load", loads[i]);
+		why[0] = '\0';
+		if (load->supported && load->supported(why, sizeof(why))) {
+			ul_error("load '%s' cannot run here: %s", load->name, why);
+			if (result == UL_ENGINE_OK)
+				result = UL_ENGINE_UNSUPPORTED;
+			continue;
+		}
+		ul_engine_load_ctx(eng, load, &ctx);
+		if (load->check && load->check(&ctx, why, sizeof(why))) {
+			ul_error("load '%s': %s", load->name, why);
+			result = UL_ENGINE_REFUSED;
+		}
+	}
+	return result;
 }
 
 int ul_engine_commit_cell(struct ul_engine *eng, struct ul_cell *cell)
@@ -102,14 +133,97 @@ void ul_engine_progress_done(const struct ul_engine *eng)
 	}
 }
 
+/*
+ * The memory loads' hard ceiling: 90% of what the host can give
+ * (MemAvailable + SwapFree, read after our swap file is on), and inside a
+ * cgroup never more than its limit plus the swap it may use.
+ */
 static void compute_ceiling(struct ul_engine *eng)
 {
+	const struct ul_engine_config *cfg = eng->cfg;
 	struct ul_meminfo mi;
+	uint64_t ceiling;
 
 	if (ul_meminfo_read(&mi) == 0)
-		eng->mem_ceiling_bytes = (mi.available + mi.swap_free) / 10 * 9;
+		ceiling = (mi.available + mi.swap_free) / 10 * 9;
 	else
-		eng->mem_ceiling_bytes = eng->run->params.mem_budget_bytes / 2;
+		ceiling = eng->run->params.mem_budget_bytes / 2;
+	if (eng->have_cgroup) {
+		uint64_t swap = cfg->swap_bytes ? cfg->swap_bytes : mi.swap_free;
+		uint64_t inside = cfg->mem_limit_bytes + swap;
+
+		if (inside < ceiling)
+			ceiling = inside;
+	}
+	eng->mem_ceiling_bytes = ceiling;
+}
+
+/* Undo one journalled change, reporting a failure; 0 or -1. */
+static int undo(struct ul_engine *eng, const char *kind, const char *arg)
+{
+	struct ul_journal *j = eng->journal.fd >= 0 ? &eng->journal : NULL;
+	int rc = ul_journal_undo(j, kind, arg);
+
+	if (rc)
+		return ul_error_errno(rc, "cannot remove %s '%s' (run 'underload cleanup')", kind,
+				      arg);
+	return 0;
+}
+
+/*
+ * Swap file and memory cgroup, journalled before they are made so that
+ * `underload cleanup` can undo them after a kill -9 of this process.
+ */
+static int sandbox_setup(struct ul_engine *eng)
+{
+	const struct ul_engine_config *cfg = eng->cfg;
+	struct ul_journal *j = eng->journal.fd >= 0 ? &eng->journal : NULL;
+	char why[512], size[32];
+	int rc;
+
+	if ((cfg->swap_bytes || cfg->mem_limit_bytes) && !j)
+		return ul_error("--swap and --mem-limit need the journal of system changes "
+				"(/run/underload), which could not be opened");
+	if (cfg->swap_bytes) {
+		rc = ul_swap_create_journalled(j, eng->scratch, cfg->swap_bytes, cfg->swap_priority,
+					       eng->swap_path, sizeof(eng->swap_path), why,
+					       sizeof(why));
+		if (rc) {
+			eng->swap_path[0] = '\0';
+			ul_fmt_size(size, sizeof(size), cfg->swap_bytes);
+			return ul_error("--swap %s: %s", size, why);
+		}
+	}
+	if (cfg->mem_limit_bytes) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "%.8s", eng->run->uuid);
+		rc = ul_cgroup_create_journalled(j, name, cfg->mem_limit_bytes,
+						 cfg->swap_bytes ? cfg->swap_bytes : UINT64_MAX,
+						 &eng->cgroup, why, sizeof(why));
+		if (rc) {
+			ul_fmt_size(size, sizeof(size), cfg->mem_limit_bytes);
+			return ul_error("--mem-limit %s: %s", size, why);
+		}
+		eng->have_cgroup = true;
+	}
+	return 0;
+}
+
+/* Undo the system changes in reverse order; processes must be gone. */
+static int sandbox_teardown(struct ul_engine *eng)
+{
+	int ret = 0;
+
+	if (eng->have_cgroup) {
+		ret |= undo(eng, UL_JOURNAL_CGROUP, eng->cgroup.path);
+		eng->have_cgroup = false;
+	}
+	if (eng->swap_path[0]) {
+		ret |= undo(eng, UL_JOURNAL_SWAP, eng->swap_path);
+		eng->swap_path[0] = '\0';
+	}
+	return ret;
 }
 
 static int finish(struct ul_engine *eng, int result)
@@ -142,6 +256,15 @@ static int finish(struct ul_engine *eng, int result)
 	return result;
 }
 
+static void hint_stale_journals(void)
+{
+	int n = 0;
+
+	if (ul_journal_stale(NULL, &n) == 0 && n > 0)
+		ul_note("%d earlier run%s left system changes behind: run 'underload cleanup'", n,
+			n == 1 ? "" : "s");
+}
+
 int ul_engine_run(const struct ul_engine_config *cfg, struct ul_store *store, struct ul_run *run,
 		  const struct ul_suite *const *suites, size_t n_suites)
 {
@@ -150,16 +273,33 @@ int ul_engine_run(const struct ul_engine_config *cfg, struct ul_store *store, st
 	int rc;
 
 	eng.started_ns = ul_now_ns();
-	compute_ceiling(&eng);
+	eng.journal.fd = -1;
+	hint_stale_journals();
 	rc = ul_sup_init(&eng.sup);
 	if (rc)
 		return ul_error_errno(rc, "cannot set up process supervision"), UL_ENGINE_ERROR;
+	rc = ul_journal_open(&eng.journal);
+	if (rc) {
+		eng.journal.fd = -1;
+		ul_warning("cannot open a journal of system changes: %s; after a kill -9 the "
+			   "scratch directory would stay behind", strerror(-rc));
+	}
 	rc = ul_scratch_create(cfg->scratch_parent, eng.scratch, sizeof(eng.scratch));
 	if (rc) {
-		ul_sup_fini(&eng.sup);
 		ul_error_errno(rc, "cannot create a scratch directory in '%s'", cfg->scratch_parent);
-		return UL_ENGINE_ERROR;
+		eng.scratch[0] = '\0';
+		result = UL_ENGINE_ERROR;
+		goto out;
 	}
+	/* mkdtemp chose the name, so it is journalled right after: at worst
+	 * an empty directory escapes the journal. */
+	if (eng.journal.fd >= 0 && ul_journal_add(&eng.journal, UL_JOURNAL_SCRATCH, eng.scratch))
+		ul_warning("cannot journal scratch directory '%s'", eng.scratch);
+	if (sandbox_setup(&eng)) {
+		result = UL_ENGINE_ERROR;
+		goto out;
+	}
+	compute_ceiling(&eng);
 	run->started_wall_ns = ul_wall_ns();
 	run->status = UL_RUN_RUNNING;
 	rc = store->ops->begin_run(store, run);
@@ -168,19 +308,25 @@ int ul_engine_run(const struct ul_engine_config *cfg, struct ul_store *store, st
 		result = UL_ENGINE_ERROR;
 		goto out;
 	}
+	if (ul_monitors_start(&eng)) {
+		result = finish(&eng, UL_ENGINE_ERROR);
+		goto out;
+	}
 	for (size_t i = 0; i < n_suites && result == UL_ENGINE_OK; i++)
 		result = suites[i]->run(&eng, suites[i]);
 	ul_engine_progress_done(&eng);
+	ul_monitors_stop(&eng);
 	result = finish(&eng, result);
 out:
 	/* Teardown order: every process first (they may hold files open in
-	 * the scratch directory), then the directory. */
+	 * the scratch directory or live in the cgroup), then the system
+	 * changes, then the directory, then the journal. */
 	ul_sup_fini(&eng.sup);
-	rc = ul_scratch_remove(eng.scratch);
-	if (rc) {
-		ul_error_errno(rc, "cannot remove scratch directory '%s'", eng.scratch);
-		if (result == UL_ENGINE_OK)
-			result = UL_ENGINE_ERROR;
-	}
+	if (sandbox_teardown(&eng) && result == UL_ENGINE_OK)
+		result = UL_ENGINE_ERROR;
+	if (eng.scratch[0] && undo(&eng, UL_JOURNAL_SCRATCH, eng.scratch) && result == UL_ENGINE_OK)
+		result = UL_ENGINE_ERROR;
+	if (eng.journal.fd >= 0)
+		ul_journal_finish(&eng.journal);
 	return result;
 }

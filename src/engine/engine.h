@@ -18,6 +18,9 @@
 #include "core/opt.h"
 #include "model/model.h"
 #include "proc/supervise.h"
+#include "engine/monitor.h"
+#include "proc/cgroup.h"
+#include "proc/journal.h"
 
 #include <limits.h>
 
@@ -28,6 +31,7 @@
 enum ul_engine_result {
 	UL_ENGINE_OK = 0,
 	UL_ENGINE_ERROR = 1,
+	UL_ENGINE_REFUSED = 2,	   /* a load or probe refused its options before anything ran */
 	UL_ENGINE_UNSUPPORTED = 3, /* nothing could run here */
 	UL_ENGINE_FLAGGED = 4,	   /* finished, but some cell failed or was invalidated */
 	UL_ENGINE_INTERRUPTED = 130,
@@ -48,6 +52,9 @@ struct ul_engine_config {
 	uint64_t disk_reserve_bytes;	  /* --disk-reserve */
 	uint64_t mem_footprint_cap_bytes; /* --quick caps auto-sized memory loads; 0 = none */
 	bool progress;			  /* progress lines on stderr */
+	uint64_t mem_limit_bytes;	  /* --mem-limit: run the scene in a memory cgroup; 0 = none */
+	uint64_t swap_bytes;		  /* --swap: a swap file for the run; 0 = none */
+	int swap_priority;		  /* swapon priority of that file */
 	/* Per-item option values, indexed like the load / probe registries. */
 	int64_t load_opt[UL_MAX_ITEMS][UL_OPT_MAX];
 	int64_t probe_opt[UL_MAX_ITEMS][UL_OPT_MAX];
@@ -77,6 +84,12 @@ struct ul_engine {
 	char scratch[PATH_MAX];	/* the run's private scratch directory */
 	uint64_t mem_ceiling_bytes; /* 90% of MemAvailable + SwapFree at start */
 	int flagged;		/* cells that failed or were invalidated */
+	struct ul_monitor_set monitors;
+	pid_t probe_pid;	/* the suite's long-lived probe, 0 if none: monitors read its faults */
+	struct ul_journal journal; /* what this run changed on the system (fd -1: none) */
+	struct ul_cgroup cgroup;   /* valid when have_cgroup */
+	bool have_cgroup;
+	char swap_path[PATH_MAX];  /* "" when no swap file is active */
 	ul_nsec started_ns;
 };
 
@@ -96,6 +109,12 @@ bool ul_suite_has_test(const struct ul_suite *suite, const char *name);
 int ul_engine_run(const struct ul_engine_config *cfg, struct ul_store *store, struct ul_run *run,
 		  const struct ul_suite *const *suites, size_t n_suites);
 
+/*
+ * For suites, before any cell: run every load's supported() and check()
+ * on the run's settings so impossible sizes are refused up front (one line
+ * each).  Returns UL_ENGINE_OK, UL_ENGINE_REFUSED or UL_ENGINE_UNSUPPORTED.
+ */
+int ul_engine_preflight(const struct ul_engine *eng, const char *const *loads, size_t n);
 /* For suites: store a finished cell (prints the error on failure). */
 int ul_engine_commit_cell(struct ul_engine *eng, struct ul_cell *cell) UL_MUST_CHECK;
 /* For suites: the ctx of a load with the run's settings and options. */

@@ -86,6 +86,7 @@ static int start_probe(struct resp_state *st)
 		ul_error("probe '%s' did not start: %s", st->probe->name, why);
 		return UL_ENGINE_ERROR;
 	}
+	st->eng->probe_pid = ul_probe_child(st->rp)->pid;
 	return UL_ENGINE_OK;
 }
 
@@ -155,6 +156,7 @@ static int sample_cell(struct resp_state *st, struct ul_cell *cell, struct ul_ru
 			/* The probe's state is unknown: replace it for the next test. */
 			ul_probe_stop(&eng->sup, st->rp, 0);
 			st->rp = NULL;
+			eng->probe_pid = 0;
 			return UL_ENGINE_OK;
 		}
 	}
@@ -200,8 +202,11 @@ static int run_test(struct resp_state *st, const struct ul_load *load, size_t te
 		ul_engine_progress_done(eng);
 		ul_error("load '%s' did not start: %s", load->name, why);
 	} else {
-		result = sample_cell(st, cell, rl, test_i, n_tests);
 		bool needed_kill = false;
+
+		ul_monitors_begin(eng, cell);
+		result = sample_cell(st, cell, rl, test_i, n_tests);
+		ul_monitors_end(eng, cell);
 
 		rc = ul_load_stop(&eng->sup, rl, stop_grace(eng), &cell->load_units, &needed_kill);
 		if (needed_kill)
@@ -243,6 +248,7 @@ static int resp_run(struct ul_engine *eng, const struct ul_suite *suite)
 		for (size_t i = 0; suite->default_tests[i] && n < UL_MAX_TESTS; i++)
 			tests[n++] = suite->default_tests[i];
 	}
+	result = ul_engine_preflight(eng, tests, n);
 	for (size_t i = 0; i < n && result == UL_ENGINE_OK; i++) {
 		const struct ul_load *load = ul_load_find(tests[i]);
 
@@ -252,6 +258,7 @@ static int resp_run(struct ul_engine *eng, const struct ul_suite *suite)
 	}
 	if (st.rp)
 		ul_probe_stop(&eng->sup, st.rp, ul_sup_aborting(&eng->sup) ? 0 : cfg->stop_grace_ns);
+	eng->probe_pid = 0;
 	return result;
 }
 

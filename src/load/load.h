@@ -53,6 +53,7 @@ struct ul_load_ctx {
 	uint64_t disk_reserve_bytes; /* free space that must remain on the scratch fs */
 	int64_t opt[UL_OPT_MAX];     /* option values, in the descriptor's table order */
 	struct ul_load_shared *shared; /* counters; NULL in check() */
+	const char *cgroup_procs;  /* run the processes in this cgroup (NULL: none) */
 };
 
 struct ul_load {

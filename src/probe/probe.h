@@ -35,6 +35,7 @@ struct ul_probe_ctx {
 	int ncpu;
 	uint64_t mem_budget_bytes;
 	int64_t opt[UL_OPT_MAX];   /* option values in the descriptor's table order */
+	const char *cgroup_procs;  /* run the processes in this cgroup (NULL: none) */
 };
 
 struct ul_probe {

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Monitors: things recorded for every cell of every suite while it is
+ * measured (memory pressure reached, /proc samplers, a deadline probe
+ * running alongside).  Suites call ul_monitors_begin() once the cell's load
+ * is running and ul_monitors_end() before the load is stopped; each enabled
+ * monitor adds series and metrics to the cell.
+ *
+ * How to add a monitor: write engine/mon_NAME.c defining
+ * `const struct ul_monitor ul_monitor_NAME`, add `UL_MONITOR(mon_NAME, NAME)`
+ * to engine/monitors.def.  Hooks run in the supervisor; they must not block
+ * for long (the probe is waiting) and never print except through ul_error.
+ */
+#ifndef UL_MONITOR_H
+#define UL_MONITOR_H
+
+#include "core/compat.h"
+#include "model/model.h"
+
+struct ul_engine;
+
+struct ul_monitor {
+	const char *name;
+	const char *summary;
+	/* Whether this monitor runs in this engine (options, facilities). */
+	bool (*enabled)(const struct ul_engine *eng);
+	/* Run start/end: start helper processes, allocate state.  NULL = none.
+	 * A failure (negative errno) fails the run before any cell. */
+	int (*start)(struct ul_engine *eng, void **state);
+	void (*stop)(struct ul_engine *eng, void *state);
+	/* Cell start/end.  end() records into the cell; 0 or negative errno. */
+	int (*cell_begin)(struct ul_engine *eng, void *state, struct ul_cell *cell);
+	int (*cell_end)(struct ul_engine *eng, void *state, struct ul_cell *cell);
+};
+
+#define UL_MAX_MONITORS 16
+
+/* Per-run monitor state, kept in struct ul_engine. */
+struct ul_monitor_set {
+	const struct ul_monitor *mon[UL_MAX_MONITORS];
+	void *state[UL_MAX_MONITORS];
+	size_t n;
+};
+
+int ul_monitors_start(struct ul_engine *eng) UL_MUST_CHECK;
+void ul_monitors_stop(struct ul_engine *eng);
+void ul_monitors_begin(struct ul_engine *eng, struct ul_cell *cell);
+void ul_monitors_end(struct ul_engine *eng, struct ul_cell *cell);
+
+size_t ul_monitor_count(void);
+const struct ul_monitor *ul_monitor_at(size_t i);
+
+#endif

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# The memory sandbox: --mem-limit puts probe and loads in a memory cgroup,
+# --swap provisions a swap file; both exist during the run and are gone
+# after success, after SIGINT, and after SIGKILL + `underload cleanup`.
+. "$(dirname "$0")/lib.sh"
+
+ul_cgroups() { find /sys/fs/cgroup -maxdepth 6 -type d -name 'underload-*' 2>/dev/null | wc -l; }
+ul_swaps() { grep -c 'underload-swap-' /proc/swaps || true; }
+cells() {
+	sqlite3 "$DB" "SELECT count(*) FROM cells c JOIN runs r ON c.run_id = r.id WHERE r.label = '$1'" \
+		2>/dev/null || echo 0
+}
+wait_for() { # wait_for COMMAND...: until it succeeds (at most 60 s)
+	for _ in $(seq 600); do "$@" && return 0; sleep 0.1; done
+	return 1
+}
+has_cgroup() { [ "$(ul_cgroups)" -ge 1 ]; }
+has_swap() { [ "$(ul_swaps)" -ge 1 ]; }
+
+if [ "$(id -u)" != 0 ]; then
+	skip "needs root for cgroups and swapon"
+	done_testing
+fi
+if ! grep -qE '(^| )(cgroup2? .*memory|cgroup .*[ ,]memory)' /proc/self/mountinfo; then
+	skip "no memory cgroup controller mounted"
+	done_testing
+fi
+SB=(--mem-limit 64M --swap 64M)
+TESTS=(--tests noload,8ctx-mem -o 8ctx-mem.footprint=48M)
+
+# Nonsense sizes are refused before anything is made.
+for v in 0 -1 1e99 12XB; do
+	"$UL" run "${TINY[@]}" --mem-limit "$v" 2>"$TMP/err" >/dev/null
+	is $? 2 "--mem-limit $v is refused with exit 2"
+	like "$(cat "$TMP/err")" "value '$v' for --mem-limit: expected a size" "--mem-limit $v: says why"
+done
+"$UL" run "${TINY[@]}" --swap 12XB 2>"$TMP/err" >/dev/null
+is $? 2 "--swap 12XB is refused"
+
+# A footprint that cannot fit in budget + swap is refused up front.
+"$UL" run "${TINY[@]}" "${SB[@]}" --tests noload,8ctx-mem -o 8ctx-mem.footprint=1G 2>"$TMP/err" >/dev/null
+is $? 2 "a footprint larger than budget + swap is refused with exit 2"
+like "$(cat "$TMP/err")" "load '8ctx-mem': .*1G|load '8ctx-mem': .*1024" "the refusal names the load and the size"
+is "$(ul_cgroups)$(ul_swaps)" 00 "nothing is left after the refusal"
+
+# Success: cgroup and swap exist while the run runs, and are gone after.
+"$UL" run "${TINY[@]}" "${SB[@]}" "${TESTS[@]}" --label sb-ok --format json="$TMP/ok.json" \
+	>"$TMP/out" 2>"$TMP/err" &
+pid=$!
+wait_for has_cgroup; ok $? "a memory cgroup exists during the run"
+wait_for has_swap; ok $? "a swap file is active during the run"
+wait "$pid"
+is $? 0 "the sandboxed run succeeds"
+[ -s "$TMP/err" ] && diag "$(cat "$TMP/err")"
+like "$(head -n 1 "$TMP/out")" 'Starting [0-9]+ CPU run with 64 MB RAM' "resp1 reports the 64 MB budget"
+is "$(ul_cgroups)$(ul_swaps)" 00 "no cgroup and no swap left after success"
+python3 - "$TMP/ok.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+assert run["run"]["params"]["mem_limit_bytes"] == 64 << 20, run["run"]["params"]
+assert run["run"]["params"]["swap_bytes"] == 64 << 20
+mem = [c for c in run["cells"] if c["load"] == "8ctx-mem"][0]
+for k in ("swap_out_pages", "probe_majflt", "cg_peak_bytes", "psi_memory_some_end_us"):
+    assert k in mem["metrics"], (k, mem["metrics"])
+assert mem["metrics"]["cg_peak_bytes"] <= (64 << 20) + (1 << 20), mem["metrics"]
+PY
+ok $? "limit, swap and the pressure reached are recorded per cell"
+
+# SIGINT: gone.
+"$UL" run "${TINY[@]}" "${SB[@]}" "${TESTS[@]}" --interval 300ms --label sb-int >/dev/null 2>&1 &
+pid=$!
+wait_for has_cgroup && wait_for has_swap
+ok $? "cgroup and swap exist before SIGINT"
+kill -INT "$pid"
+wait "$pid"
+is $? 130 "SIGINT ends the sandboxed run with 130"
+is "$(ul_cgroups)$(ul_swaps)$(ul_procs)$(scratch_left)" 0000 "no cgroup, swap, process or scratch after SIGINT"
+
+# SIGKILL of the supervisor, then `underload cleanup`.
+"$UL" run "${TINY[@]}" "${SB[@]}" "${TESTS[@]}" --interval 300ms --label sb-kill >/dev/null 2>&1 &
+pid=$!
+measuring() { [ "$(cells sb-kill)" -ge 1 ]; }
+wait_for has_cgroup && wait_for has_swap && wait_for measuring
+ok $? "the run is measuring before SIGKILL"
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+"$UL" run "${TINY[@]}" --tests noload --max-points 5 --label after-kill 2>"$TMP/hint" >/dev/null
+like "$(cat "$TMP/hint")" "run 'underload cleanup'" "the next run offers 'underload cleanup'"
+out=$("$UL" cleanup)
+is $? 0 "cleanup exits 0"
+like "$out" 'removed swap .*underload-swap-' "cleanup removed the swap file"
+like "$out" 'removed cgroup .*underload-' "cleanup removed the cgroup"
+like "$out" 'removed scratch .*underload-' "cleanup removed the scratch directory"
+sleep 0.2
+is "$(ul_cgroups)$(ul_swaps)$(ul_procs)$(scratch_left)" 0000 "nothing is left after SIGKILL + cleanup"
+is "$("$UL" cleanup | tail -n 1)" "0 changes undone" "a second cleanup has nothing to do"
+done_testing
