@@ -1,0 +1,507 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Running a repeat probe: the generic probe child main (setup, ready, then
+ * think-sleep/sample/reply per request) and its supervisor-side driver.
+ */
+#include "core/compat.h"
+#include "core/clock.h"
+#include "probe/probe.h"
+#include "proc/supervise.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/*
+ * Wire protocol, both directions over pipes (so every message is far below
+ * PIPE_BUF and each write is atomic; readers still handle short reads):
+ *  child -> supervisor, once: one byte, 0 = ready, else the errno (1..255)
+ *	that setup() failed with, after which the child exits 1;
+ *  supervisor -> child, per sample: int64_t think_ns (>= 0);
+ *  child -> supervisor, per sample: struct probe_reply.
+ * The child exits 0 after teardown() when the request pipe reaches EOF.
+ */
+struct probe_reply {
+	int64_t value_ns;
+	int32_t err; /* 0, or the positive errno sample() returned */
+	int32_t pad; /* explicit, so the whole struct is defined bytes */
+};
+
+struct ul_running_probe {
+	const struct ul_probe *probe;
+	struct ul_probe_ctx ctx; /* the child's copy; strings stay the caller's */
+	struct ul_child child;	 /* registered with the supervisor until reaped */
+	int req_fd;		 /* write end of the request pipe, -1 once closed */
+	int rep_fd;		 /* read end of the result pipe (O_NONBLOCK) */
+	int child_req_fd;	 /* the child's ends, open only across ul_spawn() */
+	int child_rep_fd;
+	bool outstanding;	 /* a request was sent and its reply not yet read */
+	bool dead;		 /* the result pipe hit EOF: the child is gone */
+	size_t got;		 /* bytes of the current reply read so far */
+	union {
+		struct probe_reply r;
+		unsigned char b[sizeof(struct probe_reply)];
+	} reply;
+};
+
+/* --- the probe child --- */
+
+/* Read exactly len bytes; 1 done, 0 EOF (even mid-message), -errno. */
+static int read_full(int fd, void *buf, size_t len)
+{
+	unsigned char *p = buf;
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = read(fd, p + done, len - done);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return 0;
+		done += (size_t)n;
+	}
+	return 1;
+}
+
+/* Write exactly len bytes on a blocking fd; 0 or -errno. */
+static int write_full(int fd, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = write(fd, p + done, len - done);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/* Relative monotonic sleep; a signal restarts it for the remaining time. */
+static void think(int64_t ns)
+{
+	struct timespec req = ul_ns_to_ts(ns), rem;
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &req, &rem) == EINTR)
+		req = rem;
+}
+
+static int probe_child_main(void *arg)
+{
+	struct ul_running_probe *rp = arg; /* our copy of the parent's memory */
+	const struct ul_probe *probe = rp->probe;
+	int req = rp->child_req_fd, rep = rp->child_rep_fd;
+	void *state = NULL;
+	unsigned char ready = 0;
+	int rc = 0;
+
+	/* Whatever sample() execs must not hold our pipes open. */
+	fcntl(req, F_SETFD, FD_CLOEXEC);
+	fcntl(rep, F_SETFD, FD_CLOEXEC);
+
+	if (probe->setup)
+		rc = probe->setup(&rp->ctx, &state);
+	if (rc) {
+		rc = rc < 0 ? -rc : rc;
+		ready = (unsigned char)(rc > 255 ? 255 : rc);
+		(void)write_full(rep, &ready, 1);
+		return 1;
+	}
+	if (write_full(rep, &ready, 1))
+		return 1;
+
+	for (;;) {
+		struct probe_reply reply = { 0 };
+		int64_t think_ns;
+
+		rc = read_full(req, &think_ns, sizeof(think_ns));
+		if (rc <= 0)
+			break; /* EOF is the normal stop; an error ends us the same way */
+		if (think_ns > 0)
+			think(think_ns);
+		reply.err = probe->sample(&rp->ctx, state, &reply.value_ns);
+		if (reply.err < 0)
+			reply.err = -reply.err;
+		if (write_full(rep, &reply, sizeof(reply))) {
+			rc = -EPIPE;
+			break;
+		}
+	}
+	if (probe->teardown)
+		probe->teardown(&rp->ctx, state);
+	return rc < 0 ? 1 : 0;
+}
+
+/* --- supervisor side --- */
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0) {
+		close(*fd);
+		*fd = -1;
+	}
+}
+
+static void free_rp(struct ul_running_probe *rp)
+{
+	close_fd(&rp->req_fd);
+	close_fd(&rp->rep_fd);
+	close_fd(&rp->child_req_fd);
+	close_fd(&rp->child_rep_fd);
+	free(rp);
+}
+
+/*
+ * Read what is available of the reply (the fd is non-blocking).  1 when it
+ * is complete, 0 when more is to come, -ECHILD on EOF, -errno on error.
+ */
+static int read_reply(struct ul_running_probe *rp)
+{
+	while (rp->got < sizeof(rp->reply)) {
+		ssize_t n = read(rp->rep_fd, rp->reply.b + rp->got, sizeof(rp->reply) - rp->got);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				return 0;
+			return -errno;
+		}
+		if (n == 0) {
+			rp->dead = true;
+			return -ECHILD;
+		}
+		rp->got += (size_t)n;
+	}
+	rp->got = 0;
+	rp->outstanding = false;
+	return 1;
+}
+
+/*
+ * Write the request without being killed by SIGPIPE if the child is gone:
+ * block SIGPIPE around the write and consume the one it raised, unless one
+ * was already pending (then it is not ours to take).
+ */
+static int send_request(int fd, int64_t think_ns)
+{
+	sigset_t pipe_set, old, pending;
+	bool was_pending;
+	int rc;
+
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	sigpending(&pending);
+	was_pending = sigismember(&pending, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	rc = write_full(fd, &think_ns, sizeof(think_ns));
+	if (rc == -EPIPE && !was_pending) {
+		struct timespec zero = { 0, 0 };
+
+		while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR)
+			;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
+/* Describe how a reaped child ended, for a start-failure reason. */
+static void describe_exit(const struct ul_child *c, char *buf, size_t len)
+{
+	if (!c->reaped)
+		snprintf(buf, len, "did not exit");
+	else if (WIFEXITED(c->wstatus))
+		snprintf(buf, len, "exited with status %d", WEXITSTATUS(c->wstatus));
+	else if (WIFSIGNALED(c->wstatus))
+		snprintf(buf, len, "was killed by signal %d (%s)", WTERMSIG(c->wstatus),
+			 strsignal(WTERMSIG(c->wstatus)));
+	else
+		snprintf(buf, len, "ended with wait status %#x", (unsigned)c->wstatus);
+}
+
+/*
+ * Stop and reap the child of a probe that never became ready, and free rp.
+ * If even SIGKILL did not get it reaped the child record must outlive us
+ * (the supervisor still points at it), so rp is deliberately leaked.
+ */
+static void abort_start(struct ul_sup *sup, struct ul_running_probe *rp)
+{
+	ul_nsec grace = ul_sup_aborting(sup) ? 0 : UL_NS_PER_SEC / 2;
+
+	close_fd(&rp->req_fd);
+	if (!rp->child.reaped && ul_sup_stop(sup, &rp->child, grace) == -ETIME) {
+		close_fd(&rp->rep_fd);
+		return;
+	}
+	free_rp(rp);
+}
+
+int ul_probe_start(struct ul_sup *sup, const struct ul_probe *probe, const struct ul_probe_ctx *ctx,
+		   int64_t ready_timeout_ns, struct ul_running_probe **out, char *why, size_t len)
+{
+	struct ul_running_probe *rp;
+	struct ul_spawn_opts so = { 0 };
+	int req[2], rep[2], rc;
+	ul_nsec deadline;
+	char how[96];
+
+	*out = NULL;
+	if (probe->kind != UL_PROBE_REPEAT || !probe->sample) {
+		snprintf(why, len, "probe '%s' is not a repeat probe", probe->name);
+		return -EINVAL;
+	}
+	if (ready_timeout_ns <= 0) {
+		snprintf(why, len, "probe '%s': no ready timeout given", probe->name);
+		return -EINVAL;
+	}
+	if (probe->supported) {
+		char reason[160] = "";
+
+		rc = probe->supported(reason, sizeof(reason));
+		if (rc) {
+			snprintf(why, len, "probe '%s' cannot run here: %s", probe->name, reason);
+			return rc < 0 ? rc : -rc;
+		}
+	}
+
+	rp = calloc(1, sizeof(*rp));
+	if (!rp) {
+		snprintf(why, len, "probe '%s': %s", probe->name, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	rp->probe = probe;
+	rp->ctx = *ctx;
+	rp->req_fd = rp->rep_fd = rp->child_req_fd = rp->child_rep_fd = -1;
+	rp->child.pidfd = -1;
+	if (pipe2(req, O_CLOEXEC)) {
+		rc = -errno;
+		goto fail_free;
+	}
+	rp->child_req_fd = req[0];
+	rp->req_fd = req[1];
+	if (pipe2(rep, O_CLOEXEC)) {
+		rc = -errno;
+		goto fail_free;
+	}
+	rp->rep_fd = rep[0];
+	rp->child_rep_fd = rep[1];
+	/* Non-blocking so a partial reply never blocks the supervisor. */
+	if (fcntl(rp->rep_fd, F_SETFL, O_NONBLOCK)) {
+		rc = -errno;
+		goto fail_free;
+	}
+
+	so.name = probe->name;
+	so.fn = probe_child_main;
+	so.arg = rp;
+	so.keep_fds[0] = rp->child_req_fd;
+	so.keep_fds[1] = rp->child_rep_fd;
+	so.n_keep_fds = 2;
+	rc = ul_spawn(sup, &so, &rp->child);
+	if (rc)
+		goto fail_free;
+	/* Only the child may hold these, so EOF means what it says. */
+	close_fd(&rp->child_req_fd);
+	close_fd(&rp->child_rep_fd);
+
+	deadline = ul_now_ns() + ready_timeout_ns;
+	for (;;) {
+		struct ul_child *ex = NULL;
+		unsigned char ready;
+		ssize_t n;
+
+		switch (ul_sup_wait(sup, rp->rep_fd, deadline, &ex)) {
+		case UL_WAIT_READY:
+			n = read(rp->rep_fd, &ready, 1);
+			if (n == 1 && ready == 0) {
+				*out = rp;
+				return 0;
+			}
+			if (n == 1) {
+				snprintf(why, len, "probe '%s': setup failed: %s", probe->name,
+					 strerror(ready));
+				rc = -(int)ready;
+				goto fail_stop;
+			}
+			if (n < 0 && (errno == EAGAIN || errno == EINTR))
+				continue;
+			rc = n < 0 ? -errno : -ECHILD;
+			/* EOF: it died during setup; reap it to say how. */
+			if (!rp->child.reaped)
+				(void)ul_sup_stop(sup, &rp->child, UL_NS_PER_SEC / 2);
+			describe_exit(&rp->child, how, sizeof(how));
+			snprintf(why, len, "probe '%s' %s before it was ready", probe->name, how);
+			goto fail_stop;
+		case UL_WAIT_TIMEOUT:
+			snprintf(why, len, "probe '%s' was not ready within %lld ms", probe->name,
+				 (long long)(ready_timeout_ns / UL_NS_PER_MS));
+			rc = -ETIMEDOUT;
+			goto fail_stop;
+		case UL_WAIT_INTERRUPTED:
+			snprintf(why, len, "probe '%s': interrupted while starting", probe->name);
+			rc = -EINTR;
+			goto fail_stop;
+		case UL_WAIT_CHILD_EXITED:
+			if (ex == &rp->child)
+				continue; /* its EOF on the pipe says the rest */
+			/* A load died: it is reaped and its record says so
+			 * (reaped, wstatus); the engine checks after we return. */
+			continue;
+		}
+	}
+
+fail_stop:
+	abort_start(sup, rp);
+	return rc;
+fail_free:
+	snprintf(why, len, "probe '%s': cannot start: %s", probe->name, strerror(-rc));
+	free_rp(rp);
+	return rc;
+}
+
+/*
+ * Besides the header's contract: deadline 0 means none; *value_ns is set
+ * only for UL_MEASURE_OK (0 otherwise); *err is 0 unless FAILED, where it
+ * is sample()'s errno, ECHILD (the probe child is gone), EBUSY (a new
+ * request while one is outstanding) or EINVAL (think_ns < 0 with nothing
+ * outstanding).  After a TIMEOUT the request stays outstanding too.
+ */
+enum ul_measure_result ul_probe_measure(struct ul_sup *sup, struct ul_running_probe *rp,
+					int64_t think_ns, int64_t deadline, int64_t *value_ns,
+					int *err, struct ul_child **exited)
+{
+	int rc;
+
+	*value_ns = 0;
+	*err = 0;
+	if (exited)
+		*exited = NULL;
+	if (think_ns >= 0) {
+		if (rp->dead || rp->child.reaped) {
+			*err = ECHILD;
+			return UL_MEASURE_FAILED;
+		}
+		if (rp->outstanding) {
+			/* The late reply of the previous request would be taken
+			 * for this one's. */
+			*err = EBUSY;
+			return UL_MEASURE_FAILED;
+		}
+		rc = send_request(rp->req_fd, think_ns);
+		if (rc) {
+			*err = rc == -EPIPE ? ECHILD : -rc;
+			return UL_MEASURE_FAILED;
+		}
+		rp->outstanding = true;
+		rp->got = 0;
+	} else if (!rp->outstanding) {
+		*err = EINVAL; /* nothing to keep waiting for */
+		return UL_MEASURE_FAILED;
+	}
+
+	for (;;) {
+		struct ul_child *ex = NULL;
+
+		if (rp->dead) {
+			*err = ECHILD;
+			return UL_MEASURE_FAILED;
+		}
+		switch (ul_sup_wait(sup, rp->rep_fd, deadline, &ex)) {
+		case UL_WAIT_READY:
+			rc = read_reply(rp);
+			if (rc == 0)
+				continue;
+			if (rc < 0) {
+				*err = -rc;
+				return UL_MEASURE_FAILED;
+			}
+			if (rp->reply.r.err) {
+				*err = rp->reply.r.err;
+				return UL_MEASURE_FAILED;
+			}
+			*value_ns = rp->reply.r.value_ns;
+			return UL_MEASURE_OK;
+		case UL_WAIT_TIMEOUT:
+			return UL_MEASURE_TIMEOUT;
+		case UL_WAIT_INTERRUPTED:
+			return UL_MEASURE_INTERRUPTED;
+		case UL_WAIT_CHILD_EXITED:
+			if (ex != &rp->child) {
+				if (exited)
+					*exited = ex;
+				return UL_MEASURE_CHILD_EXITED;
+			}
+			/* Our own child: a reply it wrote before dying is still
+			 * in the pipe; otherwise the read ends in EOF. */
+			rc = read_reply(rp);
+			if (rc == 1 && !rp->reply.r.err) {
+				*value_ns = rp->reply.r.value_ns;
+				return UL_MEASURE_OK;
+			}
+			*err = rc == 1 ? rp->reply.r.err : ECHILD;
+			rp->dead = true;
+			return UL_MEASURE_FAILED;
+		}
+	}
+}
+
+struct ul_child *ul_probe_child(struct ul_running_probe *rp)
+{
+	return &rp->child;
+}
+
+/*
+ * Returns 0 when the child tore down and exited 0 within the grace period;
+ * -ECHILD when it had died, failed or had to be killed (it is reaped all
+ * the same); -ETIME when not even SIGKILL got it reaped, in which case its
+ * record stays registered and rp is leaked on purpose (see abort_start).
+ * Other children exiting meanwhile are left in their own records.
+ */
+int ul_probe_stop(struct ul_sup *sup, struct ul_running_probe *rp, int64_t grace_ns)
+{
+	ul_nsec deadline = ul_now_ns() + (grace_ns > 0 ? grace_ns : 0);
+	int rc = 0;
+
+	/* EOF on its request pipe asks the child to tear down and exit 0. */
+	close_fd(&rp->req_fd);
+	while (!rp->child.reaped && grace_ns > 0 && !ul_sup_aborting(sup)) {
+		struct ul_child *ex = NULL;
+		enum ul_wait_result w = ul_sup_wait(sup, -1, deadline, &ex);
+
+		if (w == UL_WAIT_TIMEOUT)
+			break;
+		/* Another child exiting is recorded in its own ul_child (reaped,
+		 * wstatus) for its owner; an interrupt only shortens the grace
+		 * once it is the second one (ul_sup_aborting). */
+	}
+	if (!rp->child.reaped) {
+		rc = ul_sup_stop(sup, &rp->child, 0);
+		if (rc == -ETIME) {
+			/* Still registered: the record must stay valid, so rp
+			 * is leaked on purpose (ul_sup_fini reaps it later). */
+			close_fd(&rp->rep_fd);
+			return rc;
+		}
+		if (!rc)
+			rc = -ECHILD; /* it did not finish on its own */
+	} else if (!WIFEXITED(rp->child.wstatus) || WEXITSTATUS(rp->child.wstatus)) {
+		rc = -ECHILD;
+	}
+	free_rp(rp);
+	return rc;
+}
