@@ -200,7 +200,7 @@ static int run_test(struct resp_state *st, const struct ul_load *load, size_t te
 		cell->outcome = UL_CELL_LOAD_FAILED;
 		snprintf(cell->note, sizeof(cell->note), "%s", why);
 		ul_engine_progress_done(eng);
-		ul_error("load '%s' did not start: %s", load->name, why);
+		ul_error("%s", why); /* names the load already */
 	} else {
 		bool needed_kill = false;
 
@@ -211,7 +211,15 @@ static int run_test(struct resp_state *st, const struct ul_load *load, size_t te
 		rc = ul_load_stop(&eng->sup, rl, stop_grace(eng), &cell->load_units, &needed_kill);
 		if (needed_kill)
 			cell->flags |= UL_CELL_LOAD_KILLED;
-		if (rc && result == UL_ENGINE_OK) {
+		if (rc == -ECHILD) {
+			/* It died between the last sample and the stop: the
+			 * samples may not have been taken under load. */
+			if (cell->outcome == UL_CELL_OK) {
+				cell->outcome = UL_CELL_LOAD_DIED;
+				snprintf(cell->note, sizeof(cell->note),
+					 "load '%s' had died when it was stopped", load->name);
+			}
+		} else if (rc && result == UL_ENGINE_OK) {
 			ul_engine_progress_done(eng);
 			ul_error_errno(rc, "load '%s' could not be stopped", load->name);
 			result = UL_ENGINE_ERROR;

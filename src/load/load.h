@@ -54,6 +54,9 @@ struct ul_load_ctx {
 	int64_t opt[UL_OPT_MAX];     /* option values, in the descriptor's table order */
 	struct ul_load_shared *shared; /* counters; NULL in check() */
 	const char *cgroup_procs;  /* run the processes in this cgroup (NULL: none) */
+	const char *src_dir;	   /* a tree the load reads, set by the suite (contest: the
+				    * job's source tree for the tar loads, --lslr-dir for
+				    * lslr_load); NULL = the load's default or refusal */
 };
 
 struct ul_load {
@@ -107,5 +110,22 @@ uint64_t ul_load_units(const struct ul_running_load *rl);
  * whether it had died before being stopped.  Frees rl. */
 int ul_load_stop(struct ul_sup *sup, struct ul_running_load *rl, int64_t grace_ns,
 		 uint64_t *units, bool *needed_kill);
+
+/*
+ * What a stopped load used while it ran (contest's LCPU%).  CPU comes from
+ * the leader's wait4() rusage, which includes every process it reaped: the
+ * leader and ul_load_run_workers()/ul_load_exec_wait() reap their children
+ * on SIGTERM so their time is counted.  Set-up time (prepare() and what it
+ * ran) is subtracted: it is read from /proc at the moment of "go".
+ */
+struct ul_load_usage {
+	int64_t user_ns, sys_ns; /* CPU since go, all processes of the load together */
+	int64_t ran_ns;		 /* go -> leader reaped */
+	bool valid;		 /* false when the leader was not reaped by the stop */
+};
+
+/* ul_load_stop() that also reports usage (may be NULL); same return values. */
+int ul_load_stop_usage(struct ul_sup *sup, struct ul_running_load *rl, int64_t grace_ns,
+		       uint64_t *units, bool *needed_kill, struct ul_load_usage *usage);
 
 #endif

@@ -312,6 +312,7 @@ int ul_probe_start(struct ul_sup *sup, const struct ul_probe *probe, const struc
 	so.keep_fds[0] = rp->child_req_fd;
 	so.keep_fds[1] = rp->child_rep_fd;
 	so.n_keep_fds = 2;
+	so.cgroup_procs = ctx->cgroup_procs;
 	rc = ul_spawn(sup, &so, &rp->child);
 	if (rc)
 		goto fail_free;

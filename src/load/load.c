@@ -1,0 +1,562 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Running a load: the supervisor side (check, spawn behind the start barrier,
+ * stop and reap the whole group) and the helpers the loads themselves use.
+ */
+#include "core/compat.h"
+#include "core/parse.h"
+#include "load/internal.h"
+#include "load/load.h"
+#include "proc/barrier.h"
+#include "proc/supervise.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Grace given to a load that failed to start before it is SIGKILLed. */
+#define START_FAIL_GRACE_NS (1 * UL_NS_PER_SEC)
+/* How long ul_load_stop() sweeps stragglers of a load that died by itself. */
+#define GROUP_REAP_NS (5 * UL_NS_PER_SEC)
+
+/*
+ * One started load.  `child` is registered with the supervisor from
+ * ul_spawn() until it is reaped, so this struct must not move or be freed
+ * in between: it is heap-allocated and only freed once the leader is
+ * reaped.  `ctx` is the copy the child runs with (check() may have
+ * resolved "auto" options in it).
+ */
+struct ul_running_load {
+	struct ul_child child;
+	const struct ul_load *load;
+	struct ul_load_ctx ctx;
+	struct ul_load_shared *shared; /* MAP_SHARED, also ctx.shared */
+	struct ul_barrier barrier;
+	ul_nsec go_ns;			/* when "go" was released */
+	int64_t go_user_ns, go_sys_ns;	/* the leader's CPU (own + reaped) at go: set-up */
+};
+
+int ul_load_fail(struct ul_load_ctx *ctx, int err)
+{
+	int none = 0;
+
+	if (err && ctx->shared)
+		atomic_compare_exchange_strong(&ctx->shared->failed_errno, &none, err);
+	return err;
+}
+
+void ul_load_fmt_bytes(char *buf, size_t len, uint64_t bytes)
+{
+	static const char suffix[] = "KMGT";
+	double v = (double)bytes;
+	int i = -1;
+
+	if (bytes < UL_MiB || bytes % UL_MiB == 0) {
+		ul_fmt_size(buf, len, bytes);
+		return;
+	}
+	while (v >= 1024.0 && i < 3) {
+		v /= 1024.0;
+		i++;
+	}
+	snprintf(buf, len, "%.1f%c", v, suffix[i]);
+}
+
+int ul_load_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		if (n == 0)
+			return EIO; /* a regular file never does this; do not spin */
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Workers: plain fork() children of the leader, so they share its process
+ * group and die with it (SIGTERM to the group, or PDEATHSIG if the leader
+ * is SIGKILLed alone).  A worker's exit status carries its errno.
+ */
+int ul_load_run_workers(struct ul_load_ctx *ctx, void *state, int n,
+			int (*fn)(struct ul_load_ctx *ctx, void *state, int index))
+{
+	pid_t leader = getpid();
+	sigset_t waitset, old;
+	pid_t *pids;
+	int err = 0, live = 0;
+	bool stopping = false;
+
+	if (n <= 0 || !fn)
+		return ul_load_fail(ctx, EINVAL);
+	pids = calloc((size_t)n, sizeof(*pids));
+	if (!pids)
+		return ul_load_fail(ctx, ENOMEM);
+
+	/*
+	 * SIGTERM (the supervisor's stop) and SIGCHLD are taken synchronously,
+	 * so that on a stop the leader kills and reaps its workers before it
+	 * dies: their CPU time then reaches the leader's rusage (the load's
+	 * LCPU%) instead of vanishing with orphans the supervisor reaps.
+	 */
+	sigemptyset(&waitset);
+	sigaddset(&waitset, SIGTERM);
+	sigaddset(&waitset, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &waitset, &old) < 0) {
+		free(pids);
+		return ul_load_fail(ctx, errno);
+	}
+
+	for (int i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			err = errno;
+			goto out;
+		}
+		if (pid == 0) {
+			int r;
+
+			/* Orphaned workers must not outlive a SIGKILLed leader. */
+			if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != leader)
+				_exit(EPIPE);
+			sigprocmask(SIG_SETMASK, &old, NULL);
+			r = fn(ctx, state, i);
+			if (r <= 0 || r > 255)
+				r = EPIPE; /* fn must not return; still a failure */
+			ul_load_fail(ctx, r);
+			_exit(r);
+		}
+		pids[i] = pid;
+		live++;
+	}
+
+	/* Work happens in the workers; wake only when one of them ends or we are stopped. */
+	while (!err && !stopping) {
+		int st, sig = sigwaitinfo(&waitset, NULL);
+		pid_t pid;
+
+		if (sig < 0) {
+			if (errno == EINTR)
+				continue;
+			err = errno;
+			break;
+		}
+		if (sig == SIGTERM) {
+			stopping = true;
+			break;
+		}
+		while (!err && (pid = waitpid(-1, &st, WNOHANG)) != 0) {
+			if (pid < 0) {
+				if (errno == EINTR)
+					continue;
+				err = errno == ECHILD ? EPIPE : errno;
+				break;
+			}
+			for (int i = 0; i < n; i++) {
+				if (pids[i] != pid)
+					continue;
+				pids[i] = 0;
+				live--;
+				if (WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM)
+					stopping = true; /* the group's stop reached it first */
+				else if (WIFEXITED(st) && WEXITSTATUS(st))
+					err = WEXITSTATUS(st);
+				else
+					err = EPIPE; /* killed, or exited 0 which it must not */
+			}
+		}
+	}
+out:
+	/* Only unreaped children are signalled: their pids cannot be reused. */
+	for (int i = 0; i < n; i++)
+		if (pids[i] > 0)
+			kill(pids[i], SIGKILL);
+	for (int i = 0; i < n && live > 0; i++) {
+		if (pids[i] <= 0)
+			continue;
+		while (waitpid(pids[i], NULL, 0) < 0 && errno == EINTR)
+			;
+		live--;
+	}
+	free(pids);
+	if (stopping && !err) {
+		/* Die of the SIGTERM we took, as an unhandled one would have. */
+		signal(SIGTERM, SIG_DFL);
+		raise(SIGTERM);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return EINTR; /* not reached: SIGTERM's default action ends us */
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return ul_load_fail(ctx, err ? err : EPIPE);
+}
+
+/*
+ * The leader child: prepare, report ready, wait for go, run.  Its return
+ * value is the exit status: 0 is never returned, because a load only ends
+ * on failure (or by a signal from the supervisor).
+ */
+static int load_child_main(void *arg)
+{
+	struct ul_running_load *rl = arg;
+	struct ul_load_ctx *ctx = &rl->ctx;
+	void *state = NULL;
+	int err;
+
+	if (rl->load->prepare) {
+		err = rl->load->prepare(ctx, &state);
+		if (err) {
+			ul_load_fail(ctx, err < 0 ? -err : err);
+			return 1;
+		}
+	}
+	if (ul_barrier_child_ready(&rl->barrier) || ul_barrier_child_wait_go(&rl->barrier))
+		return 1; /* the supervisor went away */
+	/* Workers forked by run() must not hold the barrier's pipes. */
+	ul_barrier_close(&rl->barrier);
+
+	err = rl->load->run(ctx, state);
+	ul_load_fail(ctx, err > 0 ? err : EPROTO);
+	return 1;
+}
+
+static void fmt_wstatus(char *buf, size_t len, const struct ul_child *c)
+{
+	if (!c->reaped)
+		snprintf(buf, len, "status unknown");
+	else if (WIFEXITED(c->wstatus))
+		snprintf(buf, len, "exit status %d", WEXITSTATUS(c->wstatus));
+	else if (WIFSIGNALED(c->wstatus))
+		snprintf(buf, len, "killed by signal %d", WTERMSIG(c->wstatus));
+	else
+		snprintf(buf, len, "wait status 0x%x", (unsigned)c->wstatus);
+}
+
+/*
+ * CPU used so far by process `pid` and the children it reaped (utime +
+ * cutime, stime + cstime from /proc/PID/stat, clock ticks).  Zeros when it
+ * cannot be read: the set-up time is then counted as load, never the reverse.
+ */
+static void read_cpu_ns(pid_t pid, int64_t *user_ns, int64_t *sys_ns)
+{
+	unsigned long ut = 0, st = 0;
+	long cut = 0, cst = 0, hz = sysconf(_SC_CLK_TCK);
+	char path[64], buf[1024];
+	const char *p;
+	ssize_t n;
+	int fd;
+
+	*user_ns = 0;
+	*sys_ns = 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || hz <= 0)
+		return;
+	buf[n] = '\0';
+	/* "pid (comm) state ppid ... utime stime cutime cstime": comm may hold ')' */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu %ld %ld", &ut,
+			 &st, &cut, &cst) != 4)
+		return;
+	*user_ns = ((int64_t)ut + cut) * (UL_NS_PER_SEC / hz);
+	*sys_ns = ((int64_t)st + cst) * (UL_NS_PER_SEC / hz);
+}
+
+static int64_t timeval_ns(const struct timeval *tv)
+{
+	return (int64_t)tv->tv_sec * UL_NS_PER_SEC + (int64_t)tv->tv_usec * 1000;
+}
+
+/* Undo ul_load_start()'s allocations.  Only once the leader is reaped. */
+static void rl_free(struct ul_running_load *rl)
+{
+	if (rl->shared)
+		munmap(rl->shared, sizeof(*rl->shared));
+	ul_barrier_close(&rl->barrier);
+	free(rl);
+}
+
+/*
+ * A start failed after the spawn: stop the leader's group and free rl.  If
+ * even SIGKILL could not get the leader reaped, its record stays registered
+ * with the supervisor, so rl is deliberately leaked rather than freed under it.
+ */
+static void abandon_start(struct ul_sup *sup, struct ul_running_load *rl, ul_nsec grace_ns)
+{
+	if (!rl->child.reaped && ul_sup_stop(sup, &rl->child, grace_ns) < 0) {
+		ul_barrier_close(&rl->barrier);
+		return;
+	}
+	rl_free(rl);
+}
+
+int ul_load_start(struct ul_sup *sup, const struct ul_load *load, const struct ul_load_ctx *ctx,
+		  int64_t ready_timeout_ns, struct ul_running_load **out, char *why, size_t len)
+{
+	struct ul_running_load *rl;
+	struct ul_spawn_opts o;
+	char reason[256] = "", buf[64];
+	ul_nsec deadline;
+	int r;
+
+	*out = NULL;
+	if (len)
+		why[0] = '\0';
+	if (!load || !load->run || !ctx || ready_timeout_ns <= 0) {
+		snprintf(why, len, "load '%s': invalid start request", load ? load->name : "?");
+		return -EINVAL;
+	}
+	if (load->supported) {
+		r = load->supported(reason, sizeof(reason));
+		if (r) {
+			snprintf(why, len, "load '%s' cannot run here: %s", load->name, reason);
+			return r < 0 ? r : -ENOTSUP;
+		}
+	}
+
+	rl = calloc(1, sizeof(*rl));
+	if (!rl) {
+		snprintf(why, len, "load '%s': out of memory", load->name);
+		return -ENOMEM;
+	}
+	rl->load = load;
+	rl->ctx = *ctx;
+	rl->ctx.shared = NULL; /* check() runs without counters */
+	rl->child.pidfd = -1;
+	rl->barrier = (struct ul_barrier){ { -1, -1 }, { -1, -1 } };
+
+	if (load->check) {
+		r = load->check(&rl->ctx, reason, sizeof(reason));
+		if (r) {
+			snprintf(why, len, "load '%s': %s", load->name, reason);
+			free(rl);
+			return r < 0 ? r : -EINVAL;
+		}
+	}
+
+	rl->shared = mmap(NULL, sizeof(*rl->shared), PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (rl->shared == MAP_FAILED) {
+		r = -errno;
+		rl->shared = NULL;
+		snprintf(why, len, "load '%s': cannot map its counters: %s", load->name,
+			 strerror(-r));
+		free(rl);
+		return r;
+	}
+	atomic_init(&rl->shared->units, 0);
+	atomic_init(&rl->shared->failed_errno, 0);
+	rl->ctx.shared = rl->shared;
+
+	r = ul_barrier_init(&rl->barrier);
+	if (r) {
+		snprintf(why, len, "load '%s': cannot create its start barrier: %s", load->name,
+			 strerror(-r));
+		rl_free(rl);
+		return r;
+	}
+
+	memset(&o, 0, sizeof(o));
+	o.name = load->name;
+	o.fn = load_child_main;
+	o.arg = rl;
+	/* All four ends: the child's barrier calls close the supervisor's
+	 * ends themselves, which must not hit fds prepare() reused. */
+	o.keep_fds[0] = rl->barrier.ready[0];
+	o.keep_fds[1] = rl->barrier.ready[1];
+	o.keep_fds[2] = rl->barrier.go[0];
+	o.keep_fds[3] = rl->barrier.go[1];
+	o.n_keep_fds = 4;
+	o.set_oom_score_adj = load->flags & UL_LOAD_MEMORY;
+	o.oom_score_adj = 1000;
+	o.stdout_to_null = true;
+	o.cgroup_procs = ctx->cgroup_procs; /* the run's memory cgroup, if any */
+
+	r = ul_spawn(sup, &o, &rl->child);
+	if (r) {
+		snprintf(why, len, "cannot start load '%s': %s", load->name, strerror(-r));
+		rl_free(rl);
+		return r;
+	}
+	ul_barrier_parent_after_fork(&rl->barrier);
+
+	deadline = ul_now_ns() + ready_timeout_ns;
+	for (;;) {
+		struct ul_child *exited = NULL;
+		enum ul_wait_result w = ul_sup_wait(sup, rl->barrier.ready[0], deadline, &exited);
+		char byte;
+		ssize_t n;
+
+		switch (w) {
+		case UL_WAIT_READY:
+			n = read(rl->barrier.ready[0], &byte, 1);
+			if (n == 1)
+				goto ready;
+			if (n < 0 && (errno == EINTR || errno == EAGAIN))
+				continue;
+			break; /* EOF or error: the leader is gone or going */
+		case UL_WAIT_CHILD_EXITED:
+			/* Another registered child's exit is recorded in its
+			 * own struct (reaped, wstatus) for its owner to see. */
+			if (exited != &rl->child)
+				continue;
+			break;
+		case UL_WAIT_TIMEOUT:
+			ul_fmt_duration(buf, sizeof(buf), ready_timeout_ns);
+			snprintf(why, len, "load '%s' did not become ready within %s", load->name,
+				 buf);
+			abandon_start(sup, rl, START_FAIL_GRACE_NS);
+			return -ETIMEDOUT;
+		case UL_WAIT_INTERRUPTED:
+		default:
+			snprintf(why, len, "interrupted while starting load '%s'", load->name);
+			abandon_start(sup, rl, ul_sup_aborting(sup) ? 0 : START_FAIL_GRACE_NS);
+			return -EINTR;
+		}
+
+		/* The leader exited (or closed its end) without reporting ready. */
+		if (!rl->child.reaped && ul_sup_stop(sup, &rl->child, START_FAIL_GRACE_NS) < 0) {
+			snprintf(why, len, "load '%s' failed to start and could not be reaped",
+				 load->name);
+			ul_barrier_close(&rl->barrier);
+			return -ETIME; /* rl stays allocated: still registered */
+		}
+		fmt_wstatus(buf, sizeof(buf), &rl->child);
+		r = atomic_load(&rl->shared->failed_errno);
+		if (r)
+			snprintf(why, len, "load '%s' exited before it was ready (%s): %s",
+				 load->name, buf, strerror(r));
+		else
+			snprintf(why, len, "load '%s' exited before it was ready (%s)", load->name,
+				 buf);
+		rl_free(rl);
+		return r ? -r : -ECHILD;
+	}
+
+ready:
+	/* The leader is blocked on "go": its CPU so far is set-up, not load. */
+	read_cpu_ns(rl->child.pid, &rl->go_user_ns, &rl->go_sys_ns);
+	rl->go_ns = ul_now_ns();
+	ul_barrier_release(&rl->barrier);
+	ul_barrier_close(&rl->barrier);
+	*out = rl;
+	return 0;
+}
+
+struct ul_child *ul_load_child(struct ul_running_load *rl)
+{
+	return &rl->child;
+}
+
+uint64_t ul_load_units(const struct ul_running_load *rl)
+{
+	return atomic_load_explicit(&rl->shared->units, memory_order_relaxed);
+}
+
+/* Has the leader exited on its own (a zombie not yet noticed)?  Does not reap. */
+static bool leader_exited(const struct ul_child *c)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)c->pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
+		return false;
+	return si.si_pid == c->pid;
+}
+
+/*
+ * The leader died before the stop (and was reaped by ul_sup_wait()), so
+ * ul_sup_stop() will not sweep its group: do it here.  Workers die with
+ * the leader (PDEATHSIG) and short-lived children (spawnload's) exit on
+ * their own; as orphans they come back to the subreaping supervisor.
+ * Only a group that still has members is signalled, and a group id stays
+ * attached to its members, so this cannot hit a reused id.
+ */
+static void sweep_group(pid_t pgid)
+{
+	ul_nsec deadline = ul_now_ns() + GROUP_REAP_NS;
+	const struct timespec tick = { 0, 1000 * 1000 };
+
+	if (pgid <= 1 || pgid == getpgrp())
+		return;
+	for (;;) {
+		if (killpg(pgid, 0) < 0 && errno == ESRCH)
+			return;
+		killpg(pgid, SIGKILL);
+		/* waitpid(-pgid) reaps only members of that group. */
+		while (waitpid(-pgid, NULL, WNOHANG) > 0)
+			;
+		if (ul_now_ns() >= deadline)
+			return;
+		nanosleep(&tick, NULL);
+	}
+}
+
+/*
+ * Returns 0 when the load ran until stopped, or when its death was already
+ * reported to the caller (ul_sup_wait() returned UL_WAIT_CHILD_EXITED for
+ * it, so ul_load_child(rl)->reaped is set).  Returns -ECHILD when the
+ * leader had exited unnoticed before the stop: a death the caller has not
+ * seen yet, which must flag the cell.  -ETIME when the leader could not be
+ * reaped; then rl is not freed, as the supervisor still holds its record.
+ */
+int ul_load_stop(struct ul_sup *sup, struct ul_running_load *rl, int64_t grace_ns,
+		 uint64_t *units, bool *needed_kill)
+{
+	return ul_load_stop_usage(sup, rl, grace_ns, units, needed_kill, NULL);
+}
+
+int ul_load_stop_usage(struct ul_sup *sup, struct ul_running_load *rl, int64_t grace_ns,
+		       uint64_t *units, bool *needed_kill, struct ul_load_usage *usage)
+{
+	bool noticed = rl->child.reaped;
+	bool unnoticed = !noticed && leader_exited(&rl->child);
+	int r = 0;
+
+	/* ul_sup_stop() signals the whole group and waits until it is empty. */
+	if (!noticed)
+		r = ul_sup_stop(sup, &rl->child, grace_ns);
+	else
+		sweep_group(rl->child.pid);
+	if (units)
+		*units = atomic_load(&rl->shared->units);
+	if (needed_kill)
+		*needed_kill = rl->child.needed_kill;
+	if (usage) {
+		memset(usage, 0, sizeof(*usage));
+		usage->valid = rl->child.reaped;
+		if (usage->valid) {
+			usage->user_ns = timeval_ns(&rl->child.ru.ru_utime) - rl->go_user_ns;
+			usage->sys_ns = timeval_ns(&rl->child.ru.ru_stime) - rl->go_sys_ns;
+			/* Tick-rounded set-up vs exact rusage: never below zero. */
+			usage->user_ns = usage->user_ns > 0 ? usage->user_ns : 0;
+			usage->sys_ns = usage->sys_ns > 0 ? usage->sys_ns : 0;
+			usage->ran_ns = ul_now_ns() - rl->go_ns;
+		}
+	}
+	if (r < 0)
+		return r;
+	rl_free(rl);
+	return unnoticed ? -ECHILD : 0;
+}
