@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Small helpers shared by the report formats: finding a cell's baseline,
+ * its primary series, and ending a write with the stream's error state.
+ * Static inline so the formats stay self-contained files in formats.def.
+ */
+#ifndef UL_REPORT_COMMON_H
+#define UL_REPORT_COMMON_H
+
+#include "core/compat.h"
+#include "model/model.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+/* The load name of every suite's baseline cell. */
+#define UL_REPORT_BASELINE_LOAD "noload"
+
+/* The primary measurement of a cell (series[0] by the model's contract), or NULL. */
+static inline const struct ul_series *ul_report_primary(const struct ul_cell *cell)
+{
+	return cell->n_series ? &cell->series[0] : NULL;
+}
+
+/*
+ * The baseline a cell is compared with: the first "noload" cell of `suite`
+ * (and of `probe`, unless probe is NULL) whose outcome is OK and whose
+ * series `series` (the primary series when NULL) has samples.  A failed or
+ * empty baseline is no baseline: ratios against it would mean nothing.
+ */
+static inline const struct ul_cell *ul_report_baseline(const struct ul_run *run, const char *suite,
+						       const char *probe, const char *series)
+{
+	for (size_t i = 0; i < run->n_cells; i++) {
+		const struct ul_cell *c = &run->cells[i];
+		const struct ul_series *s;
+
+		if (c->outcome != UL_CELL_OK || strcmp(c->load, UL_REPORT_BASELINE_LOAD) ||
+		    strcmp(c->suite, suite) || (probe && strcmp(c->probe, probe)))
+			continue;
+		s = series ? ul_cell_find_series(c, series) : ul_report_primary(c);
+		if (s && s->n)
+			return c;
+	}
+	return NULL;
+}
+
+/* The user-facing name of one enum ul_cell_flags bit, or NULL for an unknown bit. */
+static inline const char *ul_report_flag_name(unsigned flag)
+{
+	switch (flag) {
+	case UL_CELL_NOISY:
+		return "noisy";
+	case UL_CELL_LOAD_KILLED:
+		return "load-killed";
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * Writes at most `cap` bytes of `s` (a fixed model array, maybe unterminated)
+ * with control characters replaced by spaces, so a note from a child cannot
+ * break a one-record-per-line layout.
+ */
+static inline void ul_report_put_clean(FILE *out, const char *s, size_t cap)
+{
+	for (size_t i = 0; i < cap && s[i]; i++) {
+		unsigned char ch = (unsigned char)s[i];
+
+		fputc(ch < 0x20 || ch == 0x7f ? ' ' : ch, out);
+	}
+}
+
+/*
+ * Formats a wall-clock time in ns since the epoch as ISO-8601 UTC with whole
+ * seconds ("2024-01-02T03:04:05Z"), the precision people read; the ns value
+ * itself is what machines get.  Returns buf ("" if the time cannot be shown).
+ */
+static inline char *ul_report_iso8601(char *buf, size_t len, int64_t wall_ns)
+{
+	int64_t sec = wall_ns / UL_NS_PER_SEC;
+	time_t t;
+	struct tm tm;
+
+	if (wall_ns % UL_NS_PER_SEC < 0)
+		sec--; /* floor, so times before 1970 land in the right second */
+	t = (time_t)sec;
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	if (gmtime_r(&t, &tm))
+		strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return buf;
+}
+
+/*
+ * Ends a format's output: flushes so a full disk or closed pipe shows up
+ * now rather than at fclose() time, then reports the stream's error
+ * indicator as -EIO (the contract of ul_format.write_run).
+ */
+static inline int ul_report_finish(FILE *out)
+{
+	if (fflush(out) != 0 || ferror(out))
+		return -EIO;
+	return 0;
+}
+
+#endif

@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The "text" format: underload's own table for people.  A header about the
+ * run and host, then one aligned table per (suite, probe, primary series).
+ *
+ * Layout (version 1):
+ *   label:/host:/kernel:/run:/started:/params: lines, "key:" padded to 9
+ *   columns; then for each group, in order of first appearance in the run,
+ *   a blank line, "suite S, probe P: SERIES in UNIT; ratio = median / noload
+ *   median", and a table whose columns are right-aligned numbers and
+ *   left-aligned text, two spaces apart, with no trailing blanks:
+ *     test n min median mean p90 max S.D. dev.mean ratio
+ *     "95% CI of median" load units outcome
+ *   Series named *_ns are shown in ms with 3 decimals; any other series is
+ *   shown as recorded ("as recorded" in the group line).  Every line of a
+ *   table starts with a marker column: '!' when the cell is noisy or its
+ *   outcome is not ok, else a space.  A group with marked cells ends with a
+ *   legend line and one line per marked cell (name, outcome, flags, note).
+ * Statistics come from stats/ (ul_stats_summarize_i64); nothing is
+ * recomputed here.  A cell without samples shows "-" for every number.
+ */
+#include "core/compat.h"
+#include "report/common.h"
+#include "report/format.h"
+#include "stats/stats.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TEXT_CELL_LEN 128 /* longest table cell: "%llu " + a 48-byte unit name fits */
+
+enum text_col {
+	COL_TEST,
+	COL_N,
+	COL_MIN,
+	COL_MEDIAN,
+	COL_MEAN,
+	COL_P90,
+	COL_MAX,
+	COL_SD,
+	COL_DEV_MEAN,
+	COL_RATIO,
+	COL_CI,
+	COL_UNITS,
+	COL_OUTCOME,
+	COL_COUNT,
+};
+
+static const struct {
+	const char *title;
+	bool left;
+} text_cols[COL_COUNT] = {
+	[COL_TEST] = { "test", true },
+	[COL_N] = { "n", false },
+	[COL_MIN] = { "min", false },
+	[COL_MEDIAN] = { "median", false },
+	[COL_MEAN] = { "mean", false },
+	[COL_P90] = { "p90", false },
+	[COL_MAX] = { "max", false },
+	[COL_SD] = { "S.D.", false },
+	[COL_DEV_MEAN] = { "dev.mean", false },
+	[COL_RATIO] = { "ratio", false },
+	[COL_CI] = { "95% CI of median", true },
+	[COL_UNITS] = { "load units", false },
+	[COL_OUTCOME] = { "outcome", true },
+};
+
+/* One table: row 0 is the header; mark[r] is the marker column of row r. */
+struct text_table {
+	size_t rows;
+	char (*cell)[COL_COUNT][TEXT_CELL_LEN];
+	char *mark;
+};
+
+static void text_set(struct text_table *t, size_t row, enum text_col col, const char *fmt, ...)
+	UL_PRINTF(4, 5);
+
+static void text_set(struct text_table *t, size_t row, enum text_col col, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(t->cell[row][col], TEXT_CELL_LEN, fmt, ap);
+	va_end(ap);
+}
+
+/* Copies a model string into a cell with control characters blanked. */
+static void text_set_clean(struct text_table *t, size_t row, enum text_col col, const char *s,
+			   size_t cap)
+{
+	char *d = t->cell[row][col];
+	size_t i;
+
+	for (i = 0; i < cap && i < TEXT_CELL_LEN - 1 && s[i]; i++)
+		d[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? ' ' : s[i];
+	d[i] = '\0';
+}
+
+static void text_print_table(FILE *out, const struct text_table *t)
+{
+	size_t width[COL_COUNT] = { 0 };
+
+	for (size_t r = 0; r < t->rows; r++)
+		for (size_t c = 0; c < COL_COUNT; c++) {
+			size_t len = strlen(t->cell[r][c]);
+
+			if (len > width[c])
+				width[c] = len;
+		}
+	for (size_t r = 0; r < t->rows; r++) {
+		fputc(t->mark[r], out);
+		for (size_t c = 0; c < COL_COUNT; c++) {
+			const char *s = t->cell[r][c];
+			int w = (int)width[c];
+
+			fputs(c ? "  " : " ", out);
+			if (!text_cols[c].left)
+				fprintf(out, "%*s", w, s);
+			else if (c == COL_COUNT - 1)
+				fputs(s, out); /* no trailing blanks */
+			else
+				fprintf(out, "%-*s", w, s);
+		}
+		fputc('\n', out);
+	}
+}
+
+/* The primary series name that places a cell in a group; a cell without
+ * series joins the first cell of its suite and probe that has one. */
+static const char *text_series_key(const struct ul_run *run, const struct ul_cell *cell)
+{
+	const struct ul_series *s = ul_report_primary(cell);
+
+	if (s)
+		return s->name;
+	for (size_t i = 0; i < run->n_cells; i++) {
+		const struct ul_cell *c = &run->cells[i];
+
+		s = ul_report_primary(c);
+		if (s && !strcmp(c->suite, cell->suite) && !strcmp(c->probe, cell->probe))
+			return s->name;
+	}
+	return "";
+}
+
+static bool text_same_group(const struct ul_run *run, const struct ul_cell *a,
+			    const struct ul_cell *b)
+{
+	return !strcmp(a->suite, b->suite) && !strcmp(a->probe, b->probe) &&
+	       !strcmp(text_series_key(run, a), text_series_key(run, b));
+}
+
+static bool text_series_is_ns(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len >= 3 && !strcmp(name + len - 3, "_ns");
+}
+
+static bool text_marked(const struct ul_cell *c)
+{
+	return c->outcome != UL_CELL_OK || (c->flags & UL_CELL_NOISY);
+}
+
+/* "ok", "load-died", "ok+noisy+load-killed": the outcome and the flags that are set. */
+static void text_outcome(char *buf, size_t len, const struct ul_cell *c)
+{
+	size_t used = (size_t)snprintf(buf, len, "%s", ul_cell_outcome_name(c->outcome));
+
+	for (unsigned bit = 0; bit < 8 * sizeof(c->flags); bit++) {
+		unsigned flag = 1u << bit;
+		const char *name = ul_report_flag_name(flag);
+		char unknown[16];
+
+		if (!(c->flags & flag) || used >= len)
+			continue;
+		if (!name) {
+			snprintf(unknown, sizeof(unknown), "bit%u", bit);
+			name = unknown;
+		}
+		used += (size_t)snprintf(buf + used, len - used, "+%s", name);
+	}
+}
+
+static int text_fill_row(struct text_table *t, size_t row, const struct ul_cell *c,
+			 const struct ul_summary *base, double scale)
+{
+	const struct ul_series *s = ul_report_primary(c);
+	struct ul_summary sum;
+	int err;
+
+	t->mark[row] = text_marked(c) ? '!' : ' ';
+	text_set_clean(t, row, COL_TEST, c->load, sizeof(c->load));
+	if (c->load_unit[0])
+		text_set(t, row, COL_UNITS, "%llu %.*s", (unsigned long long)c->load_units,
+			 (int)strnlen(c->load_unit, sizeof(c->load_unit)), c->load_unit);
+	else
+		text_set(t, row, COL_UNITS, "%llu", (unsigned long long)c->load_units);
+	text_outcome(t->cell[row][COL_OUTCOME], TEXT_CELL_LEN, c);
+
+	if (!s || !s->n) {
+		text_set(t, row, COL_N, "0");
+		for (int col = COL_MIN; col <= COL_CI; col++)
+			text_set(t, row, (enum text_col)col, "-");
+		return 0;
+	}
+	err = ul_stats_summarize_i64(s->v, s->n, &sum);
+	if (err)
+		return err;
+	text_set(t, row, COL_N, "%zu", sum.n);
+	text_set(t, row, COL_MIN, "%.3f", sum.min / scale);
+	text_set(t, row, COL_MEDIAN, "%.3f", sum.median / scale);
+	text_set(t, row, COL_MEAN, "%.3f", sum.mean / scale);
+	text_set(t, row, COL_P90, "%.3f", sum.p90 / scale);
+	text_set(t, row, COL_MAX, "%.3f", sum.max / scale);
+	text_set(t, row, COL_SD, "%.3f", sum.sd / scale);
+	text_set(t, row, COL_DEV_MEAN, "%.3f", sum.dev_mean / scale);
+	if (base && base->median != 0)
+		text_set(t, row, COL_RATIO, "%.3f", sum.median / base->median);
+	else
+		text_set(t, row, COL_RATIO, "-");
+	if (sum.has_ci)
+		text_set(t, row, COL_CI, "[%.3f, %.3f]", sum.ci_lo / scale, sum.ci_hi / scale);
+	else
+		text_set(t, row, COL_CI, "n<6");
+	return 0;
+}
+
+static void text_legend(FILE *out, const struct ul_run *run, const struct ul_cell *first)
+{
+	fputs("  ! = noisy (median CI wider than the target at max points) or outcome not ok:\n",
+	      out);
+	for (const struct ul_cell *c = first; c < run->cells + run->n_cells; c++) {
+		char outcome[TEXT_CELL_LEN];
+
+		if (!text_same_group(run, first, c) || !text_marked(c))
+			continue;
+		text_outcome(outcome, sizeof(outcome), c);
+		fputs("    ", out);
+		ul_report_put_clean(out, c->load, sizeof(c->load));
+		fprintf(out, ": %s", outcome);
+		if (c->note[0]) {
+			fputs(": ", out);
+			ul_report_put_clean(out, c->note, sizeof(c->note));
+		}
+		fputc('\n', out);
+	}
+}
+
+/* Prints the group that starts with `first` (its first cell in run order). */
+static int text_group(FILE *out, const struct ul_run *run, const struct ul_cell *first)
+{
+	const char *key = text_series_key(run, first);
+	bool ns = text_series_is_ns(key);
+	double scale = ns ? (double)UL_NS_PER_MS : 1.0;
+	const struct ul_cell *bc = ul_report_baseline(run, first->suite, first->probe, key);
+	struct ul_summary base;
+	struct text_table t = { 0 };
+	size_t ncells = 0;
+	bool any_mark = false;
+	int err = 0;
+
+	if (bc) {
+		const struct ul_series *bs = ul_cell_find_series(bc, key);
+
+		err = ul_stats_summarize_i64(bs->v, bs->n, &base);
+		if (err)
+			return err;
+	}
+	for (const struct ul_cell *c = first; c < run->cells + run->n_cells; c++)
+		ncells += text_same_group(run, first, c);
+	t.cell = calloc(ncells + 1, sizeof(*t.cell));
+	t.mark = calloc(ncells + 1, 1);
+	if (!t.cell || !t.mark) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+
+	t.mark[0] = ' ';
+	for (size_t col = 0; col < COL_COUNT; col++)
+		text_set(&t, 0, (enum text_col)col, "%s", text_cols[col].title);
+	t.rows = 1;
+	for (const struct ul_cell *c = first; c < run->cells + run->n_cells; c++) {
+		if (!text_same_group(run, first, c))
+			continue;
+		err = text_fill_row(&t, t.rows++, c, bc ? &base : NULL, scale);
+		if (err)
+			goto out_free;
+		any_mark |= text_marked(c);
+	}
+
+	fputs("\nsuite ", out);
+	ul_report_put_clean(out, first->suite, sizeof(first->suite));
+	fputs(", probe ", out);
+	ul_report_put_clean(out, first->probe, sizeof(first->probe));
+	fprintf(out, ": %s %s; ratio = median / noload median\n", key[0] ? key : "(no series)",
+		ns ? "in ms" : "as recorded");
+	text_print_table(out, &t);
+	if (any_mark)
+		text_legend(out, run, first);
+out_free:
+	free(t.cell);
+	free(t.mark);
+	return err;
+}
+
+static void text_header(FILE *out, const struct ul_run *run)
+{
+	const struct ul_host *h = &run->host;
+	const struct ul_run_params *p = &run->params;
+	char when[32];
+
+	fputs("label:   ", out);
+	ul_report_put_clean(out, run->label, sizeof(run->label));
+	fputs("\nhost:    ", out);
+	ul_report_put_clean(out, h->hostname, sizeof(h->hostname));
+	fputs(" (", out);
+	ul_report_put_clean(out, h->arch, sizeof(h->arch));
+	fprintf(out, ", %d CPUs, %llu MiB RAM, %llu MiB swap, ", h->ncpu,
+		(unsigned long long)(h->mem_total_bytes / UL_MiB),
+		(unsigned long long)(h->swap_total_bytes / UL_MiB));
+	ul_report_put_clean(out, h->cpu_model, sizeof(h->cpu_model));
+	fputs(")\nkernel:  ", out);
+	ul_report_put_clean(out, h->kernel_release, sizeof(h->kernel_release));
+	fputc(' ', out);
+	ul_report_put_clean(out, h->kernel_version, sizeof(h->kernel_version));
+	fputs("\nrun:     ", out);
+	ul_report_put_clean(out, run->uuid, sizeof(run->uuid));
+	fprintf(out, " (%s)\n", ul_run_status_name(run->status));
+	fprintf(out, "started: %s",
+		run->started_wall_ns ? ul_report_iso8601(when, sizeof(when), run->started_wall_ns)
+				     : "unknown");
+	if (run->finished_wall_ns)
+		fprintf(out, ", finished %s",
+			ul_report_iso8601(when, sizeof(when), run->finished_wall_ns));
+	fprintf(out, "\nparams:  interval %g s, %d..%d points, median CI target %.2f%%, "
+		     "memory budget %llu MiB",
+		(double)p->interval_ns / UL_NS_PER_SEC, p->min_points, p->max_points,
+		(double)p->ci_target_centi / 100,
+		(unsigned long long)(p->mem_budget_bytes / UL_MiB));
+	if (p->mem_limit_bytes)
+		fprintf(out, ", memory limit %llu MiB",
+			(unsigned long long)(p->mem_limit_bytes / UL_MiB));
+	if (p->swap_bytes)
+		fprintf(out, ", swap %llu MiB", (unsigned long long)(p->swap_bytes / UL_MiB));
+	fputc('\n', out);
+}
+
+static int text_write_run(FILE *out, const struct ul_run *run)
+{
+	text_header(out, run);
+	for (size_t i = 0; i < run->n_cells; i++) {
+		const struct ul_cell *c = &run->cells[i];
+		bool seen = false;
+		int err;
+
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = text_same_group(run, &run->cells[j], c);
+		if (seen)
+			continue;
+		err = text_group(out, run, c);
+		if (err)
+			return err;
+	}
+	return ul_report_finish(out);
+}
+
+const struct ul_format ul_format_text = {
+	.name = "text",
+	.summary = "underload's table: n, min, median, mean, p90, max, S.D., median CI, ratio",
+	.version = 1,
+	.write_run = text_write_run,
+};
