@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # --help and --version for every command; the registries list themselves.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.bash"
 
 
 out=$("$UL" --version); ok $? "--version exits 0"

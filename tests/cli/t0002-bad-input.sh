@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Bad input: one clear line naming what was wrong, exit 2 (or 1 for a bad
 # store), nothing left behind, nothing already stored lost.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.bash"
 
 
 # expect_fail CODE REGEX DESCRIPTION -- ARGS...: one line on stderr matching REGEX

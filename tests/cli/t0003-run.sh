@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A whole resp run with tiny sizes: the resp1 table has all seven rows, the
 # run is listed, `show` reprints it byte for byte, JSON has every sample.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.bash"
 
 out=$("$UL" run "${TINY[@]}" --label cli-test --format resp1,json="$TMP/run.json" 2>"$TMP/err")
 rc=$?

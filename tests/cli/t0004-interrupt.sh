@@ -2,7 +2,7 @@
 # SIGINT mid-run: exit 130, no process of the run alive, no scratch file,
 # the run stored as interrupted with its finished cells.  A second SIGINT
 # during the stop aborts at once and still cleans up.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.bash"
 
 # cells LABEL: cells stored so far for the run labelled LABEL.
 cells() {

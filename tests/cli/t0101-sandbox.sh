@@ -2,7 +2,7 @@
 # The memory sandbox: --mem-limit puts probe and loads in a memory cgroup,
 # --swap provisions a swap file; both exist during the run and are gone
 # after success, after SIGINT, and after SIGKILL + `underload cleanup`.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.bash"
 
 ul_cgroups() { find /sys/fs/cgroup -maxdepth 6 -type d -name 'underload-*' 2>/dev/null | wc -l; }
 ul_swaps() { grep -c 'underload-swap-' /proc/swaps || true; }
@@ -44,7 +44,7 @@ like "$(cat "$TMP/err")" "load '8ctx-mem': .*1G|load '8ctx-mem': .*1024" "the re
 is "$(ul_cgroups)$(ul_swaps)" 00 "nothing is left after the refusal"
 
 # Success: cgroup and swap exist while the run runs, and are gone after.
-"$UL" run "${TINY[@]}" "${SB[@]}" "${TESTS[@]}" --label sb-ok --format json="$TMP/ok.json" \
+"$UL" run "${TINY[@]}" "${SB[@]}" "${TESTS[@]}" --label sb-ok --format resp1,json="$TMP/ok.json" \
 	>"$TMP/out" 2>"$TMP/err" &
 pid=$!
 wait_for has_cgroup; ok $? "a memory cgroup exists during the run"

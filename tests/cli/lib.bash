@@ -43,8 +43,21 @@ like() { # like TEXT REGEX DESCRIPTION
 skip() { _n=$((_n + 1)); echo "ok $_n # skip $1"; }
 diag() { echo "# $*"; }
 
-# Processes of underload runs still alive (their comm starts with "ul:").
-ul_procs() { ps -eo comm= | grep -c '^ul:' || true; }
+# "$UL" is a wrapper that tags underload's environment, and so that of
+# every process it starts: leftovers are found precisely even with other
+# runs on the machine.
+UL_REAL=$UL
+UL=$TMP/underload
+printf '#!/bin/sh\nUL_TEST_TAG=%s exec %s "$@"\n' "$TMP" "$UL_REAL" >"$UL"
+chmod +x "$UL"
+# Processes started through "$UL" still alive: underload or its children.
+ul_procs() {
+	local n=0 f
+	for f in /proc/[0-9]*/environ; do
+		{ tr '\0' '\n' <"$f" | grep -qxF "UL_TEST_TAG=$TMP"; } 2>/dev/null && n=$((n + 1))
+	done
+	echo "$n"
+}
 # Scratch directories left in $SCRATCH.
 scratch_left() { find "$SCRATCH" -mindepth 1 -maxdepth 1 | wc -l; }
 
