@@ -6,11 +6,15 @@
  * the run is in a memory cgroup, its peak usage and OOM counts).
  */
 #include "core/compat.h"
+#include "core/clock.h"
 #include "engine/engine.h"
 #include "engine/monitor.h"
 #include "proc/cgroup.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +30,56 @@ struct mem_snapshot {
 
 struct mem_state {
 	struct mem_snapshot start;
+	int kmsg_fd; /* /dev/kmsg positioned at the cell's start, or -1 */
 };
+
+/*
+ * OOM kills during the cell, from the kernel log: which process, when.
+ * Appends "OOM killer killed pid N (comm) at T" to the cell's note for
+ * kills of our processes (comm "ul:...", or any kill in our memory
+ * cgroup) and returns how many there were.  Needs /dev/kmsg (root).
+ */
+static int read_oom_kills(const struct ul_engine *eng, int fd, struct ul_cell *cell)
+{
+	char rec[2048];
+	int kills = 0;
+
+	for (;;) {
+		ssize_t n = read(fd, rec, sizeof(rec) - 1);
+		unsigned long long ts_us;
+		char comm[64], *msg, *k;
+		int pid;
+
+		if (n < 0 && errno == EPIPE)
+			continue; /* records were overwritten: go on with the next */
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		msg = strchr(rec, ';');
+		k = msg ? strstr(msg, "Killed process ") : NULL;
+		if (!k || sscanf(rec, "%*u,%*u,%llu", &ts_us) != 1 ||
+		    sscanf(k, "Killed process %d (%63[^)])", &pid, comm) != 2)
+			continue;
+		if (strncmp(comm, "ul:", 3) && !(eng->have_cgroup && strstr(msg, "Memory cgroup")))
+			continue;
+		kills++;
+		{
+			/* kmsg stamps are CLOCK_MONOTONIC microseconds. */
+			int64_t ago_ns = ul_now_ns() - (int64_t)ts_us * 1000;
+			time_t t = (time_t)((ul_wall_ns() - ago_ns) / UL_NS_PER_SEC);
+			struct tm tm;
+			char when[32];
+			size_t len = strlen(cell->note);
+
+			gmtime_r(&t, &tm);
+			strftime(when, sizeof(when), "%H:%M:%S UTC", &tm);
+			snprintf(cell->note + len, sizeof(cell->note) - len,
+				 "%sOOM killer killed pid %d (%s) at %s", len ? "; " : "", pid, comm,
+				 when);
+		}
+	}
+	return kills;
+}
 
 static void read_vmstat(struct mem_snapshot *s)
 {
@@ -107,14 +160,27 @@ static void snapshot(const struct ul_engine *eng, struct mem_snapshot *s)
 
 static int mem_start(struct ul_engine *eng, void **state)
 {
+	struct mem_state *ms = calloc(1, sizeof(*ms));
+
 	(void)eng;
-	*state = calloc(1, sizeof(struct mem_state));
-	return *state ? 0 : -ENOMEM;
+	if (!ms)
+		return -ENOMEM;
+	ms->kmsg_fd = -1;
+	*state = ms;
+	return 0;
+}
+
+static void close_kmsg(struct mem_state *ms)
+{
+	if (ms->kmsg_fd >= 0)
+		close(ms->kmsg_fd);
+	ms->kmsg_fd = -1;
 }
 
 static void mem_stop(struct ul_engine *eng, void *state)
 {
 	(void)eng;
+	close_kmsg(state);
 	free(state);
 }
 
@@ -124,16 +190,25 @@ static int mem_cell_begin(struct ul_engine *eng, void *state, struct ul_cell *ce
 
 	(void)cell;
 	snapshot(eng, &ms->start);
+	close_kmsg(ms);
+	ms->kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (ms->kmsg_fd >= 0 && lseek(ms->kmsg_fd, 0, SEEK_END) < 0)
+		close_kmsg(ms);
 	return 0;
 }
 
 static int mem_cell_end(struct ul_engine *eng, void *state, struct ul_cell *cell)
 {
-	const struct mem_snapshot *a = &((struct mem_state *)state)->start;
+	struct mem_state *ms = state;
+	const struct mem_snapshot *a = &ms->start;
 	struct mem_snapshot b;
 	int rc = 0;
 
 	snapshot(eng, &b);
+	if (ms->kmsg_fd >= 0) {
+		rc |= ul_cell_set_metric(cell, "oom_kills", read_oom_kills(eng, ms->kmsg_fd, cell));
+		close_kmsg(ms);
+	}
 	rc |= ul_cell_set_metric(cell, "swap_in_pages", (double)(b.pswpin - a->pswpin));
 	rc |= ul_cell_set_metric(cell, "swap_out_pages", (double)(b.pswpout - a->pswpout));
 	rc |= ul_cell_set_metric(cell, "system_majflt", (double)(b.pgmajfault - a->pgmajfault));

@@ -163,6 +163,36 @@ static int sample_cell(struct resp_state *st, struct ul_cell *cell, struct ul_ru
 	return UL_ENGINE_OK;
 }
 
+/*
+ * After a load died mid-sample the probe's request is still outstanding:
+ * collect (and drop) that answer so the next test starts clean, or
+ * replace the probe if it gives none.
+ */
+static int drain_probe(struct resp_state *st)
+{
+	struct ul_engine *eng = st->eng;
+	ul_nsec deadline = ul_now_ns() + eng->cfg->interval_ns + eng->cfg->sample_timeout_ns;
+
+	for (;;) {
+		int64_t value;
+		int err;
+		struct ul_child *exited = NULL;
+		enum ul_measure_result r =
+			ul_probe_measure(&eng->sup, st->rp, -1, deadline, &value, &err, &exited);
+
+		if (r == UL_MEASURE_OK)
+			return UL_ENGINE_OK;
+		if (r == UL_MEASURE_CHILD_EXITED)
+			continue;
+		if (r == UL_MEASURE_INTERRUPTED)
+			return UL_ENGINE_INTERRUPTED;
+		ul_probe_stop(&eng->sup, st->rp, 0);
+		st->rp = NULL;
+		eng->probe_pid = 0;
+		return UL_ENGINE_OK;
+	}
+}
+
 static int run_test(struct resp_state *st, const struct ul_load *load, size_t test_i,
 		    size_t n_tests)
 {
@@ -206,6 +236,8 @@ static int run_test(struct resp_state *st, const struct ul_load *load, size_t te
 
 		ul_monitors_begin(eng, cell);
 		result = sample_cell(st, cell, rl, test_i, n_tests);
+		if (result == UL_ENGINE_OK && cell->outcome == UL_CELL_LOAD_DIED)
+			result = drain_probe(st);
 		ul_monitors_end(eng, cell);
 
 		rc = ul_load_stop(&eng->sup, rl, stop_grace(eng), &cell->load_units, &needed_kill);

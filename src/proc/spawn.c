@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ul_spawn(): the one way underload creates a child process, in its own
+ * process group, tied to the supervisor's life, with a clean signal and fd state.
+ */
+#include "proc/supervise.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434 /* the same on every architecture */
+#endif
+
+/*
+ * Exit codes of a child that failed before running its function or
+ * program.  127 is the shell's "command not found"; 126 (the shell's
+ * "cannot execute") covers every other setup step, as cgroup.procs does in
+ * the header's contract.  1 means the supervisor was already gone.
+ */
+#define SPAWN_EXIT_ORPHANED 1
+#define SPAWN_EXIT_SETUP 126
+#define SPAWN_EXIT_EXEC 127
+
+/* Write a short string to a file; only async-signal-safe calls. */
+static int spawn_write_file(const char *path, const char *text)
+{
+	size_t len = strlen(text);
+	ssize_t n;
+	int fd, err = 0;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	do
+		n = write(fd, text, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		err = -errno;
+	else if ((size_t)n != len)
+		err = -EIO;
+	if (close(fd) < 0 && !err)
+		err = -errno; /* cgroup writes may report errors at close */
+	return err;
+}
+
+/* Decimal without snprintf(), which may take locks a forked child cannot. */
+static void spawn_itoa(int v, char *buf, size_t len)
+{
+	char tmp[16];
+	unsigned int u = v < 0 ? 0u - (unsigned int)v : (unsigned int)v;
+	size_t n = 0, i = 0;
+
+	do
+		tmp[n++] = (char)('0' + u % 10);
+	while ((u /= 10) && n < sizeof(tmp));
+	if (v < 0 && i + 1 < len)
+		buf[i++] = '-';
+	while (n && i + 1 < len)
+		buf[i++] = tmp[--n];
+	buf[i] = '\0';
+}
+
+static void spawn_close_range(unsigned int lo, unsigned int hi)
+{
+	struct rlimit rl;
+	unsigned int max;
+
+	if (lo > hi || close_range(lo, hi, 0) == 0)
+		return;
+	/* Old kernel: close one by one up to the fd limit. */
+	max = 65536;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < max)
+		max = (unsigned int)rl.rlim_cur;
+	for (unsigned int fd = lo; fd <= hi && fd < max; fd++)
+		close((int)fd);
+}
+
+/* Close every fd >= 3 except keep[] (sorted ascending). */
+static void spawn_close_strays(const int *keep, size_t n)
+{
+	unsigned int lo = 3;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned int k = (unsigned int)keep[i];
+
+		if (k < lo)
+			continue; /* 0-2, or a duplicate */
+		if (k > lo)
+			spawn_close_range(lo, k - 1);
+		lo = k + 1;
+	}
+	spawn_close_range(lo, ~0u);
+}
+
+/* The child side of ul_spawn(); never returns. */
+static _Noreturn void spawn_child(const struct ul_spawn_opts *o, const int *keep, size_t nkeep,
+				  const char *comm, pid_t sup_pid)
+{
+	struct sigaction sa;
+	sigset_t none;
+	char buf[16];
+	int fd;
+
+	/* KILL, STOP and glibc's internal signals refuse; that is fine. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	for (int sig = 1; sig < NSIG; sig++)
+		sigaction(sig, &sa, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+
+	/* The parent does the same; whichever runs first wins the race. */
+	setpgid(0, 0);
+
+	/*
+	 * Die with the supervisor.  If it died before the prctl() we were
+	 * already reparented and the signal will never come: check.
+	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		_exit(SPAWN_EXIT_SETUP);
+	if (getppid() != sup_pid)
+		_exit(SPAWN_EXIT_ORPHANED);
+
+	/* Before anything else, so all the child's usage is charged there. */
+	if (o->cgroup_procs && spawn_write_file(o->cgroup_procs, "0") < 0)
+		_exit(SPAWN_EXIT_SETUP);
+
+	if (o->set_oom_score_adj) {
+		spawn_itoa(o->oom_score_adj, buf, sizeof(buf));
+		if (spawn_write_file("/proc/self/oom_score_adj", buf) < 0)
+			_exit(SPAWN_EXIT_SETUP);
+	}
+
+	if (o->stdout_to_null) {
+		fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0)
+			_exit(SPAWN_EXIT_SETUP);
+		if (fd > STDERR_FILENO)
+			close(fd);
+	}
+
+	spawn_close_strays(keep, nkeep);
+
+	prctl(PR_SET_NAME, comm);
+
+	if (o->fn)
+		_exit(o->fn(o->arg));
+
+	/* Kept fds must survive the exec, whatever flags they were made with. */
+	for (size_t i = 0; i < nkeep; i++)
+		fcntl(keep[i], F_SETFD, 0);
+	execv(o->argv[0], o->argv);
+	_exit(SPAWN_EXIT_EXEC);
+}
+
+int ul_spawn(struct ul_sup *s, const struct ul_spawn_opts *o, struct ul_child *child)
+{
+	int keep[UL_SPAWN_MAX_FDS];
+	char comm[16]; /* TASK_COMM_LEN: longer names are truncated */
+	const char *name;
+	sigset_t all, old;
+	pid_t sup_pid, pid;
+	size_t nkeep;
+	int pidfd, err;
+
+	if (!s || !o || !child || s->sigfd < 0)
+		return -EINVAL;
+	if (!o->fn && (!o->argv || !o->argv[0]))
+		return -EINVAL;
+	if (o->n_keep_fds > UL_SPAWN_MAX_FDS)
+		return -EINVAL;
+	if (s->n_children >= UL_SUP_MAX_CHILDREN)
+		return -EAGAIN;
+
+	/* Everything that may allocate or fail is done before the fork. */
+	nkeep = o->n_keep_fds;
+	for (size_t i = 0; i < nkeep; i++) {
+		int fd = o->keep_fds[i];
+		size_t j = i;
+
+		if (fd < 0 || fcntl(fd, F_GETFD) < 0)
+			return -EBADF;
+		/* insertion sort: spawn_close_strays() walks the gaps in order */
+		while (j > 0 && keep[j - 1] > fd) {
+			keep[j] = keep[j - 1];
+			j--;
+		}
+		keep[j] = fd;
+	}
+	name = o->name && o->name[0] ? o->name : "child";
+	snprintf(comm, sizeof(comm), "ul:%s", name);
+
+	memset(child, 0, sizeof(*child));
+	child->pid = -1;
+	child->pidfd = -1;
+	snprintf(child->name, sizeof(child->name), "%s", name);
+
+	/*
+	 * No signal may run a handler in the child before its dispositions
+	 * are reset, nor reach the parent between fork and registration.
+	 */
+	sigfillset(&all);
+	if (sigprocmask(SIG_SETMASK, &all, &old) < 0)
+		return -errno;
+	sup_pid = getpid();
+	pid = fork();
+	if (pid == 0)
+		spawn_child(o, keep, nkeep, comm, sup_pid);
+	if (pid < 0) {
+		err = -errno;
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return err;
+	}
+
+	/*
+	 * Make the group exist before we return, so ul_sup_stop() can always
+	 * signal it.  EACCES (the child already exec'd) and ESRCH (it already
+	 * exited) mean the child did it itself or no longer needs it.
+	 */
+	setpgid(pid, pid);
+
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0) {
+		err = -errno;
+		/* Nothing left running: the child may already have forked. */
+		killpg(pid, SIGKILL);
+		kill(pid, SIGKILL);
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return err;
+	}
+
+	child->pid = pid;
+	child->pidfd = pidfd;
+	s->children[s->n_children++] = child;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return 0;
+}
