@@ -34,10 +34,35 @@ struct mem_state {
 };
 
 /*
- * OOM kills during the cell, from the kernel log: which process, when.
- * Appends "OOM killer killed pid N (comm) at T" to the cell's note for
- * kills of our processes (comm "ul:...", or any kill in our memory
- * cgroup) and returns how many there were.  Needs /dev/kmsg (root).
+ * Whether an "oom-kill:" kernel record is about one of ours: inside our
+ * memory cgroup, the task's memcg ends with our cgroup's name; without a
+ * cgroup, a global OOM (CONSTRAINT_NONE) killing a "ul:" process.  Kills
+ * in other cgroups (other runs, other programs) are never counted.
+ */
+static bool oom_is_ours(const struct ul_engine *eng, const char *rec, const char *task)
+{
+	const char *memcg = strstr(rec, "task_memcg=");
+
+	if (eng->have_cgroup) {
+		const char *name = strrchr(eng->cgroup.path, '/');
+		size_t len;
+
+		if (!memcg || !name)
+			return false;
+		name++;
+		memcg += strlen("task_memcg=");
+		len = strcspn(memcg, ",");
+		return len >= strlen(name) &&
+		       !strncmp(memcg + len - strlen(name), name, strlen(name));
+	}
+	return strstr(rec, "constraint=CONSTRAINT_NONE") && !strncmp(task, "ul:", 3);
+}
+
+/*
+ * OOM kills of our processes during the cell, from the kernel log's
+ * "oom-kill:" records: which process, when.  Appends "OOM killer killed
+ * pid N (task) at T" to the cell's note for each and returns how many.
+ * Needs /dev/kmsg (root); without it nothing is counted.
  */
 static int read_oom_kills(const struct ul_engine *eng, int fd, struct ul_cell *cell)
 {
@@ -47,7 +72,8 @@ static int read_oom_kills(const struct ul_engine *eng, int fd, struct ul_cell *c
 	for (;;) {
 		ssize_t n = read(fd, rec, sizeof(rec) - 1);
 		unsigned long long ts_us;
-		char comm[64], *msg, *k;
+		char task[64];
+		const char *k, *t, *p;
 		int pid;
 
 		if (n < 0 && errno == EPIPE)
@@ -55,26 +81,26 @@ static int read_oom_kills(const struct ul_engine *eng, int fd, struct ul_cell *c
 		if (n <= 0)
 			break;
 		rec[n] = '\0';
-		msg = strchr(rec, ';');
-		k = msg ? strstr(msg, "Killed process ") : NULL;
-		if (!k || sscanf(rec, "%*u,%*u,%llu", &ts_us) != 1 ||
-		    sscanf(k, "Killed process %d (%63[^)])", &pid, comm) != 2)
-			continue;
-		if (strncmp(comm, "ul:", 3) && !(eng->have_cgroup && strstr(msg, "Memory cgroup")))
+		k = strstr(rec, ";oom-kill:");
+		t = k ? strstr(k, ",task=") : NULL;
+		p = k ? strstr(k, ",pid=") : NULL;
+		if (!t || !p || sscanf(rec, "%*u,%*u,%llu", &ts_us) != 1 ||
+		    sscanf(t, ",task=%63[^,]", task) != 1 || sscanf(p, ",pid=%d", &pid) != 1 ||
+		    !oom_is_ours(eng, k, task))
 			continue;
 		kills++;
 		{
 			/* kmsg stamps are CLOCK_MONOTONIC microseconds. */
 			int64_t ago_ns = ul_now_ns() - (int64_t)ts_us * 1000;
-			time_t t = (time_t)((ul_wall_ns() - ago_ns) / UL_NS_PER_SEC);
+			time_t when_s = (time_t)((ul_wall_ns() - ago_ns) / UL_NS_PER_SEC);
 			struct tm tm;
 			char when[32];
 			size_t len = strlen(cell->note);
 
-			gmtime_r(&t, &tm);
+			gmtime_r(&when_s, &tm);
 			strftime(when, sizeof(when), "%H:%M:%S UTC", &tm);
 			snprintf(cell->note + len, sizeof(cell->note) - len,
-				 "%sOOM killer killed pid %d (%s) at %s", len ? "; " : "", pid, comm,
+				 "%sOOM killer killed pid %d (%s) at %s", len ? "; " : "", pid, task,
 				 when);
 		}
 	}

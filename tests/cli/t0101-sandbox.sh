@@ -37,6 +37,18 @@ done
 "$UL" run "${TINY[@]}" --swap 12XB 2>"$TMP/err" >/dev/null
 is $? 2 "--swap 12XB is refused"
 
+# A filesystem that cannot hold swap is refused with a reason.
+if [ -d /dev/shm ] && [ "$(stat -f -c %T /dev/shm)" = tmpfs ]; then
+	mkdir -p /dev/shm/ul-cli.$$
+	"$UL" run "${TINY[@]}" --dir /dev/shm/ul-cli.$$ --swap 16M --tests noload 2>"$TMP/err" >/dev/null
+	is $? 1 "--swap on tmpfs fails with exit 1"
+	like "$(cat "$TMP/err")" "--swap 16M: .*tmpfs" "the refusal says tmpfs cannot hold swap"
+	is "$(find /dev/shm/ul-cli.$$ -mindepth 1 | wc -l)" 0 "nothing is left in the tmpfs --dir"
+	rmdir /dev/shm/ul-cli.$$
+else
+	skip "/dev/shm is not a tmpfs"
+fi
+
 # A footprint that cannot fit in budget + swap is refused up front.
 "$UL" run "${TINY[@]}" "${SB[@]}" --tests noload,8ctx-mem -o 8ctx-mem.footprint=1G 2>"$TMP/err" >/dev/null
 is $? 2 "a footprint larger than budget + swap is refused with exit 2"
