@@ -84,7 +84,7 @@ static int sup_children_from_tasks(struct ul_sup *s, sup_child_fn fn, void *arg)
 	struct dirent *de;
 	DIR *d;
 	FILE *f;
-	int pid, n = 0, err = 0;
+	int pid, n = 0, files = 0;
 
 	d = opendir("/proc/self/task");
 	if (!d)
@@ -94,10 +94,9 @@ static int sup_children_from_tasks(struct ul_sup *s, sup_child_fn fn, void *arg)
 			continue;
 		snprintf(path, sizeof(path), "/proc/self/task/%d/children", atoi(de->d_name));
 		f = fopen(path, "re");
-		if (!f) {
-			err = -errno;
-			break;
-		}
+		if (!f)
+			continue; /* a thread that just ended, or no such file at all */
+		files++;
 		while (fscanf(f, "%d", &pid) == 1) {
 			fn(s, pid, arg);
 			n++;
@@ -105,7 +104,7 @@ static int sup_children_from_tasks(struct ul_sup *s, sup_child_fn fn, void *arg)
 		fclose(f);
 	}
 	closedir(d);
-	return err ? err : n;
+	return files ? n : -ENOENT;
 }
 
 static int sup_children_from_stat(struct ul_sup *s, sup_child_fn fn, void *arg)
@@ -286,19 +285,19 @@ static bool sup_wait_fd(struct ul_sup *s, int fd, ul_nsec until, bool abortable)
 {
 	struct pollfd pfd[2] = { { .fd = s->sigfd, .events = POLLIN },
 				 { .fd = fd, .events = POLLIN } };
-	int r;
+	int r, timeout_ms;
 
 	for (;;) {
-		if (abortable && ul_sup_aborting(s))
-			return false;
-		r = poll(pfd, 2, sup_timeout_ms(until));
+		/* Poll at least once, so an fd that is ready already is seen. */
+		timeout_ms = abortable && ul_sup_aborting(s) ? 0 : sup_timeout_ms(until);
+		r = poll(pfd, 2, timeout_ms);
 		if (r < 0 && errno != EINTR)
 			return false;
 		if (r > 0 && pfd[1].revents)
 			return true;
 		if (r > 0 && pfd[0].revents)
 			sup_drain_signals(s);
-		if (ul_now_ns() >= until)
+		if ((abortable && ul_sup_aborting(s)) || ul_now_ns() >= until)
 			return false;
 	}
 }
@@ -482,6 +481,8 @@ static void sup_signal_group(const struct ul_child *c, int sig)
  * After the leader is reaped, wait (bounded) until every member of its
  * group that got SIGKILL has gone, reaping those that came back to us as
  * orphans.  Signal 0 only probes, so a reused group id cannot be harmed.
+ * ESRCH means the group is empty; EPERM (a member that exec'd something
+ * setuid) means waiting cannot help either.
  */
 static void sup_reap_group(struct ul_sup *s, pid_t pgid, ul_nsec until)
 {
@@ -489,7 +490,7 @@ static void sup_reap_group(struct ul_sup *s, pid_t pgid, ul_nsec until)
 
 	for (;;) {
 		sup_reap_orphans(s);
-		if (killpg(pgid, 0) < 0 && errno == ESRCH)
+		if (killpg(pgid, 0) < 0)
 			return;
 		if (ul_now_ns() >= until)
 			return;
@@ -512,8 +513,10 @@ int ul_sup_stop(struct ul_sup *s, struct ul_child *c, ul_nsec grace_ns)
 		return -EINVAL;
 
 	sup_signal_group(c, SIGTERM);
-	if (grace_ns > 0)
-		exited = sup_wait_fd(s, c->pidfd, ul_now_ns() + grace_ns, true);
+	/* A stopped process acts on SIGTERM only once continued. */
+	sup_signal_group(c, SIGCONT);
+	/* With no grace this still notices a leader that had exited already. */
+	exited = sup_wait_fd(s, c->pidfd, ul_now_ns() + (grace_ns > 0 ? grace_ns : 0), true);
 	if (!exited)
 		c->needed_kill = true;
 
