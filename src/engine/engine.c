@@ -47,10 +47,10 @@ void ul_engine_load_ctx(const struct ul_engine *eng, const struct ul_load *load,
 	ctx->ncpu = eng->run->host.ncpu;
 	ctx->mem_budget_bytes = eng->run->params.mem_budget_bytes;
 	ctx->mem_ceiling_bytes = eng->mem_ceiling_bytes;
-	/* --quick keeps auto-sized memory loads small: a smoke run must not
-	 * spend minutes filling 24 GiB.  An explicit size is still refused
-	 * against the real ceiling by the load's check(). */
-	if (eng->cfg->mem_footprint_cap_bytes && eng->cfg->mem_footprint_cap_bytes < ctx->mem_ceiling_bytes)
+	/* --quick caps memory loads (auto and explicit sizes alike): a smoke
+	 * run must not spend minutes filling 24 GiB. */
+	if (eng->cfg->mem_footprint_cap_bytes &&
+	    eng->cfg->mem_footprint_cap_bytes < ctx->mem_ceiling_bytes)
 		ctx->mem_ceiling_bytes = eng->cfg->mem_footprint_cap_bytes;
 	ctx->disk_reserve_bytes = eng->cfg->disk_reserve_bytes;
 	ctx->cgroup_procs = eng->have_cgroup ? eng->cgroup.procs : NULL;
