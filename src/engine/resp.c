@@ -34,19 +34,24 @@ static void describe_exit(const struct ul_child *c, char *buf, size_t len)
 		snprintf(buf, len, "wait status 0x%x", c->wstatus);
 }
 
-/* True once the samples are enough: at least min points and the median's
- * CI half-width within the target share of the median. */
-static bool enough_points(const struct ul_engine *eng, const struct ul_series *s)
+/* True when the median's 95% CI half-width is within the target share of
+ * the median (never with fewer than 6 points: no CI exists). */
+static bool ci_within_target(const struct ul_engine *eng, const struct ul_series *s)
 {
 	struct ul_summary sum;
 
-	if (s->n < (size_t)eng->cfg->min_points)
-		return false;
-	if (s->n >= (size_t)eng->cfg->max_points)
-		return true;
 	if (ul_stats_summarize_i64(s->v, s->n, &sum))
 		return false;
 	return ul_stats_ci_rel_halfwidth(&sum) * 10000.0 <= (double)eng->cfg->ci_target_centi;
+}
+
+/* True once the samples are enough: max points, or min points and a
+ * narrow enough CI. */
+static bool enough_points(const struct ul_engine *eng, const struct ul_series *s)
+{
+	if (s->n < (size_t)eng->cfg->min_points)
+		return false;
+	return s->n >= (size_t)eng->cfg->max_points || ci_within_target(eng, s);
 }
 
 static void progress(const struct ul_engine *eng, size_t test_i, size_t n_tests, const char *test,
@@ -259,7 +264,7 @@ static int run_test(struct resp_state *st, const struct ul_load *load, size_t te
 	}
 	s = ul_cell_series(cell, "delay_ns");
 	if (cell->outcome == UL_CELL_OK && s && s->n >= (size_t)eng->cfg->max_points &&
-	    !enough_points(eng, &(struct ul_series){ .n = s->n - 1, .v = s->v }))
+	    !ci_within_target(eng, s))
 		cell->flags |= UL_CELL_NOISY;
 	if (cell->outcome == UL_CELL_LOAD_DIED) {
 		ul_engine_progress_done(eng);
