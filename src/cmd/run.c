@@ -9,8 +9,10 @@
 #include "core/log.h"
 #include "core/parse.h"
 #include "core/sysinfo.h"
+#include "cmd/contest_opts.h"
 #include "engine/engine.h"
 #include "load/load.h"
+#include "probe/deadline.h"
 #include "probe/probe.h"
 #include "report/format.h"
 #include "store/store.h"
@@ -35,7 +37,8 @@ static const char run_help[] =
 	"\n"
 	"  --label TEXT           name for this kernel/setting (default: uname -r)\n"
 	"  --db PATH              results database (default: $XDG_DATA_HOME/underload/results.db)\n"
-	"  --format LIST          outputs, e.g. text,resp1,json=FILE (default: " DEFAULT_FORMATS ")\n"
+	"  --format LIST          outputs, e.g. text,resp1,json=FILE (default: " DEFAULT_FORMATS ";\n"
+	"                         contest,text for the contest suite alone)\n"
 	"  --tests LIST           only these tests (loads), e.g. noload,cpuload\n"
 	"  --interval DURATION    think time before each sample (default: 20s)\n"
 	"  --min-points N         fewest samples per test (default: 5)\n"
@@ -50,12 +53,22 @@ static const char run_help[] =
 	"                         the budget is MemTotal)\n"
 	"  --swap SIZE            a swap file of this size for the run, in the scratch\n"
 	"                         directory, at priority 32767; removed at the end\n"
+	"  --monitor-interval DUR  /proc sampler period, 0 = off (default: 1s)\n"
+	"  --deadline PROFILE     a periodic deadline probe alongside: audio, video,\n"
+	"                         PERIOD:WORK (e.g. 10ms:2ms or 20ms:5%) or none\n"
+	"                         (default: none; audio for mtest and the deadline suite)\n"
+	"  --deadline-rt          run that probe SCHED_FIFO when permitted\n"
+	"  --runs N               mtest runs (default: 10); contest rounds (default: 1)\n"
+	"  --mtest-target PCT|SIZE  what each mtest run allocates: a share of budget +\n"
+	"                         free swap, or a size (default: 80%)\n"
+	"  --mtest-chunk SIZE     mtest's allocation size (default: 1M)\n"
 	"  -o, --option ITEM.NAME=VALUE\n"
 	"                         set a load or probe option (see 'underload list loads -v')\n"
 	"  --quick                short profile: --interval 1s --min-points 5 --max-points 8,\n"
 	"                         memory loads capped at 512M (explicit --interval and\n"
 	"                         --*-points win)\n"
 	"  --progress, --no-progress  progress on stderr (default: when stderr is a terminal)\n"
+	UL_CONTEST_HELP
 	"  -h, --help             this help\n"
 	"\n"
 	"Exit status: 0 ok, 1 error, 2 bad usage, 3 nothing could run here,\n"
@@ -75,6 +88,12 @@ enum {
 	OPT_DISK_RESERVE,
 	OPT_MEM_LIMIT,
 	OPT_SWAP,
+	OPT_MONITOR_INTERVAL,
+	OPT_DEADLINE,
+	OPT_DEADLINE_RT,
+	OPT_RUNS,
+	OPT_MTEST_TARGET,
+	OPT_MTEST_CHUNK,
 	OPT_QUICK,
 	OPT_PROGRESS,
 	OPT_NO_PROGRESS,
@@ -95,19 +114,27 @@ static const struct option run_options[] = {
 	{ "mem-limit", required_argument, NULL, OPT_MEM_LIMIT },
 	{ "swap", required_argument, NULL, OPT_SWAP },
 	{ "option", required_argument, NULL, 'o' },
+	{ "monitor-interval", required_argument, NULL, OPT_MONITOR_INTERVAL },
+	{ "deadline", required_argument, NULL, OPT_DEADLINE },
+	{ "deadline-rt", no_argument, NULL, OPT_DEADLINE_RT },
+	{ "runs", required_argument, NULL, OPT_RUNS },
+	{ "mtest-target", required_argument, NULL, OPT_MTEST_TARGET },
+	{ "mtest-chunk", required_argument, NULL, OPT_MTEST_CHUNK },
 	{ "quick", no_argument, NULL, OPT_QUICK },
 	{ "progress", no_argument, NULL, OPT_PROGRESS },
 	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+	UL_CONTEST_LONG_OPTIONS
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
 struct run_args {
 	const char *label, *db, *formats, *tests, *dir;
-	bool quick;
+	bool quick, set_formats;
 	int progress; /* -1 auto */
 	bool set_interval, set_min, set_max;
 	struct ul_engine_config cfg;
+	struct ul_contest_opts contest;
 	const struct ul_suite *suites[16];
 	size_t n_suites;
 	char tests_buf[1024];
@@ -125,6 +152,65 @@ static int bad_value(const char *opt, const char *val, int rc, const char *accep
 {
 	return ul_usage_error("run", "%s value '%s' for %s: expected %s",
 			      rc == -ERANGE ? "out-of-range" : "invalid", val, opt, accepted);
+}
+
+/* Options of the monitors and of the mtest and deadline suites. */
+static int set_monitor_option(int c, const char *arg, struct ul_engine_config *cfg)
+{
+	struct ul_deadline_spec spec;
+	char err[160];
+	uint64_t size;
+	int64_t v;
+	int rc;
+
+	switch (c) {
+	case OPT_MONITOR_INTERVAL:
+		rc = ul_parse_duration_ns(arg, 0, 3600 * UL_NS_PER_SEC, &v);
+		if (rc || (v > 0 && v < 10 * UL_NS_PER_MS))
+			return bad_value("--monitor-interval", arg, rc ? rc : -ERANGE,
+					 "0 (off) or a duration from 10ms to 1h");
+		cfg->monitor_interval_ns = v;
+		return 0;
+	case OPT_DEADLINE:
+		cfg->deadline_off = !strcmp(arg, "none");
+		cfg->deadline_period_ns = cfg->deadline_work_ns = 0;
+		if (cfg->deadline_off)
+			return 0;
+		rc = ul_deadline_parse(arg, &spec, err, sizeof(err));
+		if (rc)
+			return ul_usage_error("run", "invalid value '%s' for --deadline: %s", arg, err);
+		cfg->deadline_period_ns = spec.period_ns;
+		cfg->deadline_work_ns = spec.work_ns;
+		snprintf(cfg->deadline_profile, sizeof(cfg->deadline_profile), "%s", spec.name);
+		return 0;
+	case OPT_DEADLINE_RT:
+		cfg->deadline_rt = true;
+		return 0;
+	case OPT_RUNS:
+		rc = ul_parse_count(arg, 1, 10000, &v);
+		if (rc)
+			return bad_value("--runs", arg, rc, "a count from 1 to 10000");
+		cfg->mtest_runs = (int)v;
+		return 0;
+	case OPT_MTEST_TARGET:
+		cfg->mtest_target_centi = 0;
+		cfg->mtest_target_bytes = 0;
+		if (*arg && arg[strlen(arg) - 1] == '%')
+			rc = ul_parse_pct(arg, 1, 10000, &cfg->mtest_target_centi);
+		else
+			rc = ul_parse_size(arg, 4 * UL_KiB, UL_GiB * 1024 * 1024, &cfg->mtest_target_bytes);
+		if (rc)
+			return bad_value("--mtest-target", arg, rc,
+					 "a share from 0.01% to 100% or a size from 4K to 1P");
+		return 0;
+	case OPT_MTEST_CHUNK:
+		rc = ul_parse_size(arg, 4 * UL_KiB, UL_GiB, &size);
+		if (rc)
+			return bad_value("--mtest-chunk", arg, rc, "a size from 4K to 1G");
+		cfg->mtest_chunk_bytes = size;
+		return 0;
+	}
+	UL_BUG("option %d is not a monitor option", c);
 }
 
 /* -o ITEM.NAME=VALUE against the load and probe option tables. */
@@ -226,6 +312,8 @@ static int check_dir(const char *dir)
 static void set_defaults(struct run_args *a)
 {
 	memset(a, 0, sizeof(*a));
+	ul_contest_opts_init(&a->contest);
+	a->cfg.contest = &a->contest;
 	a->formats = DEFAULT_FORMATS;
 	a->dir = DEFAULT_SCRATCH_PARENT;
 	a->progress = -1;
@@ -238,6 +326,7 @@ static void set_defaults(struct run_args *a)
 	a->cfg.stop_grace_ns = 5 * UL_NS_PER_SEC;
 	a->cfg.disk_reserve_bytes = UL_GiB;
 	a->cfg.swap_priority = 32767; /* used before any swap the host has */
+	a->cfg.monitor_interval_ns = UL_NS_PER_SEC;
 	for (size_t i = 0; i < ul_load_count(); i++)
 		ul_opt_defaults(ul_load_at(i)->opts, a->cfg.load_opt[i]);
 	for (size_t i = 0; i < ul_probe_count(); i++)
@@ -264,6 +353,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			break;
 		case OPT_FORMAT:
 			a->formats = optarg;
+			a->set_formats = true;
 			break;
 		case OPT_TESTS:
 			a->tests = optarg;
@@ -327,6 +417,16 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			if (rc)
 				return rc;
 			break;
+		case OPT_MONITOR_INTERVAL:
+		case OPT_DEADLINE:
+		case OPT_DEADLINE_RT:
+		case OPT_RUNS:
+		case OPT_MTEST_TARGET:
+		case OPT_MTEST_CHUNK:
+			rc = set_monitor_option(c, optarg, &a->cfg);
+			if (rc)
+				return rc;
+			break;
 		case OPT_QUICK:
 			a->quick = true;
 			break;
@@ -340,6 +440,12 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			fputs(run_help, stdout);
 			return -2;
 		default:
+			if (ul_contest_is_opt(c)) {
+				rc = ul_contest_parse_opt(c, optarg, &a->contest);
+				if (rc)
+					return rc;
+				break;
+			}
 			return ul_usage_error("run", "unknown option");
 		}
 	}
@@ -351,6 +457,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		if (!a->set_max)
 			a->cfg.max_points = 8;
 		a->cfg.mem_footprint_cap_bytes = 512 * UL_MiB;
+		a->contest.quick = true;
 	}
 	if (a->set_max && !a->set_min && a->cfg.min_points > a->cfg.max_points)
 		a->cfg.min_points = a->cfg.max_points;
@@ -376,6 +483,18 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	}
 	if (!a->n_suites)
 		a->suites[a->n_suites++] = ul_suite_find("resp");
+	{
+		bool contest = false;
+
+		for (size_t i = 0; i < a->n_suites; i++)
+			contest |= !strcmp(a->suites[i]->name, "contest");
+		rc = ul_contest_check_opts(&a->contest, contest);
+		if (rc)
+			return rc;
+		/* contest alone: the seed's table, not an empty resp1 one. */
+		if (contest && a->n_suites == 1 && !a->set_formats)
+			a->formats = "contest,text";
+	}
 	if (a->tests && (rc = parse_tests(a)))
 		return rc;
 	rc = check_dir(a->dir);

@@ -37,6 +37,8 @@ enum ul_engine_result {
 	UL_ENGINE_INTERRUPTED = 130,
 };
 
+struct ul_contest_opts;
+
 /* Everything `underload run` decided, already validated. */
 struct ul_engine_config {
 	const char *scratch_parent;	  /* --dir */
@@ -58,6 +60,7 @@ struct ul_engine_config {
 	/* Per-item option values, indexed like the load / probe registries. */
 	int64_t load_opt[UL_MAX_ITEMS][UL_OPT_MAX];
 	int64_t probe_opt[UL_MAX_ITEMS][UL_OPT_MAX];
+	const struct ul_contest_opts *contest; /* engine/contest.h; NULL = the defaults */
 	/* Monitors and the mtest/deadline suites. */
 	int64_t monitor_interval_ns;	  /* --monitor-interval: /proc sampler period; 0 = off */
 	int64_t deadline_period_ns;	  /* --deadline: periodic probe alongside; 0 = none given */
@@ -65,7 +68,7 @@ struct ul_engine_config {
 	char deadline_profile[16];	  /* "audio", "video", "custom" */
 	bool deadline_off;		  /* --deadline none: not even mtest's default probe */
 	bool deadline_rt;		  /* --deadline-rt: SCHED_FIFO when permitted */
-	int mtest_runs;			  /* --runs for mtest; 0 = its default (10) */
+	int mtest_runs;			  /* --runs (mtest, contest); 0 = the suite's default */
 	uint64_t mtest_chunk_bytes;	  /* --mtest-chunk; 0 = 1 MiB */
 	int64_t mtest_target_centi;	  /* --mtest-target as a share of budget + free swap */
 	uint64_t mtest_target_bytes;	  /* --mtest-target as a size; 0 = use the share */

@@ -474,6 +474,11 @@ uint64_t ul_load_units(const struct ul_running_load *rl)
 	return atomic_load_explicit(&rl->shared->units, memory_order_relaxed);
 }
 
+int ul_load_failed_errno(const struct ul_running_load *rl)
+{
+	return atomic_load(&rl->shared->failed_errno);
+}
+
 /* Has the leader exited on its own (a zombie not yet noticed)?  Does not reap. */
 static bool leader_exited(const struct ul_child *c)
 {

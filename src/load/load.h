@@ -106,6 +106,9 @@ int ul_load_start(struct ul_sup *sup, const struct ul_load *load, const struct u
 struct ul_child *ul_load_child(struct ul_running_load *rl);
 /* Units of work done so far. */
 uint64_t ul_load_units(const struct ul_running_load *rl);
+/* The first error a process of the load recorded (positive errno), 0 if none:
+ * why it died, for the cell's note.  Valid until the stop. */
+int ul_load_failed_errno(const struct ul_running_load *rl);
 /* Stop (TERM, grace, KILL) and reap; report whether SIGKILL was needed and
  * whether it had died before being stopped.  Frees rl. */
 int ul_load_stop(struct ul_sup *sup, struct ul_running_load *rl, int64_t grace_ns,

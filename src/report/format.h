@@ -18,11 +18,24 @@
 
 #include <stdio.h>
 
+/* Settings of a report over several runs (`underload compare`). */
+struct ul_report_opts {
+	const char *baseline; /* label whose noload mean divides every ratio; NULL = each label's own */
+};
+
 struct ul_format {
 	const char *name;    /* "resp1", "text", "json" */
 	const char *summary; /* one line for `underload list formats` */
 	int version;	     /* format_version, bumped on any change of output */
 	int (*write_run)(FILE *out, const struct ul_run *run);
+	/*
+	 * Optional: one report over several runs (the contest table of every
+	 * label, `underload compare`).  `runs` come in any order and the
+	 * format orders them; opts may be NULL.  Same return contract as
+	 * write_run.  NULL = this format prints one run at a time.
+	 */
+	int (*write_runs)(FILE *out, const struct ul_run *const *runs, size_t n,
+			  const struct ul_report_opts *opts);
 };
 
 const struct ul_format *ul_format_find(const char *name);

@@ -21,7 +21,9 @@
  */
 #include "core/compat.h"
 #include "report/common.h"
+#include "report/contest.h"
 #include "report/format.h"
+#include "report/monitors.h"
 #include "stats/stats.h"
 
 #include <errno.h>
@@ -250,6 +252,28 @@ static void text_legend(FILE *out, const struct ul_run *run, const struct ul_cel
 	}
 }
 
+/*
+ * Below a group's table: the suites' own blocks (the deadline table, the
+ * mtest block) and what the monitors recorded per cell (report/monitors.h).
+ */
+static int text_extras(FILE *out, const struct ul_run *run, const struct ul_cell *first)
+{
+	char indent[UL_NAME_LEN + 8];
+	int err = 0;
+
+	if (!strcmp(first->suite, "deadline") && fputc('\n', out) != EOF)
+		err = ul_report_deadline_table(out, run);
+	for (const struct ul_cell *c = first; c < run->cells + run->n_cells && !err; c++) {
+		if (!text_same_group(run, first, c))
+			continue;
+		if (!strcmp(c->suite, "mtest") && fputc('\n', out) != EOF)
+			err = ul_report_mtest_native(out, c);
+		snprintf(indent, sizeof(indent), "  %.*s: ", UL_NAME_LEN - 1, c->load);
+		ul_report_cell_monitors(out, c, indent);
+	}
+	return err;
+}
+
 /* Prints the group that starts with `first` (its first cell in run order). */
 static int text_group(FILE *out, const struct ul_run *run, const struct ul_cell *first)
 {
@@ -301,6 +325,7 @@ static int text_group(FILE *out, const struct ul_run *run, const struct ul_cell 
 	text_print_table(out, &t);
 	if (any_mark)
 		text_legend(out, run, first);
+	err = text_extras(out, run, first);
 out_free:
 	free(t.cell);
 	free(t.mark);
@@ -349,6 +374,12 @@ static void text_header(FILE *out, const struct ul_run *run)
 	fputc('\n', out);
 }
 
+/* The contest suite's cells, one table of jobs pooled per load (report/contest.c). */
+static int text_contest(FILE *out, const struct ul_run *run)
+{
+	return ul_report_contest_text(out, run);
+}
+
 static int text_write_run(FILE *out, const struct ul_run *run)
 {
 	text_header(out, run);
@@ -357,11 +388,20 @@ static int text_write_run(FILE *out, const struct ul_run *run)
 		bool seen = false;
 		int err;
 
+		/* One job per cell: contest's own table pools them per load (below). */
+		if (ul_report_is_contest(c))
+			continue;
 		for (size_t j = 0; j < i && !seen; j++)
 			seen = text_same_group(run, &run->cells[j], c);
 		if (seen)
 			continue;
 		err = text_group(out, run, c);
+		if (err)
+			return err;
+	}
+	{
+		int err = text_contest(out, run);
+
 		if (err)
 			return err;
 	}

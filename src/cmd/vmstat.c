@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* `underload vmstat RUN`: a stored run's monitor samples in vmstat(8)'s layout, with PSI. */
+#include "core/compat.h"
+#include "cmd/cmd.h"
+#include "core/log.h"
+#include "report/monitors.h"
+#include "store/store.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char vmstat_help[] =
+	"usage: underload vmstat [--db PATH] [--cell TEST] RUN\n"
+	"\n"
+	"Print what the sampler monitor recorded during a stored run, cell by cell,\n"
+	"in vmstat(8)'s layout (rates per interval between samples, as vmstat\n"
+	"computes them), followed by a PSI view: the kernel's 10 s averages and\n"
+	"the time stalled in each interval.  RUN is a numeric id, a UUID or a\n"
+	"unique UUID prefix (4 characters or more), or 'last'.\n"
+	"\n"
+	"  --db PATH    results database (default: $XDG_DATA_HOME/underload/results.db)\n"
+	"  --cell TEST  only the cells of this test: a load name (cpuload), SUITE/TEST\n"
+	"               (resp/cpuload) or a cell number as in the JSON output\n"
+	"  -h, --help   this help\n";
+
+/* Whether `sel` names this cell: "cpuload", "resp/cpuload" or its seq. */
+static bool cell_matches(const struct ul_cell *c, const char *sel)
+{
+	char both[2 * UL_NAME_LEN + 2], *end;
+	long seq;
+
+	if (!sel)
+		return true;
+	if (!strcmp(c->load, sel))
+		return true;
+	snprintf(both, sizeof(both), "%s/%s", c->suite, c->load);
+	if (!strcmp(both, sel))
+		return true;
+	errno = 0;
+	seq = strtol(sel, &end, 10);
+	return !errno && *sel && !*end && seq == c->seq;
+}
+
+static int print_cells(const struct ul_run *run, const char *sel)
+{
+	size_t matched = 0, printed = 0;
+
+	for (size_t i = 0; i < run->n_cells; i++) {
+		const struct ul_cell *c = &run->cells[i];
+		int rc;
+
+		if (!cell_matches(c, sel))
+			continue;
+		if (matched++)
+			fputc('\n', stdout);
+		rc = ul_report_vmstat(stdout, c);
+		if (rc == -ENOENT) {
+			printf("%s/%s: no sampler records (%s)\n", c->suite, c->load,
+			       c->outcome == UL_CELL_OK
+				       ? "the sampler was off: --monitor-interval 0"
+				       : ul_cell_outcome_name(c->outcome));
+			continue;
+		}
+		if (rc)
+			return ul_error("cannot write the samples: %s", strerror(-rc)),
+			       UL_EXIT_ERROR;
+		printed++;
+	}
+	if (!matched && sel)
+		return ul_usage_error("vmstat", "run %lld has no cell '%s'", (long long)run->id,
+				      sel);
+	if (!printed)
+		return ul_error("run %lld has no sampler records", (long long)run->id),
+		       UL_EXIT_ERROR;
+	return UL_EXIT_OK;
+}
+
+int ul_cmd_vmstat(int argc, char **argv);
+int ul_cmd_vmstat(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "cell", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *db_opt = NULL, *sel = NULL;
+	struct ul_store *store;
+	struct ul_run run;
+	char db[PATH_MAX], err[512];
+	int c, rc, ret;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			db_opt = optarg;
+			break;
+		case 'c':
+			if (!*optarg)
+				return ul_usage_error("vmstat", "--cell needs a test name");
+			sel = optarg;
+			break;
+		case 'h':
+			fputs(vmstat_help, stdout);
+			return UL_EXIT_OK;
+		default:
+			return ul_usage_error("vmstat", "unknown option");
+		}
+	}
+	if (argc - optind != 1)
+		return ul_usage_error("vmstat", "expected exactly one RUN");
+	if (ul_cmd_db_path(db_opt, db, sizeof(db)))
+		return UL_EXIT_ERROR;
+	rc = ul_store_open(db, &store, err, sizeof(err));
+	if (rc) {
+		ul_error("%s", err);
+		return UL_EXIT_ERROR;
+	}
+	ul_run_init(&run);
+	rc = store->ops->load_run(store, argv[optind], &run);
+	if (rc) {
+		ul_error("%s", store->err);
+		ret = rc == -ENOENT ? UL_EXIT_USAGE : UL_EXIT_ERROR;
+	} else {
+		ret = print_cells(&run, sel);
+	}
+	ul_run_release(&run);
+	ul_store_close(store);
+	return ret;
+}
+
+const struct ul_cmd ul_cmd_desc_vmstat = {
+	.name = "vmstat",
+	.summary = "show a stored run's system samples in vmstat's layout, with PSI",
+	.help = vmstat_help,
+	.fn = ul_cmd_vmstat,
+};

@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The deadline suite: interbench's question asked of the resp loads.  One
+ * periodic probe (--deadline profile, audio by default) runs while each
+ * load runs in turn for --interval x --min-points; per load it records
+ * every wake-up latency, the deadlines met and the share of desired CPU.
+ */
+#include "core/compat.h"
+#include "core/log.h"
+#include "core/parse.h"
+#include "engine/deadline.h"
+#include "engine/engine.h"
+#include "load/load.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+/* The resp loads, in the seed's order. */
+static const char *const deadline_tests[] = {
+	"noload", "smallwrite", "largewrite", "cpuload", "spawnload", "8ctx-mem", "2ctx-mem", NULL,
+};
+
+/* Shortest measuring time of a test, whatever --interval says. */
+#define DEADLINE_MIN_TEST_NS (200 * UL_NS_PER_MS)
+
+struct dl_suite {
+	struct ul_engine *eng;
+	void *probe; /* the deadline monitor's state, NULL until (re)started */
+};
+
+static int64_t test_duration(const struct ul_engine_config *cfg)
+{
+	int64_t d = cfg->interval_ns * cfg->min_points;
+
+	return d < DEADLINE_MIN_TEST_NS ? DEADLINE_MIN_TEST_NS : d;
+}
+
+static int64_t stop_grace(const struct ul_engine *eng)
+{
+	return ul_sup_aborting(&eng->sup) ? 0 : eng->cfg->stop_grace_ns;
+}
+
+static void describe_exit(const struct ul_child *c, char *buf, size_t len)
+{
+	if (WIFEXITED(c->wstatus))
+		snprintf(buf, len, "exit status %d", WEXITSTATUS(c->wstatus));
+	else if (WIFSIGNALED(c->wstatus))
+		snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(c->wstatus),
+			 strsignal(WTERMSIG(c->wstatus)));
+	else
+		snprintf(buf, len, "wait status 0x%x", c->wstatus);
+}
+
+static int start_probe(struct dl_suite *st)
+{
+	int rc = ul_monitor_deadline.start(st->eng, &st->probe);
+
+	if (rc) {
+		st->probe = NULL;
+		return rc == -EINTR ? UL_ENGINE_INTERRUPTED : UL_ENGINE_ERROR;
+	}
+	st->eng->probe_pid = ul_engine_deadline_child(st->probe)->pid;
+	return UL_ENGINE_OK;
+}
+
+static void stop_probe(struct dl_suite *st)
+{
+	if (st->probe)
+		ul_monitor_deadline.stop(st->eng, st->probe);
+	st->probe = NULL;
+	st->eng->probe_pid = 0;
+}
+
+/* Let the load run for the test's time; sets the cell's outcome. */
+static int measure(struct dl_suite *st, struct ul_cell *cell, struct ul_running_load *rl,
+		   size_t test_i, size_t n_tests)
+{
+	struct ul_engine *eng = st->eng;
+	ul_nsec start = ul_now_ns(), end = start + test_duration(eng->cfg);
+	struct ul_child *probe = ul_engine_deadline_child(st->probe);
+	char how[96], left[32];
+
+	for (;;) {
+		struct ul_child *ex = NULL;
+		ul_nsec now = ul_now_ns(), step = now + UL_NS_PER_SEC;
+
+		if (now >= end)
+			return UL_ENGINE_OK;
+		ul_fmt_duration(left, sizeof(left), (end - now) / UL_NS_PER_SEC * UL_NS_PER_SEC);
+		ul_engine_progress(eng, "[deadline %zu/%zu] %s: ~%s left", test_i + 1, n_tests,
+				   cell->load, left);
+		switch (ul_sup_wait(&eng->sup, -1, step < end ? step : end, &ex)) {
+		case UL_WAIT_READY:
+		case UL_WAIT_TIMEOUT:
+			break;
+		case UL_WAIT_INTERRUPTED:
+			cell->outcome = UL_CELL_INTERRUPTED;
+			snprintf(cell->note, sizeof(cell->note), "interrupted while measured");
+			return UL_ENGINE_INTERRUPTED;
+		case UL_WAIT_CHILD_EXITED:
+			if (rl && ex == ul_load_child(rl)) {
+				describe_exit(ex, how, sizeof(how));
+				cell->outcome = UL_CELL_LOAD_DIED;
+				snprintf(cell->note, sizeof(cell->note),
+					 "load '%s' died while measured (%s)", cell->load, how);
+				return UL_ENGINE_OK;
+			}
+			if (ex == probe) {
+				describe_exit(ex, how, sizeof(how));
+				cell->outcome = UL_CELL_PROBE_FAILED;
+				snprintf(cell->note, sizeof(cell->note),
+					 "the deadline probe died while measured (%s)", how);
+				return UL_ENGINE_OK;
+			}
+			break; /* a monitor's child or an orphan: its owner notices */
+		}
+	}
+}
+
+static int run_test(struct dl_suite *st, const struct ul_load *load, size_t test_i,
+		    size_t n_tests)
+{
+	struct ul_engine *eng = st->eng;
+	struct ul_running_load *rl = NULL;
+	struct ul_load_ctx lctx;
+	struct ul_cell *cell;
+	char why[sizeof(cell->note)];
+	int result = UL_ENGINE_OK, rc;
+
+	if (!st->probe) {
+		result = start_probe(st);
+		if (result != UL_ENGINE_OK)
+			return result;
+	}
+	cell = ul_run_add_cell(eng->run);
+	if (!cell)
+		return ul_error("out of memory"), UL_ENGINE_ERROR;
+	snprintf(cell->suite, sizeof(cell->suite), "deadline");
+	snprintf(cell->load, sizeof(cell->load), "%s", load->name);
+	snprintf(cell->probe, sizeof(cell->probe), "deadline");
+	snprintf(cell->load_unit, sizeof(cell->load_unit), "%s", load->unit);
+	cell->started_wall_ns = ul_wall_ns();
+
+	ul_engine_progress(eng, "[deadline %zu/%zu] %s: starting load", test_i + 1, n_tests,
+			   load->name);
+	ul_engine_load_ctx(eng, load, &lctx);
+	rc = ul_load_start(&eng->sup, load, &lctx, eng->cfg->ready_timeout_ns, &rl, why,
+			   sizeof(why));
+	if (rc == -EINTR) {
+		cell->outcome = UL_CELL_INTERRUPTED;
+		snprintf(cell->note, sizeof(cell->note), "interrupted while starting the load");
+		result = UL_ENGINE_INTERRUPTED;
+	} else if (rc) {
+		cell->outcome = UL_CELL_LOAD_FAILED;
+		snprintf(cell->note, sizeof(cell->note), "%s", why);
+		ul_engine_progress_done(eng);
+		ul_error("load '%s' did not start: %s", load->name, why);
+	} else {
+		bool needed_kill = false;
+
+		ul_monitors_begin(eng, cell);
+		ul_monitor_deadline.cell_begin(eng, st->probe, cell);
+		result = measure(st, cell, rl, test_i, n_tests);
+		/* The probe's series first: it is this suite's primary one. */
+		if (ul_monitor_deadline.cell_end(eng, st->probe, cell))
+			ul_warning("cannot record the deadline probe of cell '%s'", cell->load);
+		ul_monitors_end(eng, cell);
+		rc = ul_load_stop(&eng->sup, rl, stop_grace(eng), &cell->load_units, &needed_kill);
+		if (needed_kill)
+			cell->flags |= UL_CELL_LOAD_KILLED;
+		if (rc && result == UL_ENGINE_OK) {
+			ul_engine_progress_done(eng);
+			ul_error_errno(rc, "load '%s' could not be stopped", load->name);
+			result = UL_ENGINE_ERROR;
+		}
+	}
+	if (cell->outcome == UL_CELL_LOAD_DIED || cell->outcome == UL_CELL_PROBE_FAILED) {
+		ul_engine_progress_done(eng);
+		ul_error("%s", cell->note);
+	}
+	/* A dead probe is replaced for the next test. */
+	if (st->probe && ul_engine_deadline_child(st->probe)->reaped)
+		stop_probe(st);
+	if (ul_engine_commit_cell(eng, cell) && result == UL_ENGINE_OK)
+		result = UL_ENGINE_ERROR;
+	return result;
+}
+
+static int deadline_run(struct ul_engine *eng, const struct ul_suite *suite)
+{
+	const struct ul_engine_config *cfg = eng->cfg;
+	struct dl_suite st = { .eng = eng };
+	const char *tests[UL_MAX_TESTS] = { NULL };
+	size_t n = 0;
+	int result;
+
+	if (cfg->n_tests) {
+		for (size_t i = 0; i < cfg->n_tests; i++)
+			if (ul_suite_has_test(suite, cfg->tests[i]))
+				tests[n++] = cfg->tests[i];
+	} else {
+		for (size_t i = 0; suite->default_tests[i] && n < UL_MAX_TESTS; i++)
+			tests[n++] = suite->default_tests[i];
+	}
+	result = ul_engine_preflight(eng, tests, n);
+	for (size_t i = 0; i < n && result == UL_ENGINE_OK; i++) {
+		const struct ul_load *load = ul_load_find(tests[i]);
+
+		if (!load)
+			UL_BUG("deadline test '%s' has no load", tests[i]);
+		result = run_test(&st, load, i, n);
+	}
+	stop_probe(&st);
+	return result;
+}
+
+const struct ul_suite ul_suite_deadline = {
+	.name = "deadline",
+	.summary = "a periodic deadline task (audio 50 Hz by default) under each resp load",
+	.default_tests = deadline_tests,
+	.run = deadline_run,
+};

@@ -1,0 +1,418 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The mtest suite: LTP's mtest01 -p80 -w run --runs times, as in seed 002,
+ * with the audio deadline probe alongside instead of an mp3 heard by ear.
+ * An allocation failure or an OOM kill is a recorded outcome of a run.
+ */
+#include "core/compat.h"
+#include "engine/mtest.h"
+#include "core/log.h"
+#include "core/parse.h"
+#include "core/sysinfo.h"
+#include "engine/deadline.h"
+#include "engine/engine.h"
+#include "proc/cgroup.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+static const char *const mtest_tests[] = { "mtest01", NULL };
+
+/* The series of one run, in storage order; [0] is the cell's primary. */
+enum { S_ELAPSED, S_BYTES, S_USER, S_SYS, S_CPU, S_MAJFLT, S_MINFLT, S_STATUS, S_N };
+static const char *const series_names[S_N] = {
+	"mtest_elapsed_ns", "mtest_bytes",  "mtest_user_ns", "mtest_sys_ns",
+	"mtest_cpu_centi",  "mtest_majflt", "mtest_minflt",  "mtest_status",
+};
+
+int ul_mtest_plan(uint64_t budget, uint64_t available, uint64_t swap_free, int64_t centi,
+		  uint64_t explicit_bytes, uint64_t cap, struct ul_mtest_plan *out)
+{
+	uint64_t share;
+
+	memset(out, 0, sizeof(*out));
+	out->budget = budget;
+	out->available = available < budget ? available : budget;
+	out->swap_free = swap_free;
+	out->base = budget + swap_free;
+	out->in_use = budget - out->available;
+	if (explicit_bytes) {
+		if (cap && explicit_bytes > cap)
+			return -E2BIG;
+		out->target = explicit_bytes;
+		return 0;
+	}
+	out->centi = centi;
+	/* base / 10000 * centi loses < 10000 bytes; it cannot overflow. */
+	share = out->base / 10000 * (uint64_t)centi + out->base % 10000 * (uint64_t)centi / 10000;
+	if (share <= out->in_use)
+		return -ENOSPC;
+	out->target = share - out->in_use;
+	if (cap && out->target > cap) {
+		out->target = cap;
+		out->capped = true;
+	}
+	return 0;
+}
+
+/* Where the chunks are chained, so no compiler may drop the writes. */
+static void *volatile mtest_sink;
+
+int ul_mtest_child_main(void *arg)
+{
+	const struct ul_mtest_child *c = arg;
+	uint64_t done = 0;
+
+	while (done < c->target) {
+		uint64_t left = c->target - done;
+		size_t want = (size_t)(left < c->chunk ? left : c->chunk);
+		char *p = malloc(want);
+
+		if (!p)
+			return UL_MTEST_ALLOC_FAILED;
+		/* mtest01 -w writes every byte; that touches every page. */
+		memset(p, 'a', want);
+		if (want >= sizeof(void *))
+			memcpy(p, (void *const *)&mtest_sink, sizeof(void *));
+		mtest_sink = p;
+		done += want;
+		atomic_store_explicit(c->bytes, done, memory_order_relaxed);
+	}
+	return UL_MTEST_PASS;
+}
+
+struct mtest_state {
+	struct ul_engine *eng;
+	struct ul_cell *cell;
+	struct ul_mtest_plan plan;
+	uint64_t chunk;
+	_Atomic uint64_t *bytes; /* shared with the child */
+	void *probe;		 /* our own deadline probe when no --deadline monitor runs */
+	int passes, alloc_failures, oom_kills, failures;
+};
+
+static int64_t tv_ns(const struct timeval *tv)
+{
+	return (int64_t)tv->tv_sec * UL_NS_PER_SEC + (int64_t)tv->tv_usec * 1000;
+}
+
+/* Size the runs; on refusal print why and return an engine result. */
+static int plan_target(struct mtest_state *st)
+{
+	struct ul_engine *eng = st->eng;
+	const struct ul_engine_config *cfg = eng->cfg;
+	uint64_t budget = eng->run->params.mem_budget_bytes, available, swap_free, cap;
+	struct ul_meminfo mi;
+	char a[32], b[32];
+	int rc;
+
+	rc = ul_meminfo_read(&mi);
+	if (rc)
+		return ul_error_errno(rc, "mtest: cannot read /proc/meminfo"), UL_ENGINE_ERROR;
+	available = mi.available;
+	swap_free = mi.swap_free;
+	if (eng->have_cgroup) {
+		struct ul_cgroup_stats cs;
+
+		/* Inside the run's cgroup what is free is its limit minus
+		 * what it already holds, and the swap it may use. */
+		if (ul_cgroup_read(&eng->cgroup, &cs) == 0)
+			available = cs.current_bytes < budget ? budget - cs.current_bytes : 0;
+		if (eng->cgroup.swap_limited && cfg->swap_bytes && cfg->swap_bytes < swap_free)
+			swap_free = cfg->swap_bytes;
+	}
+	cap = eng->mem_ceiling_bytes;
+	if (cfg->mem_footprint_cap_bytes && (!cap || cfg->mem_footprint_cap_bytes < cap))
+		cap = cfg->mem_footprint_cap_bytes;
+	rc = ul_mtest_plan(budget, available, swap_free,
+			   cfg->mtest_target_centi ? cfg->mtest_target_centi
+						   : UL_MTEST_DEFAULT_CENTI,
+			   cfg->mtest_target_bytes, cap, &st->plan);
+	if (rc == -E2BIG) {
+		ul_fmt_size(a, sizeof(a), cfg->mtest_target_bytes);
+		ul_fmt_size(b, sizeof(b), cap);
+		ul_error("mtest: --mtest-target %s is more than this run may use (%s)", a, b);
+		return UL_ENGINE_REFUSED;
+	}
+	if (rc) {
+		ul_fmt_size(a, sizeof(a), st->plan.in_use);
+		ul_error("mtest: more memory than the share asked for is already in use (%s of the "
+			 "budget is not available)", a);
+		return UL_ENGINE_REFUSED;
+	}
+	return UL_ENGINE_OK;
+}
+
+static int record_plan(struct mtest_state *st, int runs)
+{
+	const struct ul_mtest_plan *p = &st->plan;
+	struct ul_cell *c = st->cell;
+	int rc = 0;
+
+	rc |= ul_cell_set_metric(c, "mtest_runs", runs);
+	rc |= ul_cell_set_metric(c, "mtest_chunk_bytes", (double)st->chunk);
+	rc |= ul_cell_set_metric(c, "mtest_target_bytes", (double)p->target);
+	rc |= ul_cell_set_metric(c, "mtest_target_centi", (double)p->centi);
+	rc |= ul_cell_set_metric(c, "mtest_budget_bytes", (double)p->budget);
+	rc |= ul_cell_set_metric(c, "mtest_available_bytes", (double)p->available);
+	rc |= ul_cell_set_metric(c, "mtest_swap_free_bytes", (double)p->swap_free);
+	rc |= ul_cell_set_metric(c, "mtest_in_use_bytes", (double)p->in_use);
+	rc |= ul_cell_set_metric(c, "mtest_capped", p->capped ? 1 : 0);
+	return rc ? -ENOMEM : 0;
+}
+
+/* Push one run's values; the series exist (created in order at start). */
+static int push_run(struct ul_cell *cell, const int64_t v[S_N])
+{
+	int rc = 0;
+
+	for (int i = 0; i < S_N; i++)
+		rc |= ul_series_push(ul_cell_series(cell, series_names[i]), v[i]);
+	return rc ? -ENOMEM : 0;
+}
+
+static enum ul_mtest_status classify(const struct ul_child *c)
+{
+	if (WIFEXITED(c->wstatus)) {
+		switch (WEXITSTATUS(c->wstatus)) {
+		case UL_MTEST_PASS:
+			return UL_MTEST_PASS;
+		case UL_MTEST_ALLOC_FAILED:
+			return UL_MTEST_ALLOC_FAILED;
+		default:
+			return UL_MTEST_FAILED;
+		}
+	}
+	if (WIFSIGNALED(c->wstatus) && WTERMSIG(c->wstatus) == SIGKILL)
+		return UL_MTEST_KILLED;
+	return UL_MTEST_FAILED;
+}
+
+/* Kill and reap a run's child; its record is freed unless still registered. */
+static void stop_child(struct ul_engine *eng, struct ul_child *child)
+{
+	if (ul_sup_stop(&eng->sup, child, 0) != -ETIME)
+		free(child);
+}
+
+/* One mtest01 run; fills the cell's outcome on interruption or timeout. */
+static int one_run(struct mtest_state *st, int run_i, int runs)
+{
+	struct ul_engine *eng = st->eng;
+	struct ul_cell *cell = st->cell;
+	struct ul_mtest_child arg = { .target = st->plan.target, .chunk = st->chunk,
+				      .bytes = st->bytes };
+	struct ul_spawn_opts so = {
+		.name = "mtest01",
+		.fn = ul_mtest_child_main,
+		.arg = &arg,
+		.set_oom_score_adj = true,
+		.oom_score_adj = 1000, /* the OOM killer takes it, never us */
+		.cgroup_procs = eng->have_cgroup ? eng->cgroup.procs : NULL,
+	};
+	struct ul_child *child;
+	struct ul_child *probe = ul_engine_deadline_child(st->probe ? st->probe
+								  : ul_engine_deadline_state(eng));
+	ul_nsec t0, t1, deadline;
+	int64_t v[S_N], cpu_ns;
+	char size[32];
+	int rc;
+
+	ul_fmt_size(size, sizeof(size), st->plan.target);
+	ul_engine_progress(eng, "[mtest] run %d/%d: allocating and touching %s", run_i + 1, runs,
+			   size);
+	/* On the heap: if even SIGKILL cannot get it reaped, the supervisor
+	 * keeps pointing at the record, which must then outlive this call. */
+	child = calloc(1, sizeof(*child));
+	if (!child)
+		return ul_error("out of memory"), UL_ENGINE_ERROR;
+	child->pidfd = -1;
+	atomic_store(st->bytes, 0);
+	t0 = ul_now_ns();
+	rc = ul_spawn(&eng->sup, &so, child);
+	if (rc) {
+		free(child);
+		ul_engine_progress_done(eng);
+		ul_error_errno(rc, "mtest: cannot start run %d", run_i + 1);
+		return UL_ENGINE_ERROR;
+	}
+	deadline = t0 + eng->cfg->sample_timeout_ns;
+	while (!child->reaped) {
+		struct ul_child *ex = NULL;
+
+		switch (ul_sup_wait(&eng->sup, -1, deadline, &ex)) {
+		case UL_WAIT_READY:
+			break;
+		case UL_WAIT_CHILD_EXITED:
+			if (ex == probe && probe) {
+				ul_engine_progress_done(eng);
+				ul_warning("mtest: the deadline probe died during run %d",
+					   run_i + 1);
+			}
+			break; /* ours ends the loop; others are their owners' */
+		case UL_WAIT_TIMEOUT:
+			stop_child(eng, child);
+			cell->outcome = UL_CELL_PROBE_FAILED;
+			ul_fmt_duration(size, sizeof(size), eng->cfg->sample_timeout_ns);
+			snprintf(cell->note, sizeof(cell->note),
+				 "mtest run %d did not finish within %s (--sample-timeout)",
+				 run_i + 1, size);
+			return UL_ENGINE_OK;
+		case UL_WAIT_INTERRUPTED:
+			stop_child(eng, child);
+			cell->outcome = UL_CELL_INTERRUPTED;
+			snprintf(cell->note, sizeof(cell->note), "interrupted during mtest run %d",
+				 run_i + 1);
+			return UL_ENGINE_INTERRUPTED;
+		}
+	}
+	t1 = ul_now_ns();
+
+	v[S_ELAPSED] = t1 - t0;
+	v[S_BYTES] = (int64_t)atomic_load(st->bytes);
+	v[S_USER] = tv_ns(&child->ru.ru_utime);
+	v[S_SYS] = tv_ns(&child->ru.ru_stime);
+	cpu_ns = v[S_USER] + v[S_SYS];
+	/* GNU time's %P: (user + sys) / elapsed, here in hundredths. */
+	v[S_CPU] = v[S_ELAPSED] > 0
+			   ? (int64_t)((double)cpu_ns * 10000.0 / (double)v[S_ELAPSED] + 0.5)
+			   : 0;
+	v[S_MAJFLT] = child->ru.ru_majflt;
+	v[S_MINFLT] = child->ru.ru_minflt;
+	v[S_STATUS] = classify(child);
+	free(child);
+	switch (v[S_STATUS]) {
+	case UL_MTEST_PASS:
+		st->passes++;
+		break;
+	case UL_MTEST_ALLOC_FAILED:
+		st->alloc_failures++;
+		break;
+	case UL_MTEST_KILLED:
+		st->oom_kills++;
+		break;
+	default:
+		st->failures++;
+		break;
+	}
+	if (push_run(cell, v))
+		return ul_error("out of memory"), UL_ENGINE_ERROR;
+	return UL_ENGINE_OK;
+}
+
+static int finish_cell(struct mtest_state *st, int runs_done)
+{
+	struct ul_cell *cell = st->cell;
+	int rc = 0;
+
+	rc |= ul_cell_set_metric(cell, "mtest_runs_done", runs_done);
+	rc |= ul_cell_set_metric(cell, "mtest_passes", st->passes);
+	rc |= ul_cell_set_metric(cell, "mtest_alloc_failures", st->alloc_failures);
+	rc |= ul_cell_set_metric(cell, "mtest_oom_kills", st->oom_kills);
+	rc |= ul_cell_set_metric(cell, "mtest_other_failures", st->failures);
+	if (cell->outcome == UL_CELL_OK && (st->alloc_failures || st->oom_kills || st->failures))
+		snprintf(cell->note, sizeof(cell->note),
+			 "%d of %d runs did not allocate the target: %d allocation failures, %d "
+			 "killed (OOM), %d other", runs_done - st->passes, runs_done,
+			 st->alloc_failures, st->oom_kills, st->failures);
+	return rc ? -ENOMEM : 0;
+}
+
+static int mtest_run(struct ul_engine *eng, const struct ul_suite *suite)
+{
+	const struct ul_engine_config *cfg = eng->cfg;
+	struct mtest_state st = { .eng = eng };
+	int runs = cfg->mtest_runs > 0 ? cfg->mtest_runs : UL_MTEST_DEFAULT_RUNS;
+	int result, done = 0;
+	bool wanted = !cfg->n_tests;
+
+	for (size_t i = 0; i < cfg->n_tests; i++)
+		wanted |= ul_suite_has_test(suite, cfg->tests[i]);
+	if (!wanted)
+		return UL_ENGINE_OK;
+	st.chunk = cfg->mtest_chunk_bytes ? cfg->mtest_chunk_bytes : UL_MTEST_DEFAULT_CHUNK;
+	result = plan_target(&st);
+	if (result != UL_ENGINE_OK)
+		return result;
+	st.bytes = mmap(NULL, sizeof(*st.bytes), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			-1, 0);
+	if (st.bytes == MAP_FAILED)
+		return ul_error_errno(errno, "mtest: cannot map a counter"), UL_ENGINE_ERROR;
+
+	/* The audio probe runs alongside unless --deadline chose another
+	 * (then the deadline monitor runs it) or --deadline none. */
+	if (!ul_engine_deadline_state(eng) && !cfg->deadline_off) {
+		int rc = ul_monitor_deadline.start(eng, &st.probe);
+
+		if (rc) {
+			st.probe = NULL;
+			munmap(st.bytes, sizeof(*st.bytes));
+			return rc == -EINTR ? UL_ENGINE_INTERRUPTED : UL_ENGINE_ERROR;
+		}
+	}
+
+	st.cell = ul_run_add_cell(eng->run);
+	if (!st.cell) {
+		result = (ul_error("out of memory"), UL_ENGINE_ERROR);
+		goto out;
+	}
+	snprintf(st.cell->suite, sizeof(st.cell->suite), "mtest");
+	snprintf(st.cell->load, sizeof(st.cell->load), "mtest01");
+	snprintf(st.cell->probe, sizeof(st.cell->probe), "mtest01");
+	snprintf(st.cell->load_unit, sizeof(st.cell->load_unit), "bytes");
+	st.cell->started_wall_ns = ul_wall_ns();
+	for (int i = 0; i < S_N; i++)
+		if (!ul_cell_series(st.cell, series_names[i])) {
+			result = (ul_error("out of memory"), UL_ENGINE_ERROR);
+			goto out;
+		}
+	if (record_plan(&st, runs)) {
+		result = (ul_error("out of memory"), UL_ENGINE_ERROR);
+		goto out;
+	}
+
+	ul_monitors_begin(eng, st.cell);
+	if (st.probe)
+		ul_monitor_deadline.cell_begin(eng, st.probe, st.cell);
+	/* A run that timed out, was interrupted or failed to start records
+	 * nothing: the series' length is the number of runs done. */
+	for (int i = 0; i < runs && result == UL_ENGINE_OK && st.cell->outcome == UL_CELL_OK; i++)
+		result = one_run(&st, i, runs);
+	done = (int)ul_cell_find_series(st.cell, series_names[S_ELAPSED])->n;
+	if (st.probe && ul_monitor_deadline.cell_end(eng, st.probe, st.cell))
+		ul_warning("mtest: cannot record the deadline probe");
+	ul_monitors_end(eng, st.cell);
+
+	/* The work done, in the unit the cell names: bytes touched in all. */
+	{
+		const struct ul_series *b = ul_cell_find_series(st.cell, series_names[S_BYTES]);
+
+		for (size_t i = 0; i < b->n; i++)
+			st.cell->load_units += (uint64_t)b->v[i];
+	}
+	if (finish_cell(&st, done))
+		result = (ul_error("out of memory"), UL_ENGINE_ERROR);
+	ul_engine_progress_done(eng);
+	if (st.cell->note[0])
+		ul_note("%s", st.cell->note);
+	if (ul_engine_commit_cell(eng, st.cell) && result == UL_ENGINE_OK)
+		result = UL_ENGINE_ERROR;
+out:
+	if (st.probe)
+		ul_monitor_deadline.stop(eng, st.probe);
+	munmap(st.bytes, sizeof(*st.bytes));
+	return result;
+}
+
+const struct ul_suite ul_suite_mtest = {
+	.name = "mtest",
+	.summary = "LTP mtest01 -p80 -w repeated --runs times, an audio deadline probe alongside",
+	.default_tests = mtest_tests,
+	.run = mtest_run,
+};

@@ -1,0 +1,424 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The deadline probe (see deadline.h for every definition): the periodic
+ * child with its shared-memory records, and its supervisor-side driver.
+ */
+#include "core/compat.h"
+#include "probe/deadline.h"
+#include "core/parse.h"
+#include "proc/supervise.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* SCHED_FIFO priority for --deadline-rt: above normal tasks, below the
+ * kernel's threaded interrupt handlers (50), in the range desktop sound
+ * servers get from rtkit. */
+#define DL_RT_PRIORITY 10
+/* Bounds of the record ring. */
+#define DL_MIN_RECS 1024
+#define DL_MAX_BYTES (64 * UL_MiB)
+
+/*
+ * Shared between the probe child (the only writer) and the supervisor.
+ * The counters change together under a seqlock (seq odd while the child
+ * updates them), so a snapshot never pairs `missed` of one period with
+ * `periods` of another.  rec[] slots are written before `recs` publishes
+ * them.
+ */
+struct dl_shared {
+	_Atomic uint64_t seq;
+	_Atomic uint64_t periods, met, missed, served, recs, synthetic;
+	_Atomic int64_t work_cpu_ns;
+	_Atomic int rt_obtained, rt_errno, locked;
+	uint64_t cap;
+	struct ul_deadline_rec rec[];
+};
+
+struct ul_deadline {
+	struct ul_deadline_spec spec;
+	struct dl_shared *sh;
+	size_t map_len;
+	struct ul_child child; /* registered until reaped */
+	int ready_rd, ready_wr;
+	const char *cgroup_procs;
+};
+
+/* --- profiles --- */
+
+int ul_deadline_parse(const char *text, struct ul_deadline_spec *out, char *err, size_t errlen)
+{
+	const char *colon = strchr(text, ':');
+	char period[64];
+	int64_t p, w, centi;
+	size_t n;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!strcmp(text, "audio")) {
+		snprintf(out->name, sizeof(out->name), "audio");
+		out->period_ns = UL_NS_PER_SEC / 50;
+		out->work_ns = out->period_ns / 20; /* 5% */
+		return 0;
+	}
+	if (!strcmp(text, "video")) {
+		snprintf(out->name, sizeof(out->name), "video");
+		out->period_ns = (UL_NS_PER_SEC + 30) / 60;
+		out->work_ns = out->period_ns * 2 / 5; /* 40% */
+		return 0;
+	}
+	n = colon ? (size_t)(colon - text) : 0;
+	if (!colon || n == 0 || n >= sizeof(period) || !colon[1]) {
+		snprintf(err, errlen,
+			 "expected audio, video or PERIOD:WORK (e.g. 10ms:2ms or 20ms:5%%)");
+		return -EINVAL;
+	}
+	memcpy(period, text, n);
+	period[n] = '\0';
+	rc = ul_parse_duration_ns(period, UL_NS_PER_MS, 10 * UL_NS_PER_SEC, &p);
+	if (rc) {
+		snprintf(err, errlen, "period '%s': expected a duration from 1ms to 10s", period);
+		return rc;
+	}
+	if (colon[strlen(colon) - 1] == '%') {
+		rc = ul_parse_pct(colon + 1, 1, 9999, &centi);
+		w = p / 10000 * centi + p % 10000 * centi / 10000;
+	} else {
+		rc = ul_parse_duration_ns(colon + 1, 1, p - 1, &w);
+	}
+	if (rc || w <= 0 || w >= p) {
+		snprintf(err, errlen,
+			 "work '%s': expected a duration or a share above 0 and below the period",
+			 colon + 1);
+		return rc ? rc : -ERANGE;
+	}
+	snprintf(out->name, sizeof(out->name), "custom");
+	out->period_ns = p;
+	out->work_ns = w;
+	return 0;
+}
+
+/* --- accounting --- */
+
+uint64_t ul_deadline_missed(int64_t due, int64_t done, int64_t period_ns)
+{
+	if (done <= due + period_ns)
+		return 0;
+	/* Periods k+m with deadline due + (m+1)P before done: m+1 < (done-due)/P. */
+	return (uint64_t)((done - due + period_ns - 1) / period_ns - 1);
+}
+
+/* --- the probe child --- */
+
+static int64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ul_ts_to_ns(&ts);
+}
+
+/* Spin until this thread used work_ns of CPU; returns what it used. */
+static int64_t do_work(int64_t work_ns)
+{
+	int64_t start = thread_cpu_ns(), used;
+
+	do {
+		/* A little arithmetic between clock reads, so most of the
+		 * work is user time like a codec's, not the clock syscall. */
+		for (volatile unsigned i = 0; i < 256; i++)
+			;
+		used = thread_cpu_ns() - start;
+	} while (used < work_ns);
+	return used;
+}
+
+static void put_rec(struct dl_shared *sh, uint64_t idx, int64_t lat_ns, int64_t stall_ns)
+{
+	struct ul_deadline_rec *r = &sh->rec[idx % sh->cap];
+
+	r->lat_ns = lat_ns;
+	r->stall_ns = stall_ns;
+}
+
+static int dl_main(void *arg)
+{
+	struct ul_deadline *d = arg; /* our copy of the supervisor's memory */
+	struct dl_shared *sh = d->sh;
+	const int64_t P = d->spec.period_ns, W = d->spec.work_ns;
+	uint64_t k = 0, recs = 0;
+	int64_t t0, prev_done = 0;
+	char ready = 1;
+
+	if (d->spec.rt) {
+		struct sched_param sp = { .sched_priority = DL_RT_PRIORITY };
+
+		if (sched_setscheduler(0, SCHED_FIFO, &sp))
+			atomic_store(&sh->rt_errno, errno);
+		else
+			atomic_store(&sh->rt_obtained, 1);
+	}
+	/* Paging the records in under memory pressure would be a stall we
+	 * caused ourselves; lock them when the limit allows. */
+	if (mlock(sh, d->map_len) == 0)
+		atomic_store(&sh->locked, 1);
+	if (write(d->ready_wr, &ready, 1) != 1)
+		return 1;
+	close(d->ready_wr);
+
+	t0 = ul_now_ns() + P;
+	for (;;) {
+		int64_t due = t0 + (int64_t)k * P, woke, done, cpu, stall, start;
+		uint64_t n, skipped, s;
+
+		ul_sleep_until_ns(due);
+		woke = ul_now_ns();
+		cpu = do_work(W);
+		done = ul_now_ns();
+
+		start = due > prev_done ? due : prev_done;
+		stall = done - start - W;
+		n = ul_deadline_missed(due, done, P);
+		skipped = n > 1 ? n - 1 : 0;
+		put_rec(sh, recs, woke - due, stall > 0 ? stall : 0);
+		/* Coordinated omission: the skipped periods could not start
+		 * before `done`; more than a ring's worth is counted, not kept. */
+		for (uint64_t m = 1; m <= skipped; m++)
+			if (skipped - m < sh->cap)
+				put_rec(sh, recs + m, done - (due + (int64_t)m * P), -1);
+
+		s = atomic_load_explicit(&sh->seq, memory_order_relaxed);
+		atomic_store_explicit(&sh->seq, s + 1, memory_order_relaxed);
+		atomic_thread_fence(memory_order_release);
+		atomic_fetch_add_explicit(&sh->periods, n ? n : 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&sh->met, n ? 0 : 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&sh->missed, n, memory_order_relaxed);
+		atomic_fetch_add_explicit(&sh->served, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&sh->synthetic, skipped, memory_order_relaxed);
+		atomic_fetch_add_explicit(&sh->work_cpu_ns, cpu, memory_order_relaxed);
+		recs += 1 + skipped;
+		atomic_store_explicit(&sh->recs, recs, memory_order_relaxed);
+		atomic_store_explicit(&sh->seq, s + 2, memory_order_release);
+
+		k += n ? n : 1;
+		prev_done = done;
+	}
+}
+
+/* --- supervisor side --- */
+
+static void dl_free(struct ul_deadline *d)
+{
+	if (d->ready_rd >= 0)
+		close(d->ready_rd);
+	if (d->ready_wr >= 0)
+		close(d->ready_wr);
+	if (d->sh)
+		munmap(d->sh, d->map_len);
+	free(d);
+}
+
+static void describe(const struct ul_child *c, char *buf, size_t len)
+{
+	if (!c->reaped)
+		snprintf(buf, len, "did not exit");
+	else if (WIFEXITED(c->wstatus))
+		snprintf(buf, len, "exited with status %d", WEXITSTATUS(c->wstatus));
+	else if (WIFSIGNALED(c->wstatus))
+		snprintf(buf, len, "was killed by signal %d", WTERMSIG(c->wstatus));
+	else
+		snprintf(buf, len, "ended with wait status %#x", (unsigned)c->wstatus);
+}
+
+int ul_deadline_start(struct ul_sup *sup, const struct ul_deadline_spec *spec,
+		      const char *cgroup_procs, int64_t capacity_s, int64_t ready_timeout_ns,
+		      struct ul_deadline **out, char *why, size_t len)
+{
+	struct ul_spawn_opts so = { .name = "deadline", .fn = dl_main };
+	struct ul_deadline *d;
+	uint64_t cap;
+	ul_nsec deadline;
+	int fds[2], rc;
+	char how[64];
+
+	*out = NULL;
+	if (spec->period_ns <= 0 || spec->work_ns <= 0 || spec->work_ns >= spec->period_ns) {
+		snprintf(why, len, "deadline probe: work must be above 0 and below the period");
+		return -EINVAL;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		snprintf(why, len, "deadline probe: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	d->spec = *spec;
+	d->ready_rd = d->ready_wr = -1;
+	d->child.pidfd = -1;
+	cap = (uint64_t)(capacity_s > 0 ? capacity_s : 1) * (uint64_t)UL_NS_PER_SEC /
+	      (uint64_t)spec->period_ns;
+	if (cap < DL_MIN_RECS)
+		cap = DL_MIN_RECS;
+	if (cap > DL_MAX_BYTES / sizeof(struct ul_deadline_rec))
+		cap = DL_MAX_BYTES / sizeof(struct ul_deadline_rec);
+	d->map_len = sizeof(struct dl_shared) + cap * sizeof(struct ul_deadline_rec);
+	/* Populated now, in the supervisor: no first-touch faults while
+	 * measuring, and the pages are charged outside any run cgroup. */
+	d->sh = mmap(NULL, d->map_len, PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (d->sh == MAP_FAILED) {
+		rc = -errno;
+		d->sh = NULL;
+		snprintf(why, len, "deadline probe: cannot map %zu bytes: %s", d->map_len,
+			 strerror(-rc));
+		goto fail;
+	}
+	d->sh->cap = cap;
+	if (pipe2(fds, O_CLOEXEC)) {
+		rc = -errno;
+		snprintf(why, len, "deadline probe: %s", strerror(-rc));
+		goto fail;
+	}
+	d->ready_rd = fds[0];
+	d->ready_wr = fds[1];
+	so.arg = d;
+	so.keep_fds[0] = d->ready_wr;
+	so.n_keep_fds = 1;
+	so.cgroup_procs = cgroup_procs;
+	rc = ul_spawn(sup, &so, &d->child);
+	if (rc) {
+		snprintf(why, len, "deadline probe: cannot start: %s", strerror(-rc));
+		goto fail;
+	}
+	close(d->ready_wr); /* only the child holds it, so EOF means it died */
+	d->ready_wr = -1;
+
+	deadline = ul_now_ns() + ready_timeout_ns;
+	for (;;) {
+		struct ul_child *ex = NULL;
+		char byte;
+		ssize_t n;
+
+		switch (ul_sup_wait(sup, d->ready_rd, deadline, &ex)) {
+		case UL_WAIT_READY:
+			n = read(d->ready_rd, &byte, 1);
+			if (n == 1) {
+				*out = d;
+				return 0;
+			}
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (!d->child.reaped)
+				(void)ul_sup_stop(sup, &d->child, UL_NS_PER_SEC / 2);
+			describe(&d->child, how, sizeof(how));
+			snprintf(why, len, "deadline probe %s before it was ready", how);
+			rc = -ECHILD;
+			goto fail_stop;
+		case UL_WAIT_TIMEOUT:
+			snprintf(why, len, "deadline probe was not ready within %lld ms",
+				 (long long)(ready_timeout_ns / UL_NS_PER_MS));
+			rc = -ETIMEDOUT;
+			goto fail_stop;
+		case UL_WAIT_INTERRUPTED:
+			snprintf(why, len, "deadline probe: interrupted while starting");
+			rc = -EINTR;
+			goto fail_stop;
+		case UL_WAIT_CHILD_EXITED:
+			continue; /* ours: the pipe's EOF says the rest; others: their owners' */
+		}
+	}
+fail_stop:
+	if (!d->child.reaped && ul_sup_stop(sup, &d->child, 0) == -ETIME)
+		return rc; /* still registered: d must stay valid (leaked on purpose) */
+fail:
+	dl_free(d);
+	return rc;
+}
+
+void ul_deadline_snapshot(const struct ul_deadline *d, struct ul_deadline_snap *s)
+{
+	struct dl_shared *sh = d->sh;
+	uint64_t s1, s2;
+
+	do {
+		s1 = atomic_load_explicit(&sh->seq, memory_order_acquire);
+		s->periods = atomic_load_explicit(&sh->periods, memory_order_relaxed);
+		s->met = atomic_load_explicit(&sh->met, memory_order_relaxed);
+		s->missed = atomic_load_explicit(&sh->missed, memory_order_relaxed);
+		s->served = atomic_load_explicit(&sh->served, memory_order_relaxed);
+		s->recs = atomic_load_explicit(&sh->recs, memory_order_relaxed);
+		s->synthetic = atomic_load_explicit(&sh->synthetic, memory_order_relaxed);
+		s->work_cpu_ns = atomic_load_explicit(&sh->work_cpu_ns, memory_order_relaxed);
+		atomic_thread_fence(memory_order_acquire);
+		s2 = atomic_load_explicit(&sh->seq, memory_order_relaxed);
+	} while ((s1 & 1) || s1 != s2);
+}
+
+/*
+ * A record is taken as intact when the published count shows it was not
+ * lapped before and after the copy.  The child writes a stall's synthetic
+ * records before publishing them, so a record within that many of being
+ * lapped could change unnoticed; callers read each cell at its end, and
+ * the ring holds an hour of periods, far from that edge.
+ */
+size_t ul_deadline_records(const struct ul_deadline *d, uint64_t from, uint64_t to,
+			   struct ul_deadline_rec *out, uint64_t *lost)
+{
+	struct dl_shared *sh = d->sh;
+	size_t n = 0;
+
+	for (uint64_t i = from; i < to; i++) {
+		struct ul_deadline_rec r;
+
+		if (atomic_load_explicit(&sh->recs, memory_order_acquire) - i > sh->cap) {
+			(*lost)++; /* overwritten (or being overwritten) by newer periods */
+			continue;
+		}
+		r = sh->rec[i % sh->cap];
+		if (atomic_load_explicit(&sh->recs, memory_order_acquire) - i > sh->cap) {
+			(*lost)++;
+			continue;
+		}
+		out[n++] = r;
+	}
+	return n;
+}
+
+bool ul_deadline_is_rt(const struct ul_deadline *d, int *refused_errno)
+{
+	if (refused_errno)
+		*refused_errno = atomic_load(&d->sh->rt_errno);
+	return atomic_load(&d->sh->rt_obtained) != 0;
+}
+
+bool ul_deadline_locked(const struct ul_deadline *d)
+{
+	return atomic_load(&d->sh->locked) != 0;
+}
+
+const struct ul_deadline_spec *ul_deadline_spec_of(const struct ul_deadline *d)
+{
+	return &d->spec;
+}
+
+struct ul_child *ul_deadline_child(struct ul_deadline *d)
+{
+	return &d->child;
+}
+
+int ul_deadline_stop(struct ul_sup *sup, struct ul_deadline *d, int64_t grace_ns)
+{
+	int rc = d->child.reaped ? -ECHILD : 0;
+
+	if (!d->child.reaped && ul_sup_stop(sup, &d->child, grace_ns) == -ETIME)
+		return -ETIME; /* still registered: d must stay valid (leaked on purpose) */
+	dl_free(d);
+	return rc;
+}
