@@ -985,7 +985,7 @@ static int contest_run(struct ul_engine *eng, const struct ul_suite *suite)
 	const struct ul_engine_config *cfg = eng->cfg;
 	static struct contest ct; /* large (paths); one suite run at a time */
 	const char *tests[UL_MAX_TESTS];
-	size_t n = 0;
+	size_t n;
 	int result = UL_ENGINE_OK;
 
 	memset(&ct, 0, sizeof(ct));
@@ -1002,14 +1002,7 @@ static int contest_run(struct ul_engine *eng, const struct ul_suite *suite)
 	ct.runs = cfg->mtest_runs > 0 ? cfg->mtest_runs : 1;
 	ct.drop_caches = !ct.o.no_drop_caches && geteuid() == 0;
 
-	if (cfg->n_tests) {
-		for (size_t i = 0; i < cfg->n_tests; i++)
-			if (ul_suite_has_test(suite, cfg->tests[i]))
-				tests[n++] = cfg->tests[i];
-	} else {
-		for (size_t i = 0; suite->default_tests[i] && n < UL_MAX_TESTS; i++)
-			tests[n++] = suite->default_tests[i];
-	}
+	n = ul_suite_tests(suite, cfg, tests);
 	if (!n)
 		return UL_ENGINE_OK;
 

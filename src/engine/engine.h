@@ -113,6 +113,10 @@ const struct ul_suite *ul_suite_at(size_t i);
 
 /* True if `name` is one of the suite's default tests. */
 bool ul_suite_has_test(const struct ul_suite *suite, const char *name);
+/* The tests this run asks of the suite, in order: those of --tests that
+ * belong to it, else all its default tests.  Returns how many. */
+size_t ul_suite_tests(const struct ul_suite *suite, const struct ul_engine_config *cfg,
+		      const char *tests[UL_MAX_TESTS]);
 
 /*
  * Run `suites` (validated names) into `run`, which the caller has filled

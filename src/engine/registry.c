@@ -41,3 +41,19 @@ bool ul_suite_has_test(const struct ul_suite *suite, const char *name)
 			return true;
 	return false;
 }
+
+size_t ul_suite_tests(const struct ul_suite *suite, const struct ul_engine_config *cfg,
+		      const char *tests[UL_MAX_TESTS])
+{
+	size_t n = 0;
+
+	if (cfg->n_tests) {
+		for (size_t i = 0; i < cfg->n_tests; i++)
+			if (ul_suite_has_test(suite, cfg->tests[i]))
+				tests[n++] = cfg->tests[i];
+		return n;
+	}
+	for (size_t i = 0; suite->default_tests[i] && n < UL_MAX_TESTS; i++)
+		tests[n++] = suite->default_tests[i];
+	return n;
+}

@@ -280,19 +280,12 @@ static int resp_run(struct ul_engine *eng, const struct ul_suite *suite)
 	const struct ul_engine_config *cfg = eng->cfg;
 	struct resp_state st = { .eng = eng, .probe = ul_probe_find("resp") };
 	const char *tests[UL_MAX_TESTS];
-	size_t n = 0;
+	size_t n;
 	int result = UL_ENGINE_OK;
 
 	if (!st.probe)
 		UL_BUG("the resp probe is not registered");
-	if (cfg->n_tests) {
-		for (size_t i = 0; i < cfg->n_tests; i++)
-			if (ul_suite_has_test(suite, cfg->tests[i]))
-				tests[n++] = cfg->tests[i];
-	} else {
-		for (size_t i = 0; suite->default_tests[i] && n < UL_MAX_TESTS; i++)
-			tests[n++] = suite->default_tests[i];
-	}
+	n = ul_suite_tests(suite, cfg, tests);
 	result = ul_engine_preflight(eng, tests, n);
 	for (size_t i = 0; i < n && result == UL_ENGINE_OK; i++) {
 		const struct ul_load *load = ul_load_find(tests[i]);
