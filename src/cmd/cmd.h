@@ -51,6 +51,12 @@ struct ul_outputs {
 };
 /* Parse "text,resp1,json=FILE"; on error prints a usage error and returns -1. */
 int ul_outputs_parse(const char *cmd, const char *spec, struct ul_outputs *outs);
+/*
+ * The default outputs for a run of these suites (comma-separated names):
+ * each suite's seed-layout format, then "text".  `run` and `show` both use
+ * it, so `show` reprints exactly what `run` printed.
+ */
+void ul_default_formats(const char *suites, char *buf, size_t len);
 /* Write the run in every format; files are written atomically (tmp + rename).
  * Returns 0 or -1 after printing the error. */
 int ul_outputs_write(const struct ul_outputs *outs, const struct ul_run *run);

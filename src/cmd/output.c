@@ -3,6 +3,7 @@
 #include "core/compat.h"
 #include "cmd/cmd.h"
 #include "core/log.h"
+#include "engine/engine.h"
 #include "report/format.h"
 #include "store/store.h"
 
@@ -20,6 +21,23 @@ static void list_formats(char *buf, size_t len)
 	for (size_t i = 0; i < ul_format_count() && off < len; i++)
 		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
 					ul_format_at(i)->name);
+}
+
+void ul_default_formats(const char *suites, char *buf, size_t len)
+{
+	char copy[256], *save = NULL, *tok;
+	size_t off = 0;
+
+	buf[0] = '\0';
+	snprintf(copy, sizeof(copy), "%s", suites);
+	for (tok = strtok_r(copy, ",", &save); tok && off < len; tok = strtok_r(NULL, ",", &save)) {
+		const struct ul_suite *suite = ul_suite_find(tok);
+
+		if (suite && suite->format && !strstr(buf, suite->format))
+			off += (size_t)snprintf(buf + off, len - off, "%s,", suite->format);
+	}
+	if (off < len)
+		snprintf(buf + off, len - off, "text");
 }
 
 int ul_outputs_parse(const char *cmd, const char *spec, struct ul_outputs *outs)

@@ -27,7 +27,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define DEFAULT_FORMATS "resp1,text"
 #define DEFAULT_SCRATCH_PARENT "/var/tmp"
 
 static const char run_help[] =
@@ -37,8 +36,8 @@ static const char run_help[] =
 	"\n"
 	"  --label TEXT           name for this kernel/setting (default: uname -r)\n"
 	"  --db PATH              results database (default: $XDG_DATA_HOME/underload/results.db)\n"
-	"  --format LIST          outputs, e.g. text,resp1,json=FILE (default: " DEFAULT_FORMATS ";\n"
-	"                         contest,text for the contest suite alone)\n"
+	"  --format LIST          outputs, e.g. text,resp1,json=FILE (default: each suite's\n"
+	"                         seed table, then text: resp1,text for resp)\n"
 	"  --tests LIST           only these tests (loads), e.g. noload,cpuload\n"
 	"  --interval DURATION    think time before each sample (default: 20s)\n"
 	"  --min-points N         fewest samples per test (default: 5)\n"
@@ -130,7 +129,7 @@ static const struct option run_options[] = {
 
 struct run_args {
 	const char *label, *db, *formats, *tests, *dir;
-	bool quick, set_formats;
+	bool quick;
 	int progress; /* -1 auto */
 	bool set_interval, set_min, set_max;
 	struct ul_engine_config cfg;
@@ -314,7 +313,6 @@ static void set_defaults(struct run_args *a)
 	memset(a, 0, sizeof(*a));
 	ul_contest_opts_init(&a->contest);
 	a->cfg.contest = &a->contest;
-	a->formats = DEFAULT_FORMATS;
 	a->dir = DEFAULT_SCRATCH_PARENT;
 	a->progress = -1;
 	a->cfg.interval_ns = 20 * UL_NS_PER_SEC;
@@ -353,7 +351,6 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 			break;
 		case OPT_FORMAT:
 			a->formats = optarg;
-			a->set_formats = true;
 			break;
 		case OPT_TESTS:
 			a->tests = optarg;
@@ -491,9 +488,6 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		rc = ul_contest_check_opts(&a->contest, contest);
 		if (rc)
 			return rc;
-		/* contest alone: the seed's table, not an empty resp1 one. */
-		if (contest && a->n_suites == 1 && !a->set_formats)
-			a->formats = "contest,text";
 	}
 	if (a->tests && (rc = parse_tests(a)))
 		return rc;
@@ -597,6 +591,14 @@ int ul_cmd_run(int argc, char **argv)
 		return UL_EXIT_OK;
 	if (rc)
 		return UL_EXIT_USAGE;
+	if (!a.formats) {
+		static char defaults[256];
+		char suites[128];
+
+		join_suites(&a, suites, sizeof(suites));
+		ul_default_formats(suites, defaults, sizeof(defaults));
+		a.formats = defaults;
+	}
 	if (ul_outputs_parse("run", a.formats, &outs))
 		return UL_EXIT_USAGE;
 	if (ul_cmd_db_path(a.db, db, sizeof(db)) || self_exe(exe, sizeof(exe)))

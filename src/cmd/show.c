@@ -17,7 +17,8 @@ static const char show_help[] =
 	"(4 characters or more), or 'last'.\n"
 	"\n"
 	"  --db PATH      results database (default: $XDG_DATA_HOME/underload/results.db)\n"
-	"  --format LIST  outputs, e.g. text,resp1,json=FILE (default: resp1,text)\n"
+	"  --format LIST  outputs, e.g. text,resp1,json=FILE (default: the seed table\n"
+	"                 of each suite of the run, then text, as 'run' printed it)\n"
 	"  -h, --help     this help\n";
 
 int ul_cmd_show(int argc, char **argv);
@@ -29,7 +30,8 @@ int ul_cmd_show(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *db_opt = NULL, *formats = "resp1,text";
+	const char *db_opt = NULL, *formats = NULL;
+	char defaults[256];
 	struct ul_outputs outs;
 	struct ul_store *store;
 	struct ul_run run;
@@ -54,7 +56,7 @@ int ul_cmd_show(int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		return ul_usage_error("show", "expected exactly one RUN");
-	if (ul_outputs_parse("show", formats, &outs))
+	if (formats && ul_outputs_parse("show", formats, &outs))
 		return UL_EXIT_USAGE;
 	if (ul_cmd_db_path(db_opt, db, sizeof(db)))
 		return UL_EXIT_ERROR;
@@ -68,8 +70,14 @@ int ul_cmd_show(int argc, char **argv)
 	if (rc) {
 		ul_error("%s", store->err);
 		ret = rc == -ENOENT ? UL_EXIT_USAGE : UL_EXIT_ERROR;
-	} else if (ul_outputs_write(&outs, &run)) {
-		ret = UL_EXIT_ERROR;
+	} else {
+		if (!formats) {
+			ul_default_formats(run.suites, defaults, sizeof(defaults));
+			if (ul_outputs_parse("show", defaults, &outs))
+				ret = UL_EXIT_USAGE;
+		}
+		if (ret == UL_EXIT_OK && ul_outputs_write(&outs, &run))
+			ret = UL_EXIT_ERROR;
 	}
 	ul_run_release(&run);
 	ul_store_close(store);

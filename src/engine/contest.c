@@ -1031,5 +1031,6 @@ const struct ul_suite ul_suite_contest = {
 	.name = "contest",
 	.summary = "Kolivas's contest: a reference job (a compile) timed whole under eight loads",
 	.default_tests = contest_tests,
+	.format = "contest",
 	.run = contest_run,
 };

@@ -213,5 +213,6 @@ const struct ul_suite ul_suite_deadline = {
 	.name = "deadline",
 	.summary = "a periodic deadline task (audio 50 Hz by default) under each resp load",
 	.default_tests = deadline_tests,
+	.format = "deadline",
 	.run = deadline_run,
 };

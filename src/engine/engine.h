@@ -85,6 +85,7 @@ struct ul_suite {
 	const char *name;    /* "resp" */
 	const char *summary; /* one line for `underload list suites` */
 	const char *const *default_tests; /* NULL-terminated load names, in order */
+	const char *format;  /* its seed-layout format, printed by default before "text" */
 	/* Run the suite's cells into eng->run; return an enum ul_engine_result. */
 	int (*run)(struct ul_engine *eng, const struct ul_suite *suite);
 };

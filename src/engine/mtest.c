@@ -414,5 +414,6 @@ const struct ul_suite ul_suite_mtest = {
 	.name = "mtest",
 	.summary = "LTP mtest01 -p80 -w repeated --runs times, an audio deadline probe alongside",
 	.default_tests = mtest_tests,
+	.format = "mtest",
 	.run = mtest_run,
 };

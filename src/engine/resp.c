@@ -304,5 +304,6 @@ const struct ul_suite ul_suite_resp = {
 	.name = "resp",
 	.summary = "Davidsen's trivial response benchmark: a small task timed after a think time",
 	.default_tests = resp_tests,
+	.format = "resp1",
 	.run = resp_run,
 };

@@ -25,6 +25,9 @@ is "$shown" "$out" "show reprints the resp1 table identically"
 uuid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run"]["uuid"])' "$TMP/run.json")
 is "$("$UL" show --db "$DB" --format resp1 "${uuid:0:8}")" "$out" "show accepts a uuid prefix"
 is "$("$UL" show --db "$DB" --format resp1 last)" "$out" "show accepts 'last'"
+default=$("$UL" show --db "$DB" last)
+is "$(head -n 8 <<<"$default")" "$(head -n 8 <<<"$out")" "show prints resp1 first by default for a resp run"
+like "$default" 'suite resp, probe resp' "then the native text table"
 
 python3 - "$TMP/run.json" "$DB" <<'PY'
 import json, sqlite3, sys
