@@ -64,7 +64,22 @@ int ul_outputs_write(const struct ul_outputs *outs, const struct ul_run *run);
 int ul_stdout_close(void);
 
 /* --- the store location options shared by commands (cmd/output.c) --- */
+struct ul_store;
 /* Resolve --db (NULL = default path); prints the error and returns -1 on failure. */
 int ul_cmd_db_path(const char *db_opt, char *buf, size_t len);
+/*
+ * Resolve --db as ul_cmd_db_path() does (an already resolved path passes
+ * through unchanged) and open that store.  Returns UL_EXIT_OK with *out set
+ * (the caller closes it with ul_store_close()), or UL_EXIT_ERROR after
+ * printing why, with *out NULL.
+ */
+int ul_cmd_open_store(const char *db_opt, struct ul_store **out);
+/*
+ * ul_run_init() `run`, then load the stored run `ref` names (an id, a UUID or
+ * a unique prefix, or "last") into it.  Returns UL_EXIT_OK, or after printing
+ * the store's error UL_EXIT_USAGE if no run matches (-ENOENT) and
+ * UL_EXIT_ERROR otherwise.  The caller ul_run_release()s `run` either way.
+ */
+int ul_cmd_load_run(struct ul_store *st, const char *ref, struct ul_run *run);
 
 #endif

@@ -9,9 +9,7 @@
 #include "report/format.h"
 #include "store/store.h"
 
-#include <errno.h>
 #include <getopt.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,9 +114,8 @@ int ul_cmd_compare(int argc, char **argv)
 	const struct ul_run **ptrs = NULL;
 	struct ul_store *store;
 	struct ul_run *runs = NULL;
-	char db[PATH_MAX], err[512];
 	size_t n = 0;
-	int c, rc, ret = UL_EXIT_OK;
+	int c, ret;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -157,13 +154,9 @@ int ul_cmd_compare(int argc, char **argv)
 						 "compare runs: %s)",
 				      fmt ? "single-run" : "unknown", fmt_name, names);
 	}
-	if (ul_cmd_db_path(db_opt, db, sizeof(db)))
-		return UL_EXIT_ERROR;
-	rc = ul_store_open(db, &store, err, sizeof(err));
-	if (rc) {
-		ul_error("%s", err);
-		return UL_EXIT_ERROR;
-	}
+	ret = ul_cmd_open_store(db_opt, &store);
+	if (ret)
+		return ret;
 	if (load_runs(store, &runs, &n)) {
 		ul_store_close(store);
 		return UL_EXIT_ERROR;

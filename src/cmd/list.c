@@ -14,7 +14,6 @@
 #include "store/store.h"
 
 #include <getopt.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,17 +95,12 @@ static int list_runs(const char *db_opt)
 {
 	struct ul_run_summary *runs = NULL;
 	struct ul_store *store;
-	char db[PATH_MAX], err[512];
 	size_t n = 0;
 	int rc;
 
-	if (ul_cmd_db_path(db_opt, db, sizeof(db)))
-		return UL_EXIT_ERROR;
-	rc = ul_store_open(db, &store, err, sizeof(err));
-	if (rc) {
-		ul_error("%s", err);
-		return UL_EXIT_ERROR;
-	}
+	rc = ul_cmd_open_store(db_opt, &store);
+	if (rc)
+		return rc;
 	rc = store->ops->list_runs(store, &runs, &n);
 	if (rc) {
 		ul_error("cannot list runs: %s", store->err);

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Output plumbing shared by commands: format specs, atomic files, stdout checks, --db. */
+/*
+ * Output plumbing shared by commands: format specs, atomic files, stdout
+ * checks, --db and loading stored runs.
+ */
 #include "core/compat.h"
 #include "cmd/cmd.h"
 #include "core/log.h"
@@ -8,6 +11,7 @@
 #include "store/store.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,4 +163,30 @@ int ul_cmd_db_path(const char *db_opt, char *buf, size_t len)
 		return ul_error("no default database location: set XDG_DATA_HOME or HOME, or "
 				"give --db PATH");
 	return 0;
+}
+
+int ul_cmd_open_store(const char *db_opt, struct ul_store **out)
+{
+	char db[PATH_MAX], err[512];
+
+	*out = NULL;
+	if (ul_cmd_db_path(db_opt, db, sizeof(db)))
+		return UL_EXIT_ERROR;
+	if (ul_store_open(db, out, err, sizeof(err))) {
+		ul_error("%s", err);
+		return UL_EXIT_ERROR;
+	}
+	return UL_EXIT_OK;
+}
+
+int ul_cmd_load_run(struct ul_store *st, const char *ref, struct ul_run *run)
+{
+	int rc;
+
+	ul_run_init(run);
+	rc = st->ops->load_run(st, ref, run);
+	if (!rc)
+		return UL_EXIT_OK;
+	ul_error("%s", st->err);
+	return rc == -ENOENT ? UL_EXIT_USAGE : UL_EXIT_ERROR;
 }

@@ -582,7 +582,7 @@ int ul_cmd_run(int argc, char **argv)
 	struct ul_outputs outs;
 	struct ul_store *store = NULL;
 	struct ul_run run, stored;
-	char db[PATH_MAX], exe[PATH_MAX], err[512];
+	char db[PATH_MAX], exe[PATH_MAX];
 	char ref[32];
 	int rc, result;
 
@@ -601,16 +601,15 @@ int ul_cmd_run(int argc, char **argv)
 	}
 	if (ul_outputs_parse("run", a.formats, &outs))
 		return UL_EXIT_USAGE;
+	/* Resolve --db now: a bad one must fail before anything else is done. */
 	if (ul_cmd_db_path(a.db, db, sizeof(db)) || self_exe(exe, sizeof(exe)))
 		return UL_EXIT_ERROR;
 	a.cfg.self_exe = exe;
 	if (fill_run(&a, argc - 1, argv + 1, &run))
 		return UL_EXIT_ERROR;
-	rc = ul_store_open(db, &store, err, sizeof(err));
-	if (rc) {
-		ul_error("%s", err);
+	/* db is resolved and not empty, so this only opens it. */
+	if (ul_cmd_open_store(db, &store))
 		return UL_EXIT_ERROR;
-	}
 	result = ul_engine_run(&a.cfg, store, &run, a.suites, a.n_suites);
 	/* Print what the store holds, so `show` reprints exactly this. */
 	if (run.id > 0) {

@@ -2,12 +2,9 @@
 /* `underload show RUN`: re-print a stored run in any formats. */
 #include "core/compat.h"
 #include "cmd/cmd.h"
-#include "core/log.h"
 #include "store/store.h"
 
-#include <errno.h>
 #include <getopt.h>
-#include <limits.h>
 #include <stdio.h>
 
 static const char show_help[] =
@@ -35,8 +32,7 @@ int ul_cmd_show(int argc, char **argv)
 	struct ul_outputs outs;
 	struct ul_store *store;
 	struct ul_run run;
-	char db[PATH_MAX], err[512];
-	int c, rc, ret = UL_EXIT_OK;
+	int c, ret;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -58,19 +54,11 @@ int ul_cmd_show(int argc, char **argv)
 		return ul_usage_error("show", "expected exactly one RUN");
 	if (formats && ul_outputs_parse("show", formats, &outs))
 		return UL_EXIT_USAGE;
-	if (ul_cmd_db_path(db_opt, db, sizeof(db)))
-		return UL_EXIT_ERROR;
-	rc = ul_store_open(db, &store, err, sizeof(err));
-	if (rc) {
-		ul_error("%s", err);
-		return UL_EXIT_ERROR;
-	}
-	ul_run_init(&run);
-	rc = store->ops->load_run(store, argv[optind], &run);
-	if (rc) {
-		ul_error("%s", store->err);
-		ret = rc == -ENOENT ? UL_EXIT_USAGE : UL_EXIT_ERROR;
-	} else {
+	ret = ul_cmd_open_store(db_opt, &store);
+	if (ret)
+		return ret;
+	ret = ul_cmd_load_run(store, argv[optind], &run);
+	if (ret == UL_EXIT_OK) {
 		if (!formats) {
 			ul_default_formats(run.suites, defaults, sizeof(defaults));
 			if (ul_outputs_parse("show", defaults, &outs))

@@ -8,7 +8,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,8 +90,7 @@ int ul_cmd_vmstat(int argc, char **argv)
 	const char *db_opt = NULL, *sel = NULL;
 	struct ul_store *store;
 	struct ul_run run;
-	char db[PATH_MAX], err[512];
-	int c, rc, ret;
+	int c, ret;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -114,21 +112,12 @@ int ul_cmd_vmstat(int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		return ul_usage_error("vmstat", "expected exactly one RUN");
-	if (ul_cmd_db_path(db_opt, db, sizeof(db)))
-		return UL_EXIT_ERROR;
-	rc = ul_store_open(db, &store, err, sizeof(err));
-	if (rc) {
-		ul_error("%s", err);
-		return UL_EXIT_ERROR;
-	}
-	ul_run_init(&run);
-	rc = store->ops->load_run(store, argv[optind], &run);
-	if (rc) {
-		ul_error("%s", store->err);
-		ret = rc == -ENOENT ? UL_EXIT_USAGE : UL_EXIT_ERROR;
-	} else {
+	ret = ul_cmd_open_store(db_opt, &store);
+	if (ret)
+		return ret;
+	ret = ul_cmd_load_run(store, argv[optind], &run);
+	if (ret == UL_EXIT_OK)
 		ret = print_cells(&run, sel);
-	}
 	ul_run_release(&run);
 	ul_store_close(store);
 	return ret;
