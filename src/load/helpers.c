@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Helpers for the contest loads: running external programs (tar, ls),
- * sizing trees and files against the disk reserve.  See load/helpers.h.
+ * Helpers for the loads: running external programs (tar, ls), sizing trees
+ * and files against the disk reserve, the tar loads' hooks and the
+ * streaming-write loop.  See load/helpers.h.
  */
 #include "core/compat.h"
 #include "load/helpers.h"
@@ -18,6 +19,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 int ul_load_exec_wait(char *const argv[], const char *cwd, int *wstatus)
@@ -181,4 +183,135 @@ int ul_load_check_room(const struct ul_load_ctx *ctx, uint64_t need, const char 
 		return -ENOSPC;
 	}
 	return 0;
+}
+
+/* One pass of ul_load_stream_run(): 0 or a positive errno; *written counts completed writes. */
+static int stream_pass(struct ul_load_ctx *ctx, const char *path, char *buf, uint64_t chunks,
+		       unsigned int flags, uint64_t *written)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int err = 0;
+
+	*written = 0;
+	if (fd < 0)
+		return errno;
+	for (uint64_t i = 0; i < chunks; i++) {
+		if (flags & UL_LOAD_STREAM_STAMP)
+			buf[0] = (char)i;
+		err = ul_load_write_all(fd, buf, UL_LOAD_STREAM_CHUNK);
+		if (err)
+			break;
+		ul_load_add_units(ctx, 1);
+		(*written)++;
+	}
+	if (flags & UL_LOAD_STREAM_UNLINK) {
+		close(fd);
+		if (unlink(path) < 0 && !err)
+			err = errno;
+	} else if (close(fd) < 0 && !err) {
+		err = errno;
+	}
+	return err;
+}
+
+int ul_load_stream_run(struct ul_load_ctx *ctx, const char *path, char *buf, uint64_t chunks,
+		       unsigned int flags)
+{
+	const struct timespec backoff = { 0, 100 * 1000 * 1000 };
+	uint64_t written;
+
+	for (;;) {
+		int err = stream_pass(ctx, path, buf, chunks, flags, &written);
+
+		if (!err)
+			continue;
+		if (err != ENOSPC)
+			return ul_load_fail(ctx, err);
+		/*
+		 * Someone else filled the disk after check(): recorded for the
+		 * report, not fatal; the next pass truncates (or recreates) the
+		 * file and starts over.  Back off when no progress is possible.
+		 */
+		ul_load_fail(ctx, ENOSPC);
+		if (written == 0)
+			nanosleep(&backoff, NULL);
+	}
+	return EINTR;
+}
+
+int ul_load_stream_check(struct ul_load_ctx *ctx, char *why, size_t len)
+{
+	uint64_t size = (uint64_t)ctx->opt[0];
+	int r = ul_load_size_file(ctx, &size, why, len);
+
+	if (r)
+		return r;
+	ctx->opt[0] = (int64_t)size;
+	return 0;
+}
+
+int ul_load_tar_supported(char *why, size_t len)
+{
+	if (access(UL_LOAD_TAR_PROG, X_OK) < 0) {
+		snprintf(why, len, "cannot execute '%s': %s", UL_LOAD_TAR_PROG, strerror(errno));
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+int ul_load_tar_check(const struct ul_load_ctx *ctx, unsigned int copies, const char *what,
+		      char *why, size_t len)
+{
+	uint64_t bytes;
+	struct stat st;
+	int r;
+
+	if (!ctx->src_dir) {
+		snprintf(why, len,
+			 "needs a tree to archive (the contest suite gives its job's tree)");
+		return -EINVAL;
+	}
+	if (stat(ctx->src_dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(why, len, "'%s' is not a directory", ctx->src_dir);
+		return -ENOTDIR;
+	}
+	r = ul_load_tree_bytes(ctx->src_dir, &bytes);
+	if (r) {
+		snprintf(why, len, "cannot measure '%s': %s", ctx->src_dir, strerror(-r));
+		return r;
+	}
+	return ul_load_check_room(ctx, copies * (bytes + bytes / 4 + UL_MiB), what, why, len);
+}
+
+/* Run tar with argv; 0 if it exited with a status <= max_ok, else as ul_load_tar_create(). */
+static int tar_run(char *const argv[], int max_ok)
+{
+	int st, err = ul_load_exec_wait(argv, NULL, &st);
+
+	if (err)
+		return err;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == UL_LOAD_EXEC_FAILED)
+		return ENOEXEC;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) > max_ok)
+		return EIO; /* tar's fatal error, or killed */
+	return 0;
+}
+
+/* tar's "some files differed" exit status: the archive is still whole. */
+#define TAR_EXIT_DIFFERED 1
+
+int ul_load_tar_create(const char *archive, const char *dir)
+{
+	char *const argv[] = { (char *)UL_LOAD_TAR_PROG, (char *)"-cf", (char *)archive,
+			       (char *)"-C", (char *)dir, (char *)".", NULL };
+
+	return tar_run(argv, TAR_EXIT_DIFFERED);
+}
+
+int ul_load_tar_extract(const char *archive, const char *dir)
+{
+	char *const argv[] = { (char *)UL_LOAD_TAR_PROG, (char *)"-xf", (char *)archive,
+			       (char *)"-C", (char *)dir, NULL };
+
+	return tar_run(argv, 0);
 }

@@ -9,15 +9,12 @@
 #include "load/load.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
-#include <unistd.h>
 
-#define IO_CHUNK UL_MiB
+#define IO_CHUNK UL_LOAD_STREAM_CHUNK
 
-enum { OPT_SIZE };
+enum { OPT_SIZE }; /* 0: ul_load_stream_check() sizes it */
 
 static const struct ul_opt io_load_opts[] = {
 	{ "size", UL_OPT_SIZE, 0, INT64_C(1) << 44, 0,
@@ -30,17 +27,6 @@ struct io_state {
 	char path[4096];
 	char *zeros;
 };
-
-static int io_load_check(struct ul_load_ctx *ctx, char *why, size_t len)
-{
-	uint64_t size = (uint64_t)ctx->opt[OPT_SIZE];
-	int r = ul_load_size_file(ctx, &size, why, len);
-
-	if (r)
-		return r;
-	ctx->opt[OPT_SIZE] = (int64_t)size;
-	return 0;
-}
 
 static int io_load_prepare(struct ul_load_ctx *ctx, void **state)
 {
@@ -57,51 +43,17 @@ static int io_load_prepare(struct ul_load_ctx *ctx, void **state)
 }
 
 /*
- * One pass, as `dd if=/dev/zero of=FILE` did it: truncate and rewrite the
+ * Each pass as `dd if=/dev/zero of=FILE` did it: truncate and rewrite the
  * whole file.  Truncation frees the old blocks, so every pass allocates
- * anew (Andrew Morton: plain overwrites are the VM's best case).
+ * anew (Andrew Morton: plain overwrites are the VM's best case).  ENOSPC
+ * is recorded, not fatal (see ul_load_stream_run()).
  */
-static int io_load_pass(struct ul_load_ctx *ctx, struct io_state *s, uint64_t chunks,
-			uint64_t *written)
-{
-	int fd = open(s->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	int err = 0;
-
-	*written = 0;
-	if (fd < 0)
-		return errno;
-	for (uint64_t i = 0; i < chunks && !err; i++) {
-		err = ul_load_write_all(fd, s->zeros, IO_CHUNK);
-		if (!err) {
-			ul_load_add_units(ctx, 1);
-			(*written)++;
-		}
-	}
-	if (close(fd) < 0 && !err)
-		err = errno;
-	return err;
-}
-
 static int io_load_run(struct ul_load_ctx *ctx, void *state)
 {
-	const struct timespec backoff = { 0, 100 * 1000 * 1000 };
-	uint64_t chunks = (uint64_t)ctx->opt[OPT_SIZE] / IO_CHUNK;
-	uint64_t written;
+	struct io_state *s = state;
 
-	for (;;) {
-		int err = io_load_pass(ctx, state, chunks, &written);
-
-		if (!err)
-			continue;
-		if (err != ENOSPC)
-			return ul_load_fail(ctx, err);
-		/* Someone else filled the disk after check(): recorded, not
-		 * fatal; the next pass truncates the file and starts over. */
-		ul_load_fail(ctx, ENOSPC);
-		if (written == 0)
-			nanosleep(&backoff, NULL);
-	}
-	return EINTR;
+	return ul_load_stream_run(ctx, s->path, s->zeros, (uint64_t)ctx->opt[OPT_SIZE] / IO_CHUNK,
+				  0);
 }
 
 const struct ul_load ul_load_io_load = {
@@ -111,7 +63,7 @@ const struct ul_load ul_load_io_load = {
 	.opts = io_load_opts,
 	.flags = UL_LOAD_DISK,
 	.supported = NULL,
-	.check = io_load_check,
+	.check = ul_load_stream_check,
 	.prepare = io_load_prepare,
 	.run = io_load_run,
 };

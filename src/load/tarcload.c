@@ -11,52 +11,15 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#define TAR_PROG "/bin/tar"
-/* tar's "some files differed" (a file changed while it was read: the job
- * is compiling in the same tree) still makes a whole archive. */
-#define TAR_EXIT_DIFFERED 1
 
 static const struct ul_opt tarc_load_opts[] = {
 	{ NULL, UL_OPT_COUNT, 0, 0, 0, NULL },
 };
 
-/* The tar loads exec a real program: without it they would silently measure nothing. */
-static int tar_supported(char *why, size_t len)
-{
-	if (access(TAR_PROG, X_OK) < 0) {
-		snprintf(why, len, "cannot execute '%s': %s", TAR_PROG, strerror(errno));
-		return -ENOTSUP;
-	}
-	return 0;
-}
-
 /* The tree must exist; its archive (contents plus headers) must fit above the reserve. */
 static int tarc_load_check(struct ul_load_ctx *ctx, char *why, size_t len)
 {
-	uint64_t bytes;
-	struct stat st;
-	int r;
-
-	if (!ctx->src_dir) {
-		snprintf(why, len,
-			 "needs a tree to archive (the contest suite gives its job's tree)");
-		return -EINVAL;
-	}
-	if (stat(ctx->src_dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		snprintf(why, len, "'%s' is not a directory", ctx->src_dir);
-		return -ENOTDIR;
-	}
-	r = ul_load_tree_bytes(ctx->src_dir, &bytes);
-	if (r) {
-		snprintf(why, len, "cannot measure '%s': %s", ctx->src_dir, strerror(-r));
-		return r;
-	}
-	return ul_load_check_room(ctx, bytes + bytes / 4 + UL_MiB, "the archive", why, len);
+	return ul_load_tar_check(ctx, 1, "the archive", why, len);
 }
 
 struct tarc_state {
@@ -74,21 +37,16 @@ static int tarc_load_prepare(struct ul_load_ctx *ctx, void **state)
 	return 0;
 }
 
+/* A "some files differed" archive counts: the job may be compiling in the same tree. */
 static int tarc_load_run(struct ul_load_ctx *ctx, void *state)
 {
 	struct tarc_state *s = state;
-	char *const argv[] = { (char *)TAR_PROG, (char *)"-cf", s->archive, (char *)"-C",
-			       (char *)ctx->src_dir, (char *)".", NULL };
 
 	for (;;) {
-		int st, err = ul_load_exec_wait(argv, NULL, &st);
+		int err = ul_load_tar_create(s->archive, ctx->src_dir);
 
 		if (err)
 			return ul_load_fail(ctx, err);
-		if (WIFEXITED(st) && WEXITSTATUS(st) == UL_LOAD_EXEC_FAILED)
-			return ul_load_fail(ctx, ENOEXEC);
-		if (!WIFEXITED(st) || WEXITSTATUS(st) > TAR_EXIT_DIFFERED)
-			return ul_load_fail(ctx, EIO); /* tar's fatal error, or killed */
 		ul_load_add_units(ctx, 1);
 	}
 	return EINTR;
@@ -100,7 +58,7 @@ const struct ul_load ul_load_tarc_load = {
 	.unit = "archives",
 	.opts = tarc_load_opts,
 	.flags = UL_LOAD_DISK,
-	.supported = tar_supported,
+	.supported = ul_load_tar_supported,
 	.check = tarc_load_check,
 	.prepare = tarc_load_prepare,
 	.run = tarc_load_run,
