@@ -208,6 +208,28 @@ out:
 	return ul_load_fail(ctx, err ? err : EPIPE);
 }
 
+static int64_t timeval_ns(const struct timeval *tv)
+{
+	return (int64_t)tv->tv_sec * UL_NS_PER_SEC + (int64_t)tv->tv_usec * 1000;
+}
+
+/*
+ * In the leader at "go": its CPU so far (own and reaped children, as the
+ * wait4() rusage at the end will count them) is set-up, not load work.
+ * Recorded here with getrusage()'s precision; /proc's clock ticks would
+ * round a few ms of set-up into the load's LCPU% of a short job.
+ */
+static void record_setup_cpu(struct ul_load_shared *shared)
+{
+	struct rusage self, children;
+
+	if (getrusage(RUSAGE_SELF, &self) || getrusage(RUSAGE_CHILDREN, &children))
+		return;
+	shared->setup_user_ns = timeval_ns(&self.ru_utime) + timeval_ns(&children.ru_utime);
+	shared->setup_sys_ns = timeval_ns(&self.ru_stime) + timeval_ns(&children.ru_stime);
+	shared->setup_valid = true;
+}
+
 /*
  * The leader child: prepare, report ready, wait for go, run.  Its return
  * value is the exit status: 0 is never returned, because a load only ends
@@ -231,6 +253,7 @@ static int load_child_main(void *arg)
 		return 1; /* the supervisor went away */
 	/* Workers forked by run() must not hold the barrier's pipes. */
 	ul_barrier_close(&rl->barrier);
+	record_setup_cpu(ctx->shared);
 
 	err = rl->load->run(ctx, state);
 	ul_load_fail(ctx, err > 0 ? err : EPROTO);
@@ -281,11 +304,6 @@ static void read_cpu_ns(pid_t pid, int64_t *user_ns, int64_t *sys_ns)
 		return;
 	*user_ns = ((int64_t)ut + cut) * (UL_NS_PER_SEC / hz);
 	*sys_ns = ((int64_t)st + cst) * (UL_NS_PER_SEC / hz);
-}
-
-static int64_t timeval_ns(const struct timeval *tv)
-{
-	return (int64_t)tv->tv_sec * UL_NS_PER_SEC + (int64_t)tv->tv_usec * 1000;
 }
 
 /* Undo ul_load_start()'s allocations.  Only once the leader is reaped. */
@@ -552,8 +570,12 @@ int ul_load_stop_usage(struct ul_sup *sup, struct ul_running_load *rl, int64_t g
 		memset(usage, 0, sizeof(*usage));
 		usage->valid = rl->child.reaped;
 		if (usage->valid) {
-			usage->user_ns = timeval_ns(&rl->child.ru.ru_utime) - rl->go_user_ns;
-			usage->sys_ns = timeval_ns(&rl->child.ru.ru_stime) - rl->go_sys_ns;
+			bool precise = rl->shared->setup_valid;
+
+			usage->user_ns = timeval_ns(&rl->child.ru.ru_utime) -
+					 (precise ? rl->shared->setup_user_ns : rl->go_user_ns);
+			usage->sys_ns = timeval_ns(&rl->child.ru.ru_stime) -
+					(precise ? rl->shared->setup_sys_ns : rl->go_sys_ns);
 			/* Tick-rounded set-up vs exact rusage: never below zero. */
 			usage->user_ns = usage->user_ns > 0 ? usage->user_ns : 0;
 			usage->sys_ns = usage->sys_ns > 0 ? usage->sys_ns : 0;

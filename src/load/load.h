@@ -42,6 +42,10 @@ enum ul_load_flags {
 struct ul_load_shared {
 	_Atomic uint64_t units; /* work done, in the descriptor's unit */
 	_Atomic int failed_errno; /* first error a worker hit, for the report */
+	/* The leader's own and reaped children's CPU at "go" (getrusage, µs
+	 * precision): its set-up, which is not counted as the load's work. */
+	_Atomic int64_t setup_user_ns, setup_sys_ns;
+	_Atomic bool setup_valid;
 };
 
 struct ul_load_ctx {
