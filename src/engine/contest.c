@@ -207,11 +207,6 @@ static int64_t tv_ns(const struct timeval *tv)
 	return (int64_t)tv->tv_sec * UL_NS_PER_SEC + (int64_t)tv->tv_usec * 1000;
 }
 
-static int64_t stop_grace(const struct ul_engine *eng)
-{
-	return ul_sup_aborting(&eng->sup) ? 0 : eng->cfg->stop_grace_ns;
-}
-
 /* Set the cell's note; a long reason is cut at the note's size (it is for people). */
 static void set_note(struct ul_cell *cell, const char *fmt, ...) UL_PRINTF(2, 3);
 static void set_note(struct ul_cell *cell, const char *fmt, ...)
@@ -337,7 +332,7 @@ static enum run_result run_command(struct contest *ct, const struct command *cmd
 		}
 	}
 	*elapsed_ns = ul_now_ns() - t0;
-	if (!c->reaped && ul_sup_stop(&eng->sup, c, stop_grace(eng)) < 0)
+	if (!c->reaped && ul_sup_stop(&eng->sup, c, ul_engine_stop_grace(eng)) < 0)
 		return RUN_UNKILLABLE; /* c stays registered: deliberately not freed */
 	*result = *c;
 	free(c);
@@ -647,7 +642,7 @@ static int run_cell(struct contest *ct, const struct ul_load *load, int round)
 
 	ul_engine_progress(eng, "%s: stopping the load", prog);
 	err = ul_load_failed_errno(rl);
-	rc = ul_load_stop_usage(&eng->sup, rl, stop_grace(eng), &units, &needed_kill, &lu);
+	rc = ul_load_stop_usage(&eng->sup, rl, ul_engine_stop_grace(eng), &units, &needed_kill, &lu);
 	if (needed_kill)
 		cell->flags |= UL_CELL_LOAD_KILLED;
 	if (rc == -ECHILD && cell->outcome == UL_CELL_OK) {

@@ -37,11 +37,6 @@ static int64_t test_duration(const struct ul_engine_config *cfg)
 	return d < DEADLINE_MIN_TEST_NS ? DEADLINE_MIN_TEST_NS : d;
 }
 
-static int64_t stop_grace(const struct ul_engine *eng)
-{
-	return ul_sup_aborting(&eng->sup) ? 0 : eng->cfg->stop_grace_ns;
-}
-
 static void describe_exit(const struct ul_child *c, char *buf, size_t len)
 {
 	if (WIFEXITED(c->wstatus))
@@ -123,42 +118,23 @@ static int run_test(struct dl_suite *st, const struct ul_load *load, size_t test
 		    size_t n_tests)
 {
 	struct ul_engine *eng = st->eng;
-	struct ul_running_load *rl = NULL;
-	struct ul_load_ctx lctx;
+	struct ul_running_load *rl;
 	struct ul_cell *cell;
-	char why[sizeof(cell->note)];
-	int result = UL_ENGINE_OK, rc;
+	int result;
 
 	if (!st->probe) {
 		result = start_probe(st);
 		if (result != UL_ENGINE_OK)
 			return result;
 	}
-	cell = ul_run_add_cell(eng->run);
+	cell = ul_engine_new_cell(eng, "deadline", load, "deadline");
 	if (!cell)
-		return ul_error("out of memory"), UL_ENGINE_ERROR;
-	snprintf(cell->suite, sizeof(cell->suite), "deadline");
-	snprintf(cell->load, sizeof(cell->load), "%s", load->name);
-	snprintf(cell->probe, sizeof(cell->probe), "deadline");
-	snprintf(cell->load_unit, sizeof(cell->load_unit), "%s", load->unit);
-	cell->started_wall_ns = ul_wall_ns();
-
+		return UL_ENGINE_ERROR;
 	ul_engine_progress(eng, "[deadline %zu/%zu] %s: starting load", test_i + 1, n_tests,
 			   load->name);
-	ul_engine_load_ctx(eng, load, &lctx);
-	rc = ul_load_start(&eng->sup, load, &lctx, eng->cfg->ready_timeout_ns, &rl, why,
-			   sizeof(why));
-	if (rc == -EINTR) {
-		cell->outcome = UL_CELL_INTERRUPTED;
-		snprintf(cell->note, sizeof(cell->note), "interrupted while starting the load");
-		result = UL_ENGINE_INTERRUPTED;
-	} else if (rc) {
-		cell->outcome = UL_CELL_LOAD_FAILED;
-		snprintf(cell->note, sizeof(cell->note), "%s", why);
-		ul_engine_progress_done(eng);
-		ul_error("load '%s' did not start: %s", load->name, why);
-	} else {
-		bool needed_kill = false;
+	result = ul_engine_start_load(eng, cell, load, &rl);
+	if (rl) {
+		int stopped;
 
 		ul_monitors_begin(eng, cell);
 		ul_monitor_deadline.cell_begin(eng, st->probe, cell);
@@ -167,14 +143,9 @@ static int run_test(struct dl_suite *st, const struct ul_load *load, size_t test
 		if (ul_monitor_deadline.cell_end(eng, st->probe, cell))
 			ul_warning("cannot record the deadline probe of cell '%s'", cell->load);
 		ul_monitors_end(eng, cell);
-		rc = ul_load_stop(&eng->sup, rl, stop_grace(eng), &cell->load_units, &needed_kill);
-		if (needed_kill)
-			cell->flags |= UL_CELL_LOAD_KILLED;
-		if (rc && result == UL_ENGINE_OK) {
-			ul_engine_progress_done(eng);
-			ul_error_errno(rc, "load '%s' could not be stopped", load->name);
-			result = UL_ENGINE_ERROR;
-		}
+		stopped = ul_engine_stop_load(eng, cell, rl);
+		if (result == UL_ENGINE_OK)
+			result = stopped;
 	}
 	if (cell->outcome == UL_CELL_LOAD_DIED || cell->outcome == UL_CELL_PROBE_FAILED) {
 		ul_engine_progress_done(eng);

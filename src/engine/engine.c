@@ -96,6 +96,78 @@ int ul_engine_preflight(const struct ul_engine *eng, const char *const *loads, s
 	return result;
 }
 
+int64_t ul_engine_stop_grace(const struct ul_engine *eng)
+{
+	return ul_sup_aborting(&eng->sup) ? 0 : eng->cfg->stop_grace_ns;
+}
+
+struct ul_cell *ul_engine_new_cell(struct ul_engine *eng, const char *suite,
+				   const struct ul_load *load, const char *probe)
+{
+	struct ul_cell *cell = ul_run_add_cell(eng->run);
+
+	if (!cell) {
+		ul_error("out of memory");
+		return NULL;
+	}
+	snprintf(cell->suite, sizeof(cell->suite), "%s", suite);
+	snprintf(cell->load, sizeof(cell->load), "%s", load->name);
+	snprintf(cell->probe, sizeof(cell->probe), "%s", probe);
+	snprintf(cell->load_unit, sizeof(cell->load_unit), "%s", load->unit);
+	cell->started_wall_ns = ul_wall_ns();
+	return cell;
+}
+
+int ul_engine_start_load(struct ul_engine *eng, struct ul_cell *cell, const struct ul_load *load,
+			 struct ul_running_load **rl)
+{
+	struct ul_load_ctx ctx;
+	char why[sizeof(cell->note)];
+	int rc;
+
+	*rl = NULL;
+	ul_engine_load_ctx(eng, load, &ctx);
+	rc = ul_load_start(&eng->sup, load, &ctx, eng->cfg->ready_timeout_ns, rl, why, sizeof(why));
+	if (rc == -EINTR) {
+		*rl = NULL;
+		cell->outcome = UL_CELL_INTERRUPTED;
+		snprintf(cell->note, sizeof(cell->note), "interrupted while starting the load");
+		return UL_ENGINE_INTERRUPTED;
+	}
+	if (rc) {
+		*rl = NULL;
+		cell->outcome = UL_CELL_LOAD_FAILED;
+		snprintf(cell->note, sizeof(cell->note), "%s", why);
+		ul_engine_progress_done(eng);
+		ul_error("%s", why); /* names the load already */
+	}
+	return UL_ENGINE_OK;
+}
+
+int ul_engine_stop_load(struct ul_engine *eng, struct ul_cell *cell, struct ul_running_load *rl)
+{
+	bool needed_kill = false;
+	int rc = ul_load_stop(&eng->sup, rl, ul_engine_stop_grace(eng), &cell->load_units,
+			      &needed_kill);
+
+	if (needed_kill)
+		cell->flags |= UL_CELL_LOAD_KILLED;
+	if (rc == -ECHILD) {
+		if (cell->outcome == UL_CELL_OK) {
+			cell->outcome = UL_CELL_LOAD_DIED;
+			snprintf(cell->note, sizeof(cell->note),
+				 "load '%s' had died when it was stopped", cell->load);
+		}
+		return UL_ENGINE_OK;
+	}
+	if (rc) {
+		ul_engine_progress_done(eng);
+		ul_error_errno(rc, "load '%s' could not be stopped", cell->load);
+		return UL_ENGINE_ERROR;
+	}
+	return UL_ENGINE_OK;
+}
+
 int ul_engine_commit_cell(struct ul_engine *eng, struct ul_cell *cell)
 {
 	int rc;

@@ -134,6 +134,28 @@ int ul_engine_run(const struct ul_engine_config *cfg, struct ul_store *store, st
  * each).  Returns UL_ENGINE_OK, UL_ENGINE_REFUSED or UL_ENGINE_UNSUPPORTED.
  */
 int ul_engine_preflight(const struct ul_engine *eng, const char *const *loads, size_t n);
+/* For suites: the SIGTERM -> SIGKILL grace, 0 once a second interrupt came. */
+int64_t ul_engine_stop_grace(const struct ul_engine *eng);
+/* For suites: append a cell named suite/load/probe, started now; NULL
+ * (error printed) when out of memory. */
+struct ul_cell *ul_engine_new_cell(struct ul_engine *eng, const char *suite,
+				   const struct ul_load *load, const char *probe);
+struct ul_running_load;
+/*
+ * For suites: start the cell's load with the run's settings.  Returns
+ * UL_ENGINE_OK with *rl set; UL_ENGINE_OK with *rl NULL when the load did
+ * not start (cell load-failed, reason printed and in the note); or
+ * UL_ENGINE_INTERRUPTED (cell interrupted).
+ */
+int ul_engine_start_load(struct ul_engine *eng, struct ul_cell *cell, const struct ul_load *load,
+			 struct ul_running_load **rl);
+/*
+ * For suites: stop the cell's load, record its units and whether it needed
+ * SIGKILL.  A load found dead at the stop marks an ok cell load-died (the
+ * last samples may not have been taken under load).  UL_ENGINE_OK, or
+ * UL_ENGINE_ERROR when it could not be stopped (printed).
+ */
+int ul_engine_stop_load(struct ul_engine *eng, struct ul_cell *cell, struct ul_running_load *rl);
 /* For suites: store a finished cell (prints the error on failure). */
 int ul_engine_commit_cell(struct ul_engine *eng, struct ul_cell *cell) UL_MUST_CHECK;
 /* For suites: the ctx of a load with the run's settings and options. */

@@ -95,11 +95,6 @@ static int start_probe(struct resp_state *st)
 	return UL_ENGINE_OK;
 }
 
-static int64_t stop_grace(const struct ul_engine *eng)
-{
-	return ul_sup_aborting(&eng->sup) ? 0 : eng->cfg->stop_grace_ns;
-}
-
 /*
  * Sample the probe while `rl` runs (rl may be NULL only if the load failed
  * earlier).  Fills cell's outcome; returns an engine result.
@@ -202,65 +197,32 @@ static int run_test(struct resp_state *st, const struct ul_load *load, size_t te
 		    size_t n_tests)
 {
 	struct ul_engine *eng = st->eng;
-	struct ul_running_load *rl = NULL;
-	struct ul_load_ctx lctx;
+	struct ul_running_load *rl;
 	struct ul_cell *cell;
 	struct ul_series *s;
-	char why[sizeof(cell->note)];
-	int result = UL_ENGINE_OK;
-	int rc;
+	int result;
 
 	if (!st->rp) {
 		result = start_probe(st);
 		if (result != UL_ENGINE_OK)
 			return result;
 	}
-	cell = ul_run_add_cell(eng->run);
+	cell = ul_engine_new_cell(eng, "resp", load, st->probe->name);
 	if (!cell)
-		return ul_error("out of memory"), UL_ENGINE_ERROR;
-	snprintf(cell->suite, sizeof(cell->suite), "resp");
-	snprintf(cell->load, sizeof(cell->load), "%s", load->name);
-	snprintf(cell->probe, sizeof(cell->probe), "%s", st->probe->name);
-	snprintf(cell->load_unit, sizeof(cell->load_unit), "%s", load->unit);
-	cell->started_wall_ns = ul_wall_ns();
-
+		return UL_ENGINE_ERROR;
 	ul_engine_progress(eng, "[resp %zu/%zu] %s: starting load", test_i + 1, n_tests, load->name);
-	ul_engine_load_ctx(eng, load, &lctx);
-	rc = ul_load_start(&eng->sup, load, &lctx, eng->cfg->ready_timeout_ns, &rl, why, sizeof(why));
-	if (rc == -EINTR) {
-		cell->outcome = UL_CELL_INTERRUPTED;
-		snprintf(cell->note, sizeof(cell->note), "interrupted while starting the load");
-		result = UL_ENGINE_INTERRUPTED;
-	} else if (rc) {
-		cell->outcome = UL_CELL_LOAD_FAILED;
-		snprintf(cell->note, sizeof(cell->note), "%s", why);
-		ul_engine_progress_done(eng);
-		ul_error("%s", why); /* names the load already */
-	} else {
-		bool needed_kill = false;
+	result = ul_engine_start_load(eng, cell, load, &rl);
+	if (rl) {
+		int stopped;
 
 		ul_monitors_begin(eng, cell);
 		result = sample_cell(st, cell, rl, test_i, n_tests);
 		if (result == UL_ENGINE_OK && cell->outcome == UL_CELL_LOAD_DIED)
 			result = drain_probe(st);
 		ul_monitors_end(eng, cell);
-
-		rc = ul_load_stop(&eng->sup, rl, stop_grace(eng), &cell->load_units, &needed_kill);
-		if (needed_kill)
-			cell->flags |= UL_CELL_LOAD_KILLED;
-		if (rc == -ECHILD) {
-			/* It died between the last sample and the stop: the
-			 * samples may not have been taken under load. */
-			if (cell->outcome == UL_CELL_OK) {
-				cell->outcome = UL_CELL_LOAD_DIED;
-				snprintf(cell->note, sizeof(cell->note),
-					 "load '%s' had died when it was stopped", load->name);
-			}
-		} else if (rc && result == UL_ENGINE_OK) {
-			ul_engine_progress_done(eng);
-			ul_error_errno(rc, "load '%s' could not be stopped", load->name);
-			result = UL_ENGINE_ERROR;
-		}
+		stopped = ul_engine_stop_load(eng, cell, rl);
+		if (result == UL_ENGINE_OK)
+			result = stopped;
 	}
 	s = ul_cell_series(cell, "delay_ns");
 	if (cell->outcome == UL_CELL_OK && s && s->n >= (size_t)eng->cfg->max_points &&
@@ -295,7 +257,7 @@ static int resp_run(struct ul_engine *eng, const struct ul_suite *suite)
 		result = run_test(&st, load, i, n);
 	}
 	if (st.rp)
-		ul_probe_stop(&eng->sup, st.rp, ul_sup_aborting(&eng->sup) ? 0 : cfg->stop_grace_ns);
+		ul_probe_stop(&eng->sup, st.rp, ul_engine_stop_grace(eng));
 	eng->probe_pid = 0;
 	return result;
 }
