@@ -145,6 +145,9 @@ enum stmt_id {
 	S_ROLLBACK,
 	S_INSERT_RUN,
 	S_FINISH_RUN,
+	S_RUN_BY_UUID,
+	S_LAST_CELL_END,
+	S_MARK_INTERRUPTED,
 	S_INSERT_CELL,
 	S_INSERT_SERIES,
 	S_INSERT_SAMPLE,
@@ -176,6 +179,10 @@ static const char *const stmt_sql[S_COUNT] = {
 			 " ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,"
 			 " ?23)",
 	[S_FINISH_RUN] = "UPDATE runs SET status = ?1, finished_wall_ns = ?2 WHERE id = ?3",
+	[S_RUN_BY_UUID] = "SELECT id, status, started_wall_ns FROM runs WHERE uuid = ?1",
+	[S_LAST_CELL_END] = "SELECT max(finished_wall_ns) FROM cells WHERE run_id = ?1",
+	[S_MARK_INTERRUPTED] = "UPDATE runs SET status = 'interrupted', finished_wall_ns = ?1"
+			       " WHERE id = ?2 AND status = 'running'",
 	[S_INSERT_CELL] = "INSERT INTO cells (run_id, seq, suite, load, probe, outcome, flags,"
 			  " note, load_unit, load_units, started_wall_ns, finished_wall_ns)"
 			  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
@@ -824,6 +831,88 @@ static int sqlite_finish_run(struct ul_store *base, const struct ul_run *run)
 	return 0;
 }
 
+/* Inside mark_interrupted's transaction: find the run, its end, update it. */
+static int mark_interrupted_tx(struct ul_store_sqlite *st, const char *uuid, int64_t *end_ns)
+{
+	const unsigned char *status;
+	int64_t id, started;
+	sqlite3_stmt *s;
+	int rc;
+
+	s = stmt(st, S_RUN_BY_UUID, &rc);
+	if (!s)
+		return fail(st, rc, "cannot look up run %s in '%s'", uuid, st->path);
+	sqlite3_bind_text(s, 1, uuid, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	if (rc != SQLITE_ROW) {
+		int r = rc == SQLITE_DONE ? set_err(st->base.err, sizeof(st->base.err), -ENOENT,
+						    "no run %s in '%s'", uuid, st->path)
+					  : fail(st, rc, "cannot look up run %s in '%s'", uuid,
+						 st->path);
+
+		sqlite3_reset(s);
+		return r;
+	}
+	id = column_i64(s, 0);
+	status = sqlite3_column_text(s, 1);
+	started = column_i64(s, 2);
+	if (!status || strcmp((const char *)status, "running")) {
+		rc = set_err(st->base.err, sizeof(st->base.err), -EALREADY,
+			     "run %s in '%s' is not running", uuid, st->path);
+		sqlite3_reset(s);
+		return rc;
+	}
+	sqlite3_reset(s);
+	s = stmt(st, S_LAST_CELL_END, &rc);
+	if (!s)
+		return fail(st, rc, "cannot read the cells of run %s in '%s'", uuid, st->path);
+	sqlite3_bind_int64(s, 1, id);
+	rc = sqlite3_step(s);
+	*end_ns = rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL ? column_i64(s, 0)
+										: started;
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW)
+		return fail(st, rc, "cannot read the cells of run %s in '%s'", uuid, st->path);
+	s = stmt(st, S_MARK_INTERRUPTED, &rc);
+	if (!s)
+		return fail(st, rc, "cannot mark run %s interrupted in '%s'", uuid, st->path);
+	sqlite3_bind_int64(s, 1, *end_ns);
+	sqlite3_bind_int64(s, 2, id);
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return fail(st, rc, "cannot mark run %s interrupted in '%s'", uuid, st->path);
+	return 0;
+}
+
+static int sqlite_mark_interrupted(struct ul_store *base, const char *uuid,
+				   int64_t *finished_wall_ns)
+{
+	struct ul_store_sqlite *st = sq(base);
+	int64_t end_ns = 0;
+	int rc, r;
+
+	st->base.err[0] = '\0';
+	if (!uuid || !*uuid)
+		return set_err(st->base.err, sizeof(st->base.err), -EINVAL, "empty run UUID");
+	rc = exec_stmt(st, S_BEGIN_WRITE);
+	if (rc != SQLITE_OK)
+		return fail(st, rc, "cannot write '%s'", st->path);
+	r = mark_interrupted_tx(st, uuid, &end_ns);
+	if (!r) {
+		rc = exec_stmt(st, S_COMMIT);
+		if (rc != SQLITE_OK)
+			r = fail(st, rc, "cannot mark run %s interrupted in '%s'", uuid, st->path);
+	}
+	if (r < 0) {
+		rollback(st);
+		return r;
+	}
+	if (finished_wall_ns)
+		*finished_wall_ns = end_ns;
+	return 0;
+}
+
 /* ---- reading ---- */
 
 static int parse_status(struct ul_store_sqlite *st, sqlite3_stmt *s, int col, int64_t id,
@@ -1249,6 +1338,7 @@ const struct ul_store_ops ul_store_sqlite = {
 	.begin_run = sqlite_begin_run,
 	.add_cell = sqlite_add_cell,
 	.finish_run = sqlite_finish_run,
+	.mark_interrupted = sqlite_mark_interrupted,
 	.list_runs = sqlite_list_runs,
 	.load_run = sqlite_load_run,
 };

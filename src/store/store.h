@@ -40,6 +40,16 @@ struct ul_store_ops {
 	int (*add_cell)(struct ul_store *st, const struct ul_run *run, const struct ul_cell *cell);
 	/* Update status and finished time of a stored run. */
 	int (*finish_run)(struct ul_store *st, const struct ul_run *run);
+	/*
+	 * Repair a run left `running` by a killed process (cleanup calls it
+	 * with the run UUID its journal recorded): status becomes interrupted
+	 * and finished_wall_ns the finish time of its last stored cell (its
+	 * start time when it has none), in one transaction.  *finished_wall_ns
+	 * (may be NULL) gets that time.  -ENOENT: no run with this UUID;
+	 * -EALREADY: the run is not `running` (finished, or already repaired),
+	 * and nothing was changed.
+	 */
+	int (*mark_interrupted)(struct ul_store *st, const char *uuid, int64_t *finished_wall_ns);
 	/* All runs, newest first; *out is malloc'ed (free() it). */
 	int (*list_runs)(struct ul_store *st, struct ul_run_summary **out, size_t *n);
 	/* Load a whole run.  `ref` is a numeric id, a UUID or a unique UUID

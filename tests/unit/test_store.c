@@ -449,6 +449,59 @@ START_TEST(test_interrupted_keeps_cells)
 }
 END_TEST
 
+/* cleanup's repair of a killed run: interrupted, ended at its last cell. */
+START_TEST(test_mark_interrupted)
+{
+	char path[128];
+	struct ul_store *st;
+	struct ul_run run, empty, back;
+	int64_t end = 0;
+
+	tpath(path, sizeof(path), "mark.db");
+	st = open_ok(path);
+	fill_run(&run, "killed", 1000);
+	add_two_cells(&run);
+	ck_assert_int_eq(st->ops->begin_run(st, &run), 0);
+	ck_assert_int_eq(st->ops->add_cell(st, &run, &run.cells[0]), 0);
+	ck_assert_int_eq(st->ops->add_cell(st, &run, &run.cells[1]), 0);
+	fill_run(&empty, "killed-early", 5000);
+	ck_assert_int_eq(st->ops->begin_run(st, &empty), 0);
+	ul_store_close(st);
+
+	st = open_ok(path);
+	ck_assert_msg(st->ops->mark_interrupted(st, run.uuid, &end) == 0, "%s", st->err);
+	ck_assert_int_eq(end, run.cells[1].finished_wall_ns);
+	ck_assert_int_eq(st->ops->load_run(st, run.uuid, &back), 0);
+	ck_assert_int_eq(back.status, UL_RUN_INTERRUPTED);
+	ck_assert_int_eq(back.finished_wall_ns, run.cells[1].finished_wall_ns);
+	ck_assert_uint_eq(back.n_cells, 2);
+	ul_run_release(&back);
+	/* Twice: nothing to repair, nothing changed. */
+	end = 7;
+	ck_assert_int_eq(st->ops->mark_interrupted(st, run.uuid, &end), -EALREADY);
+	ck_assert_int_eq(end, 7);
+	/* No cell: the run ends when it started. */
+	ck_assert_int_eq(st->ops->mark_interrupted(st, empty.uuid, NULL), 0);
+	ck_assert_int_eq(st->ops->load_run(st, empty.uuid, &back), 0);
+	ck_assert_int_eq(back.status, UL_RUN_INTERRUPTED);
+	ck_assert_int_eq(back.finished_wall_ns, 5000);
+	ul_run_release(&back);
+	ck_assert_int_eq(st->ops->mark_interrupted(st, "0000aaaa-0000-4000-8000-000000000000", NULL),
+			 -ENOENT);
+	/* A finished run is never rewritten. */
+	run.status = UL_RUN_COMPLETE;
+	run.finished_wall_ns = 1;
+	ck_assert_int_eq(st->ops->finish_run(st, &run), 0);
+	ck_assert_int_eq(st->ops->mark_interrupted(st, run.uuid, NULL), -EALREADY);
+	ck_assert_int_eq(sql_int(path, "SELECT count(*) FROM runs WHERE status = 'complete'"
+				       " AND finished_wall_ns = 1"),
+			 1);
+	ul_store_close(st);
+	ul_run_release(&run);
+	ul_run_release(&empty);
+}
+END_TEST
+
 /* A failing cell leaves no rows behind and no transaction open. */
 START_TEST(test_add_cell_atomic)
 {
@@ -729,6 +782,7 @@ Suite *ul_test_suite_store(void)
 	tcase_add_test(tc, test_last);
 	tcase_add_test(tc, test_refs);
 	tcase_add_test(tc, test_interrupted_keeps_cells);
+	tcase_add_test(tc, test_mark_interrupted);
 	tcase_add_test(tc, test_add_cell_atomic);
 	tcase_add_test(tc, test_not_sqlite);
 	tcase_add_test(tc, test_foreign_sqlite);
