@@ -406,20 +406,23 @@ static int set_metrics(struct ul_cell *cell, const char *const *names, const dou
  * prints it: up to 100 x CPUs for a parallel build.  LCPU% = the load's
  * CPU since it was released / how long it ran x 100, same scale; the load
  * runs the lead time and the stop longer than the job (contest's CPU% +
- * LCPU% can exceed 100).
+ * LCPU% can exceed 100).  Loads counts the load's work while the job ran
+ * (cell->load_units, as Kolivas counted "MB written during the compile");
+ * loads_total also counts the lead time and the stop.
  */
 static int store_results(struct contest *ct, struct ul_cell *cell, const struct ul_child *job,
-			 int64_t wall_ns, const struct ul_load_usage *lu, uint64_t units)
+			 int64_t wall_ns, const struct ul_load_usage *lu, uint64_t total_units)
 {
 	int64_t user = tv_ns(&job->ru.ru_utime), sys = tv_ns(&job->ru.ru_stime);
 	double div = ul_contest_loads_divisor(cell->load);
 	static const char *const names[] = {
-		"cpu_pct",   "loads",	  "loads_divisor", "job_majflt",
-		"job_minflt", "job_nvcsw", "job_nivcsw",
+		"cpu_pct",    "loads",	   "loads_total", "loads_divisor",
+		"job_majflt", "job_minflt", "job_nvcsw",   "job_nivcsw",
 	};
 	double values[] = {
 		wall_ns > 0 ? (double)(user + sys) * 100.0 / (double)wall_ns : 0.0,
-		(double)units / div,
+		(double)cell->load_units / div,
+		(double)total_units / div,
 		div,
 		(double)job->ru.ru_majflt,
 		(double)job->ru.ru_minflt,
@@ -445,7 +448,8 @@ static int store_results(struct contest *ct, struct ul_cell *cell, const struct 
 		rc |= ul_cell_set_metric(cell, "load_sys_ns", (double)lu->sys_ns);
 		rc |= ul_cell_set_metric(cell, "load_ran_ns", (double)lu->ran_ns);
 	}
-	cell->load_units = units;
+	if (ul_cell_set_metric(cell, "load_units_total", (double)total_units))
+		rc = -ENOMEM;
 	ct->jobs_ok++;
 	ct->job_ns_sum += wall_ns;
 	return rc ? -ENOMEM : 0;
@@ -629,8 +633,10 @@ static int run_cell(struct contest *ct, const struct ul_load *load, int round)
 	if (lead == UL_ENGINE_OK) {
 		struct ul_child *lc = ul_load_child(rl);
 
+		ul_engine_work_begin(eng, rl);
 		rr = run_command(ct, &ct->job, ct->job_dir, log, ct->o.job_timeout_ns, lc, prog,
 				 left, &job, &wall, &err);
+		ul_engine_work_end(eng, cell, rl);
 		if (rr == RUN_LOAD_DIED)
 			load_died(cell, "while the job ran", lc, ul_load_failed_errno(rl));
 		else

@@ -138,7 +138,9 @@ static int run_test(struct dl_suite *st, const struct ul_load *load, size_t test
 
 		ul_monitors_begin(eng, cell);
 		ul_monitor_deadline.cell_begin(eng, st->probe, cell);
+		ul_engine_work_begin(eng, rl);
 		result = measure(st, cell, rl, test_i, n_tests);
+		ul_engine_work_end(eng, cell, rl);
 		/* The probe's series first: it is this suite's primary one. */
 		if (ul_monitor_deadline.cell_end(eng, st->probe, cell))
 			ul_warning("cannot record the deadline probe of cell '%s'", cell->load);

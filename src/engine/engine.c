@@ -144,12 +144,37 @@ int ul_engine_start_load(struct ul_engine *eng, struct ul_cell *cell, const stru
 	return UL_ENGINE_OK;
 }
 
+void ul_engine_work_begin(struct ul_engine *eng, const struct ul_running_load *rl)
+{
+	eng->work_units_at_begin = ul_load_units(rl);
+	eng->work_begin_ns = ul_now_ns();
+}
+
+void ul_engine_work_end(struct ul_engine *eng, struct ul_cell *cell,
+			const struct ul_running_load *rl)
+{
+	uint64_t now_units = ul_load_units(rl);
+	int64_t window_ns = ul_now_ns() - eng->work_begin_ns;
+
+	cell->load_units = now_units >= eng->work_units_at_begin ?
+				   now_units - eng->work_units_at_begin : 0;
+	if (ul_cell_set_metric(cell, "measured_ns", (double)window_ns) ||
+	    (window_ns > 0 && ul_cell_set_metric(cell, "load_units_per_s",
+						 (double)cell->load_units * 1e9 / (double)window_ns)))
+		ul_warning("out of memory recording the work of load '%s'", cell->load);
+}
+
 int ul_engine_stop_load(struct ul_engine *eng, struct ul_cell *cell, struct ul_running_load *rl)
 {
 	bool needed_kill = false;
-	int rc = ul_load_stop(&eng->sup, rl, ul_engine_stop_grace(eng), &cell->load_units,
-			      &needed_kill);
+	uint64_t total = 0;
+	double window_ns;
+	int rc = ul_load_stop(&eng->sup, rl, ul_engine_stop_grace(eng), &total, &needed_kill);
 
+	if (!ul_cell_metric(cell, "measured_ns", &window_ns))
+		cell->load_units = total;
+	if (ul_cell_set_metric(cell, "load_units_total", (double)total))
+		ul_warning("out of memory recording the work of load '%s'", cell->load);
 	if (needed_kill)
 		cell->flags |= UL_CELL_LOAD_KILLED;
 	if (rc == -ECHILD) {

@@ -106,6 +106,9 @@ struct ul_engine {
 	bool have_cgroup;
 	char swap_path[PATH_MAX];  /* "" when no swap file is active */
 	ul_nsec started_ns;
+	/* The current cell's measured window (ul_engine_work_begin/end). */
+	uint64_t work_units_at_begin;
+	ul_nsec work_begin_ns;
 };
 
 const struct ul_suite *ul_suite_find(const char *name);
@@ -156,6 +159,17 @@ int ul_engine_start_load(struct ul_engine *eng, struct ul_cell *cell, const stru
  * UL_ENGINE_ERROR when it could not be stopped (printed).
  */
 int ul_engine_stop_load(struct ul_engine *eng, struct ul_cell *cell, struct ul_running_load *rl);
+/*
+ * For suites: the window in which the probe or job is measured.  The load's
+ * work is counted inside it only (not during its start-up, a lead time or
+ * the stop grace): end sets cell->load_units to the units done since begin
+ * and the metrics "measured_ns" and "load_units_per_s".  The stop keeps the
+ * whole count as "load_units_total".  A cell without a window (the load
+ * never started) keeps the total.
+ */
+void ul_engine_work_begin(struct ul_engine *eng, const struct ul_running_load *rl);
+void ul_engine_work_end(struct ul_engine *eng, struct ul_cell *cell,
+			const struct ul_running_load *rl);
 /* For suites: store a finished cell (prints the error on failure). */
 int ul_engine_commit_cell(struct ul_engine *eng, struct ul_cell *cell) UL_MUST_CHECK;
 /* For suites: the ctx of a load with the run's settings and options. */

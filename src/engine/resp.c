@@ -216,7 +216,9 @@ static int run_test(struct resp_state *st, const struct ul_load *load, size_t te
 		int stopped;
 
 		ul_monitors_begin(eng, cell);
+		ul_engine_work_begin(eng, rl);
 		result = sample_cell(st, cell, rl, test_i, n_tests);
+		ul_engine_work_end(eng, cell, rl);
 		if (result == UL_ENGINE_OK && cell->outcome == UL_CELL_LOAD_DIED)
 			result = drain_probe(st);
 		ul_monitors_end(eng, cell);

@@ -10,7 +10,9 @@
  *   median", and a table whose columns are right-aligned numbers and
  *   left-aligned text, two spaces apart, with no trailing blanks:
  *     test n min median mean p90 max S.D. dev.mean ratio
- *     "95% CI of median" load units outcome
+ *     "95% CI of median" load units, per s, outcome
+ *   "load units" is the load's work while the probe was measured, "per s"
+ *   that work per second of the measured window ("-" where not recorded).
  *   Series named *_ns are shown in ms with 3 decimals; any other series is
  *   shown as recorded ("as recorded" in the group line).  Every line of a
  *   table starts with a marker column: '!' when the cell is noisy or its
@@ -47,6 +49,7 @@ enum text_col {
 	COL_RATIO,
 	COL_CI,
 	COL_UNITS,
+	COL_RATE,
 	COL_OUTCOME,
 	COL_COUNT,
 };
@@ -67,6 +70,7 @@ static const struct {
 	[COL_RATIO] = { "ratio", false },
 	[COL_CI] = { "95% CI of median", true },
 	[COL_UNITS] = { "load units", false },
+	[COL_RATE] = { "per s", false },
 	[COL_OUTCOME] = { "outcome", true },
 };
 
@@ -192,6 +196,7 @@ static int text_fill_row(struct text_table *t, size_t row, const struct ul_cell 
 {
 	const struct ul_series *s = ul_report_primary(c);
 	struct ul_summary sum;
+	double rate;
 	int err;
 
 	t->mark[row] = text_marked(c) ? '!' : ' ';
@@ -201,6 +206,10 @@ static int text_fill_row(struct text_table *t, size_t row, const struct ul_cell 
 			 (int)strnlen(c->load_unit, sizeof(c->load_unit)), c->load_unit);
 	else
 		text_set(t, row, COL_UNITS, "%llu", (unsigned long long)c->load_units);
+	if (ul_cell_metric(c, "load_units_per_s", &rate))
+		text_set(t, row, COL_RATE, "%.1f", rate);
+	else
+		text_set(t, row, COL_RATE, "-");
 	text_outcome(t->cell[row][COL_OUTCOME], TEXT_CELL_LEN, c);
 
 	if (!s || !s->n) {

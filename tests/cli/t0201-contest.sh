@@ -39,9 +39,12 @@ for c in cells:
     assert wall > 0 and user > 0 and user + sys_ <= wall * 64, (c["load"], wall, user, sys_)
     m = c["metrics"]
     if c["load"] != "noload":
-        assert c["load_units"] > 0, (c["load"], c["load_units"])
+        # Loads counts the work while the job ran; the total adds the lead time and the stop.
+        assert m["load_units_total"] > 0, (c["load"], m)
+        assert c["load_units"] <= m["load_units_total"], (c["load"], c["load_units"], m)
         assert m["load_cpu_pct"] > 0, (c["load"], m)
     assert abs(m["loads"] - c["load_units"] / m["loads_divisor"]) < 1e-9
+    assert abs(m["loads_total"] - m["load_units_total"] / m["loads_divisor"]) < 1e-9
 PY
 ok $? "JSON: every load counted units and used CPU; the job's wall, user and sys"
 
@@ -84,6 +87,22 @@ like "$(cat "$TMP/err")" "cannot execute 'no-such-program-ul': not found in PATH
 is "$("$UL" list --db "$DB" | wc -l)" "$before" "nothing stored"
 "$UL" run "${TINY[@]}" --job "$JOB" >/dev/null 2>&1
 is $? 2 "contest options without the contest suite are a usage error"
+
+# A load that works only during the lead time: an instant job after 1 s of io_load.
+# Kolivas counted the MB written during the compile, so Loads is (nearly) 0 here.
+"$UL" run contest "${CT[@]}" --label cli-lead --job true --lead-time 1s --tests io_load \
+	--format json="$TMP/lead.json" >/dev/null 2>"$TMP/err"
+is $? 0 "instant job under io_load exits 0"
+python3 - "$TMP/lead.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["cells"][0]
+m = c["metrics"]
+assert c["load"] == "io_load" and c["outcome"] == "ok", c
+assert m["load_units_total"] >= 16, m  # it wrote during the lead time
+assert c["load_units"] * 5 < m["load_units_total"], (c["load_units"], m)
+assert m["measured_ns"] < m["lead_ns"], m
+PY
+ok $? "Loads counts the job's window only, not the lead time (the total keeps it)"
 
 is "$(scratch_left)" 0 "no scratch directory left behind"
 is "$(ul_procs)" 0 "no process left behind"

@@ -363,6 +363,7 @@ static void synthetic_run(struct ul_run *run)
 	c->load_units = 123456;
 	ck_assert_int_eq(ul_cell_set_metric(c, "probe_majflt", 3), 0);
 	ck_assert_int_eq(ul_cell_set_metric(c, "load_cpu_pct", 97.25), 0);
+	ck_assert_int_eq(ul_cell_set_metric(c, "load_units_per_s", 30864.0), 0);
 	c = add_cell(run, "resp", "smallwrite", "resp", "delay_ns", syn_small, 3);
 	snprintf(c->load_unit, sizeof(c->load_unit), "writes");
 	c->load_units = 77;
