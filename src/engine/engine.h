@@ -63,6 +63,7 @@ struct ul_engine_config {
 	const struct ul_contest_opts *contest; /* engine/contest.h; NULL = the defaults */
 	/* Monitors and the mtest/deadline suites. */
 	int64_t monitor_interval_ns;	  /* --monitor-interval: /proc sampler period; 0 = off */
+	uint64_t monitor_ring_records;	  /* sampler ring capacity; 0 = sized from the interval */
 	int64_t deadline_period_ns;	  /* --deadline: periodic probe alongside; 0 = none given */
 	int64_t deadline_work_ns;	  /* its CPU work per period */
 	char deadline_profile[16];	  /* "audio", "video", "custom" */

@@ -21,23 +21,36 @@
 
 /*
  * The ring lives in a MAP_SHARED anonymous mapping made before the fork.
- * Single writer (the child), single reader (the supervisor): the child
- * fills rec[head % cap] and only then publishes head + 1 with release
- * order, so every record below an acquired head is complete.  A record
- * the reader copies can only be overwritten if the writer laps it (head
- * advances by cap meanwhile), which the reader detects by re-reading head.
+ * Single writer (the child), single reader (the supervisor).  The records
+ * the current cell may need are [tail, head); the child fills rec[head %
+ * cap] (a slot outside that range, since head - tail < cap) and only then
+ * publishes head + 1 with release order.
+ *
+ * A cell longer than cap records is never lapped: when [tail, head) is full
+ * the child thins it, keeping every other record, and doubles its stride
+ * (it then records every stride-th tick), so the whole cell stays covered at
+ * a coarser step; the cell's "mon_stride" says by how much.  Thinning moves
+ * records the reader may be copying, so it is bracketed by gen (odd while
+ * it runs, a seqlock): the reader copies, then re-checks gen and copies
+ * again if it moved.  The reader starts a cell by bumping `reset`; the child
+ * then restarts the range at its head and the stride at 1 (within a tick).
  */
 struct ring {
-	_Atomic uint64_t head; /* records published so far */
-	_Atomic int err;       /* the child's ul_sysmon_open() error, 0 if none */
-	uint64_t cap;
+	_Atomic uint64_t head;	 /* records written so far */
+	_Atomic uint64_t tail;	 /* first record of the current range */
+	_Atomic uint64_t gen;	 /* odd while the child thins the range */
+	_Atomic uint64_t reset;	 /* bumped by the reader at each cell start */
+	_Atomic uint32_t stride; /* a record every stride ticks of interval_ns */
+	_Atomic int err;	 /* the child's ul_sysmon_open() error, 0 if none */
+	uint64_t cap;		 /* even */
 	int64_t interval_ns;
 	struct ul_sysmon_sample rec[];
 };
 
-/* Enough records to hold the longest cell we expect at this interval
- * (6 h), within a bound on the mapping (each record is ~380 bytes; pages
- * are only committed as the child reaches them). */
+/* Enough records for 6 h at the interval before any thinning, within a
+ * bound on the mapping (each record is ~380 bytes; pages are committed only
+ * as the child reaches them): 65,536 records are 11 min at 10 ms, 18 h at
+ * 1 s; longer cells are thinned, never lapped. */
 #define RING_HOURS 6
 #define RING_MIN 1024
 #define RING_MAX 65536
@@ -49,16 +62,30 @@ struct sampler {
 	bool spawned;
 	struct ul_sysmon reader; /* the supervisor's own, for the cell boundaries */
 	struct ul_sysmon_sample begin;
-	uint64_t begin_head;
 	bool begun;
 	bool warned_dead;
 };
+
+/* Child: keep every other record of the full range [tail, tail + cap). */
+static void ring_thin(struct ring *ring, uint64_t tail, uint64_t *head)
+{
+	uint64_t gen = atomic_load_explicit(&ring->gen, memory_order_relaxed);
+
+	atomic_store_explicit(&ring->gen, gen + 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	for (uint64_t j = 1; j < ring->cap / 2; j++)
+		ring->rec[(tail + j) % ring->cap] = ring->rec[(tail + 2 * j) % ring->cap];
+	*head = tail + ring->cap / 2;
+	atomic_store_explicit(&ring->head, *head, memory_order_release);
+	atomic_store_explicit(&ring->stride, atomic_load(&ring->stride) * 2, memory_order_relaxed);
+	atomic_store_explicit(&ring->gen, gen + 2, memory_order_release);
+}
 
 static int sampler_main(void *arg)
 {
 	struct ring *ring = ((struct sampler *)arg)->ring;
 	struct ul_sysmon m;
-	uint64_t head = 0;
+	uint64_t head = 0, tail = 0, seen_reset = 0, tick = 0;
 	ul_nsec next;
 	int rc;
 
@@ -68,11 +95,23 @@ static int sampler_main(void *arg)
 		return 1;
 	}
 	next = ul_now_ns();
-	for (;;) {
+	for (;; tick++) {
+		uint64_t reset = atomic_load_explicit(&ring->reset, memory_order_acquire);
 		ul_nsec now;
 
-		ul_sysmon_read(&m, &ring->rec[head % ring->cap]);
-		atomic_store_explicit(&ring->head, ++head, memory_order_release);
+		if (reset != seen_reset) {
+			seen_reset = reset;
+			tail = head;
+			tick = 0;
+			atomic_store_explicit(&ring->stride, 1, memory_order_relaxed);
+			atomic_store_explicit(&ring->tail, tail, memory_order_release);
+		}
+		if (tick % atomic_load_explicit(&ring->stride, memory_order_relaxed) == 0) {
+			if (head - tail == ring->cap)
+				ring_thin(ring, tail, &head);
+			ul_sysmon_read(&m, &ring->rec[head % ring->cap]);
+			atomic_store_explicit(&ring->head, ++head, memory_order_release);
+		}
 		/* Absolute deadlines keep the period exact; if we were stopped
 		 * or starved past some ticks, skip them rather than burst. */
 		next += ring->interval_ns;
@@ -136,6 +175,9 @@ static int sampler_start(struct ul_engine *eng, void **state)
 	sm->child.pidfd = -1;
 	cap = (uint64_t)(RING_HOURS * 3600 * UL_NS_PER_SEC / interval);
 	cap = cap < RING_MIN ? RING_MIN : cap > RING_MAX ? RING_MAX : cap;
+	if (eng->cfg->monitor_ring_records)
+		cap = eng->cfg->monitor_ring_records < 4 ? 4 : eng->cfg->monitor_ring_records;
+	cap += cap % 2;
 	sm->map_len = sizeof(struct ring) + cap * sizeof(struct ul_sysmon_sample);
 	sm->ring = mmap(NULL, sm->map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,
 			0);
@@ -146,6 +188,7 @@ static int sampler_start(struct ul_engine *eng, void **state)
 	}
 	sm->ring->cap = cap;
 	sm->ring->interval_ns = interval;
+	atomic_store(&sm->ring->stride, 1);
 	rc = ul_sysmon_open(&sm->reader);
 	if (rc)
 		goto fail;
@@ -177,7 +220,7 @@ static int sampler_cell_begin(struct ul_engine *eng, void *state, struct ul_cell
 	(void)cell;
 	ul_sysmon_read(&sm->reader, &sm->begin);
 	sm->begin.flags |= UL_SYSMON_BOUNDARY;
-	sm->begin_head = atomic_load_explicit(&sm->ring->head, memory_order_acquire);
+	atomic_fetch_add_explicit(&sm->ring->reset, 1, memory_order_release);
 	sm->begun = true;
 	return 0;
 }
@@ -222,11 +265,11 @@ static int summarize(struct ul_cell *cell, const struct ul_sysmon_sample *a,
 	int rc = 0;
 
 	if (both & (1u << UL_SYSMON_VMSTAT)) {
-		rc |= ul_cell_set_metric(cell, "swap_in_mb",
+		rc |= ul_cell_set_metric(cell, "swap_in_mib",
 					 (double)(b->v[UL_SYSMON_PSWPIN] - a->v[UL_SYSMON_PSWPIN]) *
 						 mb);
 		rc |= ul_cell_set_metric(
-			cell, "swap_out_mb",
+			cell, "swap_out_mib",
 			(double)(b->v[UL_SYSMON_PSWPOUT] - a->v[UL_SYSMON_PSWPOUT]) * mb);
 	}
 	for (size_t i = 0; i < UL_ARRAY_SIZE(psi); i++)
@@ -237,13 +280,51 @@ static int summarize(struct ul_cell *cell, const struct ul_sysmon_sample *a,
 	return rc ? -ENOMEM : 0;
 }
 
+/*
+ * Append the child's records stamped strictly inside (t0, t1) to the
+ * series (the seqlock read of the ring comment); *stride is the child's
+ * stride when they were taken.  0 or -ENOMEM.
+ */
+static int copy_range(struct ring *ring, struct ul_series *const *ser, int64_t t0, int64_t t1,
+		      uint64_t *copied, uint32_t *stride)
+{
+	size_t base_n = ser[0]->n;
+
+	for (;;) {
+		uint64_t gen = atomic_load_explicit(&ring->gen, memory_order_acquire);
+		uint64_t head = atomic_load_explicit(&ring->head, memory_order_acquire);
+		uint64_t tail = atomic_load_explicit(&ring->tail, memory_order_acquire);
+		int rc = 0;
+
+		*copied = 0;
+		*stride = atomic_load_explicit(&ring->stride, memory_order_relaxed);
+		if (gen % 2 == 0) {
+			for (uint64_t i = tail; i < head && !rc; i++) {
+				const struct ul_sysmon_sample *rec = &ring->rec[i % ring->cap];
+
+				if (rec->t_ns <= t0 || rec->t_ns >= t1)
+					continue;
+				rc = push_sample(ser, rec);
+				(*copied)++;
+			}
+			atomic_thread_fence(memory_order_acquire);
+			if (rc || atomic_load_explicit(&ring->gen, memory_order_relaxed) == gen)
+				return rc;
+		}
+		/* Thinned meanwhile: drop what we copied and read again. */
+		for (int k = 0; k < 2 + UL_SYSMON_NFIELDS; k++)
+			ser[k]->n = base_n;
+		ul_sleep_until_ns(ul_now_ns() + UL_NS_PER_MS);
+	}
+}
+
 static int sampler_cell_end(struct ul_engine *eng, void *state, struct ul_cell *cell)
 {
 	struct sampler *sm = state;
-	struct ring *ring = sm->ring;
 	struct ul_series *ser[2 + UL_SYSMON_NFIELDS];
-	struct ul_sysmon_sample end, rec;
-	uint64_t head, lost = 0, from_child = 0;
+	struct ul_sysmon_sample end;
+	uint64_t from_child = 0;
+	uint32_t stride = 1;
 	long page_bytes = sysconf(_SC_PAGESIZE);
 	int rc = 0;
 
@@ -252,7 +333,6 @@ static int sampler_cell_end(struct ul_engine *eng, void *state, struct ul_cell *
 	sm->begun = false;
 	ul_sysmon_read(&sm->reader, &end);
 	end.flags |= UL_SYSMON_BOUNDARY;
-	head = atomic_load_explicit(&ring->head, memory_order_acquire);
 
 	/* Create every series first: creating one may move the others. */
 	if (!ul_cell_series(cell, UL_SYSMON_SERIES_T) ||
@@ -267,22 +347,8 @@ static int sampler_cell_end(struct ul_engine *eng, void *state, struct ul_cell *
 		ser[2 + f] = ul_cell_series(cell, ul_sysmon_series_name((enum ul_sysmon_field)f));
 
 	rc |= push_sample(ser, &sm->begin);
-	for (uint64_t i = sm->begin_head; i < head && !rc; i++) {
-		if (head - i > ring->cap) {
-			lost++; /* overwritten before this cell ended */
-			continue;
-		}
-		rec = ring->rec[i % ring->cap];
-		if (atomic_load_explicit(&ring->head, memory_order_acquire) - i > ring->cap) {
-			lost++; /* lapped while we copied it */
-			continue;
-		}
-		/* Only what was stamped strictly inside the cell's boundaries. */
-		if (rec.t_ns <= sm->begin.t_ns || rec.t_ns >= end.t_ns)
-			continue;
-		rc |= push_sample(ser, &rec);
-		from_child++;
-	}
+	if (!rc)
+		rc = copy_range(sm->ring, ser, sm->begin.t_ns, end.t_ns, &from_child, &stride);
 	rc |= push_sample(ser, &end);
 	if (rc)
 		return -ENOMEM;
@@ -295,7 +361,7 @@ static int sampler_cell_end(struct ul_engine *eng, void *state, struct ul_cell *
 	rc |= ul_cell_set_metric(cell, "mon_interval_ns", (double)eng->cfg->monitor_interval_ns);
 	rc |= ul_cell_set_metric(cell, "mon_samples", (double)(from_child + 2));
 	rc |= ul_cell_set_metric(cell, "mon_sampler_samples", (double)from_child);
-	rc |= ul_cell_set_metric(cell, "mon_lost", (double)lost);
+	rc |= ul_cell_set_metric(cell, "mon_stride", (double)stride);
 	rc |= ul_cell_set_metric(cell, "mon_have", (double)(sm->begin.have & end.have));
 	rc |= ul_cell_set_metric(cell, "mon_page_bytes", (double)page_bytes);
 	rc |= ul_cell_set_metric(cell, "mon_user_hz", (double)sysconf(_SC_CLK_TCK));

@@ -58,7 +58,7 @@ static int largewrite_run(struct ul_load_ctx *ctx, void *state)
 const struct ul_load ul_load_largewrite = {
 	.name = "largewrite",
 	.summary = "streams a memory-sized file in 1 MiB writes, deletes it, starts again",
-	.unit = "MB written",
+	.unit = "MiB written",
 	.opts = largewrite_opts,
 	.flags = UL_LOAD_DISK,
 	.supported = NULL,

@@ -222,9 +222,9 @@ void ul_report_cell_monitors(FILE *out, const struct ul_cell *cell, const char *
 {
 	double in, outmb, majflt, mem, io, cpu, periods, missed, met, p99, stall, cpupct;
 
-	if (ul_cell_metric(cell, "swap_in_mb", &in) &&
-	    ul_cell_metric(cell, "swap_out_mb", &outmb)) {
-		fprintf(out, "%sswap in %.1f MB, out %.1f MB", indent, in, outmb);
+	if (ul_cell_metric(cell, "swap_in_mib", &in) &&
+	    ul_cell_metric(cell, "swap_out_mib", &outmb)) {
+		fprintf(out, "%sswap in %.1f MiB, out %.1f MiB", indent, in, outmb);
 		if (ul_cell_metric(cell, "system_majflt", &majflt))
 			fprintf(out, "; major faults %.0f", majflt);
 		if (ul_cell_metric(cell, "psi_memory_some_pct", &mem) &&

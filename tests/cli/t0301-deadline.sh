@@ -39,7 +39,7 @@ for c in cells:
     t = c["series"]["mon_t_ns"]
     assert len(t) >= 2 and t == sorted(t), t
     assert all(len(c["series"][k]) == len(t) for k in c["series"] if k.startswith("mon_"))
-    assert "psi_memory_some_pct" in m or "swap_in_mb" in m, m
+    assert "psi_memory_some_pct" in m or "swap_in_mib" in m, m
 PY
 ok $? "JSON: every period's latency, consistent counts and the sampler's records per cell"
 

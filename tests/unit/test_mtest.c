@@ -439,9 +439,65 @@ START_TEST(test_sampler_records_every_cell)
 		}
 		s = ul_cell_find_series(cell, "mon_mem_total_kb");
 		ck_assert_int_gt(s->v[1], 0);
-		ck_assert(ul_cell_metric(cell, "swap_in_mb", &v));
-		ck_assert(ul_cell_metric(cell, "mon_lost", &v));
-		ck_assert_double_eq(v, 0);
+		ck_assert(ul_cell_metric(cell, "swap_in_mib", &v));
+		ck_assert(ul_cell_metric(cell, "mon_stride", &v));
+		ck_assert_double_eq(v, 1); /* 150 ms at 20 ms: far from the ring's capacity */
+	}
+	ul_monitor_sampler.stop(&eng, state);
+	ck_assert_uint_eq(eng.sup.n_children, 0);
+	ul_sup_fini(&eng.sup);
+	ul_run_release(&run);
+}
+END_TEST
+
+/*
+ * A cell far longer than the ring holds (16 records at 2 ms, 400 ms) is
+ * thinned, never lapped: the records cover the whole cell in time order,
+ * evenly spaced at the final stride, and never exceed the capacity.
+ */
+START_TEST(test_sampler_thins_long_cells)
+{
+	struct ul_engine_config cfg;
+	struct ul_engine eng;
+	struct ul_run run;
+	struct ul_cell *cell;
+	const struct ul_series *t;
+	void *state = NULL;
+	double stride, from_child;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.monitor_interval_ns = 2 * MS;
+	cfg.monitor_ring_records = 16;
+	cfg.ready_timeout_ns = 5 * UL_NS_PER_SEC;
+	ul_run_init(&run);
+	memset(&eng, 0, sizeof(eng));
+	eng.cfg = &cfg;
+	eng.run = &run;
+	ck_assert_int_eq(ul_sup_init(&eng.sup), 0);
+	ck_assert_int_eq(ul_monitor_sampler.start(&eng, &state), 0);
+	for (int c = 0; c < 2; c++) {
+		cell = ul_run_add_cell(&run);
+		ck_assert_ptr_nonnull(cell);
+		ck_assert_int_eq(ul_monitor_sampler.cell_begin(&eng, state, cell), 0);
+		sleep_ms(c == 0 ? 400 : 20);
+		ck_assert_int_eq(ul_monitor_sampler.cell_end(&eng, state, cell), 0);
+		t = ul_cell_find_series(cell, UL_SYSMON_SERIES_T);
+		ck_assert_ptr_nonnull(t);
+		ck_assert(ul_cell_metric(cell, "mon_stride", &stride));
+		ck_assert(ul_cell_metric(cell, "mon_sampler_samples", &from_child));
+		ck_assert_double_le(from_child, 16);
+		for (size_t i = 1; i < t->n; i++)
+			ck_assert_int_gt(t->v[i], t->v[i - 1]);
+		if (c == 0) {
+			/* 400 ms / 2 ms = 200 ticks into 16 slots: thinned at least 8x. */
+			ck_assert_double_ge(stride, 8);
+			ck_assert_double_ge(from_child, 4);
+			/* no gap much wider than the final step: the cell is covered */
+			for (size_t i = 2; i + 1 < t->n; i++)
+				ck_assert_int_le(t->v[i] - t->v[i - 1], (int64_t)(stride * 2 * MS) * 3);
+		} else {
+			ck_assert_double_eq(stride, 1); /* the next cell starts afresh */
+		}
 	}
 	ul_monitor_sampler.stop(&eng, state);
 	ck_assert_uint_eq(eng.sup.n_children, 0);
@@ -1000,6 +1056,7 @@ Suite *ul_test_suite_mtest(void)
 	tcase_add_test(tc, test_deadline_sigstop);
 	tcase_add_test(tc, test_deadline_work_is_cpu_time);
 	tcase_add_test(tc, test_sampler_records_every_cell);
+	tcase_add_test(tc, test_sampler_thins_long_cells);
 	tcase_add_test(tc, test_vmstat_golden);
 	tcase_add_test(tc, test_mtest_plan);
 	tcase_add_test(tc, test_mtest_child_exact);
