@@ -691,8 +691,9 @@ commit:
 			result = UL_ENGINE_ERROR;
 	}
 	ct->cells_done++;
-	if (ul_engine_commit_cell(eng, cell) && result == UL_ENGINE_OK)
-		result = UL_ENGINE_ERROR;
+	int committed = ul_engine_commit_cell(eng, cell);
+	if (committed && result == UL_ENGINE_OK)
+		result = committed;
 	return result;
 }
 

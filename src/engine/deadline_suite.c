@@ -156,8 +156,9 @@ static int run_test(struct dl_suite *st, const struct ul_load *load, size_t test
 	/* A dead probe is replaced for the next test. */
 	if (st->probe && ul_engine_deadline_child(st->probe)->reaped)
 		stop_probe(st);
-	if (ul_engine_commit_cell(eng, cell) && result == UL_ENGINE_OK)
-		result = UL_ENGINE_ERROR;
+	int committed = ul_engine_commit_cell(eng, cell);
+	if (committed && result == UL_ENGINE_OK)
+		result = committed;
 	return result;
 }
 

@@ -126,6 +126,12 @@ int ul_engine_start_load(struct ul_engine *eng, struct ul_cell *cell, const stru
 	int rc;
 
 	*rl = NULL;
+	/* An interrupt some earlier wait consumed still ends the run here. */
+	if (ul_sup_interrupted(&eng->sup)) {
+		cell->outcome = UL_CELL_INTERRUPTED;
+		snprintf(cell->note, sizeof(cell->note), "interrupted before the load started");
+		return UL_ENGINE_INTERRUPTED;
+	}
 	ul_engine_load_ctx(eng, load, &ctx);
 	rc = ul_load_start(&eng->sup, load, &ctx, eng->cfg->ready_timeout_ns, rl, why, sizeof(why));
 	if (rc == -EINTR) {
@@ -201,10 +207,12 @@ int ul_engine_commit_cell(struct ul_engine *eng, struct ul_cell *cell)
 	if (cell->outcome != UL_CELL_OK && cell->outcome != UL_CELL_INTERRUPTED)
 		eng->flagged++;
 	rc = eng->store->ops->add_cell(eng->store, eng->run, cell);
-	if (rc)
-		return ul_error("cannot store cell '%s/%s': %s", cell->suite, cell->load,
-				eng->store->err);
-	return 0;
+	if (rc) {
+		ul_error("cannot store cell '%s/%s': %s", cell->suite, cell->load,
+			 eng->store->err);
+		return UL_ENGINE_ERROR;
+	}
+	return ul_sup_check_signals(&eng->sup) ? UL_ENGINE_INTERRUPTED : UL_ENGINE_OK;
 }
 
 void ul_engine_progress(const struct ul_engine *eng, const char *fmt, ...)
@@ -367,14 +375,23 @@ int ul_engine_run(const struct ul_engine_config *cfg, struct ul_store *store, st
 {
 	struct ul_engine eng = { .cfg = cfg, .store = store, .run = run };
 	int result = UL_ENGINE_OK;
+	bool begun = false;
+	sigset_t saved_mask;
 	int rc;
 
+	/* Blocked from here to the stored status, teardown included: an
+	 * interrupt during swapoff must not kill us half-way (ul_sup_fini()
+	 * restores the mask it found, which keeps them blocked). */
+	if (ul_sup_block_signals(&saved_mask))
+		return ul_error("cannot block signals"), UL_ENGINE_ERROR;
 	eng.started_ns = ul_now_ns();
 	eng.journal.fd = -1;
 	hint_stale_journals();
 	rc = ul_sup_init(&eng.sup);
-	if (rc)
+	if (rc) {
+		ul_sup_unblock_signals(&saved_mask);
 		return ul_error_errno(rc, "cannot set up process supervision"), UL_ENGINE_ERROR;
+	}
 	rc = ul_journal_open(&eng.journal);
 	if (rc) {
 		eng.journal.fd = -1;
@@ -405,25 +422,32 @@ int ul_engine_run(const struct ul_engine_config *cfg, struct ul_store *store, st
 		result = UL_ENGINE_ERROR;
 		goto out;
 	}
+	begun = true;
 	if (ul_monitors_start(&eng)) {
-		result = finish(&eng, UL_ENGINE_ERROR);
+		result = UL_ENGINE_ERROR;
 		goto out;
 	}
 	for (size_t i = 0; i < n_suites && result == UL_ENGINE_OK; i++)
 		result = suites[i]->run(&eng, suites[i]);
 	ul_engine_progress_done(&eng);
 	ul_monitors_stop(&eng);
-	result = finish(&eng, result);
 out:
 	/* Teardown order: every process first (they may hold files open in
 	 * the scratch directory or live in the cgroup), then the system
-	 * changes, then the directory, then the journal. */
+	 * changes, then the directory, then the status, then the journal. */
 	ul_sup_fini(&eng.sup);
 	if (sandbox_teardown(&eng) && result == UL_ENGINE_OK)
 		result = UL_ENGINE_ERROR;
 	if (eng.scratch[0] && undo(&eng, UL_JOURNAL_SCRATCH, eng.scratch) && result == UL_ENGINE_OK)
 		result = UL_ENGINE_ERROR;
+	/* An interrupt at any time, teardown included, is never lost. */
+	eng.sup.interrupts += ul_sup_take_signals();
+	if (eng.sup.interrupts > 0 && (result == UL_ENGINE_OK || result == UL_ENGINE_FLAGGED))
+		result = UL_ENGINE_INTERRUPTED;
+	if (begun)
+		result = finish(&eng, result);
 	if (eng.journal.fd >= 0)
 		ul_journal_finish(&eng.journal);
+	ul_sup_unblock_signals(&saved_mask);
 	return result;
 }

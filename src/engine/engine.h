@@ -171,7 +171,12 @@ int ul_engine_stop_load(struct ul_engine *eng, struct ul_cell *cell, struct ul_r
 void ul_engine_work_begin(struct ul_engine *eng, const struct ul_running_load *rl);
 void ul_engine_work_end(struct ul_engine *eng, struct ul_cell *cell,
 			const struct ul_running_load *rl);
-/* For suites: store a finished cell (prints the error on failure). */
+/*
+ * For suites: store a finished cell (prints the error on failure).
+ * UL_ENGINE_OK; UL_ENGINE_ERROR when it could not be stored; or, once it is
+ * stored, UL_ENGINE_INTERRUPTED when an interrupt arrived at any time so
+ * far (say while the load was being stopped): the run must stop there.
+ */
 int ul_engine_commit_cell(struct ul_engine *eng, struct ul_cell *cell) UL_MUST_CHECK;
 /* For suites: the ctx of a load with the run's settings and options. */
 void ul_engine_load_ctx(const struct ul_engine *eng, const struct ul_load *load,

@@ -401,8 +401,9 @@ static int mtest_run(struct ul_engine *eng, const struct ul_suite *suite)
 	ul_engine_progress_done(eng);
 	if (st.cell->note[0])
 		ul_note("%s", st.cell->note);
-	if (ul_engine_commit_cell(eng, st.cell) && result == UL_ENGINE_OK)
-		result = UL_ENGINE_ERROR;
+	int committed = ul_engine_commit_cell(eng, st.cell);
+	if (committed && result == UL_ENGINE_OK)
+		result = committed;
 out:
 	if (st.probe)
 		ul_monitor_deadline.stop(eng, st.probe);

@@ -234,8 +234,9 @@ static int run_test(struct resp_state *st, const struct ul_load *load, size_t te
 		ul_engine_progress_done(eng);
 		ul_error("%s", cell->note);
 	}
-	if (ul_engine_commit_cell(eng, cell) && result == UL_ENGINE_OK)
-		result = UL_ENGINE_ERROR;
+	int committed = ul_engine_commit_cell(eng, cell);
+	if (committed && result == UL_ENGINE_OK)
+		result = committed;
 	return result;
 }
 

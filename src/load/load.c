@@ -20,6 +20,7 @@
 #include <sys/prctl.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Grace given to a load that failed to start before it is SIGKILLed. */
@@ -95,6 +96,25 @@ int ul_load_write_all(int fd, const void *buf, size_t len)
  * group and die with it (SIGTERM to the group, or PDEATHSIG if the leader
  * is SIGKILLed alone).  A worker's exit status carries its errno.
  */
+/*
+ * Test seam: with $UL_TEST_LOAD_STOP_HOLD naming a file, a stopped leader
+ * creates that file and holds its stop for 2 s, so a test can send the
+ * supervisor a signal while it is stopping a load (tests/cli/t0004).
+ */
+static void test_hold_stop(void)
+{
+	const char *path = getenv("UL_TEST_LOAD_STOP_HOLD");
+	const struct timespec hold = { 2, 0 };
+	int fd;
+
+	if (!path || !path[0])
+		return;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
+	nanosleep(&hold, NULL);
+}
+
 int ul_load_run_workers(struct ul_load_ctx *ctx, void *state, int n,
 			int (*fn)(struct ul_load_ctx *ctx, void *state, int index))
 {
@@ -161,6 +181,7 @@ int ul_load_run_workers(struct ul_load_ctx *ctx, void *state, int n,
 		}
 		if (sig == SIGTERM) {
 			stopping = true;
+			test_hold_stop();
 			break;
 		}
 		while (!err && (pid = waitpid(-1, &st, WNOHANG)) != 0) {

@@ -402,6 +402,11 @@ enum ul_wait_result ul_sup_wait(struct ul_sup *s, int fd, ul_nsec deadline,
 
 	if (exited)
 		*exited = NULL;
+	/* One that came while we waited for something else (a stop, a reap). */
+	if (s->interrupts > s->reported) {
+		s->reported = s->interrupts;
+		return UL_WAIT_INTERRUPTED;
+	}
 
 	/* Re-arming also clears expirations left over from an earlier wait. */
 	memset(&its, 0, sizeof(its));
@@ -435,8 +440,10 @@ enum ul_wait_result ul_sup_wait(struct ul_sup *s, int fd, ul_nsec deadline,
 		}
 
 		/* Interrupts first: the user asked us to stop. */
-		if (pfd[0].revents && sup_drain_signals(s))
+		if (pfd[0].revents && sup_drain_signals(s)) {
+			s->reported = s->interrupts;
 			return UL_WAIT_INTERRUPTED;
+		}
 
 		/* Then exits, which say more than a readable pipe or the clock. */
 		for (size_t i = 0; i < npolled; i++) {
@@ -463,6 +470,49 @@ enum ul_wait_result ul_sup_wait(struct ul_sup *s, int fd, ul_nsec deadline,
 		if (deadline > 0 && ul_now_ns() >= deadline)
 			return UL_WAIT_TIMEOUT;
 	}
+}
+
+bool ul_sup_check_signals(struct ul_sup *s)
+{
+	sup_drain_signals(s);
+	return ul_sup_interrupted(s);
+}
+
+static void sup_interrupt_set(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+}
+
+int ul_sup_block_signals(sigset_t *old)
+{
+	sigset_t set;
+
+	sup_interrupt_set(&set);
+	return sigprocmask(SIG_BLOCK, &set, old) < 0 ? -errno : 0;
+}
+
+int ul_sup_take_signals(void)
+{
+	const struct timespec zero = { 0, 0 };
+	sigset_t set;
+	int n = 0;
+
+	sup_interrupt_set(&set);
+	/* Standard signals coalesce: at most one of each is pending. */
+	while (sigtimedwait(&set, NULL, &zero) > 0)
+		n++;
+	return n;
+}
+
+int ul_sup_unblock_signals(const sigset_t *old)
+{
+	int n = ul_sup_take_signals();
+
+	sigprocmask(SIG_SETMASK, old, NULL);
+	return n;
 }
 
 /*

@@ -47,6 +47,7 @@ struct ul_sup {
 	size_t n_children;
 	int interrupts;		 /* INT/TERM/HUP received so far */
 	int last_signal;	 /* the most recent of those */
+	int reported;		 /* interrupts already returned by ul_sup_wait() */
 };
 
 typedef int (*ul_child_fn)(void *arg);
@@ -89,6 +90,12 @@ int ul_spawn(struct ul_sup *s, const struct ul_spawn_opts *o, struct ul_child *c
  * 0 means none).  A child that exits is reaped (rusage recorded) and
  * returned in *exited (may be NULL if the caller does not care).  SIGCHLD
  * for unregistered orphans is handled internally by reaping them.
+ *
+ * An interrupt is never swallowed: one that arrived while the supervisor
+ * waited for something else (stopping a child, reaping) is returned as
+ * UL_WAIT_INTERRUPTED by the next call, before anything else.  Callers that
+ * may have consumed that return without acting on it (a grace-period loop)
+ * still see ul_sup_interrupted().
  */
 enum ul_wait_result ul_sup_wait(struct ul_sup *s, int fd, ul_nsec deadline,
 				struct ul_child **exited);
@@ -104,6 +111,32 @@ int ul_sup_stop(struct ul_sup *s, struct ul_child *c, ul_nsec grace_ns);
 /* Reap every remaining descendant (orphans included) until ECHILD or the
  * deadline; registered children are stopped first. */
 void ul_sup_reap_all(struct ul_sup *s, ul_nsec deadline);
+
+/*
+ * Read the signals queued so far without waiting (for long work done
+ * outside ul_sup_wait(): generating files, swapoff); true once any
+ * interrupt has arrived.
+ */
+bool ul_sup_check_signals(struct ul_sup *s);
+
+/*
+ * Keep INT, TERM and HUP blocked across a region that outlives the
+ * supervisor (a run's teardown after ul_sup_fini()), so that a signal
+ * arriving there is not acted on by its default disposition (which would
+ * kill us half-way through undoing system changes).  ul_sup_unblock_signals()
+ * consumes those that arrived meanwhile, restores *old and returns how many
+ * interrupts it consumed (the caller counts them like any other).
+ */
+int ul_sup_block_signals(sigset_t *old) UL_MUST_CHECK;
+/* Consume pending INT/TERM/HUP while they are blocked; how many there were. */
+int ul_sup_take_signals(void);
+int ul_sup_unblock_signals(const sigset_t *old);
+
+/* True once an interrupt arrived (sticky: the run must stop). */
+static inline bool ul_sup_interrupted(const struct ul_sup *s)
+{
+	return s->interrupts > 0;
+}
 
 /* True once a second interrupt arrived: callers skip grace periods. */
 static inline bool ul_sup_aborting(const struct ul_sup *s)

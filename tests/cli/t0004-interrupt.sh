@@ -54,4 +54,21 @@ wait "$pid"
 is $? 130 "SIGTERM ends the run with exit 130"
 is "$(ul_procs)" 0 "no process left after SIGTERM"
 is "$(scratch_left)" 0 "no scratch directory left after SIGTERM"
+# A SIGINT that arrives while a load is being stopped is not lost: the
+# cpuload leader holds its stop (test seam) and the signal lands there.
+hold=$TMP/stop-hold
+UL_TEST_LOAD_STOP_HOLD=$hold "$UL" run "${TINY[@]}" --tests cpuload,noload --label instop \
+	>/dev/null 2>"$TMP/err" &
+pid=$!
+for _ in $(seq 600); do [ -e "$hold" ] && break; sleep 0.1; done
+[ -e "$hold" ]; ok $? "the load's stop began"
+kill -INT "$pid"
+wait "$pid"
+is $? 130 "SIGINT during a load's stop ends the run with exit 130"
+is "$(sqlite3 "$DB" "SELECT status FROM runs WHERE label = 'instop'")" interrupted \
+	"the run is stored as interrupted"
+is "$(sqlite3 "$DB" "SELECT group_concat(c.load) FROM cells c JOIN runs r ON c.run_id = r.id WHERE r.label = 'instop'")" \
+	cpuload "the measured cell is kept and no further test ran"
+is "$(ul_procs)" 0 "no process left after a SIGINT during a stop"
+is "$(scratch_left)" 0 "no scratch directory left after a SIGINT during a stop"
 done_testing

@@ -663,6 +663,8 @@ START_TEST(test_stop_interrupt_during_grace)
 	ck_assert_int_eq(s.last_signal, SIGINT);
 	ck_assert(c.needed_kill);
 	ck_assert_int_eq(term_signal(&c), SIGKILL);
+	/* and the next wait reports it (it is never swallowed) */
+	ck_assert_int_eq(ul_sup_wait(&s, -1, after_ms(2000), NULL), UL_WAIT_INTERRUPTED);
 
 	/* aborting (second interrupt): the grace period is skipped */
 	spawn_term_ignorer(&s, &c, p);
@@ -673,6 +675,49 @@ START_TEST(test_stop_interrupt_during_grace)
 	ck_assert_int_eq(s.interrupts, 2);
 	ck_assert(c.needed_kill);
 	ul_sup_fini(&s);
+}
+END_TEST
+
+/* An interrupt that came during a stop is reported by the next wait. */
+START_TEST(test_interrupt_during_stop_not_lost)
+{
+	struct ul_sup s;
+	struct ul_child c;
+	ul_nsec t0;
+	int p[2];
+
+	ck_assert_int_eq(ul_sup_init(&s), 0);
+	ck_assert(!ul_sup_interrupted(&s));
+	spawn_term_ignorer(&s, &c, p);
+	ck_assert_int_eq(kill(getpid(), SIGTERM), 0);
+	ck_assert_int_eq(ul_sup_stop(&s, &c, 100 * MS), 0);
+	ck_assert_int_eq(s.interrupts, 1);
+	ck_assert(ul_sup_interrupted(&s));
+	t0 = ul_now_ns();
+	ck_assert_int_eq(ul_sup_wait(&s, -1, after_ms(2000), NULL), UL_WAIT_INTERRUPTED);
+	ck_assert_int_lt(ul_now_ns() - t0, 100 * MS);
+	/* Reported once: the next wait waits again. */
+	ck_assert_int_eq(ul_sup_wait(&s, -1, after_ms(50), NULL), UL_WAIT_TIMEOUT);
+	ck_assert(ul_sup_interrupted(&s));
+	/* Queued and read without waiting. */
+	ck_assert_int_eq(kill(getpid(), SIGINT), 0);
+	ck_assert(ul_sup_check_signals(&s));
+	ck_assert_int_eq(s.interrupts, 2);
+	ul_sup_fini(&s);
+}
+END_TEST
+
+/* Blocked around a teardown: counted, never delivered. */
+START_TEST(test_block_signals_counts)
+{
+	sigset_t old, now;
+
+	ck_assert_int_eq(ul_sup_block_signals(&old), 0);
+	ck_assert_int_eq(kill(getpid(), SIGINT), 0);
+	ck_assert_int_eq(kill(getpid(), SIGHUP), 0);
+	ck_assert_int_eq(ul_sup_unblock_signals(&old), 2);
+	sigprocmask(SIG_BLOCK, NULL, &now);
+	ck_assert_int_eq(sigismember(&now, SIGINT), sigismember(&old, SIGINT));
 }
 END_TEST
 
@@ -1113,6 +1158,8 @@ Suite *ul_test_suite_proc(void)
 	tcase_add_test(tc, test_stop_graceful);
 	tcase_add_test(tc, test_stop_exited_or_stopped);
 	tcase_add_test(tc, test_stop_interrupt_during_grace);
+	tcase_add_test(tc, test_interrupt_during_stop_not_lost);
+	tcase_add_test(tc, test_block_signals_counts);
 	tcase_add_test(tc, test_stop_refuses_bad_pids);
 	tcase_add_test(tc, test_stop_kills_group_leftovers);
 	suite_add_tcase(s, tc);
