@@ -64,8 +64,8 @@ static const char run_help[] =
 	"  -o, --option ITEM.NAME=VALUE\n"
 	"                         set a load or probe option (see 'underload list loads -v')\n"
 	"  --quick                short profile: --interval 1s --min-points 5 --max-points 8,\n"
-	"                         memory loads capped at 512M (explicit --interval and\n"
-	"                         --*-points win)\n"
+	"                         memory loads and budget-sized files capped at 512M\n"
+	"                         (explicit --interval and --*-points win)\n"
 	"  --progress, --no-progress  progress on stderr (default: when stderr is a terminal)\n"
 	UL_CONTEST_HELP
 	"  -h, --help             this help\n"

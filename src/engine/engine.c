@@ -52,6 +52,11 @@ void ul_engine_load_ctx(const struct ul_engine *eng, const struct ul_load *load,
 	if (eng->cfg->mem_footprint_cap_bytes &&
 	    eng->cfg->mem_footprint_cap_bytes < ctx->mem_ceiling_bytes)
 		ctx->mem_ceiling_bytes = eng->cfg->mem_footprint_cap_bytes;
+	/* ... and the files sized by the budget (largewrite, io_load,
+	 * read_load): their auto size is the budget. */
+	if (eng->cfg->mem_footprint_cap_bytes &&
+	    eng->cfg->mem_footprint_cap_bytes < ctx->mem_budget_bytes)
+		ctx->mem_budget_bytes = eng->cfg->mem_footprint_cap_bytes;
 	ctx->disk_reserve_bytes = eng->cfg->disk_reserve_bytes;
 	ctx->cgroup_procs = eng->have_cgroup ? eng->cgroup.procs : NULL;
 	memcpy(ctx->opt, eng->cfg->load_opt[load_index(load)], sizeof(ctx->opt));

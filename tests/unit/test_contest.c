@@ -515,6 +515,44 @@ static void engine_cfg(const char *job, const char *const *tests, size_t ntests,
 	setenv("UL_JOURNAL_DIR", dir, 1);
 }
 
+/* --quick (a footprint cap) caps the files sized by the budget as it caps
+ * memory loads: largewrite, io_load and read_load see a 512M budget. */
+START_TEST(test_quick_caps_budget_sized_files)
+{
+	struct ul_engine eng;
+	struct ul_run run;
+	struct ul_load_ctx ctx;
+	const char *names[] = { "largewrite", "io_load", "read_load", "8ctx-mem" };
+
+	engine_cfg("true", NULL, 0, 1);
+	ul_run_init(&run);
+	run.host.ncpu = 2;
+	run.params.mem_budget_bytes = 24 * UL_GiB;
+	memset(&eng, 0, sizeof(eng));
+	eng.cfg = &cfg;
+	eng.run = &run;
+	eng.mem_ceiling_bytes = 20 * UL_GiB;
+	for (size_t i = 0; i < UL_ARRAY_SIZE(names); i++) {
+		const struct ul_load *load = ul_load_find(names[i]);
+
+		ck_assert_ptr_nonnull(load);
+		cfg.mem_footprint_cap_bytes = 0;
+		ul_engine_load_ctx(&eng, load, &ctx);
+		ck_assert_uint_eq(ctx.mem_budget_bytes, 24 * UL_GiB);
+		ck_assert_uint_eq(ctx.mem_ceiling_bytes, 20 * UL_GiB);
+		cfg.mem_footprint_cap_bytes = 512 * UL_MiB;
+		ul_engine_load_ctx(&eng, load, &ctx);
+		ck_assert_uint_eq(ctx.mem_budget_bytes, 512 * UL_MiB);
+		ck_assert_uint_eq(ctx.mem_ceiling_bytes, 512 * UL_MiB);
+	}
+	/* a budget below the cap (a --mem-limit) is left alone */
+	run.params.mem_budget_bytes = 256 * UL_MiB;
+	ul_engine_load_ctx(&eng, ul_load_find("largewrite"), &ctx);
+	ck_assert_uint_eq(ctx.mem_budget_bytes, 256 * UL_MiB);
+	ul_run_release(&run);
+}
+END_TEST
+
 static void set_load_opt(const char *load, const char *opt, const char *val)
 {
 	char err[128];
@@ -943,6 +981,7 @@ Suite *ul_test_suite_contest(void)
 	tcase_add_test(tc, test_format_own_baseline_and_invalid);
 	tcase_add_test(tc, test_format_native);
 	tcase_add_test(tc, test_format_eio);
+	tcase_add_test(tc, test_quick_caps_budget_sized_files);
 	suite_add_tcase(s, tc);
 	return s;
 }
