@@ -96,6 +96,24 @@ static inline char *ul_report_iso8601(char *buf, size_t len, int64_t wall_ns)
 	return buf;
 }
 
+/* True when `suite` is one of the run's comma-separated suites. */
+static inline bool ul_report_run_has_suite(const struct ul_run *run, const char *suite)
+{
+	size_t n = strlen(suite);
+
+	for (const char *p = run->suites; *p;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+
+		if (len == n && !strncmp(p, suite, n))
+			return true;
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	return false;
+}
+
 /*
  * Ends a format's output: flushes so a full disk or closed pipe shows up
  * now rather than at fclose() time, then reports the stream's error

@@ -353,9 +353,14 @@ static void text_header(FILE *out, const struct ul_run *run)
 	ul_report_put_clean(out, h->hostname, sizeof(h->hostname));
 	fputs(" (", out);
 	ul_report_put_clean(out, h->arch, sizeof(h->arch));
-	fprintf(out, ", %d CPUs, %llu MiB RAM, %llu MiB swap, ", h->ncpu,
+	fprintf(out, ", %d CPUs, %llu MiB RAM, %llu MiB swap", h->ncpu,
 		(unsigned long long)(h->mem_total_bytes / UL_MiB),
 		(unsigned long long)(h->swap_total_bytes / UL_MiB));
+	/* The host's swap was read before the run's own swap file existed. */
+	if (p->swap_bytes)
+		fprintf(out, " + the run's %llu MiB swap file",
+			(unsigned long long)(p->swap_bytes / UL_MiB));
+	fputs(", ", out);
 	ul_report_put_clean(out, h->cpu_model, sizeof(h->cpu_model));
 	fputs(")\nkernel:  ", out);
 	ul_report_put_clean(out, h->kernel_release, sizeof(h->kernel_release));
@@ -370,11 +375,14 @@ static void text_header(FILE *out, const struct ul_run *run)
 	if (run->finished_wall_ns)
 		fprintf(out, ", finished %s",
 			ul_report_iso8601(when, sizeof(when), run->finished_wall_ns));
-	fprintf(out, "\nparams:  interval %g s, %d..%d points, median CI target %.2f%%, "
-		     "memory budget %llu MiB",
-		(double)p->interval_ns / UL_NS_PER_SEC, p->min_points, p->max_points,
-		(double)p->ci_target_centi / 100,
-		(unsigned long long)(p->mem_budget_bytes / UL_MiB));
+	fputs("\nparams:  ", out);
+	/* Sampling parameters mean something only to the suites that sample
+	 * after a think time (resp) or for interval x points (deadline). */
+	if (ul_report_run_has_suite(run, "resp") || ul_report_run_has_suite(run, "deadline"))
+		fprintf(out, "interval %g s, %d..%d points, median CI target %.2f%%, ",
+			(double)p->interval_ns / UL_NS_PER_SEC, p->min_points, p->max_points,
+			(double)p->ci_target_centi / 100);
+	fprintf(out, "memory budget %llu MiB", (unsigned long long)(p->mem_budget_bytes / UL_MiB));
 	if (p->mem_limit_bytes)
 		fprintf(out, ", memory limit %llu MiB",
 			(unsigned long long)(p->mem_limit_bytes / UL_MiB));

@@ -393,6 +393,30 @@ static void synthetic_run(struct ul_run *run)
 
 /* ---- text ------------------------------------------------------------- */
 
+/* The header names only what the run's suites use, and the run's own swap
+ * file (the host's swap was read before it existed). */
+START_TEST(test_text_header_per_suite)
+{
+	struct ul_run run;
+	char *out;
+
+	synthetic_run(&run);
+	snprintf(run.suites, sizeof(run.suites), "mtest");
+	run.host.swap_total_bytes = 0;
+	run.params.swap_bytes = UL_GiB;
+	out = render("text", &run);
+	ck_assert_ptr_nonnull(strstr(out, "0 MiB swap + the run's 1024 MiB swap file, "));
+	ck_assert_ptr_null(strstr(out, "interval"));
+	ck_assert_ptr_nonnull(strstr(out, "\nparams:  memory budget 1024 MiB"));
+	free(out);
+	snprintf(run.suites, sizeof(run.suites), "contest,resp");
+	out = render("text", &run);
+	ck_assert_ptr_nonnull(strstr(out, "\nparams:  interval 0.5 s, 5..20 points"));
+	free(out);
+	ul_run_release(&run);
+}
+END_TEST
+
 START_TEST(test_text_golden)
 {
 	struct ul_run run;
@@ -802,6 +826,7 @@ Suite *ul_test_suite_report(void)
 	tcase_add_test(tc, test_resp1_header_variants);
 	tcase_add_test(tc, test_resp1_odd_rows);
 	tcase_add_test(tc, test_text_golden);
+	tcase_add_test(tc, test_text_header_per_suite);
 	tcase_add_test(tc, test_text_content);
 	tcase_add_test(tc, test_json_document);
 	tcase_add_test(tc, test_json_edge_values);
