@@ -185,7 +185,7 @@ static int deadline_run(struct ul_engine *eng, const struct ul_suite *suite)
 
 const struct ul_suite ul_suite_deadline = {
 	.name = "deadline",
-	.summary = "a periodic deadline task (audio 50 Hz by default) under each resp load",
+	.summary = "a periodic deadline task (audio, 20 Hz, by default) under each resp load",
 	.default_tests = deadline_tests,
 	.format = "deadline",
 	.run = deadline_run,

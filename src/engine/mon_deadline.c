@@ -116,9 +116,13 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The stored "dl_profile": a named profile's index + 1, 0 for PERIOD:WORK. */
 static int profile_code(const char *name)
 {
-	return !strcmp(name, "audio") ? 1 : !strcmp(name, "video") ? 2 : 0;
+	for (size_t i = 0; i < UL_ARRAY_SIZE(ul_deadline_profiles); i++)
+		if (!strcmp(name, ul_deadline_profiles[i].name))
+			return (int)i + 1;
+	return 0;
 }
 
 /* Latency summary of the cell's records into metrics. */

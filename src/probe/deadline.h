@@ -43,12 +43,20 @@ struct ul_deadline_spec {
 };
 
 /*
- * Parse a profile: "audio" (50 Hz, 1 ms: 5% of a CPU), "video" (60 Hz,
- * 40%), or "PERIOD:WORK" with durations ("10ms:2ms") or "PERIOD:PCT%"
+ * Parse a profile: "audio" (interbench's: 20 Hz, 2.5 ms: 5% of a CPU),
+ * "video" (60 Hz, 40%), "audio-50hz" (50 Hz, 1 ms), or "PERIOD:WORK" with durations ("10ms:2ms") or "PERIOD:PCT%"
  * ("20ms:5%").  0, or -EINVAL (malformed) / -ERANGE (period outside 1 ms..10 s,
  * work not in (0, period)); `err` then says why.
  */
 int ul_deadline_parse(const char *text, struct ul_deadline_spec *out, char *err, size_t errlen);
+
+/* A named profile; its stored code (the "dl_profile" metric) is its index + 1. */
+struct ul_deadline_profile {
+	const char *name;
+	int64_t period_ns;
+	int64_t work_ns;
+};
+extern const struct ul_deadline_profile ul_deadline_profiles[3];
 
 /* One record per period, in order; synthetic ones have stall_ns < 0. */
 struct ul_deadline_rec {

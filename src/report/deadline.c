@@ -23,6 +23,18 @@ static double metric_or(const struct ul_cell *cell, const char *name, double def
 	return ul_cell_metric(cell, name, &v) ? v : def;
 }
 
+/*
+ * The name of a stored "dl_profile" code (probe/deadline.c's table, index +
+ * 1).  Runs of underload 0.1 stored its 50 Hz task as code 1, "audio",
+ * before audio became interbench's 20 Hz: the period tells them apart.
+ */
+static const char *profile_name(double code, double period_ns)
+{
+	if (code == 1)
+		return period_ns == 20e6 ? "audio-50hz" : "audio";
+	return code == 2 ? "video" : code == 3 ? "audio-50hz" : "custom";
+}
+
 static void profile_line(FILE *out, const struct ul_cell *cell)
 {
 	double period = metric_or(cell, "dl_period_ns", 0), work = metric_or(cell, "dl_work_ns", 0);
@@ -31,10 +43,7 @@ static void profile_line(FILE *out, const struct ul_cell *cell)
 
 	fprintf(out,
 		"deadline probe: %s, period %.3f ms (%.1f Hz), work %.3f ms (%.1f%% of a CPU), ",
-		code == 1   ? "audio"
-		: code == 2 ? "video"
-			    : "custom",
-		period / 1e6, period > 0 ? 1e9 / period : 0, work / 1e6,
+		profile_name(code, period), period / 1e6, period > 0 ? 1e9 / period : 0, work / 1e6,
 		period > 0 ? 100 * work / period : 0);
 	if (rt == 1)
 		fputs("SCHED_FIFO\n", out);

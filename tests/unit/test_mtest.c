@@ -247,9 +247,13 @@ START_TEST(test_deadline_parse)
 	char err[160];
 
 	ck_assert_int_eq(ul_deadline_parse("audio", &s, err, sizeof(err)), 0);
+	ck_assert_int_eq(s.period_ns, 50 * MS); /* interbench's Audio: 20 Hz, 5% */
+	ck_assert_int_eq(s.work_ns, 2500 * (MS / 1000));
+	ck_assert_str_eq(s.name, "audio");
+	ck_assert_int_eq(ul_deadline_parse("audio-50hz", &s, err, sizeof(err)), 0);
 	ck_assert_int_eq(s.period_ns, 20 * MS);
 	ck_assert_int_eq(s.work_ns, 1 * MS);
-	ck_assert_str_eq(s.name, "audio");
+	ck_assert_str_eq(s.name, "audio-50hz");
 	ck_assert_int_eq(ul_deadline_parse("video", &s, err, sizeof(err)), 0);
 	ck_assert_int_eq(s.period_ns, 16666667);
 	ck_assert_int_eq(s.work_ns, 6666666);
@@ -312,7 +316,7 @@ START_TEST(test_deadline_sigstop)
 	size_t n, event = 0;
 	char why[256], err[64];
 
-	ck_assert_int_eq(ul_deadline_parse("audio", &spec, err, sizeof(err)), 0);
+	ck_assert_int_eq(ul_deadline_parse("audio-50hz", &spec, err, sizeof(err)), 0);
 	ck_assert_int_eq(ul_sup_init(&sup), 0);
 	ck_assert_msg(ul_deadline_start(&sup, &spec, NULL, 60, 5 * UL_NS_PER_SEC, &d, why,
 					sizeof(why)) == 0,
@@ -926,7 +930,8 @@ START_TEST(test_deadline_format)
 	dl_cell(&run, "cpuload", 4125000, 25, UL_CELL_OK);
 	dl_cell(&run, "spawnload", 0, 0, UL_CELL_LOAD_DIED);
 	out = render_run("deadline", &run);
-	ck_assert_ptr_nonnull(strstr(out, "deadline probe: audio, period 20.000 ms (50.0 Hz), work "
+	/* a run of underload 0.1: code 1 at 50 Hz was its "audio" */
+	ck_assert_ptr_nonnull(strstr(out, "deadline probe: audio-50hz, period 20.000 ms (50.0 Hz), work "
 					  "1.000 ms (5.0% of a CPU), SCHED_OTHER\n"));
 	ck_assert_ptr_nonnull(strstr(out, "\n   cpuload     4.125     1.031    12.375    20.625  "
 					  "    24.8       25    90.0    95.0\n"));
