@@ -2,6 +2,7 @@
 /* The command registry, expanded from commands.def, and the shared usage error. */
 #include "core/compat.h"
 #include "cmd/cmd.h"
+#include "core/log.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -41,10 +42,8 @@ int ul_usage_error(const char *cmd, const char *fmt, ...)
 	va_list ap;
 
 	/* One line, naming the command so scripts' logs say where it came from. */
-	fprintf(stderr, "error: underload %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	ul_vusage(cmd, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return UL_EXIT_USAGE;
 }

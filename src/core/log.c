@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The user-facing message helpers; stderr only, never stdout. */
 #include "core/compat.h"
+#include "core/escape.h"
 #include "core/log.h"
 
 #include <stdarg.h>
@@ -10,15 +11,70 @@
 
 const char *ul_progname = "underload";
 
+/* Longest message printed whole; a longer one keeps its head and tail. */
+#define MSG_MAX 1024
+#define MSG_HEAD 700
+#define MSG_TAIL 280
+
+/* Move back to the start of a UTF-8 character. */
+static size_t char_start(const char *s, size_t i)
+{
+	while (i > 0 && ((unsigned char)s[i] & 0xc0) == 0x80)
+		i--;
+	return i;
+}
+
+/*
+ * Every message goes out as one line: the formatted text has its control
+ * characters escaped (a label or argument may hold any byte) and, when
+ * longer than MSG_MAX, its middle replaced by a count of what was left out,
+ * so a 100 KB argument does not flood the terminal but the reason at the
+ * end of the line stays.
+ */
 static void vreport(const char *prefix, const char *fmt, va_list ap, int err)
 {
-	char msg[2048];
+	static char fallback[4096];
+	char small[2048], *raw = small, *esc;
+	va_list ap2;
+	int len;
+	size_t n;
 
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_copy(ap2, ap);
+	len = vsnprintf(small, sizeof(small), fmt, ap);
+	if (len >= (int)sizeof(small) && (raw = malloc((size_t)len + 1)))
+		vsnprintf(raw, (size_t)len + 1, fmt, ap2);
+	va_end(ap2);
+	if (!raw)
+		raw = small; /* out of memory: the first 2 KiB will do */
+	n = ul_escape(NULL, 0, raw, SIZE_MAX);
+	esc = malloc(n + 1);
+	if (esc)
+		ul_escape(esc, n + 1, raw, SIZE_MAX);
+	else /* out of memory: the escaped head of the text will do */
+		ul_escape(esc = fallback, sizeof(fallback), raw, SIZE_MAX), n = strlen(esc);
+	if (n > MSG_MAX) {
+		size_t head = char_start(esc, MSG_HEAD), tail = char_start(esc, n - MSG_TAIL);
+
+		fprintf(stderr, "%s: %.*s[... %zu bytes left out ...]%s", prefix, (int)head, esc,
+			tail - head, esc + tail);
+	} else {
+		fprintf(stderr, "%s: %s", prefix, esc);
+	}
 	if (err)
-		fprintf(stderr, "%s: %s: %s\n", prefix, msg, strerror(err < 0 ? -err : err));
-	else
-		fprintf(stderr, "%s: %s\n", prefix, msg);
+		fprintf(stderr, ": %s", strerror(err < 0 ? -err : err));
+	fputc('\n', stderr);
+	if (esc != fallback)
+		free(esc);
+	if (raw != small)
+		free(raw);
+}
+
+void ul_vusage(const char *cmd, const char *fmt, va_list ap)
+{
+	char prefix[96];
+
+	snprintf(prefix, sizeof(prefix), "error: underload %s", cmd);
+	vreport(prefix, fmt, ap, 0);
 }
 
 int ul_error(const char *fmt, ...)

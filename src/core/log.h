@@ -9,12 +9,17 @@
 
 #include "core/compat.h"
 
+#include <stdarg.h>
+
 int ul_error(const char *fmt, ...) UL_PRINTF(1, 2);
 /* Like ul_error() with ": strerror(err)" appended; err is a positive or negative errno. */
 int ul_error_errno(int err, const char *fmt, ...) UL_PRINTF(2, 3);
 void ul_warning(const char *fmt, ...) UL_PRINTF(1, 2);
 /* Informational line on stderr ("note: ..."), e.g. the cleanup hint. */
 void ul_note(const char *fmt, ...) UL_PRINTF(1, 2);
+/* "error: underload CMD: message" with the same escaping and length cap
+ * as ul_error(); for cmd/'s usage errors. */
+void ul_vusage(const char *cmd, const char *fmt, va_list ap) UL_PRINTF(2, 0);
 /* A broken invariant: print and abort.  Never for bad input. */
 _Noreturn void ul_bug(const char *file, int line, const char *fmt, ...) UL_PRINTF(3, 4);
 #define UL_BUG(...) ul_bug(__FILE__, __LINE__, __VA_ARGS__)

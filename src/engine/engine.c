@@ -350,7 +350,8 @@ static int finish(struct ul_engine *eng, int result)
 		run->status = UL_RUN_INTERRUPTED;
 		break;
 	default:
-		run->status = UL_RUN_FAILED;
+		/* What was measured stays usable: only a run that stored nothing failed. */
+		run->status = eng->stored_cells ? UL_RUN_PARTIAL : UL_RUN_FAILED;
 		break;
 	}
 	run->finished_wall_ns = ul_wall_ns();

@@ -100,6 +100,7 @@ struct ul_engine {
 	char scratch[PATH_MAX];	/* the run's private scratch directory */
 	uint64_t mem_ceiling_bytes; /* 90% of MemAvailable + SwapFree at start */
 	int flagged;		/* cells that failed or were invalidated */
+	int stored_cells;	/* cells committed to the store (or kept for recovery) */
 	struct ul_monitor_set monitors;
 	pid_t probe_pid;	/* the suite's long-lived probe, 0 if none: monitors read its faults */
 	struct ul_journal journal; /* what this run changed on the system (fd -1: none) */

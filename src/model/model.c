@@ -143,6 +143,8 @@ static const char *const run_status_names[] = {
 	[UL_RUN_COMPLETE] = "complete",
 	[UL_RUN_INTERRUPTED] = "interrupted",
 	[UL_RUN_FAILED] = "failed",
+	[UL_RUN_PARTIAL] = "partial",
+	[UL_RUN_UNKNOWN] = "unknown",
 };
 
 static const char *const cell_outcome_names[] = {
@@ -170,8 +172,8 @@ int ul_run_status_parse(const char *name, enum ul_run_status *out)
 {
 	int i = name_lookup(run_status_names, UL_ARRAY_SIZE(run_status_names), name);
 
-	if (i < 0)
-		return i;
+	if (i < 0 || i == UL_RUN_UNKNOWN)
+		return -EINVAL;
 	*out = (enum ul_run_status)i;
 	return 0;
 }

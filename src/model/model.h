@@ -19,7 +19,9 @@ enum ul_run_status {
 	UL_RUN_RUNNING = 0,	/* started, not finished (or the supervisor was killed) */
 	UL_RUN_COMPLETE,	/* every planned cell was attempted */
 	UL_RUN_INTERRUPTED,	/* SIGINT/SIGTERM/SIGHUP stopped it; finished cells are kept */
-	UL_RUN_FAILED,		/* an error stopped it */
+	UL_RUN_FAILED,		/* an error stopped it before any cell was stored */
+	UL_RUN_PARTIAL,		/* an error stopped it after some cells were stored */
+	UL_RUN_UNKNOWN,		/* read back: a status this program does not know; never stored */
 };
 
 enum ul_cell_outcome {

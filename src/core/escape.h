@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Escaping of untrusted strings (labels, notes, host names, arguments) for
+ * a terminal or a one-record-per-line layout.  Every command prints stored
+ * or user-given strings through here, so a label cannot clear the screen,
+ * retitle the terminal or split a record over two lines.
+ */
+#ifndef UL_ESCAPE_H
+#define UL_ESCAPE_H
+
+#include "core/compat.h"
+
+#include <stdio.h>
+
+/*
+ * Copy at most `cap` bytes of `s` (it stops at a NUL) into buf as text that
+ * holds no control character: \n \r \t \\ and other C0 bytes and DEL as
+ * "\n" "\r" "\t" "\\" "\xNN"; a byte that is not part of valid UTF-8 as
+ * "\xNN"; C1 controls (U+0080..U+009F) and the bidirectional overrides
+ * (U+202A..U+202E, U+2066..U+2069) as "\uNNNN".  Other valid UTF-8 passes
+ * through.  Like snprintf: the result is always terminated (when len > 0),
+ * never split inside an escape or a character, and the return value is
+ * the length the whole escaped text needs.
+ */
+size_t ul_escape(char *buf, size_t len, const char *s, size_t cap);
+
+/* ul_escape() into one of four rotating static buffers of 1 KiB (truncated
+ * with "..."): up to four uses in one printf; not thread-safe. */
+const char *ul_esc(const char *s);
+
+/* Write s escaped to `out`; returns 0 or -EIO from the stream. */
+int ul_fput_escaped(FILE *out, const char *s, size_t cap);
+
+/* Length of the valid UTF-8 sequence at s[0..avail) (1..4), or 0 if the
+ * bytes there are not valid UTF-8 (overlong, surrogate, > U+10FFFF, cut). */
+size_t ul_utf8_len(const unsigned char *s, size_t avail);
+
+/* Number of characters of s if it is valid UTF-8, or -1 if it is not. */
+long ul_utf8_count(const char *s, size_t cap);
+
+#endif

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Inside the SQLite store (sqlite.c opens and checks, sqlite_write.c and
+ * sqlite_read.c hold the ops): the connection struct, the prepared
+ * statements and the helpers they share.  Not for use outside src/store.
+ */
+#ifndef UL_STORE_SQLITE_INT_H
+#define UL_STORE_SQLITE_INT_H
+
+#include "core/compat.h"
+#include "store/store.h"
+
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/types.h>
+
+/* Prepared once per store, on first use, finalised by close. */
+enum stmt_id {
+	S_BEGIN_READ,
+	S_BEGIN_WRITE,
+	S_COMMIT,
+	S_ROLLBACK,
+	S_INSERT_RUN,
+	S_FINISH_RUN,
+	S_RUN_BY_UUID,
+	S_LAST_CELL_END,
+	S_MARK_INTERRUPTED,
+	S_INSERT_CELL,
+	S_INSERT_SERIES,
+	S_INSERT_SAMPLE,
+	S_INSERT_METRIC,
+	S_LIST_RUNS,
+	S_LAST_RUN,
+	S_RUN_EXISTS,
+	S_RUN_BY_PREFIX,
+	S_LOAD_RUN,
+	S_LOAD_CELLS,
+	S_LOAD_SERIES,
+	S_LOAD_SAMPLES,
+	S_LOAD_METRICS,
+	S_COUNT
+};
+
+/* The SQL of each statement, indexed by enum stmt_id. */
+extern const char *const ul_sq_sql[S_COUNT];
+
+#define RUN_COLUMNS                                                                                \
+	"uuid, label, tool_version, argv, suites, status, started_wall_ns, finished_wall_ns,"      \
+	" host_name, host_kernel_release, host_kernel_version, host_arch, host_cpu_model,"         \
+	" host_ncpu, host_mem_total_bytes, host_swap_total_bytes, interval_ns, min_points,"        \
+	" max_points, ci_target_centi, mem_budget_bytes, mem_limit_bytes, swap_bytes"
+
+
+struct ul_store_sqlite {
+	struct ul_store base; /* first: the ops see a struct ul_store * */
+	sqlite3 *db;
+	sqlite3_stmt *stmt[S_COUNT];
+	int ro_errno; /* EACCES or EROFS when the file could only be opened read-only */
+	char path[];  /* as given, for messages */
+};
+
+static inline struct ul_store_sqlite *sq(struct ul_store *st)
+{
+	return (struct ul_store_sqlite *)st;
+}
+
+void ul_sq_vset_err(char *err, size_t errlen, const char *fmt, va_list ap) UL_PRINTF(3, 0);
+/* Format into err (may be NULL) and return `code`. */
+int ul_sq_set_err(char *err, size_t errlen, int code, const char *fmt, ...) UL_PRINTF(4, 5);
+/* The negative errno for SQLite result `rc` (store.h lists the codes). */
+int ul_sq_errno(sqlite3 *db, int rc, int ro_errno);
+/*
+ * Fill the store's err with "WHAT: sqlite's reason" and return the errno
+ * for rc.  Call before anything else touches the connection (a ROLLBACK
+ * would replace the message).
+ */
+int ul_sq_fail(struct ul_store_sqlite *st, int rc, const char *fmt, ...) UL_PRINTF(3, 4);
+/* The cached statement `id`, reset and unbound; NULL with *rc set on failure. */
+sqlite3_stmt *ul_sq_stmt(struct ul_store_sqlite *st, enum stmt_id id, int *rc);
+/* Run a statement that returns no rows; SQLITE_OK or the error. */
+int ul_sq_exec(struct ul_store_sqlite *st, enum stmt_id id);
+/* Roll back the open transaction, if any. */
+void ul_sq_rollback(struct ul_store_sqlite *st);
+/* Copy a text column into buf, truncating; NULL reads as "". */
+void ul_sq_column_text(sqlite3_stmt *s, int i, char *buf, size_t size);
+
+/* Bind a fixed-size model string; tolerates a field without its NUL. */
+#define BIND_FIELD(s, i, field)                                                                    \
+	sqlite3_bind_text((s), (i), (field), (int)strnlen((field), sizeof(field)), SQLITE_STATIC)
+
+/* Copy a text column into a fixed-size model string, truncating. */
+#define COLUMN_FIELD(s, i, field) ul_sq_column_text((s), (i), (field), sizeof(field))
+
+static inline int64_t column_i64(sqlite3_stmt *s, int i)
+{
+	return (int64_t)sqlite3_column_int64(s, i);
+}
+
+static inline uint64_t column_u64(sqlite3_stmt *s, int i)
+{
+	return (uint64_t)sqlite3_column_int64(s, i);
+}
+
+/* The ops (sqlite_write.c, sqlite_read.c). */
+int ul_sq_begin_run(struct ul_store *base, struct ul_run *run);
+int ul_sq_add_cell(struct ul_store *base, const struct ul_run *run, const struct ul_cell *cell);
+int ul_sq_finish_run(struct ul_store *base, const struct ul_run *run);
+int ul_sq_mark_interrupted(struct ul_store *base, const char *uuid, int64_t *finished_wall_ns);
+int ul_sq_list_runs(struct ul_store *base, struct ul_run_summary **out, size_t *n);
+int ul_sq_load_run(struct ul_store *base, const char *ref, struct ul_run *out);
+
+#endif

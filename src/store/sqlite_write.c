@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The SQLite store's writing ops: runs, cells, status changes. */
+#include "core/compat.h"
+#include "store/sqlite_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ul_sq_begin_run(struct ul_store *base, struct ul_run *run)
+{
+	struct ul_store_sqlite *st = sq(base);
+	const char *status = ul_run_status_name(run->status);
+	const struct ul_host *h = &run->host;
+	const struct ul_run_params *p = &run->params;
+	sqlite3_stmt *s;
+	int rc, r;
+
+	st->base.err[0] = '\0';
+	if (!strcmp(status, "unknown"))
+		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -EINVAL,
+			       "cannot store run: invalid status %d", (int)run->status);
+	if (!run->uuid[0]) {
+		r = ul_run_new_uuid(run);
+		if (r < 0)
+			return ul_sq_set_err(st->base.err, sizeof(st->base.err), r,
+				       "cannot make a run UUID: %s", strerror(-r));
+	}
+	s = ul_sq_stmt(st, S_INSERT_RUN, &rc);
+	if (!s)
+		return ul_sq_fail(st, rc, "cannot store run %s in '%s'", run->uuid, st->path);
+	BIND_FIELD(s, 1, run->uuid);
+	BIND_FIELD(s, 2, run->label);
+	BIND_FIELD(s, 3, run->tool_version);
+	BIND_FIELD(s, 4, run->argv);
+	BIND_FIELD(s, 5, run->suites);
+	sqlite3_bind_text(s, 6, status, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 7, run->started_wall_ns);
+	sqlite3_bind_int64(s, 8, run->finished_wall_ns);
+	BIND_FIELD(s, 9, h->hostname);
+	BIND_FIELD(s, 10, h->kernel_release);
+	BIND_FIELD(s, 11, h->kernel_version);
+	BIND_FIELD(s, 12, h->arch);
+	BIND_FIELD(s, 13, h->cpu_model);
+	sqlite3_bind_int(s, 14, h->ncpu);
+	sqlite3_bind_int64(s, 15, (sqlite3_int64)h->mem_total_bytes);
+	sqlite3_bind_int64(s, 16, (sqlite3_int64)h->swap_total_bytes);
+	sqlite3_bind_int64(s, 17, p->interval_ns);
+	sqlite3_bind_int(s, 18, p->min_points);
+	sqlite3_bind_int(s, 19, p->max_points);
+	sqlite3_bind_int64(s, 20, p->ci_target_centi);
+	sqlite3_bind_int64(s, 21, (sqlite3_int64)p->mem_budget_bytes);
+	sqlite3_bind_int64(s, 22, (sqlite3_int64)p->mem_limit_bytes);
+	sqlite3_bind_int64(s, 23, (sqlite3_int64)p->swap_bytes);
+	rc = sqlite3_step(s);
+	if (rc != SQLITE_DONE) {
+		r = ul_sq_fail(st, rc, "cannot store run %s in '%s'", run->uuid, st->path);
+		sqlite3_reset(s);
+		if (r == -EEXIST)
+			snprintf(st->base.err, sizeof(st->base.err), "run %s is already in '%s'",
+				 run->uuid, st->path);
+		return r;
+	}
+	sqlite3_reset(s);
+	run->id = sqlite3_last_insert_rowid(st->db);
+	return 0;
+}
+
+/* The body of add_cell, inside its transaction. */
+static int insert_cell(struct ul_store_sqlite *st, const struct ul_run *run,
+		       const struct ul_cell *cell)
+{
+	const char *outcome = ul_cell_outcome_name(cell->outcome);
+	sqlite3_int64 cell_id;
+	sqlite3_stmt *s;
+	int rc;
+
+	s = ul_sq_stmt(st, S_INSERT_CELL, &rc);
+	if (!s)
+		return rc;
+	sqlite3_bind_int64(s, 1, run->id);
+	sqlite3_bind_int(s, 2, cell->seq);
+	BIND_FIELD(s, 3, cell->suite);
+	BIND_FIELD(s, 4, cell->load);
+	BIND_FIELD(s, 5, cell->probe);
+	sqlite3_bind_text(s, 6, outcome, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 7, cell->flags);
+	BIND_FIELD(s, 8, cell->note);
+	BIND_FIELD(s, 9, cell->load_unit);
+	sqlite3_bind_int64(s, 10, (sqlite3_int64)cell->load_units);
+	sqlite3_bind_int64(s, 11, cell->started_wall_ns);
+	sqlite3_bind_int64(s, 12, cell->finished_wall_ns);
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return rc;
+	cell_id = sqlite3_last_insert_rowid(st->db);
+
+	for (size_t i = 0; i < cell->n_series; i++) {
+		const struct ul_series *ser = &cell->series[i];
+		sqlite3_int64 series_id;
+		sqlite3_stmt *vs;
+
+		s = ul_sq_stmt(st, S_INSERT_SERIES, &rc);
+		if (!s)
+			return rc;
+		sqlite3_bind_int64(s, 1, cell_id);
+		sqlite3_bind_int64(s, 2, (sqlite3_int64)i);
+		BIND_FIELD(s, 3, ser->name);
+		sqlite3_bind_int64(s, 4, (sqlite3_int64)ser->n);
+		rc = sqlite3_step(s);
+		sqlite3_reset(s);
+		if (rc != SQLITE_DONE)
+			return rc;
+		series_id = sqlite3_last_insert_rowid(st->db);
+
+		vs = ul_sq_stmt(st, S_INSERT_SAMPLE, &rc);
+		if (!vs)
+			return rc;
+		sqlite3_bind_int64(vs, 1, series_id);
+		for (size_t j = 0; j < ser->n; j++) {
+			sqlite3_bind_int64(vs, 2, (sqlite3_int64)j);
+			sqlite3_bind_int64(vs, 3, ser->v[j]);
+			rc = sqlite3_step(vs);
+			sqlite3_reset(vs);
+			if (rc != SQLITE_DONE)
+				return rc;
+		}
+	}
+
+	for (size_t i = 0; i < cell->n_metrics; i++) {
+		const struct ul_metric *m = &cell->metrics[i];
+
+		s = ul_sq_stmt(st, S_INSERT_METRIC, &rc);
+		if (!s)
+			return rc;
+		sqlite3_bind_int64(s, 1, cell_id);
+		sqlite3_bind_int64(s, 2, (sqlite3_int64)i);
+		BIND_FIELD(s, 3, m->name);
+		if (isnan(m->value))
+			sqlite3_bind_null(s, 4);
+		else
+			sqlite3_bind_double(s, 4, m->value);
+		rc = sqlite3_step(s);
+		sqlite3_reset(s);
+		if (rc != SQLITE_DONE)
+			return rc;
+	}
+	return SQLITE_OK;
+}
+
+int ul_sq_add_cell(struct ul_store *base, const struct ul_run *run,
+			   const struct ul_cell *cell)
+{
+	struct ul_store_sqlite *st = sq(base);
+	int rc, r;
+
+	st->base.err[0] = '\0';
+	if (run->id <= 0)
+		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -EINVAL,
+			       "cannot add cell %d: run %s was not stored first", cell->seq,
+			       run->uuid);
+	if (!strcmp(ul_cell_outcome_name(cell->outcome), "unknown"))
+		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -EINVAL,
+			       "cannot add cell %d: invalid outcome %d", cell->seq,
+			       (int)cell->outcome);
+	rc = ul_sq_exec(st, S_BEGIN_WRITE);
+	if (rc == SQLITE_OK)
+		rc = insert_cell(st, run, cell);
+	if (rc == SQLITE_OK)
+		rc = ul_sq_exec(st, S_COMMIT);
+	if (rc == SQLITE_OK)
+		return 0;
+	r = ul_sq_fail(st, rc, "cannot add cell %d of run %lld to '%s'", cell->seq, (long long)run->id,
+		 st->path);
+	if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
+		snprintf(st->base.err, sizeof(st->base.err),
+			 "cannot add cell %d: run %lld is not in '%s'", cell->seq,
+			 (long long)run->id, st->path);
+	ul_sq_rollback(st);
+	return r;
+}
+
+int ul_sq_finish_run(struct ul_store *base, const struct ul_run *run)
+{
+	struct ul_store_sqlite *st = sq(base);
+	const char *status = ul_run_status_name(run->status);
+	sqlite3_stmt *s;
+	int rc;
+
+	st->base.err[0] = '\0';
+	if (!strcmp(status, "unknown"))
+		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -EINVAL,
+			       "cannot finish run %lld: invalid status %d", (long long)run->id,
+			       (int)run->status);
+	s = ul_sq_stmt(st, S_FINISH_RUN, &rc);
+	if (!s)
+		return ul_sq_fail(st, rc, "cannot finish run %lld in '%s'", (long long)run->id, st->path);
+	sqlite3_bind_text(s, 1, status, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, run->finished_wall_ns);
+	sqlite3_bind_int64(s, 3, run->id);
+	rc = sqlite3_step(s);
+	if (rc != SQLITE_DONE) {
+		int r = ul_sq_fail(st, rc, "cannot finish run %lld in '%s'", (long long)run->id,
+			     st->path);
+
+		sqlite3_reset(s);
+		return r;
+	}
+	sqlite3_reset(s);
+	if (sqlite3_changes(st->db) == 0)
+		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -ENOENT,
+			       "cannot finish run %lld: it is not in '%s'", (long long)run->id,
+			       st->path);
+	return 0;
+}
+
+/* Inside mark_interrupted's transaction: find the run, its end, update it. */
+static int mark_interrupted_tx(struct ul_store_sqlite *st, const char *uuid, int64_t *end_ns)
+{
+	const unsigned char *status;
+	int64_t id, started;
+	sqlite3_stmt *s;
+	int rc;
+
+	s = ul_sq_stmt(st, S_RUN_BY_UUID, &rc);
+	if (!s)
+		return ul_sq_fail(st, rc, "cannot look up run %s in '%s'", uuid, st->path);
+	sqlite3_bind_text(s, 1, uuid, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	if (rc != SQLITE_ROW) {
+		int r = rc == SQLITE_DONE ? ul_sq_set_err(st->base.err, sizeof(st->base.err), -ENOENT,
+						    "no run %s in '%s'", uuid, st->path)
+					  : ul_sq_fail(st, rc, "cannot look up run %s in '%s'", uuid,
+						 st->path);
+
+		sqlite3_reset(s);
+		return r;
+	}
+	id = column_i64(s, 0);
+	status = sqlite3_column_text(s, 1);
+	started = column_i64(s, 2);
+	if (!status || strcmp((const char *)status, "running")) {
+		rc = ul_sq_set_err(st->base.err, sizeof(st->base.err), -EALREADY,
+			     "run %s in '%s' is not running", uuid, st->path);
+		sqlite3_reset(s);
+		return rc;
+	}
+	sqlite3_reset(s);
+	s = ul_sq_stmt(st, S_LAST_CELL_END, &rc);
+	if (!s)
+		return ul_sq_fail(st, rc, "cannot read the cells of run %s in '%s'", uuid, st->path);
+	sqlite3_bind_int64(s, 1, id);
+	rc = sqlite3_step(s);
+	*end_ns = rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL ? column_i64(s, 0)
+										: started;
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW)
+		return ul_sq_fail(st, rc, "cannot read the cells of run %s in '%s'", uuid, st->path);
+	s = ul_sq_stmt(st, S_MARK_INTERRUPTED, &rc);
+	if (!s)
+		return ul_sq_fail(st, rc, "cannot mark run %s interrupted in '%s'", uuid, st->path);
+	sqlite3_bind_int64(s, 1, *end_ns);
+	sqlite3_bind_int64(s, 2, id);
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return ul_sq_fail(st, rc, "cannot mark run %s interrupted in '%s'", uuid, st->path);
+	return 0;
+}
+
+int ul_sq_mark_interrupted(struct ul_store *base, const char *uuid,
+				   int64_t *finished_wall_ns)
+{
+	struct ul_store_sqlite *st = sq(base);
+	int64_t end_ns = 0;
+	int rc, r;
+
+	st->base.err[0] = '\0';
+	if (!uuid || !*uuid)
+		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -EINVAL, "empty run UUID");
+	rc = ul_sq_exec(st, S_BEGIN_WRITE);
+	if (rc != SQLITE_OK)
+		return ul_sq_fail(st, rc, "cannot write '%s'", st->path);
+	r = mark_interrupted_tx(st, uuid, &end_ns);
+	if (!r) {
+		rc = ul_sq_exec(st, S_COMMIT);
+		if (rc != SQLITE_OK)
+			r = ul_sq_fail(st, rc, "cannot mark run %s interrupted in '%s'", uuid, st->path);
+	}
+	if (r < 0) {
+		ul_sq_rollback(st);
+		return r;
+	}
+	if (finished_wall_ns)
+		*finished_wall_ns = end_ns;
+	return 0;
+}
