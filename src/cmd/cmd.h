@@ -69,11 +69,16 @@ struct ul_store;
 int ul_cmd_db_path(const char *db_opt, char *buf, size_t len);
 /*
  * Resolve --db as ul_cmd_db_path() does (an already resolved path passes
- * through unchanged) and open that store.  Returns UL_EXIT_OK with *out set
- * (the caller closes it with ul_store_close()), or UL_EXIT_ERROR after
- * printing why, with *out NULL.
+ * through unchanged) and open that store for reading: it must exist and
+ * is never created or changed.  Returns UL_EXIT_OK with *out set (the
+ * caller closes it with ul_store_close()), or UL_EXIT_ERROR after printing
+ * why, with *out NULL.
  */
 int ul_cmd_open_store(const char *db_opt, struct ul_store **out);
+/* The same for commands that write (run, import, rm, relabel): the store is
+ * created if absent; UNDERLOAD_DB_WAIT sets how long a write waits for a
+ * lock; the store's note (journal mode fallback) is printed. */
+int ul_cmd_open_store_rw(const char *db_opt, struct ul_store **out);
 /*
  * ul_run_init() `run`, then load the stored run `ref` names (an id, a UUID or
  * a unique prefix, or "last") into it.  Returns UL_EXIT_OK, or after printing

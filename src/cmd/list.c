@@ -5,7 +5,10 @@
  */
 #include "core/compat.h"
 #include "cmd/cmd.h"
+#include "core/clock.h"
+#include "core/escape.h"
 #include "core/log.h"
+#include "core/parse.h"
 #include "core/opt.h"
 #include "engine/engine.h"
 #include "load/load.h"
@@ -20,15 +23,21 @@
 #include <time.h>
 
 static const char list_help[] =
-	"usage: underload list [--db PATH] [runs]\n"
+	"usage: underload list [--db PATH] [--label L] [--suite S] [--since WHEN] [--host H] [runs]\n"
 	"       underload list loads|probes|suites|formats [-v]\n"
 	"\n"
-	"Without a topic, list the runs in the store, newest first:\n"
+	"Without a topic, list the runs in the store, newest first, one a line:\n"
 	"id, uuid, label, host, start time (UTC), suites, status and stored tests.\n"
+	"Control characters in labels and host names are shown escaped (\\n, \\x1b).\n"
 	"With a topic, list the registered items; -v adds every option with its\n"
 	"type, range and default.\n"
 	"\n"
 	"  --db PATH      results database (default: $XDG_DATA_HOME/underload/results.db)\n"
+	"  --label L      only runs labelled exactly L\n"
+	"  --suite S      only runs of suite S\n"
+	"  --since WHEN   only runs started at or after WHEN: YYYY-MM-DD[THH:MM[:SS]]\n"
+	"                 (UTC), or an age such as 3d, 12h, 30m\n"
+	"  --host H       only runs made on host H\n"
 	"  -v, --verbose  show options\n"
 	"  -h, --help     this help\n";
 
@@ -91,7 +100,52 @@ static int list_items(const char *topic, bool verbose)
 	return UL_EXIT_OK;
 }
 
-static int list_runs(const char *db_opt)
+struct run_filter {
+	const char *label, *suite, *host;
+	int64_t since_wall_ns; /* 0: any */
+};
+
+/* Whether `suites` (comma-separated) holds `name`. */
+static bool has_suite(const char *suites, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = suites; *p;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+
+		if (len == n && !strncmp(p, name, n))
+			return true;
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	return false;
+}
+
+static bool keep_run(const struct ul_run_summary *r, const struct run_filter *f)
+{
+	return (!f->label || !strcmp(r->label, f->label)) &&
+	       (!f->host || !strcmp(r->hostname, f->host)) &&
+	       (!f->suite || has_suite(r->suites, f->suite)) &&
+	       r->started_wall_ns >= f->since_wall_ns;
+}
+
+/* One run a line: every stored string escaped, so a label cannot break it. */
+static void print_run(const struct ul_run_summary *r)
+{
+	time_t t = (time_t)(r->started_wall_ns / 1000000000);
+	struct tm tm;
+	char date[32] = "?";
+
+	if (gmtime_r(&t, &tm))
+		strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S", &tm);
+	printf("%-5lld %.8s  %-24s %-16s %-20s %-12s %-11s %d\n", (long long)r->id,
+	       ul_esc(r->uuid), ul_esc(r->label), ul_esc(r->hostname), date, ul_esc(r->suites),
+	       ul_run_status_name(r->status), r->n_cells);
+}
+
+static int list_runs(const char *db_opt, const struct run_filter *filter)
 {
 	struct ul_run_summary *runs = NULL;
 	struct ul_store *store;
@@ -109,20 +163,48 @@ static int list_runs(const char *db_opt)
 	}
 	printf("%-5s %-8s  %-24s %-16s %-20s %-12s %-11s %s\n", "id", "uuid", "label", "host",
 	       "date (UTC)", "suites", "status", "tests");
-	for (size_t i = 0; i < n; i++) {
-		time_t t = (time_t)(runs[i].started_wall_ns / 1000000000);
-		struct tm tm;
-		char date[32];
-
-		gmtime_r(&t, &tm);
-		strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S", &tm);
-		printf("%-5lld %.8s  %-24s %-16s %-20s %-12s %-11s %d\n", (long long)runs[i].id,
-		       runs[i].uuid, runs[i].label, runs[i].hostname, date, runs[i].suites,
-		       ul_run_status_name(runs[i].status), runs[i].n_cells);
-	}
+	for (size_t i = 0; i < n; i++)
+		if (keep_run(&runs[i], filter))
+			print_run(&runs[i]);
 	free(runs);
 	ul_store_close(store);
 	return UL_EXIT_OK;
+}
+
+/* --since: an ISO date (UTC) or an age ("3d", "12h", "30m") before now. */
+static int parse_since(const char *text, int64_t *out_ns)
+{
+	struct tm tm = { 0 };
+	const char *end;
+	int64_t ns, days;
+	size_t len = strlen(text);
+
+	for (const char *const *f = (const char *const[]){ "%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M",
+							    "%Y-%m-%d", NULL };
+	     *f; f++) {
+		memset(&tm, 0, sizeof(tm));
+		end = strptime(text, *f, &tm);
+		if (end && !*end) {
+			*out_ns = (int64_t)timegm(&tm) * UL_NS_PER_SEC;
+			return 0;
+		}
+	}
+	if (len > 1 && text[len - 1] == 'd') {
+		char num[32];
+
+		if (len - 1 >= sizeof(num))
+			return -1;
+		memcpy(num, text, len - 1);
+		num[len - 1] = '\0';
+		if (ul_parse_count(num, 0, 100000, &days))
+			return -1;
+		*out_ns = ul_wall_ns() - days * 86400 * UL_NS_PER_SEC;
+		return 0;
+	}
+	if (ul_parse_duration_ns(text, 0, INT64_C(100000) * 86400 * UL_NS_PER_SEC, &ns))
+		return -1;
+	*out_ns = ul_wall_ns() - ns;
+	return 0;
 }
 
 int ul_cmd_list(int argc, char **argv);
@@ -130,12 +212,17 @@ int ul_cmd_list(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, 'd' },
+		{ "label", required_argument, NULL, 'l' },
+		{ "suite", required_argument, NULL, 's' },
+		{ "since", required_argument, NULL, 'S' },
+		{ "host", required_argument, NULL, 'H' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct run_filter filter = { 0 };
 	const char *db = NULL;
-	bool verbose = false;
+	bool verbose = false, filtered = false;
 	int c;
 
 	optind = 1;
@@ -143,6 +230,26 @@ int ul_cmd_list(int argc, char **argv)
 		switch (c) {
 		case 'd':
 			db = optarg;
+			break;
+		case 'l':
+			filter.label = optarg;
+			filtered = true;
+			break;
+		case 's':
+			filter.suite = optarg;
+			filtered = true;
+			break;
+		case 'H':
+			filter.host = optarg;
+			filtered = true;
+			break;
+		case 'S':
+			if (parse_since(optarg, &filter.since_wall_ns))
+				return ul_usage_error("list", "--since '%s': expected YYYY-MM-DD, "
+							      "YYYY-MM-DDTHH:MM[:SS] (UTC) or an "
+							      "age such as 3d, 12h, 30m",
+						      optarg);
+			filtered = true;
 			break;
 		case 'v':
 			verbose = true;
@@ -157,7 +264,9 @@ int ul_cmd_list(int argc, char **argv)
 	if (argc - optind > 1)
 		return ul_usage_error("list", "at most one topic");
 	if (optind == argc || !strcmp(argv[optind], "runs"))
-		return list_runs(db);
+		return list_runs(db, &filter);
+	if (filtered)
+		return ul_usage_error("list", "--label, --suite, --since and --host filter runs only");
 	return list_items(argv[optind], verbose);
 }
 

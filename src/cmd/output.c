@@ -6,6 +6,7 @@
 #include "core/compat.h"
 #include "cmd/cmd.h"
 #include "core/log.h"
+#include "core/parse.h"
 #include "engine/engine.h"
 #include "report/format.h"
 #include "store/store.h"
@@ -165,18 +166,46 @@ int ul_cmd_db_path(const char *db_opt, char *buf, size_t len)
 	return 0;
 }
 
-int ul_cmd_open_store(const char *db_opt, struct ul_store **out)
+/* UNDERLOAD_DB_WAIT: how long a write waits for a locked database. */
+static int db_wait_ms(int64_t *ms)
 {
+	const char *env = getenv("UNDERLOAD_DB_WAIT");
+	int64_t ns = 0;
+
+	*ms = 0;
+	if (!env || !*env)
+		return 0;
+	if (ul_parse_duration_ns(env, UL_NS_PER_MS, 24 * 3600 * UL_NS_PER_SEC, &ns))
+		return ul_error("UNDERLOAD_DB_WAIT='%s': expected a duration from 1ms to 24h", env);
+	*ms = ns / UL_NS_PER_MS;
+	return 0;
+}
+
+static int open_store(const char *db_opt, unsigned flags, struct ul_store **out)
+{
+	struct ul_store_config cfg = { .flags = flags };
 	char db[PATH_MAX], err[512];
 
 	*out = NULL;
-	if (ul_cmd_db_path(db_opt, db, sizeof(db)))
+	if (ul_cmd_db_path(db_opt, db, sizeof(db)) || db_wait_ms(&cfg.busy_wait_ms))
 		return UL_EXIT_ERROR;
-	if (ul_store_open(db, out, err, sizeof(err))) {
+	if (ul_store_open_cfg(db, &cfg, out, err, sizeof(err))) {
 		ul_error("%s", err);
 		return UL_EXIT_ERROR;
 	}
+	if ((*out)->note[0])
+		ul_note("%s", (*out)->note);
 	return UL_EXIT_OK;
+}
+
+int ul_cmd_open_store(const char *db_opt, struct ul_store **out)
+{
+	return open_store(db_opt, UL_STORE_READ, out);
+}
+
+int ul_cmd_open_store_rw(const char *db_opt, struct ul_store **out)
+{
+	return open_store(db_opt, 0, out);
 }
 
 int ul_cmd_load_run(struct ul_store *st, const char *ref, struct ul_run *run)
@@ -188,5 +217,6 @@ int ul_cmd_load_run(struct ul_store *st, const char *ref, struct ul_run *run)
 	if (!rc)
 		return UL_EXIT_OK;
 	ul_error("%s", st->err);
-	return rc == -ENOENT ? UL_EXIT_USAGE : UL_EXIT_ERROR;
+	/* No such run and a reference that cannot name one are both bad usage. */
+	return rc == -ENOENT || rc == -EINVAL ? UL_EXIT_USAGE : UL_EXIT_ERROR;
 }

@@ -609,7 +609,7 @@ int ul_cmd_run(int argc, char **argv)
 	if (fill_run(&a, argc - 1, argv + 1, &run))
 		return UL_EXIT_ERROR;
 	/* db is resolved and not empty, so this only opens it. */
-	if (ul_cmd_open_store(db, &store))
+	if (ul_cmd_open_store_rw(db, &store))
 		return UL_EXIT_ERROR;
 	result = ul_engine_run(&a.cfg, store, &run, a.suites, a.n_suites);
 	/* Print what the store holds, so `show` reprints exactly this. */

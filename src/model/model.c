@@ -192,3 +192,85 @@ int ul_cell_outcome_parse(const char *name, enum ul_cell_outcome *out)
 	*out = (enum ul_cell_outcome)i;
 	return 0;
 }
+
+/* A registry name: printable ASCII, no blank; empty only when allowed. */
+static bool name_ok(const char *s, size_t cap, bool may_be_empty)
+{
+	size_t len = strnlen(s, cap);
+
+	if (len == cap || (!len && !may_be_empty))
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)s[i] <= 0x20 || (unsigned char)s[i] >= 0x7f)
+			return false;
+	return true;
+}
+
+static bool uuid_ok(const char *u)
+{
+	for (int i = 0; i < 36; i++) {
+		bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+		char c = u[i];
+
+		if (dash ? c != '-'
+			 : !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
+			     (c >= 'A' && c <= 'F')))
+			return false;
+	}
+	return u[36] == '\0';
+}
+
+static int bad(char *why, size_t len, const char *what, int seq)
+{
+	if (seq < 0)
+		snprintf(why, len, "%s", what);
+	else
+		snprintf(why, len, "cell %d: %s", seq, what);
+	return -EINVAL;
+}
+
+static int cell_validate(const struct ul_cell *c, char *why, size_t len)
+{
+	if (!name_ok(c->suite, sizeof(c->suite), false) || !name_ok(c->load, sizeof(c->load), false) ||
+	    !name_ok(c->probe, sizeof(c->probe), false))
+		return bad(why, len, "suite, load or probe is not a valid name", c->seq);
+	if (!name_ok(c->load_unit, sizeof(c->load_unit), true))
+		return bad(why, len, "load unit is not a valid name", c->seq);
+	if (!strcmp(ul_cell_outcome_name(c->outcome), "unknown"))
+		return bad(why, len, "unknown outcome", c->seq);
+	for (size_t i = 0; i < c->n_series; i++)
+		if (!name_ok(c->series[i].name, sizeof(c->series[i].name), false))
+			return bad(why, len, "a series name is not a valid name", c->seq);
+	for (size_t i = 0; i < c->n_metrics; i++)
+		if (!name_ok(c->metrics[i].name, sizeof(c->metrics[i].name), false))
+			return bad(why, len, "a metric name is not a valid name", c->seq);
+	return 0;
+}
+
+int ul_run_validate(const struct ul_run *run, char *why, size_t len)
+{
+	const struct ul_run_params *p = &run->params;
+	size_t slen = strnlen(run->suites, sizeof(run->suites));
+
+	if (!uuid_ok(run->uuid))
+		return bad(why, len, "the run UUID is malformed", -1);
+	if ((unsigned)run->status > UL_RUN_UNKNOWN)
+		return bad(why, len, "invalid run status", -1);
+	if (slen == sizeof(run->suites) || !name_ok(run->suites, sizeof(run->suites), true))
+		return bad(why, len, "the suites list is malformed", -1);
+	if (run->host.ncpu < 0 || run->host.ncpu > 1 << 20 || p->min_points < 0 ||
+	    p->max_points < 0 || p->interval_ns < 0 || p->ci_target_centi < 0)
+		return bad(why, len, "a count or parameter is out of range", -1);
+	for (size_t i = 0; i < run->n_cells; i++) {
+		int r = cell_validate(&run->cells[i], why, len);
+
+		if (r)
+			return r;
+		if (run->cells[i].seq < 0)
+			return bad(why, len, "negative cell number", run->cells[i].seq);
+		for (size_t j = 0; j < i; j++)
+			if (run->cells[j].seq == run->cells[i].seq)
+				return bad(why, len, "cell number used twice", run->cells[i].seq);
+	}
+	return 0;
+}

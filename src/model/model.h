@@ -124,6 +124,16 @@ int ul_cell_set_metric(struct ul_cell *cell, const char *name, double value) UL_
 bool ul_cell_metric(const struct ul_cell *cell, const char *name, double *value);
 void ul_cell_release(struct ul_cell *cell);
 
+/*
+ * Check a run read from outside (a database file, an import): every name
+ * (suite, load, probe, series, metric, load unit, suites list) is 1..47
+ * printable ASCII bytes without blanks, the UUID has the 8-4-4-4-12 hex
+ * form, status and outcomes are known, counts are in range and seq numbers
+ * are unique.  Free text (label, note, host strings) may hold anything; it
+ * is escaped when printed.  Returns 0, or -EINVAL with `why` saying what.
+ */
+int ul_run_validate(const struct ul_run *run, char *why, size_t len);
+
 const char *ul_run_status_name(enum ul_run_status s);
 int ul_run_status_parse(const char *name, enum ul_run_status *out);
 const char *ul_cell_outcome_name(enum ul_cell_outcome o);

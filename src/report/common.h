@@ -8,6 +8,7 @@
 #define UL_REPORT_COMMON_H
 
 #include "core/compat.h"
+#include "core/escape.h"
 #include "model/model.h"
 
 #include <errno.h>
@@ -62,16 +63,13 @@ static inline const char *ul_report_flag_name(unsigned flag)
 
 /*
  * Writes at most `cap` bytes of `s` (a fixed model array, maybe unterminated)
- * with control characters replaced by spaces, so a note from a child cannot
+ * with control characters escaped (core/escape.h: \n, \x1b, \u009b ...),
+ * so a label or a note from a child can neither drive the terminal nor
  * break a one-record-per-line layout.
  */
 static inline void ul_report_put_clean(FILE *out, const char *s, size_t cap)
 {
-	for (size_t i = 0; i < cap && s[i]; i++) {
-		unsigned char ch = (unsigned char)s[i];
-
-		fputc(ch < 0x20 || ch == 0x7f ? ' ' : ch, out);
-	}
+	(void)ul_fput_escaped(out, s, cap);
 }
 
 /*

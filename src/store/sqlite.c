@@ -31,6 +31,7 @@
  * need a writable -shm file next to it).
  */
 #include "core/compat.h"
+#include "core/escape.h"
 #include "store/sqlite_int.h"
 
 #include <errno.h>
@@ -50,8 +51,6 @@ _Static_assert(UL_SQLITE_APP_ID == 0x756c6472, "application_id must spell 'uldr'
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
-
-#define BUSY_TIMEOUT_MS 5000
 
 extern const struct ul_store_ops ul_store_sqlite;
 
@@ -151,6 +150,11 @@ const char *const ul_sq_sql[S_COUNT] = {
 	[S_LAST_CELL_END] = "SELECT max(finished_wall_ns) FROM cells WHERE run_id = ?1",
 	[S_MARK_INTERRUPTED] = "UPDATE runs SET status = 'interrupted', finished_wall_ns = ?1"
 			       " WHERE id = ?2 AND status = 'running'",
+	[S_SUMMARY] = "SELECT r.id, r.uuid, r.label, r.host_name, r.suites, r.status,"
+		      " r.started_wall_ns, (SELECT count(*) FROM cells c WHERE c.run_id = r.id)"
+		      " FROM runs r WHERE r.id = ?1",
+	[S_DELETE_RUN] = "DELETE FROM runs WHERE uuid = ?1",
+	[S_RELABEL_RUN] = "UPDATE runs SET label = ?2 WHERE uuid = ?1",
 	[S_INSERT_CELL] = "INSERT INTO cells (run_id, seq, suite, load, probe, outcome, flags,"
 			  " note, load_unit, load_units, started_wall_ns, finished_wall_ns)"
 			  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
@@ -170,7 +174,7 @@ const char *const ul_sq_sql[S_COUNT] = {
 			 " load_units, started_wall_ns, finished_wall_ns"
 			 " FROM cells WHERE run_id = ?1 ORDER BY seq",
 	[S_LOAD_SERIES] = "SELECT id, name, n FROM series WHERE cell_id = ?1 ORDER BY pos",
-	[S_LOAD_SAMPLES] = "SELECT value FROM samples WHERE series_id = ?1 ORDER BY idx",
+	[S_LOAD_SAMPLES] = "SELECT idx, value FROM samples WHERE series_id = ?1 ORDER BY idx",
 	[S_LOAD_METRICS] = "SELECT name, value FROM metrics WHERE cell_id = ?1 ORDER BY pos",
 };
 
@@ -285,11 +289,31 @@ void ul_sq_rollback(struct ul_store_sqlite *st)
 		(void)ul_sq_exec(st, S_ROLLBACK);
 }
 
+/*
+ * Text from the file is untrusted: bytes that are not valid UTF-8 become
+ * '?' (JSON and terminals need UTF-8), and truncation to the model's field
+ * never cuts a character.  Control characters stay; printers escape them.
+ */
 void ul_sq_column_text(sqlite3_stmt *s, int i, char *buf, size_t size)
 {
 	const unsigned char *t = sqlite3_column_text(s, i);
+	size_t len = t ? (size_t)sqlite3_column_bytes(s, i) : 0, out = 0;
 
-	snprintf(buf, size, "%s", t ? (const char *)t : "");
+	for (size_t k = 0; k < len && t[k];) {
+		size_t n = ul_utf8_len(t + k, len - k);
+
+		if (out + (n ? n : 1) >= size)
+			break;
+		if (n) {
+			memcpy(buf + out, t + k, n);
+			out += n;
+			k += n;
+		} else {
+			buf[out++] = '?';
+			k++;
+		}
+	}
+	buf[out] = '\0';
 }
 
 
@@ -504,59 +528,186 @@ static void sqlite_close(struct ul_store *base)
 	free(st);
 }
 
-static int sqlite_open(const char *location, struct ul_store **out, char *err, size_t errlen)
+/*
+ * Before anything is written to an existing database: SQLite's quick_check
+ * must pass.  A damaged file is refused and left as it is (a migration or
+ * an insert into a broken b-tree could make it worse).
+ */
+static int check_health(struct ul_store_sqlite *st, char *err, size_t errlen)
+{
+	sqlite3_stmt *s;
+	const unsigned char *t;
+	int rc = sqlite3_prepare_v2(st->db, "PRAGMA quick_check(1)", -1, &s, NULL);
+
+	if (rc != SQLITE_OK)
+		return ul_sq_set_err(err, errlen, ul_sq_errno(st->db, rc, st->ro_errno),
+				     "cannot check '%s': %s", st->path, sqlite3_errmsg(st->db));
+	rc = sqlite3_step(s);
+	t = rc == SQLITE_ROW ? sqlite3_column_text(s, 0) : NULL;
+	if (t && !strcmp((const char *)t, "ok")) {
+		sqlite3_finalize(s);
+		return 0;
+	}
+	rc = ul_sq_set_err(err, errlen, -EPROTO,
+			   "'%s' is damaged (integrity check: %.120s); it was not modified",
+			   st->path, t ? (const char *)t : sqlite3_errmsg(st->db));
+	sqlite3_finalize(s);
+	return rc;
+}
+
+/*
+ * Write mode: WAL where the filesystem allows it (readers, backups and a
+ * sqlite3 shell left in a transaction then never block a cell's commit),
+ * with synchronous=FULL so a committed cell survives a power cut or a hung
+ * kernel.  Where WAL is refused (no shared memory, e.g. some network
+ * filesystems) the rollback journal stays, with a note.
+ */
+static int configure_journal(struct ul_store_sqlite *st, char *err, size_t errlen)
+{
+	sqlite3_stmt *s;
+	const unsigned char *mode;
+	int rc = sqlite3_prepare_v2(st->db, "PRAGMA journal_mode = WAL", -1, &s, NULL);
+
+	if (rc == SQLITE_OK && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		mode = sqlite3_column_text(s, 0);
+		if (st->on_disk && (!mode || strcmp((const char *)mode, "wal")))
+			snprintf(st->base.note, sizeof(st->base.note),
+				 "'%s' stays in journal mode '%s' (WAL is not possible there): "
+				 "a long reader can delay a commit",
+				 st->path, mode ? (const char *)mode : "?");
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(s);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(st->db, "PRAGMA synchronous = FULL", NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		return ul_sq_set_err(err, errlen, ul_sq_errno(st->db, rc, st->ro_errno),
+				     "cannot configure '%s': %s", st->path, sqlite3_errmsg(st->db));
+	return 0;
+}
+
+/*
+ * What the path names must be a regular file (or, to write, nothing yet):
+ * a FIFO, a device or a directory is refused before SQLite opens it.
+ * Fills st->dev/ino when the file exists.
+ */
+static int check_path(const char *location, bool read_only, char *err, size_t errlen)
+{
+	struct stat sb;
+	int r;
+
+	if (!stat(location, &sb)) {
+		if (S_ISREG(sb.st_mode))
+			return 0;
+		return ul_sq_set_err(err, errlen, S_ISDIR(sb.st_mode) ? -EISDIR : -EINVAL,
+				     "cannot open '%s': %s", location,
+				     S_ISDIR(sb.st_mode) ? strerror(EISDIR)
+							 : "not a regular file");
+	}
+	if (errno != ENOENT)
+		return ul_sq_set_err(err, errlen, -errno, "cannot open '%s': %s", location,
+				     strerror(errno));
+	if (read_only)
+		return ul_sq_set_err(err, errlen, -ENOENT, "no results database '%s'", location);
+	r = make_parents(location, err, errlen);
+	if (r < 0)
+		return r;
+	return check_creatable(location, err, errlen);
+}
+
+static int open_checked(struct ul_store_sqlite *st, const struct ul_store_config *cfg, char *err,
+			size_t errlen)
+{
+	int64_t tables = 0;
+	struct stat sb;
+	int flags = st->read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	int rc, r;
+
+	/* No SQLITE_OPEN_URI: a path is a path, even one starting "file:". */
+	rc = sqlite3_open_v2(st->path, &st->db, flags, NULL);
+	if (rc != SQLITE_OK)
+		return ul_sq_set_err(err, errlen, ul_sq_errno(st->db, rc, 0), "cannot open '%s': %s",
+				     st->path, st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+	if (st->on_disk && !stat(st->path, &sb)) {
+		st->dev = sb.st_dev;
+		st->ino = sb.st_ino;
+	}
+	sqlite3_extended_result_codes(st->db, 1);
+	sqlite3_busy_timeout(st->db, cfg->busy_wait_ms > 0 && cfg->busy_wait_ms < INT_MAX
+					     ? (int)cfg->busy_wait_ms
+					     : UL_STORE_BUSY_WAIT_DEFAULT_MS);
+	if (!st->read_only && sqlite3_db_readonly(st->db, "main") == 1) {
+		/* SQLite fell back to read-only; remember why for later messages. */
+		st->ro_errno = access(st->path, W_OK) && errno == EROFS ? EROFS : EACCES;
+	}
+	r = check_identity(st, err, errlen);
+	if (r < 0)
+		return r;
+	rc = sqlite3_exec(st->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		return ul_sq_set_err(err, errlen, ul_sq_errno(st->db, rc, st->ro_errno),
+				     "cannot configure '%s': %s", st->path, sqlite3_errmsg(st->db));
+	if (st->read_only)
+		return 0;
+	rc = query_int(st->db, "SELECT count(*) FROM sqlite_master", &tables);
+	if (rc == SQLITE_OK && tables)
+		r = check_health(st, err, errlen);
+	if (r < 0)
+		return r;
+	if (!st->ro_errno) {
+		r = configure_journal(st, err, errlen);
+		if (r < 0)
+			return r;
+	}
+	return migrate(st, err, errlen);
+}
+
+static int sqlite_open(const char *location, const struct ul_store_config *cfg,
+		       struct ul_store **out, char *err, size_t errlen)
 {
 	struct ul_store_sqlite *st;
 	bool memory = !strcmp(location, ":memory:");
-	int rc, r;
+	bool read_only = cfg->flags & UL_STORE_READ;
+	int r;
 
 	*out = NULL;
 	if (!*location)
 		return ul_sq_set_err(err, errlen, -EINVAL, "empty SQLite store path");
 	if (!memory) {
-		r = make_parents(location, err, errlen);
-		if (r < 0)
-			return r;
-		r = check_creatable(location, err, errlen);
+		r = check_path(location, read_only, err, errlen);
 		if (r < 0)
 			return r;
 	}
 	st = calloc(1, sizeof(*st) + strlen(location) + 1);
 	if (!st)
 		return ul_sq_set_err(err, errlen, -ENOMEM, "cannot open '%s': %s", location,
-			       strerror(ENOMEM));
+				     strerror(ENOMEM));
 	st->base.ops = &ul_store_sqlite;
+	st->read_only = read_only && !memory;
+	st->on_disk = !memory;
 	strcpy(st->path, location);
-	/* No SQLITE_OPEN_URI: a path is a path, even one starting "file:". */
-	rc = sqlite3_open_v2(location, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
-	if (rc != SQLITE_OK) {
-		r = ul_sq_set_err(err, errlen, ul_sq_errno(st->db, rc, 0), "cannot open '%s': %s",
-			    location, st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
-		goto fail;
+	r = open_checked(st, cfg, err, errlen);
+	if (r < 0) {
+		sqlite_close(&st->base);
+		return r;
 	}
-	sqlite3_extended_result_codes(st->db, 1);
-	sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
-	if (sqlite3_db_readonly(st->db, "main") == 1) {
-		/* SQLite fell back to read-only; remember why for later messages. */
-		st->ro_errno = access(location, W_OK) && errno == EROFS ? EROFS : EACCES;
-	}
-	r = check_identity(st, err, errlen);
-	if (r < 0)
-		goto fail;
-	rc = sqlite3_exec(st->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
-	if (rc != SQLITE_OK) {
-		r = ul_sq_set_err(err, errlen, ul_sq_errno(st->db, rc, st->ro_errno),
-			    "cannot configure '%s': %s", location, sqlite3_errmsg(st->db));
-		goto fail;
-	}
-	r = migrate(st, err, errlen);
-	if (r < 0)
-		goto fail;
 	*out = &st->base;
 	return 0;
-fail:
-	sqlite_close(&st->base);
-	return r;
+}
+
+int ul_sq_check_writable(struct ul_store_sqlite *st)
+{
+	struct stat sb;
+
+	if (st->read_only)
+		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -EROFS,
+				     "'%s' was opened for reading only", st->path);
+	if (!st->on_disk)
+		return 0;
+	if (stat(st->path, &sb) || sb.st_dev != st->dev || sb.st_ino != st->ino)
+		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -ESTALE,
+				     "database '%s' was deleted or replaced while in use", st->path);
+	return 0;
 }
 
 const struct ul_store_ops ul_store_sqlite = {
@@ -569,4 +720,8 @@ const struct ul_store_ops ul_store_sqlite = {
 	.mark_interrupted = ul_sq_mark_interrupted,
 	.list_runs = ul_sq_list_runs,
 	.load_run = ul_sq_load_run,
+	.find_run = ul_sq_find_run,
+	.delete_run = ul_sq_delete_run,
+	.relabel_run = ul_sq_relabel_run,
+	.import_runs = ul_sq_import_runs,
 };

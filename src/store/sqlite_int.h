@@ -26,6 +26,9 @@ enum stmt_id {
 	S_RUN_BY_UUID,
 	S_LAST_CELL_END,
 	S_MARK_INTERRUPTED,
+	S_DELETE_RUN,
+	S_SUMMARY,
+	S_RELABEL_RUN,
 	S_INSERT_CELL,
 	S_INSERT_SERIES,
 	S_INSERT_SAMPLE,
@@ -57,6 +60,10 @@ struct ul_store_sqlite {
 	sqlite3 *db;
 	sqlite3_stmt *stmt[S_COUNT];
 	int ro_errno; /* EACCES or EROFS when the file could only be opened read-only */
+	bool read_only; /* opened with UL_STORE_READ */
+	bool on_disk;	/* a file (not ":memory:"): dev/ino say which */
+	dev_t dev;
+	ino_t ino;
 	char path[];  /* as given, for messages */
 };
 
@@ -82,6 +89,13 @@ sqlite3_stmt *ul_sq_stmt(struct ul_store_sqlite *st, enum stmt_id id, int *rc);
 int ul_sq_exec(struct ul_store_sqlite *st, enum stmt_id id);
 /* Roll back the open transaction, if any. */
 void ul_sq_rollback(struct ul_store_sqlite *st);
+/*
+ * Before a write: the file at st->path must still be the one opened.  A
+ * database deleted (or replaced) under a running run would otherwise take
+ * every later cell into an unlinked inode and lose it silently.  Returns 0
+ * or -ESTALE with err filled; -EROFS for a store opened for reading.
+ */
+int ul_sq_check_writable(struct ul_store_sqlite *st);
 /* Copy a text column into buf, truncating; NULL reads as "". */
 void ul_sq_column_text(sqlite3_stmt *s, int i, char *buf, size_t size);
 
@@ -109,5 +123,10 @@ int ul_sq_finish_run(struct ul_store *base, const struct ul_run *run);
 int ul_sq_mark_interrupted(struct ul_store *base, const char *uuid, int64_t *finished_wall_ns);
 int ul_sq_list_runs(struct ul_store *base, struct ul_run_summary **out, size_t *n);
 int ul_sq_load_run(struct ul_store *base, const char *ref, struct ul_run *out);
+int ul_sq_find_run(struct ul_store *base, const char *ref, struct ul_run_summary *out);
+int ul_sq_delete_run(struct ul_store *base, const char *uuid);
+int ul_sq_relabel_run(struct ul_store *base, const char *uuid, const char *label);
+int ul_sq_import_runs(struct ul_store *base, const struct ul_run *runs, size_t n,
+		      size_t *inserted);
 
 #endif

@@ -9,34 +9,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-int ul_sq_begin_run(struct ul_store *base, struct ul_run *run)
+/* Insert the run row (no cells); SQLite's rc, *id set on success. */
+static int insert_run_row(struct ul_store_sqlite *st, const struct ul_run *run, int64_t *id)
 {
-	struct ul_store_sqlite *st = sq(base);
-	const char *status = ul_run_status_name(run->status);
 	const struct ul_host *h = &run->host;
 	const struct ul_run_params *p = &run->params;
 	sqlite3_stmt *s;
-	int rc, r;
+	int rc;
 
-	st->base.err[0] = '\0';
-	if (!strcmp(status, "unknown"))
-		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -EINVAL,
-			       "cannot store run: invalid status %d", (int)run->status);
-	if (!run->uuid[0]) {
-		r = ul_run_new_uuid(run);
-		if (r < 0)
-			return ul_sq_set_err(st->base.err, sizeof(st->base.err), r,
-				       "cannot make a run UUID: %s", strerror(-r));
-	}
 	s = ul_sq_stmt(st, S_INSERT_RUN, &rc);
 	if (!s)
-		return ul_sq_fail(st, rc, "cannot store run %s in '%s'", run->uuid, st->path);
+		return rc;
 	BIND_FIELD(s, 1, run->uuid);
 	BIND_FIELD(s, 2, run->label);
 	BIND_FIELD(s, 3, run->tool_version);
 	BIND_FIELD(s, 4, run->argv);
 	BIND_FIELD(s, 5, run->suites);
-	sqlite3_bind_text(s, 6, status, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 6, ul_run_status_name(run->status), -1, SQLITE_STATIC);
 	sqlite3_bind_int64(s, 7, run->started_wall_ns);
 	sqlite3_bind_int64(s, 8, run->finished_wall_ns);
 	BIND_FIELD(s, 9, h->hostname);
@@ -55,22 +44,46 @@ int ul_sq_begin_run(struct ul_store *base, struct ul_run *run)
 	sqlite3_bind_int64(s, 22, (sqlite3_int64)p->mem_limit_bytes);
 	sqlite3_bind_int64(s, 23, (sqlite3_int64)p->swap_bytes);
 	rc = sqlite3_step(s);
-	if (rc != SQLITE_DONE) {
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return rc;
+	*id = sqlite3_last_insert_rowid(st->db);
+	return SQLITE_OK;
+}
+
+int ul_sq_begin_run(struct ul_store *base, struct ul_run *run)
+{
+	struct ul_store_sqlite *st = sq(base);
+	int64_t id = 0;
+	int rc, r;
+
+	st->base.err[0] = '\0';
+	if (!strcmp(ul_run_status_name(run->status), "unknown"))
+		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -EINVAL,
+				     "cannot store run: invalid status %d", (int)run->status);
+	r = ul_sq_check_writable(st);
+	if (r < 0)
+		return r;
+	if (!run->uuid[0]) {
+		r = ul_run_new_uuid(run);
+		if (r < 0)
+			return ul_sq_set_err(st->base.err, sizeof(st->base.err), r,
+					     "cannot make a run UUID: %s", strerror(-r));
+	}
+	rc = insert_run_row(st, run, &id);
+	if (rc != SQLITE_OK) {
 		r = ul_sq_fail(st, rc, "cannot store run %s in '%s'", run->uuid, st->path);
-		sqlite3_reset(s);
 		if (r == -EEXIST)
 			snprintf(st->base.err, sizeof(st->base.err), "run %s is already in '%s'",
 				 run->uuid, st->path);
 		return r;
 	}
-	sqlite3_reset(s);
-	run->id = sqlite3_last_insert_rowid(st->db);
+	run->id = id;
 	return 0;
 }
 
 /* The body of add_cell, inside its transaction. */
-static int insert_cell(struct ul_store_sqlite *st, const struct ul_run *run,
-		       const struct ul_cell *cell)
+static int insert_cell(struct ul_store_sqlite *st, int64_t run_id, const struct ul_cell *cell)
 {
 	const char *outcome = ul_cell_outcome_name(cell->outcome);
 	sqlite3_int64 cell_id;
@@ -80,7 +93,7 @@ static int insert_cell(struct ul_store_sqlite *st, const struct ul_run *run,
 	s = ul_sq_stmt(st, S_INSERT_CELL, &rc);
 	if (!s)
 		return rc;
-	sqlite3_bind_int64(s, 1, run->id);
+	sqlite3_bind_int64(s, 1, run_id);
 	sqlite3_bind_int(s, 2, cell->seq);
 	BIND_FIELD(s, 3, cell->suite);
 	BIND_FIELD(s, 4, cell->load);
@@ -166,9 +179,12 @@ int ul_sq_add_cell(struct ul_store *base, const struct ul_run *run,
 		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -EINVAL,
 			       "cannot add cell %d: invalid outcome %d", cell->seq,
 			       (int)cell->outcome);
+	r = ul_sq_check_writable(st);
+	if (r < 0)
+		return r;
 	rc = ul_sq_exec(st, S_BEGIN_WRITE);
 	if (rc == SQLITE_OK)
-		rc = insert_cell(st, run, cell);
+		rc = insert_cell(st, run->id, cell);
 	if (rc == SQLITE_OK)
 		rc = ul_sq_exec(st, S_COMMIT);
 	if (rc == SQLITE_OK)
@@ -195,6 +211,9 @@ int ul_sq_finish_run(struct ul_store *base, const struct ul_run *run)
 		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -EINVAL,
 			       "cannot finish run %lld: invalid status %d", (long long)run->id,
 			       (int)run->status);
+	rc = ul_sq_check_writable(st);
+	if (rc < 0)
+		return rc;
 	s = ul_sq_stmt(st, S_FINISH_RUN, &rc);
 	if (!s)
 		return ul_sq_fail(st, rc, "cannot finish run %lld in '%s'", (long long)run->id, st->path);
@@ -281,6 +300,9 @@ int ul_sq_mark_interrupted(struct ul_store *base, const char *uuid,
 	st->base.err[0] = '\0';
 	if (!uuid || !*uuid)
 		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -EINVAL, "empty run UUID");
+	r = ul_sq_check_writable(st);
+	if (r < 0)
+		return r;
 	rc = ul_sq_exec(st, S_BEGIN_WRITE);
 	if (rc != SQLITE_OK)
 		return ul_sq_fail(st, rc, "cannot write '%s'", st->path);
@@ -296,5 +318,107 @@ int ul_sq_mark_interrupted(struct ul_store *base, const char *uuid,
 	}
 	if (finished_wall_ns)
 		*finished_wall_ns = end_ns;
+	return 0;
+}
+
+/* One statement on one run UUID (delete, relabel): -ENOENT when no row changed. */
+static int update_by_uuid(struct ul_store_sqlite *st, enum stmt_id id, const char *uuid,
+			  const char *text, const char *what)
+{
+	sqlite3_stmt *s;
+	int rc = ul_sq_check_writable(st);
+
+	st->base.err[0] = '\0';
+	if (rc < 0)
+		return rc;
+	s = ul_sq_stmt(st, id, &rc);
+	if (!s)
+		return ul_sq_fail(st, rc, "cannot %s run %s in '%s'", what, uuid, st->path);
+	sqlite3_bind_text(s, 1, uuid, -1, SQLITE_STATIC);
+	if (text)
+		sqlite3_bind_text(s, 2, text, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	if (rc != SQLITE_DONE) {
+		int r = ul_sq_fail(st, rc, "cannot %s run %s in '%s'", what, uuid, st->path);
+
+		sqlite3_reset(s);
+		return r;
+	}
+	sqlite3_reset(s);
+	if (!sqlite3_changes(st->db))
+		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -ENOENT,
+				     "no run %s in '%s'", uuid, st->path);
+	return 0;
+}
+
+int ul_sq_delete_run(struct ul_store *base, const char *uuid)
+{
+	return update_by_uuid(sq(base), S_DELETE_RUN, uuid, NULL, "delete");
+}
+
+int ul_sq_relabel_run(struct ul_store *base, const char *uuid, const char *label)
+{
+	return update_by_uuid(sq(base), S_RELABEL_RUN, uuid, label, "relabel");
+}
+
+/* Inside import's transaction: one run unless its UUID is already stored. */
+static int import_one(struct ul_store_sqlite *st, const struct ul_run *run, bool *added)
+{
+	sqlite3_stmt *s;
+	int64_t id = 0;
+	int rc;
+
+	*added = false;
+	s = ul_sq_stmt(st, S_RUN_BY_UUID, &rc);
+	if (!s)
+		return rc;
+	sqlite3_bind_text(s, 1, run->uuid, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	if (rc == SQLITE_ROW)
+		return SQLITE_OK;
+	if (rc != SQLITE_DONE)
+		return rc;
+	rc = insert_run_row(st, run, &id);
+	for (size_t i = 0; rc == SQLITE_OK && i < run->n_cells; i++)
+		rc = insert_cell(st, id, &run->cells[i]);
+	*added = rc == SQLITE_OK;
+	return rc;
+}
+
+int ul_sq_import_runs(struct ul_store *base, const struct ul_run *runs, size_t n,
+		      size_t *inserted)
+{
+	struct ul_store_sqlite *st = sq(base);
+	size_t added = 0;
+	size_t i = 0;
+	int rc, r;
+
+	st->base.err[0] = '\0';
+	for (i = 0; i < n; i++)
+		if (!strcmp(ul_run_status_name(runs[i].status), "unknown") || !runs[i].uuid[0])
+			return ul_sq_set_err(st->base.err, sizeof(st->base.err), -EINVAL,
+					     "cannot import run %zu: no UUID or an invalid status",
+					     i + 1);
+	r = ul_sq_check_writable(st);
+	if (r < 0)
+		return r;
+	rc = ul_sq_exec(st, S_BEGIN_WRITE);
+	for (i = 0; rc == SQLITE_OK && i < n; i++) {
+		bool one = false;
+
+		rc = import_one(st, &runs[i], &one);
+		added += one;
+	}
+	if (rc == SQLITE_OK)
+		rc = ul_sq_exec(st, S_COMMIT);
+	if (rc != SQLITE_OK) {
+		r = ul_sq_fail(st, rc, "cannot import into '%s' (run %s)", st->path,
+			       i && i <= n ? runs[i - 1].uuid : "-");
+		ul_sq_rollback(st);
+		return r;
+	}
+	if (inserted)
+		*inserted = added;
 	return 0;
 }

@@ -4,6 +4,7 @@
  * choosing a backend by URI, and the default results location.
  */
 #include "core/compat.h"
+#include "store/fault.h"
 #include "store/store.h"
 
 #include <errno.h>
@@ -79,6 +80,14 @@ static size_t scheme_len(const char *uri)
  */
 int ul_store_open(const char *uri, struct ul_store **out, char *err, size_t errlen)
 {
+	static const struct ul_store_config cfg = { 0 };
+
+	return ul_store_open_cfg(uri, &cfg, out, err, errlen);
+}
+
+int ul_store_open_cfg(const char *uri, const struct ul_store_config *cfg, struct ul_store **out,
+		      char *err, size_t errlen)
+{
 	const struct ul_store_ops *ops = NULL;
 	const char *location = uri;
 	size_t n;
@@ -123,20 +132,23 @@ int ul_store_open(const char *uri, struct ul_store **out, char *err, size_t errl
 	}
 	if (err && errlen)
 		err[0] = '\0';
-	r = ops->open(location, out, err, errlen);
+	r = ops->open(location, cfg, out, err, errlen);
 	if (r < 0) {
 		*out = NULL;
 		if (err && errlen && !err[0])
 			set_err(err, errlen, "cannot open store '%s': %s", uri, strerror(-r));
 		return r;
 	}
+	ul_store_fault_arm(*out);
 	return 0;
 }
 
 void ul_store_close(struct ul_store *st)
 {
-	if (st)
+	if (st) {
+		ul_store_fault_disarm(st);
 		st->ops->close(st);
+	}
 }
 
 int ul_store_default_path(char *buf, size_t len)

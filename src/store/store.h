@@ -26,12 +26,33 @@
 
 struct ul_store;
 
+/* How long a write waits for a database another process has locked. */
+#define UL_STORE_BUSY_WAIT_DEFAULT_MS (5 * 60 * 1000)
+
+enum ul_store_open_flags {
+	/* Reading only (list, show, export): the store must exist and is never
+	 * created, migrated or written; no directory is made. */
+	UL_STORE_READ = 1 << 0,
+};
+
+struct ul_store_config {
+	unsigned flags;	     /* enum ul_store_open_flags */
+	int64_t busy_wait_ms; /* 0: UL_STORE_BUSY_WAIT_DEFAULT_MS */
+};
+
 struct ul_store_ops {
 	const char *scheme; /* "sqlite" */
-	/* Open or create the store at `location` (URI with the scheme removed),
-	 * creating parent directories, and migrate its schema up to
-	 * UL_STORE_SCHEMA_VERSION.  On failure *out is NULL and err holds why. */
-	int (*open)(const char *location, struct ul_store **out, char *err, size_t errlen);
+	/*
+	 * Open the store at `location` (URI with the scheme removed).  Without
+	 * UL_STORE_READ: create it (and its parent directories) if absent;
+	 * refuse one that is not a healthy store of ours (a check before any
+	 * write), then migrate its schema up to UL_STORE_SCHEMA_VERSION.  A
+	 * path that exists must be a regular file.  On failure *out is NULL and
+	 * err holds why.  A note for people (e.g. a journal mode fallback) is
+	 * left in (*out)->note.
+	 */
+	int (*open)(const char *location, const struct ul_store_config *cfg, struct ul_store **out,
+		    char *err, size_t errlen);
 	void (*close)(struct ul_store *st);
 	/* Insert the run with its metadata (status as given, normally running);
 	 * sets run->id.  Cells are not written here. */
@@ -50,21 +71,42 @@ struct ul_store_ops {
 	 * and nothing was changed.
 	 */
 	int (*mark_interrupted)(struct ul_store *st, const char *uuid, int64_t *finished_wall_ns);
-	/* All runs, newest first; *out is malloc'ed (free() it). */
+	/* All runs, newest first; *out is malloc'ed (free() it).  A status
+	 * this program does not know reads as UL_RUN_UNKNOWN. */
 	int (*list_runs)(struct ul_store *st, struct ul_run_summary **out, size_t *n);
 	/* Load a whole run.  `ref` is a numeric id, a UUID or a unique UUID
-	 * prefix (>= 4 chars), or "last" for the newest run. */
+	 * prefix (>= 4 chars), or "last" for the newest run.  Everything read
+	 * is checked like untrusted input: -EIO names what is malformed. */
 	int (*load_run)(struct ul_store *st, const char *ref, struct ul_run *out);
+	/* The summary of the run `ref` names (as load_run resolves it). */
+	int (*find_run)(struct ul_store *st, const char *ref, struct ul_run_summary *out);
+	/* Delete the run with this UUID and everything it holds; -ENOENT if absent. */
+	int (*delete_run)(struct ul_store *st, const char *uuid);
+	/* Give the run with this UUID a new label; -ENOENT if absent. */
+	int (*relabel_run)(struct ul_store *st, const char *uuid, const char *label);
+	/*
+	 * Insert whole runs (status, times, every cell) as they are, in one
+	 * transaction: all or nothing.  A run whose UUID is already stored is
+	 * skipped (the same run imported twice is a no-op).  *inserted (may be
+	 * NULL) counts the runs added.
+	 */
+	int (*import_runs)(struct ul_store *st, const struct ul_run *runs, size_t n,
+			   size_t *inserted);
 };
 
 /* Common head of every backend's store struct. */
 struct ul_store {
 	const struct ul_store_ops *ops;
 	char err[512];
+	char note[256]; /* "" or one line for people, set by open */
+	struct ul_store_fault *fault; /* the test seam (store_fault.c), NULL normally */
 };
 
-/* Choose the backend from the URI and open it (see ops->open). */
+/* Choose the backend from the URI and open it for writing (see ops->open). */
 int ul_store_open(const char *uri, struct ul_store **out, char *err, size_t errlen) UL_MUST_CHECK;
+/* The same with flags and a busy wait. */
+int ul_store_open_cfg(const char *uri, const struct ul_store_config *cfg, struct ul_store **out,
+		      char *err, size_t errlen) UL_MUST_CHECK;
 void ul_store_close(struct ul_store *st);
 /* The default location: $XDG_DATA_HOME/underload/results.db, falling back
  * to $HOME/.local/share/underload/results.db. -ENOENT if neither is set. */
