@@ -206,6 +206,19 @@ static bool name_ok(const char *s, size_t cap, bool may_be_empty)
 	return true;
 }
 
+/* A unit ("MB written"): printable ASCII, single blanks allowed. */
+static bool unit_ok(const char *s, size_t cap)
+{
+	size_t len = strnlen(s, cap);
+
+	if (len == cap)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f)
+			return false;
+	return true;
+}
+
 static bool uuid_ok(const char *u)
 {
 	for (int i = 0; i < 36; i++) {
@@ -234,7 +247,7 @@ static int cell_validate(const struct ul_cell *c, char *why, size_t len)
 	if (!name_ok(c->suite, sizeof(c->suite), false) || !name_ok(c->load, sizeof(c->load), false) ||
 	    !name_ok(c->probe, sizeof(c->probe), false))
 		return bad(why, len, "suite, load or probe is not a valid name", c->seq);
-	if (!name_ok(c->load_unit, sizeof(c->load_unit), true))
+	if (!unit_ok(c->load_unit, sizeof(c->load_unit)))
 		return bad(why, len, "load unit is not a valid name", c->seq);
 	if (!strcmp(ul_cell_outcome_name(c->outcome), "unknown"))
 		return bad(why, len, "unknown outcome", c->seq);

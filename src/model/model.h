@@ -126,8 +126,8 @@ void ul_cell_release(struct ul_cell *cell);
 
 /*
  * Check a run read from outside (a database file, an import): every name
- * (suite, load, probe, series, metric, load unit, suites list) is 1..47
- * printable ASCII bytes without blanks, the UUID has the 8-4-4-4-12 hex
+ * (suite, load, probe, series, metric, suites list) is 1..47 printable
+ * ASCII bytes without blanks (the load unit may hold blanks), the UUID has the 8-4-4-4-12 hex
  * form, status and outcomes are known, counts are in range and seq numbers
  * are unique.  Free text (label, note, host strings) may hold anything; it
  * is escaped when printed.  Returns 0, or -EINVAL with `why` saying what.
