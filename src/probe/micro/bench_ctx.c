@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Context switching (lat_ctx's definition): N processes in a ring of
+ * pipes pass a token round; each sums its own private S KiB working set
+ * before passing it on.  The overhead of one trip, N pipe write+read pairs
+ * and N sums of one (cache-hot) S KiB array in a single process, is
+ * measured with the same harness and subtracted; the rest divided by N is
+ * the time of one switch, never negative (ul_micro_ctx_switch_ns).
+ * With a pinned CPU (--cpu-pin) the 2-process rings run both ends on it.
+ */
+#include "core/compat.h"
+#include "core/clock.h"
+#include "probe/micro/micro.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define RING_MAX 16
+
+struct ring {
+	int nproc;
+	size_t ws_bytes;
+	int p[RING_MAX][2]; /* process i reads p[i][0], writes p[(i+1) % n][1] */
+	pid_t pid[RING_MAX];
+	char *ws;
+};
+
+static volatile uint64_t ctx_sink;
+
+static char *new_ws(size_t bytes)
+{
+	char *ws = malloc(bytes ? bytes : 8);
+
+	if (ws)
+		memset(ws, 1, bytes ? bytes : 8);
+	return ws;
+}
+
+static void ring_member(struct ring *r, int i)
+{
+	char *ws = new_ws(r->ws_bytes);
+	int next = (i + 1) % r->nproc;
+	uint64_t tok;
+
+	if (!ws)
+		_exit(1);
+	for (;;) {
+		if (ul_micro_read_full(r->p[i][0], &tok, sizeof(tok)))
+			_exit(0);
+		ctx_sink += ul_micro_sum(ws, r->ws_bytes);
+		if (ul_micro_write_full(r->p[next][1], &tok, sizeof(tok)))
+			_exit(0);
+	}
+}
+
+static int ring_batch(void *arg, uint64_t iters, int64_t *elapsed)
+{
+	struct ring *r = arg;
+	uint64_t tok = 0;
+	ul_nsec t0 = ul_now_ns();
+	int rc;
+
+	for (uint64_t i = 0; i < iters; i++) {
+		ctx_sink += ul_micro_sum(r->ws, r->ws_bytes);
+		rc = ul_micro_write_full(r->p[1][1], &tok, sizeof(tok));
+		if (!rc)
+			rc = ul_micro_read_full(r->p[0][0], &tok, sizeof(tok));
+		if (rc)
+			return rc;
+	}
+	*elapsed = ul_now_ns() - t0;
+	return 0;
+}
+
+/* The same pipe and summing work in one process: n pipes, one array. */
+static int overhead_batch(void *arg, uint64_t iters, int64_t *elapsed)
+{
+	struct ring *r = arg;
+	uint64_t tok = 0;
+	ul_nsec t0 = ul_now_ns();
+	int rc = 0;
+
+	for (uint64_t i = 0; i < iters; i++) {
+		for (int j = 0; j < r->nproc && !rc; j++) {
+			ctx_sink += ul_micro_sum(r->ws, r->ws_bytes);
+			rc = ul_micro_write_full(r->p[j][1], &tok, sizeof(tok));
+			if (!rc)
+				rc = ul_micro_read_full(r->p[j][0], &tok, sizeof(tok));
+		}
+		if (rc)
+			return rc;
+	}
+	*elapsed = ul_now_ns() - t0;
+	return 0;
+}
+
+static void ring_close(struct ring *r)
+{
+	for (int i = 0; i < r->nproc; i++) {
+		ul_micro_reap(r->pid[i]);
+		r->pid[i] = 0;
+		for (int e = 0; e < 2; e++) {
+			if (r->p[i][e] >= 0)
+				close(r->p[i][e]);
+			r->p[i][e] = -1;
+		}
+	}
+	free(r->ws);
+	r->ws = NULL;
+}
+
+/* The pipes and the master's working set; members are forked when fork_members. */
+static int ring_open(struct ring *r, int nproc, size_t ws_bytes, int cpu, bool fork_members)
+{
+	memset(r, 0, sizeof(*r));
+	r->nproc = nproc;
+	r->ws_bytes = ws_bytes;
+	for (int i = 0; i < nproc; i++)
+		r->p[i][0] = r->p[i][1] = -1;
+	for (int i = 0; i < nproc; i++)
+		if (pipe2(r->p[i], O_CLOEXEC))
+			return -errno;
+	r->ws = new_ws(ws_bytes);
+	if (!r->ws)
+		return -ENOMEM;
+	if (ul_micro_pin(cpu))
+		return -errno;
+	for (int i = 1; i < nproc && fork_members; i++) {
+		r->pid[i] = ul_micro_fork(cpu);
+		if (r->pid[i] < 0)
+			return -errno;
+		if (r->pid[i] == 0)
+			ring_member(r, i);
+	}
+	return 0;
+}
+
+static int ctx_measure(const struct ul_micro_env *env, struct ul_micro_out *out, int nproc,
+		       size_t ws_kib)
+{
+	struct ring r;
+	struct ul_mh_result trip, ovh;
+	int64_t v[UL_MH_MAX_BATCHES], o[UL_MH_MAX_BATCHES];
+	double ovh_ns;
+	int cpu = nproc == 2 ? env->pin_cpu : -1;
+	/* The overhead first, on pipes of its own: no ring member may read them. */
+	int rc = ring_open(&r, nproc, ws_kib * 1024, cpu, false);
+
+	if (!rc)
+		rc = ul_mh_run(&env->mh, overhead_batch, &r, &ovh);
+	ring_close(&r);
+	if (!rc)
+		rc = ring_open(&r, nproc, ws_kib * 1024, cpu, true);
+	if (!rc)
+		rc = ul_mh_run(&env->mh, ring_batch, &r, &trip);
+	ring_close(&r);
+	if (rc)
+		return rc;
+	/* The overhead is a fixed cost that interference only inflates: its
+	 * fastest batch is the best estimate of it. */
+	ovh_ns = ovh.iter_ns[0];
+	for (int i = 1; i < ovh.n; i++)
+		if (ovh.iter_ns[i] < ovh_ns)
+			ovh_ns = ovh.iter_ns[i];
+	for (int i = 0; i < trip.n; i++) {
+		v[i] = llround(ul_micro_ctx_switch_ns(trip.iter_ns[i], ovh_ns, nproc) * 1000.0);
+		o[i] = llround(ovh.iter_ns[i] * 1000.0 / nproc);
+	}
+	rc = ul_micro_put_series(out, "op_ps", v, trip.n);
+	if (!rc)
+		rc = ul_micro_put_series(out, "batch_ns", trip.elapsed_ns, trip.n);
+	if (!rc)
+		rc = ul_micro_put_series(out, "overhead_ps", o, ovh.n);
+	if (!rc)
+		rc = ul_micro_put_metric(out, "iters_per_batch", (double)trip.iters);
+	if (!rc)
+		rc = ul_micro_put_metric(out, "clock_overhead_ns", trip.clock_ns);
+	if (!rc)
+		rc = ul_micro_put_metric(out, "overhead_ns", ovh_ns / nproc);
+	return rc;
+}
+
+#define CTX_BENCH(np, kib)                                                                  \
+	static int bench_ctx_##np##p##kib##k(const struct ul_micro_env *env,               \
+					     struct ul_micro_out *out)                    \
+	{                                                                                   \
+		return ctx_measure(env, out, np, kib);                                      \
+	}                                                                                   \
+	const struct ul_micro_bench ul_micro_ctx_##np##p##kib##k = {                        \
+		"ctx_" #np "p" #kib "k",                                                    \
+		"context switch, " #np " processes in a ring of pipes, " #kib " KiB each",  \
+		UL_MT_CTX, false, bench_ctx_##np##p##kib##k,                                \
+	};
+
+CTX_BENCH(2, 0)
+CTX_BENCH(2, 16)
+CTX_BENCH(2, 64)
+CTX_BENCH(8, 16)
+CTX_BENCH(8, 64)
+CTX_BENCH(16, 16)
+CTX_BENCH(16, 64)

@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * File and VM latencies and the file reread bandwidths, all in the
+ * probe's scratch directory:
+ *  - 0K/10K create: creat + write(size) + close, timed; delete: unlink,
+ *    timed (the other half of each pair runs untimed);
+ *  - mmap latency: mmap of an 8 MiB cached file, read one byte every
+ *    160 KiB (lat_mmap's stride), munmap;
+ *  - protection fault: a write to a read-only page, SIGSEGV to a handler
+ *    that siglongjmp()s back (no sigreturn);
+ *  - page fault: read one byte every 64 KiB of a mapped cached file (so
+ *    each touch faults, fault-around maps up to 16 pages), remapping at
+ *    the end, its cost shared by the touches;
+ *  - file reread: pread() of 64 KiB chunks of a cached file; mmap reread:
+ *    summing 64 KiB chunks of the same file mapped once.
+ */
+#include "core/compat.h"
+#include "core/clock.h"
+#include "probe/micro/micro.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define CHUNK (64 * 1024)
+#define MMAP_LAT_BYTES (8 * UL_MiB)
+#define MMAP_LAT_STRIDE (160 * 1024)
+#define PF_STRIDE (64 * 1024)
+
+static volatile uint64_t fs_sink;
+
+struct fs_state {
+	char dir[4096];
+	size_t size; /* bytes written into each created file */
+	bool time_delete;
+	char *data;
+};
+
+static void file_name(char *buf, size_t len, const char *dir, uint64_t i)
+{
+	snprintf(buf, len, "%s/%llx", dir, (unsigned long long)i);
+}
+
+static int create_files(struct fs_state *st, uint64_t n)
+{
+	char path[4200];
+
+	for (uint64_t i = 0; i < n; i++) {
+		int fd;
+
+		file_name(path, sizeof(path), st->dir, i);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0)
+			return -errno;
+		if (st->size && write(fd, st->data, st->size) != (ssize_t)st->size) {
+			close(fd);
+			return -EIO;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+static int delete_files(struct fs_state *st, uint64_t n)
+{
+	char path[4200];
+	int rc = 0;
+
+	for (uint64_t i = 0; i < n; i++) {
+		file_name(path, sizeof(path), st->dir, i);
+		if (unlink(path) && !rc)
+			rc = -errno;
+	}
+	return rc;
+}
+
+static int fs_batch(void *arg, uint64_t iters, int64_t *elapsed)
+{
+	struct fs_state *st = arg;
+	ul_nsec t0 = ul_now_ns(), t1;
+	int rc = create_files(st, iters);
+
+	t1 = ul_now_ns();
+	if (rc) {
+		delete_files(st, iters);
+		return rc;
+	}
+	rc = delete_files(st, iters);
+	*elapsed = st->time_delete ? ul_now_ns() - t1 : t1 - t0;
+	return rc;
+}
+
+static int fs_bench(const struct ul_micro_env *env, struct ul_micro_out *out, size_t size,
+		    bool del)
+{
+	struct fs_state st = { .size = size, .time_delete = del };
+	struct ul_mh_opts mh = env->mh;
+	int rc;
+
+	mh.max_iters = 100000; /* files in one directory */
+	snprintf(st.dir, sizeof(st.dir), "%s/micro-fs", env->scratch_dir);
+	st.data = calloc(1, size ? size : 1);
+	if (!st.data)
+		return -ENOMEM;
+	if (mkdir(st.dir, 0700) && errno != EEXIST) {
+		free(st.data);
+		return -errno;
+	}
+	{
+		struct ul_micro_env e = *env;
+
+		e.mh = mh;
+		rc = ul_micro_simple(&e, out, fs_batch, &st, 1, 0);
+	}
+	rmdir(st.dir);
+	free(st.data);
+	return rc;
+}
+
+static int bench_create0k(const struct ul_micro_env *env, struct ul_micro_out *out)
+{
+	return fs_bench(env, out, 0, false);
+}
+
+static int bench_delete0k(const struct ul_micro_env *env, struct ul_micro_out *out)
+{
+	return fs_bench(env, out, 0, true);
+}
+
+static int bench_create10k(const struct ul_micro_env *env, struct ul_micro_out *out)
+{
+	return fs_bench(env, out, 10 * 1024, false);
+}
+
+static int bench_delete10k(const struct ul_micro_env *env, struct ul_micro_out *out)
+{
+	return fs_bench(env, out, 10 * 1024, true);
+}
+
+/* A cached scratch file of `bytes`, open read-only in *fd. */
+struct map_state {
+	int fd;
+	size_t bytes;
+	char *map;  /* NULL when not mapped */
+	size_t pos; /* page-fault position, mmap-reread offset */
+	char *buf;
+};
+
+static int map_open(struct map_state *st, const struct ul_micro_env *env, const char *name,
+		    size_t bytes)
+{
+	char path[4200];
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	st->bytes = bytes;
+	snprintf(path, sizeof(path), "%s/%s", env->scratch_dir, name);
+	rc = ul_micro_make_file(path, bytes);
+	st->fd = rc ? -1 : open(path, O_RDONLY | O_CLOEXEC);
+	if (!rc && st->fd < 0)
+		rc = -errno;
+	unlink(path);
+	st->buf = malloc(CHUNK);
+	if (!rc && !st->buf)
+		rc = -ENOMEM;
+	return rc;
+}
+
+static void map_close(struct map_state *st)
+{
+	if (st->map)
+		munmap(st->map, st->bytes);
+	if (st->fd >= 0)
+		close(st->fd);
+	free(st->buf);
+}
+
+static int mmap_lat_batch(void *arg, uint64_t iters, int64_t *elapsed)
+{
+	struct map_state *st = arg;
+	ul_nsec t0 = ul_now_ns();
+
+	for (uint64_t i = 0; i < iters; i++) {
+		char *m = mmap(NULL, st->bytes, PROT_READ, MAP_SHARED, st->fd, 0);
+
+		if (m == MAP_FAILED)
+			return -errno;
+		for (size_t off = 0; off < st->bytes; off += MMAP_LAT_STRIDE)
+			fs_sink += (unsigned char)m[off];
+		munmap(m, st->bytes);
+	}
+	*elapsed = ul_now_ns() - t0;
+	return 0;
+}
+
+static int bench_mmap(const struct ul_micro_env *env, struct ul_micro_out *out)
+{
+	struct map_state st;
+	int rc = map_open(&st, env, "micro-mmap", MMAP_LAT_BYTES);
+
+	if (!rc)
+		rc = ul_micro_simple(env, out, mmap_lat_batch, &st, 1, 0);
+	map_close(&st);
+	return rc;
+}
+
+static int pf_batch(void *arg, uint64_t iters, int64_t *elapsed)
+{
+	struct map_state *st = arg;
+	ul_nsec t0 = ul_now_ns();
+
+	for (uint64_t i = 0; i < iters; i++) {
+		if (!st->map || st->pos >= st->bytes) {
+			if (st->map)
+				munmap(st->map, st->bytes);
+			st->map = mmap(NULL, st->bytes, PROT_READ, MAP_SHARED, st->fd, 0);
+			if (st->map == MAP_FAILED) {
+				st->map = NULL;
+				return -errno;
+			}
+			st->pos = 0;
+		}
+		fs_sink += (unsigned char)st->map[st->pos];
+		st->pos += PF_STRIDE;
+	}
+	*elapsed = ul_now_ns() - t0;
+	return 0;
+}
+
+static int bench_pagefault(const struct ul_micro_env *env, struct ul_micro_out *out)
+{
+	struct map_state st;
+	int rc = map_open(&st, env, "micro-pagefault", env->quick ? 16 * UL_MiB : 64 * UL_MiB);
+
+	if (!rc)
+		rc = ul_micro_simple(env, out, pf_batch, &st, 1, 0);
+	map_close(&st);
+	return rc;
+}
+
+static sigjmp_buf prot_jmp;
+
+static void on_segv(int sig)
+{
+	(void)sig;
+	siglongjmp(prot_jmp, 1);
+}
+
+static int prot_batch(void *arg, uint64_t iters, int64_t *elapsed)
+{
+	volatile char *page = arg;
+	volatile uint64_t i = 0;
+	ul_nsec t0 = ul_now_ns();
+
+	sigsetjmp(prot_jmp, 0);
+	while (i < iters) {
+		i++;
+		*page = 1; /* faults: the handler jumps back to sigsetjmp */
+	}
+	*elapsed = ul_now_ns() - t0;
+	return 0;
+}
+
+static int bench_protfault(const struct ul_micro_env *env, struct ul_micro_out *out)
+{
+	struct sigaction sa = { .sa_handler = on_segv, .sa_flags = SA_NODEFER }, old_segv;
+	long pg = sysconf(_SC_PAGESIZE);
+	char *page = mmap(NULL, (size_t)pg, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int rc;
+
+	if (page == MAP_FAILED)
+		return -errno;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGSEGV, &sa, &old_segv)) {
+		munmap(page, (size_t)pg);
+		return -errno;
+	}
+	rc = ul_micro_simple(env, out, prot_batch, page, 1, 0);
+	sigaction(SIGSEGV, &old_segv, NULL);
+	munmap(page, (size_t)pg);
+	return rc;
+}
+
+static int file_rd_batch(void *arg, uint64_t iters, int64_t *elapsed)
+{
+	struct map_state *st = arg;
+	ul_nsec t0 = ul_now_ns();
+
+	for (uint64_t i = 0; i < iters; i++) {
+		if (pread(st->fd, st->buf, CHUNK, (off_t)st->pos) != CHUNK)
+			return -EIO;
+		fs_sink += (unsigned char)st->buf[0];
+		st->pos = st->pos + CHUNK >= st->bytes ? 0 : st->pos + CHUNK;
+	}
+	*elapsed = ul_now_ns() - t0;
+	return 0;
+}
+
+static int mmap_rd_batch(void *arg, uint64_t iters, int64_t *elapsed)
+{
+	struct map_state *st = arg;
+	ul_nsec t0 = ul_now_ns();
+
+	for (uint64_t i = 0; i < iters; i++) {
+		fs_sink += ul_micro_sum(st->map + st->pos, CHUNK);
+		st->pos = st->pos + CHUNK >= st->bytes ? 0 : st->pos + CHUNK;
+	}
+	*elapsed = ul_now_ns() - t0;
+	return 0;
+}
+
+static int reread_bench(const struct ul_micro_env *env, struct ul_micro_out *out, bool mapped)
+{
+	struct map_state st;
+	size_t bytes = (size_t)(env->bw_bytes / CHUNK * CHUNK);
+	int rc = map_open(&st, env, "micro-reread", bytes);
+
+	if (!rc && mapped) {
+		st.map = mmap(NULL, st.bytes, PROT_READ, MAP_SHARED, st.fd, 0);
+		if (st.map == MAP_FAILED) {
+			st.map = NULL;
+			rc = -errno;
+		}
+	}
+	if (!rc)
+		rc = ul_micro_simple(env, out, mapped ? mmap_rd_batch : file_rd_batch, &st, 1,
+				     CHUNK);
+	map_close(&st);
+	return rc;
+}
+
+static int bench_file_rd(const struct ul_micro_env *env, struct ul_micro_out *out)
+{
+	return reread_bench(env, out, false);
+}
+
+static int bench_mmap_rd(const struct ul_micro_env *env, struct ul_micro_out *out)
+{
+	return reread_bench(env, out, true);
+}
+
+const struct ul_micro_bench ul_micro_lat_create0k = {
+	"lat_create0k", "create (creat+close) of an empty file", UL_MT_FS, false, bench_create0k,
+};
+const struct ul_micro_bench ul_micro_lat_delete0k = {
+	"lat_delete0k", "unlink of an empty file", UL_MT_FS, false, bench_delete0k,
+};
+const struct ul_micro_bench ul_micro_lat_create10k = {
+	"lat_create10k", "create (creat+write 10 KiB+close) of a file", UL_MT_FS, false,
+	bench_create10k,
+};
+const struct ul_micro_bench ul_micro_lat_delete10k = {
+	"lat_delete10k", "unlink of a 10 KiB file", UL_MT_FS, false, bench_delete10k,
+};
+const struct ul_micro_bench ul_micro_lat_mmap = {
+	"lat_mmap", "mmap 8 MiB of a cached file, read a byte every 160 KiB, munmap", UL_MT_FS,
+	false, bench_mmap,
+};
+const struct ul_micro_bench ul_micro_lat_protfault = {
+	"lat_protfault", "write to a read-only page, SIGSEGV handler siglongjmp()s back",
+	UL_MT_FS, false, bench_protfault,
+};
+const struct ul_micro_bench ul_micro_lat_pagefault = {
+	"lat_pagefault", "read fault on a mapped cached file, one touch every 64 KiB", UL_MT_FS,
+	false, bench_pagefault,
+};
+const struct ul_micro_bench ul_micro_bw_file_rd = {
+	"bw_file_rd", "reread of a cached file, pread 64 KiB chunks", UL_MT_BW, true, bench_file_rd,
+};
+const struct ul_micro_bench ul_micro_bw_mmap_rd = {
+	"bw_mmap_rd", "reread of a cached file mapped once, summing 64 KiB chunks", UL_MT_BW, true,
+	bench_mmap_rd,
+};

@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Local communication, latency and bandwidth, each against a helper
+ * process forked for the measurement (dies with the probe child):
+ *  - latency: round trip of one byte over a pipe pair, an AF_UNIX stream
+ *    socketpair, UDP and TCP on loopback; TCP connect: socket + connect +
+ *    close (SO_LINGER 0, so no TIME_WAIT piles up) against an accepting
+ *    server;
+ *  - bandwidth: the client asks for iters x 64 KiB, the server writes them
+ *    in 64 KiB writes, the client reads them all; one request per batch,
+ *    so no buffered data is counted in a batch it was not sent for.
+ */
+#include "core/compat.h"
+#include "core/clock.h"
+#include "probe/micro/micro.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define BW_CHUNK (64 * 1024)
+
+enum chan_kind { CHAN_PIPE, CHAN_UNIX, CHAN_UDP, CHAN_TCP };
+
+/* The client's ends and the helper; the helper got its own ends. */
+struct chan {
+	int rfd, wfd; /* client reads from rfd, writes to wfd (may be equal) */
+	pid_t pid;
+	char *buf;
+};
+
+static void chan_close(struct chan *c)
+{
+	ul_micro_reap(c->pid);
+	if (c->rfd >= 0)
+		close(c->rfd);
+	if (c->wfd >= 0 && c->wfd != c->rfd)
+		close(c->wfd);
+	free(c->buf);
+}
+
+static int loopback_socket(int type, struct sockaddr_in *sa)
+{
+	socklen_t len = sizeof(*sa);
+	int fd = socket(AF_INET, type | SOCK_CLOEXEC, 0);
+
+	memset(sa, 0, sizeof(*sa));
+	sa->sin_family = AF_INET;
+	sa->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)sa, sizeof(*sa)) ||
+	    getsockname(fd, (struct sockaddr *)sa, &len) ||
+	    (type == SOCK_STREAM && listen(fd, 64))) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* Echo (msg > 0) or bulk-send (msg == 0) until the client goes away. */
+static void serve(int rfd, int wfd, size_t msg, bool udp)
+{
+	char *buf = malloc(BW_CHUNK);
+	struct sockaddr_in peer;
+	socklen_t plen;
+
+	if (!buf)
+		_exit(1);
+	memset(buf, 'x', BW_CHUNK);
+	for (;;) {
+		uint64_t want;
+
+		if (udp) {
+			plen = sizeof(peer);
+			ssize_t n = recvfrom(rfd, buf, msg, 0, (struct sockaddr *)&peer, &plen);
+
+			if (n <= 0 || sendto(wfd, buf, (size_t)n, 0, (struct sockaddr *)&peer,
+					     plen) != n)
+				_exit(0);
+		} else if (msg) {
+			if (ul_micro_read_full(rfd, buf, msg) || ul_micro_write_full(wfd, buf, msg))
+				_exit(0);
+		} else {
+			if (ul_micro_read_full(rfd, &want, sizeof(want)))
+				_exit(0);
+			for (uint64_t sent = 0; sent < want; sent += BW_CHUNK)
+				if (ul_micro_write_full(wfd, buf, BW_CHUNK))
+					_exit(0);
+		}
+	}
+}
+
+static int tcp_connect(const struct sockaddr_in *sa)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa))) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* Fork the helper for kind; its ends are closed in the client. */
+static int chan_open(struct chan *c, enum chan_kind kind, size_t msg, int cpu)
+{
+	int a[2] = { -1, -1 }, b[2] = { -1, -1 }, lfd = -1;
+	struct sockaddr_in sa;
+	int rc = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->rfd = c->wfd = -1;
+	c->buf = malloc(BW_CHUNK);
+	if (!c->buf)
+		return -ENOMEM;
+	if (kind == CHAN_PIPE)
+		rc = pipe2(a, O_CLOEXEC) || pipe2(b, O_CLOEXEC) ? -errno : 0;
+	else if (kind == CHAN_UNIX)
+		rc = socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, a) ? -errno : 0;
+	else
+		rc = lfd = loopback_socket(kind == CHAN_UDP ? SOCK_DGRAM : SOCK_STREAM, &sa);
+	if (rc < 0)
+		goto out;
+	rc = ul_micro_pin(cpu);
+	c->pid = rc ? -1 : ul_micro_fork(cpu);
+	if (c->pid == 0) {
+		if (kind == CHAN_PIPE)
+			serve(a[0], b[1], msg, false);
+		if (kind == CHAN_UNIX)
+			serve(a[1], a[1], msg, false);
+		if (kind == CHAN_UDP)
+			serve(lfd, lfd, msg, true);
+		int s = accept(lfd, NULL, NULL);
+
+		if (s < 0)
+			_exit(1);
+		serve(s, s, msg, false);
+	}
+	if (c->pid < 0) {
+		rc = rc ? rc : -errno;
+		goto out;
+	}
+	if (kind == CHAN_PIPE) {
+		c->wfd = a[1], c->rfd = b[0];
+		a[1] = b[0] = -1;
+	} else if (kind == CHAN_UNIX) {
+		c->rfd = c->wfd = a[0];
+		a[0] = -1;
+	} else if (kind == CHAN_UDP) {
+		c->rfd = c->wfd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		rc = c->rfd < 0 || connect(c->rfd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
+	} else {
+		c->rfd = c->wfd = rc = tcp_connect(&sa);
+		rc = rc < 0 ? rc : 0;
+	}
+out:
+	for (int i = 0; i < 2; i++) {
+		if (a[i] >= 0)
+			close(a[i]);
+		if (b[i] >= 0)
+			close(b[i]);
+	}
+	if (lfd >= 0)
+		close(lfd);
+	return rc;
+}
+
+static int rtt_batch(void *arg, uint64_t iters, int64_t *elapsed)
+{
+	struct chan *c = arg;
+	char byte = 'r';
+	ul_nsec t0 = ul_now_ns();
+
+	for (uint64_t i = 0; i < iters; i++) {
+		if (write(c->wfd, &byte, 1) != 1 || read(c->rfd, &byte, 1) != 1)
+			return -EIO;
+	}
+	*elapsed = ul_now_ns() - t0;
+	return 0;
+}
+
+static int bw_batch(void *arg, uint64_t iters, int64_t *elapsed)
+{
+	struct chan *c = arg;
+	uint64_t want = iters * BW_CHUNK, got = 0;
+	ul_nsec t0 = ul_now_ns();
+	int rc = ul_micro_write_full(c->wfd, &want, sizeof(want));
+
+	while (!rc && got < want) {
+		ssize_t n = read(c->rfd, c->buf, BW_CHUNK);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		rc = n < 0 ? -errno : n == 0 ? -EPIPE : 0;
+		got += n > 0 ? (uint64_t)n : 0;
+	}
+	*elapsed = ul_now_ns() - t0;
+	return rc;
+}
+
+static int chan_bench(const struct ul_micro_env *env, struct ul_micro_out *out,
+		      enum chan_kind kind, bool bw)
+{
+	struct chan c;
+	int rc = chan_open(&c, kind, bw ? 0 : 1, env->pin_cpu);
+
+	if (!rc)
+		rc = ul_micro_simple(env, out, bw ? bw_batch : rtt_batch, &c, 1, bw ? BW_CHUNK : 0);
+	chan_close(&c);
+	return rc;
+}
+
+static int bench_lat_pipe(const struct ul_micro_env *env, struct ul_micro_out *out)
+{
+	return chan_bench(env, out, CHAN_PIPE, false);
+}
+
+static int bench_lat_unix(const struct ul_micro_env *env, struct ul_micro_out *out)
+{
+	return chan_bench(env, out, CHAN_UNIX, false);
+}
+
+static int bench_lat_udp(const struct ul_micro_env *env, struct ul_micro_out *out)
+{
+	return chan_bench(env, out, CHAN_UDP, false);
+}
+
+static int bench_lat_tcp(const struct ul_micro_env *env, struct ul_micro_out *out)
+{
+	return chan_bench(env, out, CHAN_TCP, false);
+}
+
+static int bench_bw_pipe(const struct ul_micro_env *env, struct ul_micro_out *out)
+{
+	return chan_bench(env, out, CHAN_PIPE, true);
+}
+
+static int bench_bw_unix(const struct ul_micro_env *env, struct ul_micro_out *out)
+{
+	return chan_bench(env, out, CHAN_UNIX, true);
+}
+
+static int bench_bw_tcp(const struct ul_micro_env *env, struct ul_micro_out *out)
+{
+	return chan_bench(env, out, CHAN_TCP, true);
+}
+
+struct conn_state {
+	struct sockaddr_in sa;
+};
+
+static int connect_batch(void *arg, uint64_t iters, int64_t *elapsed)
+{
+	struct conn_state *st = arg;
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	ul_nsec t0 = ul_now_ns();
+
+	for (uint64_t i = 0; i < iters; i++) {
+		int fd = tcp_connect(&st->sa);
+
+		if (fd < 0)
+			return fd;
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		close(fd);
+	}
+	*elapsed = ul_now_ns() - t0;
+	return 0;
+}
+
+static int bench_lat_connect(const struct ul_micro_env *env, struct ul_micro_out *out)
+{
+	struct conn_state st;
+	int lfd = loopback_socket(SOCK_STREAM, &st.sa);
+	pid_t pid;
+	int rc;
+
+	if (lfd < 0)
+		return lfd;
+	pid = ul_micro_fork(-1);
+	if (pid == 0) {
+		for (;;) {
+			int s = accept(lfd, NULL, NULL);
+
+			if (s >= 0)
+				close(s);
+			else if (errno != EINTR && errno != ECONNABORTED)
+				_exit(0);
+		}
+	}
+	rc = pid < 0 ? -errno : ul_micro_simple(env, out, connect_batch, &st, 1, 0);
+	ul_micro_reap(pid);
+	close(lfd);
+	return rc;
+}
+
+const struct ul_micro_bench ul_micro_lat_pipe = {
+	"lat_pipe", "round trip of one byte over a pair of pipes", UL_MT_LAT, false,
+	bench_lat_pipe,
+};
+const struct ul_micro_bench ul_micro_lat_unix = {
+	"lat_unix", "round trip of one byte over an AF_UNIX stream socketpair", UL_MT_LAT, false,
+	bench_lat_unix,
+};
+const struct ul_micro_bench ul_micro_lat_udp = {
+	"lat_udp", "round trip of one byte over loopback UDP", UL_MT_LAT, false, bench_lat_udp,
+};
+const struct ul_micro_bench ul_micro_lat_tcp = {
+	"lat_tcp", "round trip of one byte over loopback TCP", UL_MT_LAT, false, bench_lat_tcp,
+};
+const struct ul_micro_bench ul_micro_lat_connect = {
+	"lat_connect", "TCP socket+connect+close (linger 0) to a loopback server", UL_MT_LAT, false,
+	bench_lat_connect,
+};
+const struct ul_micro_bench ul_micro_bw_pipe = {
+	"bw_pipe", "pipe bandwidth, 64 KiB writes", UL_MT_BW, true, bench_bw_pipe,
+};
+const struct ul_micro_bench ul_micro_bw_unix = {
+	"bw_unix", "AF_UNIX stream bandwidth, 64 KiB writes", UL_MT_BW, true, bench_bw_unix,
+};
+const struct ul_micro_bench ul_micro_bw_tcp = {
+	"bw_tcp", "loopback TCP bandwidth, 64 KiB writes", UL_MT_BW, true, bench_bw_tcp,
+};

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Micro benchmarks (the micro suite, LMbench 2.0's summary rebuilt): the
+ * timing harness and the measurement functions.  Everything here runs in
+ * the probe child (probe/micro/run.c spawns it); nothing prints or exits.
+ *
+ * Harness contract (ul_mh_run):
+ *  - a batch function runs a benchmark body `iters` times and returns the
+ *    elapsed CLOCK_MONOTONIC ns of the part it times (usually all of it);
+ *  - calibration grows iters (x8 while a batch is under 1/64 of the target,
+ *    else rescaled to 1.1x the target) until a batch lasts at least 95% of
+ *    min_batch_ns; those calibration batches are the warm-up, plus one more
+ *    untimed batch of iters/8 (at least 1) at the final count;
+ *  - then `batches` timed batches at that fixed count, every one kept;
+ *  - the clock overhead (median of 201 back-to-back clock_gettime pairs) is
+ *    subtracted once from each batch, which reads the clock twice;
+ *  - per-iteration time = (elapsed - clock overhead) / iters, never below 0.
+ * Values leave the child as records: series of int64 (per batch) or
+ * metrics (one double), named like model series ("op_ps", "batch_ns").
+ */
+#ifndef UL_MICRO_H
+#define UL_MICRO_H
+
+#include "core/compat.h"
+#include "core/clock.h"
+
+#include <sys/types.h>
+
+#define UL_MH_MAX_BATCHES 64
+#define UL_MICRO_MAX_RECS 64
+#define UL_MICRO_NAME_LEN 48 /* = UL_NAME_LEN of the model */
+
+/* The six tables of the summary, in the seed's order. */
+enum ul_micro_table {
+	UL_MT_PROC = 0, /* processor, processes */
+	UL_MT_CTX,	/* context switching */
+	UL_MT_LAT,	/* local communication latencies */
+	UL_MT_FS,	/* file and VM system latencies */
+	UL_MT_BW,	/* local communication and memory bandwidths */
+	UL_MT_MEM,	/* memory latencies */
+	UL_MT_COUNT,
+};
+
+typedef int (*ul_mh_batch_fn)(void *st, uint64_t iters, int64_t *elapsed_ns);
+
+struct ul_mh_opts {
+	int64_t min_batch_ns; /* a calibrated batch lasts at least 95% of this */
+	int batches;	      /* timed batches, 1..UL_MH_MAX_BATCHES */
+	uint64_t max_iters;   /* calibration never goes above; 0 = no limit */
+};
+
+struct ul_mh_result {
+	uint64_t iters;	 /* per timed batch */
+	int n;		 /* timed batches */
+	int64_t elapsed_ns[UL_MH_MAX_BATCHES]; /* as the batch function returned */
+	double iter_ns[UL_MH_MAX_BATCHES];     /* (elapsed - clock_ns) / iters, >= 0 */
+	double clock_ns; /* the overhead subtracted from each batch */
+};
+
+/* Median cost of one clock_gettime(CLOCK_MONOTONIC) (measured once, cached). */
+double ul_mh_clock_overhead_ns(void);
+/* Calibrate, warm up and time batches as above; 0 or the batch function's
+ * -errno, -EINVAL for bad opts, -ERANGE when a batch never reaches the
+ * target within 2^40 iterations. */
+int ul_mh_run(const struct ul_mh_opts *o, ul_mh_batch_fn fn, void *st, struct ul_mh_result *r);
+/* Median of r->iter_ns. */
+double ul_mh_median_iter_ns(const struct ul_mh_result *r);
+
+/* One record sent from the probe child to the supervisor. */
+struct ul_micro_rec {
+	char name[UL_MICRO_NAME_LEN];
+	int32_t is_metric; /* 1: `metric` holds the value; 0: v[0..n) */
+	int32_t n;
+	double metric;
+	int64_t v[UL_MH_MAX_BATCHES];
+};
+
+struct ul_micro_out {
+	struct ul_micro_rec rec[UL_MICRO_MAX_RECS];
+	size_t n;
+};
+
+/* What a benchmark gets in the probe child. */
+struct ul_micro_env {
+	const char *scratch_dir; /* private, exists */
+	struct ul_mh_opts mh;
+	int pin_cpu;		 /* 2-process tests pin both ends here; -1 = no pinning */
+	bool quick;		 /* smaller working sets */
+	uint64_t l1d_bytes, l2_bytes, llc_bytes; /* from sysfs, sane defaults otherwise */
+	uint64_t bw_bytes;	 /* working set of the memory/file bandwidth tests */
+};
+
+struct ul_micro_bench {
+	const char *name;    /* "lat_null": the probe's and the test's name */
+	const char *summary; /* one line */
+	enum ul_micro_table table;
+	bool bandwidth;	     /* primary series is "bw_bytes_s" (else "op_ps") */
+	/* Measure into out (primary series first); 0 or -errno. */
+	int (*measure)(const struct ul_micro_env *env, struct ul_micro_out *out);
+};
+
+/* Append records; -ENOSPC when out is full. */
+int ul_micro_put_series(struct ul_micro_out *out, const char *name, const int64_t *v, int n);
+int ul_micro_put_metric(struct ul_micro_out *out, const char *name, double value);
+/*
+ * The usual record set of one harness result: "op_ps" (per-op time of each
+ * batch, iter_ns / ops_per_iter, in ps) or, when bytes_per_iter > 0,
+ * "bw_bytes_s" (bytes_per_iter / iter time); then "batch_ns" (raw elapsed),
+ * and metrics "iters_per_batch", "clock_overhead_ns".
+ */
+int ul_micro_put_result(struct ul_micro_out *out, const struct ul_mh_result *r,
+			double ops_per_iter, double bytes_per_iter);
+/* Harness + put_result for a plain batch function. */
+int ul_micro_simple(const struct ul_micro_env *env, struct ul_micro_out *out, ul_mh_batch_fn fn,
+		    void *st, double ops_per_iter, double bytes_per_iter);
+
+/*
+ * Context-switch time per switch from one ring trip and the trip's
+ * overhead (pipe write+read and working-set summing, measured in one
+ * process): (trip - overhead) / nproc, and 0 when the overhead is larger
+ * (never negative).  Pure, for the tests.
+ */
+double ul_micro_ctx_switch_ns(double trip_ns, double overhead_ns, int nproc);
+
+/* --- helpers for benchmarks (bench_util.c) --- */
+/* fork() a helper process of the benchmark: PR_SET_PDEATHSIG SIGKILL, in
+ * our process group (so the supervisor's group stop reaches it), pinned to
+ * cpu when >= 0.  Returns the pid in the parent, 0 in the child. */
+pid_t ul_micro_fork(int cpu);
+/* Pin the calling process to cpu (no-op for cpu < 0); 0 or -errno. */
+int ul_micro_pin(int cpu);
+/* Kill (SIGKILL) and reap a helper; pid <= 0 is ignored. */
+void ul_micro_reap(pid_t pid);
+/* Full reads/writes on blocking fds: 0, or -errno (-EPIPE on EOF). */
+int ul_micro_read_full(int fd, void *buf, size_t len);
+int ul_micro_write_full(int fd, const void *buf, size_t len);
+/* Sum of a buffer's 64-bit words (reads every byte); keeps the compiler honest. */
+uint64_t ul_micro_sum(const void *buf, size_t bytes);
+/* Write a file of `bytes` (pattern data) at path; 0 or -errno. */
+int ul_micro_make_file(const char *path, uint64_t bytes);
+
+/* Cache sizes from /sys/devices/system/cpu/cpu0/cache (0 when unknown). */
+void ul_micro_cache_sizes(uint64_t *l1d, uint64_t *l2, uint64_t *llc);
+
+/* Batch settings of the two profiles. */
+#define UL_MICRO_MIN_BATCH_NS (100 * UL_NS_PER_MS)
+#define UL_MICRO_QUICK_MIN_BATCH_NS (10 * UL_NS_PER_MS)
+#define UL_MICRO_BATCHES 11
+#define UL_MICRO_QUICK_BATCHES 5
+/*
+ * An environment for scratch_dir: cache sizes from sysfs (32K/512K/8M when
+ * unknown), bandwidth working set 2x the LLC within [8M, 256M], no
+ * pinning, and the default or quick batch profile.
+ */
+void ul_micro_env_init(struct ul_micro_env *env, const char *scratch_dir, bool quick);
+
+/* The registered benchmarks, in table order. */
+size_t ul_micro_bench_count(void);
+const struct ul_micro_bench *ul_micro_bench_at(size_t i);
+const struct ul_micro_bench *ul_micro_bench_find(const char *name);
+
+#endif

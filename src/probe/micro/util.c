@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Helpers shared by the micro benchmarks: helper processes tied to the
+ * probe child, full reads and writes, a summing loop, scratch files and
+ * the cache sizes from sysfs.
+ */
+#include "core/compat.h"
+#include "probe/micro/micro.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int ul_micro_pin(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return 0;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
+pid_t ul_micro_fork(int cpu)
+{
+	pid_t parent = getpid();
+	pid_t pid = fork();
+
+	if (pid != 0)
+		return pid;
+	/* The helper dies with the probe child, whatever kills it. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		_exit(1);
+	ul_micro_pin(cpu);
+	return 0;
+}
+
+void ul_micro_reap(pid_t pid)
+{
+	if (pid <= 0)
+		return;
+	kill(pid, SIGKILL);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+int ul_micro_read_full(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = read(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EPIPE;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int ul_micro_write_full(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+uint64_t ul_micro_sum(const void *buf, size_t bytes)
+{
+	const uint64_t *w = buf;
+	uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+	size_t n = bytes / 8, i = 0;
+
+	for (; i + 4 <= n; i += 4) {
+		s0 += w[i];
+		s1 += w[i + 1];
+		s2 += w[i + 2];
+		s3 += w[i + 3];
+	}
+	for (; i < n; i++)
+		s0 += w[i];
+	return s0 + s1 + s2 + s3;
+}
+
+int ul_micro_make_file(const char *path, uint64_t bytes)
+{
+	char buf[64 * 1024];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (char)(i * 7 + 1);
+	while (bytes && !rc) {
+		size_t n = bytes < sizeof(buf) ? (size_t)bytes : sizeof(buf);
+
+		rc = ul_micro_write_full(fd, buf, n);
+		bytes -= n;
+	}
+	if (close(fd) && !rc)
+		rc = -errno;
+	return rc;
+}
+
+/* "32K" / "1024K" / "32M" from sysfs, in bytes; 0 when unreadable. */
+static uint64_t read_cache_size(const char *dir)
+{
+	char path[256], buf[32];
+	unsigned long long v = 0;
+	char unit = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/size", dir);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (!fgets(buf, sizeof(buf), f) || sscanf(buf, "%llu%c", &v, &unit) < 1)
+		v = 0;
+	fclose(f);
+	if (unit == 'K')
+		v *= 1024;
+	else if (unit == 'M')
+		v *= 1024 * 1024;
+	return v;
+}
+
+static int read_small_file(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	int ok;
+
+	if (!f)
+		return -errno;
+	ok = fgets(buf, (int)len, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -EIO;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+void ul_micro_cache_sizes(uint64_t *l1d, uint64_t *l2, uint64_t *llc)
+{
+	const char *base = "/sys/devices/system/cpu/cpu0/cache";
+
+	*l1d = *l2 = *llc = 0;
+	for (int i = 0; i < 8; i++) {
+		char dir[128], path[160], type[32], level[8];
+		uint64_t size;
+
+		snprintf(dir, sizeof(dir), "%s/index%d", base, i);
+		snprintf(path, sizeof(path), "%s/type", dir);
+		if (read_small_file(path, type, sizeof(type)))
+			break;
+		snprintf(path, sizeof(path), "%s/level", dir);
+		if (read_small_file(path, level, sizeof(level)) || !strcmp(type, "Instruction"))
+			continue;
+		size = read_cache_size(dir);
+		if (level[0] == '1')
+			*l1d = size;
+		else if (level[0] == '2')
+			*l2 = size;
+		if (size > *llc)
+			*llc = size;
+	}
+}
+
+void ul_micro_env_init(struct ul_micro_env *env, const char *scratch_dir, bool quick)
+{
+	memset(env, 0, sizeof(*env));
+	env->scratch_dir = scratch_dir;
+	env->quick = quick;
+	env->pin_cpu = -1;
+	env->mh.min_batch_ns = quick ? UL_MICRO_QUICK_MIN_BATCH_NS : UL_MICRO_MIN_BATCH_NS;
+	env->mh.batches = quick ? UL_MICRO_QUICK_BATCHES : UL_MICRO_BATCHES;
+	ul_micro_cache_sizes(&env->l1d_bytes, &env->l2_bytes, &env->llc_bytes);
+	if (!env->l1d_bytes)
+		env->l1d_bytes = 32 * UL_KiB;
+	if (!env->l2_bytes)
+		env->l2_bytes = 512 * UL_KiB;
+	if (env->llc_bytes < env->l2_bytes)
+		env->llc_bytes = env->l2_bytes > 8 * UL_MiB ? env->l2_bytes : 8 * UL_MiB;
+	env->bw_bytes = 2 * env->llc_bytes;
+	if (env->bw_bytes < 8 * UL_MiB)
+		env->bw_bytes = 8 * UL_MiB;
+	if (env->bw_bytes > 256 * UL_MiB)
+		env->bw_bytes = 256 * UL_MiB;
+}

@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The "lmbench2" format: the micro suite in the layout of LMbench 2.0's
+ * summary (seed 004; seed-systems.md section 5.4), one row per run and
+ * several runs of a label one under the other, as in the seed.  Titled as
+ * underload's micro summary: these are not LMbench results.
+ *
+ * Row of a run: Host = its hostname, OS = its label (uname -r by default,
+ * as the seed's "Linux 2.4.18" was the kernel), Description = "ARCH under
+ * LOAD", Mhz = the cells' cpu_mhz metric.  Each value is the median of the
+ * batches of the cell measuring it (its outcome ok): times in us, the
+ * memory table in ns, bandwidths in MB/s of 2^20 bytes.  RPC columns stay
+ * blank (no portmapper-free RPC path).  Page fault is shown with decimals
+ * (the seed printed whole us, "2.00000").  Frozen: a change is a new name.
+ */
+#include "core/compat.h"
+#include "report/common.h"
+#include "report/format.h"
+#include "report/lmbench2.h"
+#include "stats/stats.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LM2_SUITE "micro"
+
+void ul_lm2_num(char *buf, size_t len, double v, int width)
+{
+	char tmp[64];
+
+	if (!(v > 0)) {
+		snprintf(buf, len, "%*s", width, "");
+	} else if (v >= 1e4) {
+		bool mega = v >= 1e7;
+
+		snprintf(tmp, sizeof(tmp), "%.1f", mega ? v / 1e6 : v / 1e3);
+		snprintf(buf, len, "%*.*s%s", width - 1, width - 1, tmp, mega ? "M" : "K");
+	} else if (v >= 10) {
+		snprintf(tmp, sizeof(tmp), "%.1f", v);
+		snprintf(buf, len, "%*.*s", width, width, tmp);
+	} else if (v < 0.001) {
+		snprintf(buf, len, "%*.*e", width, width > 6 ? width - 6 : 0, v);
+	} else {
+		snprintf(buf, len, "%*.*f", width, width > 2 ? width - 2 : 0, v);
+	}
+}
+
+static void put_num(FILE *out, const char *sep, double v, int width)
+{
+	char buf[64];
+
+	ul_lm2_num(buf, sizeof(buf), v, width);
+	fprintf(out, "%s%s", sep, buf);
+}
+
+static void put_host(FILE *out, const struct ul_lm2_row *r)
+{
+	fprintf(out, "%-9.9s %13.13s", r->host, r->os);
+}
+
+static void put_cols(FILE *out, const struct ul_lm2_row *r, enum ul_lm2_col first,
+		     const int *widths, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		put_num(out, " ", r->v[first + i], widths[i]);
+	fputc('\n', out);
+}
+
+static const char lm2_title[] =
+	"\n"
+	"                 U N D E R L O A D   M I C R O   S U M M A R Y\n"
+	"                 ---------------------------------------------\n"
+	"         (in the layout of LMbench 2.0's summary; measured by underload)\n"
+	"\n";
+
+static const char lm2_basic[] =
+	"Basic system parameters\n"
+	"----------------------------------------------------\n"
+	"Host                 OS Description              Mhz\n"
+	"                                                    \n"
+	"--------- ------------- ----------------------- ----\n";
+
+static const char lm2_proc[] =
+	"\nProcessor, Processes - times in microseconds - smaller is better\n"
+	"----------------------------------------------------------------\n"
+	"Host                 OS  Mhz null null      open selct sig  sig  fork exec sh  \n"
+	"                             call  I/O stat clos TCP   inst hndl proc proc proc\n"
+	"--------- ------------- ---- ---- ---- ---- ---- ----- ---- ---- ---- ---- ----\n";
+
+static const char lm2_ctx[] =
+	"\nContext switching - times in microseconds - smaller is better\n"
+	"-------------------------------------------------------------\n"
+	"Host                 OS 2p/0K 2p/16K 2p/64K 8p/16K 8p/64K 16p/16K 16p/64K\n"
+	"                        ctxsw  ctxsw  ctxsw ctxsw  ctxsw   ctxsw   ctxsw\n"
+	"--------- ------------- ----- ------ ------ ------ ------ ------- -------\n";
+
+static const char lm2_lat[] =
+	"\n*Local* Communication latencies in microseconds - smaller is better\n"
+	"-------------------------------------------------------------------\n"
+	"Host                 OS 2p/0K  Pipe AF     UDP  RPC/   TCP  RPC/ TCP\n"
+	"                        ctxsw       UNIX         UDP         TCP conn\n"
+	"--------- ------------- ----- ----- ---- ----- ----- ----- ----- ----\n";
+
+static const char lm2_fs[] =
+	"\nFile & VM system latencies in microseconds - smaller is better\n"
+	"--------------------------------------------------------------\n"
+	"Host                 OS   0K File      10K File      Mmap    Prot    Page\t\n"
+	"                        Create Delete Create Delete  Latency Fault   Fault \n"
+	"--------- ------------- ------ ------ ------ ------  ------- -----   ----- \n";
+
+static const char lm2_bw[] =
+	"\n*Local* Communication bandwidths in MB/s - bigger is better\n"
+	"-----------------------------------------------------------\n"
+	"Host                OS  Pipe AF    TCP  File   Mmap  Bcopy  Bcopy  Mem   Mem\n"
+	"                             UNIX      reread reread (libc) (hand) read write\n"
+	"--------- ------------- ---- ---- ---- ------ ------ ------ ------ ---- -----\n";
+
+static const char lm2_mem[] =
+	"\nMemory latencies in nanoseconds - smaller is better\n"
+	"    (WARNING - may not be correct, check graphs)\n"
+	"---------------------------------------------------\n"
+	"Host                 OS   Mhz  L1 $   L2 $    Main mem    Guesses\n"
+	"--------- -------------  ---- ----- ------    --------    -------\n";
+
+/* getsummary's same(): within 20% of the larger. */
+static bool lm2_same(double a, double b)
+{
+	double hi = a > b ? a : b, lo = a > b ? b : a;
+
+	return hi <= 0 || (hi - lo) / hi * 100 <= 20;
+}
+
+static void put_mem_row(FILE *out, const struct ul_lm2_row *r)
+{
+	static const int w[] = { 5, 6, 6 };
+	double l1 = r->v[UL_LM2_L1], l2 = r->v[UL_LM2_L2], mem = r->v[UL_LM2_MAIN];
+
+	put_host(out, r);
+	fprintf(out, "  %4d", (int)lround(r->mhz > 0 ? r->mhz : 0));
+	for (size_t i = 0; i < UL_ARRAY_SIZE(w); i++)
+		put_num(out, " ", r->v[UL_LM2_L1 + i], w[i]);
+	if (l1 > 0 && l2 > 0 && mem > 0) {
+		if (!lm2_same(l1, l2) && lm2_same(l2, mem))
+			fputs("    No L2 cache?", out);
+		else if (lm2_same(l1, l2))
+			fputs("    No L1 cache?", out);
+	}
+	fputc('\n', out);
+}
+
+int ul_lm2_write(FILE *out, const struct ul_lm2_row *rows, size_t n)
+{
+	static const int proc_w[] = { 4, 4, 4, 4, 5, 4, 4, 4, 4, 4 };
+	static const int ctx_w[] = { 5, 6, 6, 6, 6, 7, 7 };
+	static const int lat_w[] = { 5, 4, 5, 5, 5, 5, 4 }; /* after 2p/0K */
+	static const int bw_w[] = { 4, 4, 4, 6, 6, 6, 6, 4, 5 };
+
+	fputs(lm2_title, out);
+	fputs(lm2_basic, out);
+	for (size_t i = 0; i < n; i++) {
+		put_host(out, &rows[i]);
+		fprintf(out, " %23.23s %4.0f\n", rows[i].desc, rows[i].mhz > 0 ? rows[i].mhz : 0);
+	}
+	fputs(lm2_proc, out);
+	for (size_t i = 0; i < n; i++) {
+		put_host(out, &rows[i]);
+		fprintf(out, " %4.0f", rows[i].mhz > 0 ? rows[i].mhz : 0);
+		put_cols(out, &rows[i], UL_LM2_NULL_CALL, proc_w, UL_ARRAY_SIZE(proc_w));
+	}
+	fputs(lm2_ctx, out);
+	for (size_t i = 0; i < n; i++) {
+		put_host(out, &rows[i]);
+		put_cols(out, &rows[i], UL_LM2_CTX_2P0K, ctx_w, UL_ARRAY_SIZE(ctx_w));
+	}
+	fputs(lm2_lat, out);
+	for (size_t i = 0; i < n; i++) {
+		put_host(out, &rows[i]);
+		put_num(out, " ", rows[i].v[UL_LM2_CTX_2P0K], 5);
+		put_cols(out, &rows[i], UL_LM2_LAT_PIPE, lat_w, UL_ARRAY_SIZE(lat_w));
+	}
+	fputs(lm2_fs, out);
+	for (size_t i = 0; i < n; i++) {
+		const struct ul_lm2_row *r = &rows[i];
+
+		put_host(out, r);
+		for (int c = UL_LM2_CREATE_0K; c <= UL_LM2_DELETE_10K; c++)
+			put_num(out, " ", r->v[c], 6);
+		put_num(out, "  ", r->v[UL_LM2_MMAP], 7);
+		put_num(out, " ", r->v[UL_LM2_PROT_FAULT], 5);
+		put_num(out, " ", r->v[UL_LM2_PAGE_FAULT], 7);
+		fputc('\n', out);
+	}
+	fputs(lm2_bw, out);
+	for (size_t i = 0; i < n; i++) {
+		put_host(out, &rows[i]);
+		put_cols(out, &rows[i], UL_LM2_BW_PIPE, bw_w, UL_ARRAY_SIZE(bw_w));
+	}
+	fputs(lm2_mem, out);
+	for (size_t i = 0; i < n; i++)
+		put_mem_row(out, &rows[i]);
+	return ul_report_finish(out);
+}
+
+/* Where each column comes from: probe, series, and the factor to the unit. */
+static const struct {
+	enum ul_lm2_col col;
+	const char *probe, *series;
+	double factor;
+} lm2_src[] = {
+#define US 1e-6			   /* ps -> us */
+#define MB (1.0 / 1048576.0)	   /* bytes/s -> MB/s */
+	{ UL_LM2_NULL_CALL, "lat_null", "op_ps", US },
+	{ UL_LM2_NULL_IO, "lat_nullio", "op_ps", US },
+	{ UL_LM2_STAT, "lat_stat", "op_ps", US },
+	{ UL_LM2_OPEN_CLOSE, "lat_openclose", "op_ps", US },
+	{ UL_LM2_SELECT_TCP, "lat_select", "op_ps", US },
+	{ UL_LM2_SIG_INST, "lat_siginst", "op_ps", US },
+	{ UL_LM2_SIG_HNDL, "lat_sighndl", "op_ps", US },
+	{ UL_LM2_FORK, "lat_fork", "op_ps", US },
+	{ UL_LM2_EXEC, "lat_exec", "op_ps", US },
+	{ UL_LM2_SH, "lat_sh", "op_ps", US },
+	{ UL_LM2_CTX_2P0K, "ctx_2p0k", "op_ps", US },
+	{ UL_LM2_CTX_2P16K, "ctx_2p16k", "op_ps", US },
+	{ UL_LM2_CTX_2P64K, "ctx_2p64k", "op_ps", US },
+	{ UL_LM2_CTX_8P16K, "ctx_8p16k", "op_ps", US },
+	{ UL_LM2_CTX_8P64K, "ctx_8p64k", "op_ps", US },
+	{ UL_LM2_CTX_16P16K, "ctx_16p16k", "op_ps", US },
+	{ UL_LM2_CTX_16P64K, "ctx_16p64k", "op_ps", US },
+	{ UL_LM2_LAT_PIPE, "lat_pipe", "op_ps", US },
+	{ UL_LM2_LAT_UNIX, "lat_unix", "op_ps", US },
+	{ UL_LM2_LAT_UDP, "lat_udp", "op_ps", US },
+	{ UL_LM2_LAT_TCP, "lat_tcp", "op_ps", US },
+	{ UL_LM2_LAT_CONNECT, "lat_connect", "op_ps", US },
+	{ UL_LM2_CREATE_0K, "lat_create0k", "op_ps", US },
+	{ UL_LM2_DELETE_0K, "lat_delete0k", "op_ps", US },
+	{ UL_LM2_CREATE_10K, "lat_create10k", "op_ps", US },
+	{ UL_LM2_DELETE_10K, "lat_delete10k", "op_ps", US },
+	{ UL_LM2_MMAP, "lat_mmap", "op_ps", US },
+	{ UL_LM2_PROT_FAULT, "lat_protfault", "op_ps", US },
+	{ UL_LM2_PAGE_FAULT, "lat_pagefault", "op_ps", US },
+	{ UL_LM2_BW_PIPE, "bw_pipe", "bw_bytes_s", MB },
+	{ UL_LM2_BW_UNIX, "bw_unix", "bw_bytes_s", MB },
+	{ UL_LM2_BW_TCP, "bw_tcp", "bw_bytes_s", MB },
+	{ UL_LM2_BW_FILE, "bw_file_rd", "bw_bytes_s", MB },
+	{ UL_LM2_BW_MMAP, "bw_mmap_rd", "bw_bytes_s", MB },
+	{ UL_LM2_BW_BCOPY_LIBC, "bw_bcopy", "bw_bytes_s", MB },
+	{ UL_LM2_BW_BCOPY_HAND, "bw_fcp", "bw_bytes_s", MB },
+	{ UL_LM2_BW_MEM_READ, "bw_mem_rd", "bw_bytes_s", MB },
+	{ UL_LM2_BW_MEM_WRITE, "bw_mem_wr", "bw_bytes_s", MB },
+	{ UL_LM2_L1, "lat_mem", "l1_ps", 1e-3 },
+	{ UL_LM2_L2, "lat_mem", "l2_ps", 1e-3 },
+	{ UL_LM2_MAIN, "lat_mem", "main_ps", 1e-3 },
+#undef US
+#undef MB
+};
+
+/* The median of a series, NAN when it has no samples or cannot be summarised. */
+static double series_median(const struct ul_series *s)
+{
+	struct ul_summary sum;
+
+	if (!s || !s->n || ul_stats_summarize_i64(s->v, s->n, &sum))
+		return NAN;
+	return sum.median;
+}
+
+static void lm2_row_of(const struct ul_run *run, struct ul_lm2_row *r)
+{
+	const char *load = "noload";
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->host, sizeof(r->host), "%s", run->host.hostname);
+	snprintf(r->os, sizeof(r->os), "%s", run->label);
+	for (size_t i = 0; i < run->n_cells; i++) {
+		const struct ul_cell *c = &run->cells[i];
+		double mhz;
+
+		if (strcmp(c->suite, LM2_SUITE))
+			continue;
+		load = c->load;
+		if (r->mhz <= 0 && ul_cell_metric(c, "cpu_mhz", &mhz))
+			r->mhz = mhz;
+		for (size_t k = 0; k < UL_ARRAY_SIZE(lm2_src); k++) {
+			if (r->v[lm2_src[k].col] > 0 || strcmp(c->probe, lm2_src[k].probe) ||
+			    c->outcome != UL_CELL_OK)
+				continue;
+			r->v[lm2_src[k].col] =
+				series_median(ul_cell_find_series(c, lm2_src[k].series)) *
+				lm2_src[k].factor;
+		}
+	}
+	snprintf(r->desc, sizeof(r->desc), "%s under %s", run->host.arch, load);
+}
+
+/* Several runs: by label, then by start time (the seed listed a kernel's runs together). */
+static int lm2_cmp(const void *a, const void *b)
+{
+	const struct ul_run *x = *(const struct ul_run *const *)a;
+	const struct ul_run *y = *(const struct ul_run *const *)b;
+	int c = strcmp(x->label, y->label);
+
+	if (c)
+		return c;
+	return x->started_wall_ns < y->started_wall_ns ? -1 : x->started_wall_ns > y->started_wall_ns;
+}
+
+static int lm2_write_runs(FILE *out, const struct ul_run *const *runs, size_t n,
+			  const struct ul_report_opts *opts)
+{
+	const struct ul_run **sorted = calloc(n ? n : 1, sizeof(*sorted));
+	struct ul_lm2_row *rows = calloc(n ? n : 1, sizeof(*rows));
+	int rc = -ENOMEM;
+
+	(void)opts;
+	if (sorted && rows) {
+		memcpy(sorted, runs, n * sizeof(*sorted));
+		qsort(sorted, n, sizeof(*sorted), lm2_cmp);
+		for (size_t i = 0; i < n; i++)
+			lm2_row_of(sorted[i], &rows[i]);
+		rc = ul_lm2_write(out, rows, n);
+	}
+	free(sorted);
+	free(rows);
+	return rc;
+}
+
+static int lm2_write_run(FILE *out, const struct ul_run *run)
+{
+	return lm2_write_runs(out, &run, 1, NULL);
+}
+
+const struct ul_format ul_format_lmbench2 = {
+	.name = "lmbench2",
+	.summary = "the micro suite in LMbench 2.0's six-table summary layout (not LMbench results)",
+	.version = 1,
+	.write_run = lm2_write_run,
+	.write_runs = lm2_write_runs,
+};
