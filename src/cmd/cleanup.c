@@ -1,33 +1,82 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * `underload cleanup`: undo what killed runs left behind (swap files,
- * memory cgroups, scratch directories, sysctls) from their journals.
+ * memory cgroups, scratch directories, sysctls) from their journals, and
+ * mark those runs interrupted in their stores.
  */
 #include "core/compat.h"
 #include "cmd/cmd.h"
 #include "core/log.h"
-#include "proc/journal.h"
+#include "proc/changes.h"
+#include "store/store.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 static const char cleanup_help[] =
 	"usage: underload cleanup\n"
 	"\n"
 	"Undo the system changes of runs that did not end normally (killed with\n"
 	"SIGKILL, machine crash): swap files are turned off and deleted, memory\n"
-	"cgroups emptied and removed, scratch directories deleted, sysctls restored.\n"
-	"Runs find them in their journals under /run/underload.  Runs still alive\n"
-	"are left alone.  Exit status 0 when everything was undone, 1 otherwise.\n";
+	"cgroups emptied and removed, scratch directories deleted, sysctls restored,\n"
+	"and each such run is marked 'interrupted' in its results database, finished\n"
+	"at the time of its last stored cell.  Runs find them in their journals under\n"
+	"/run/underload.  Runs still alive are left alone.  Nothing is trusted: a\n"
+	"journal is read only if it and its directory are root's (yours) and closed\n"
+	"to others, and every target is checked before it is touched (a scratch\n"
+	"directory we made, a swap file carrying the run's UUID, the run's cgroup,\n"
+	"a sysctl underload changes).  An entry that fails its check, or whose undo\n"
+	"failed 3 times, is reported once and retired: never tried again.\n"
+	"Exit status 0 when everything was undone, 1 otherwise.\n";
 
-static void report(void *arg, const char *kind, const char *what, int rc)
+/* Repair a run's status in the store the journal named. */
+static int mark_interrupted(void *arg, const char *store_uri, const char *uuid, char *why,
+			    size_t len)
+{
+	struct ul_store *st = NULL;
+	char err[512], when[64] = "its start";
+	int64_t finished_ns = 0;
+	int rc;
+
+	(void)arg;
+	/* A database that is gone holds no run to repair; never create one. */
+	if (!strstr(store_uri, "://") && access(store_uri, F_OK) < 0)
+		return -ENOENT;
+	if (ul_store_open(store_uri, &st, err, sizeof(err))) {
+		snprintf(why, len, "%s", err);
+		return -EIO;
+	}
+	rc = st->ops->mark_interrupted(st, uuid, &finished_ns);
+	if (rc && rc != -ENOENT && rc != -EALREADY)
+		snprintf(why, len, "%s", st->err);
+	ul_store_close(st);
+	if (!rc) {
+		time_t t = (time_t)(finished_ns / 1000000000);
+		struct tm tm;
+
+		if (finished_ns > 0 && gmtime_r(&t, &tm))
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+		printf("marked run %s interrupted (finished at %s) in %s\n", uuid, when,
+		       store_uri);
+	}
+	return rc;
+}
+
+static void report(void *arg, const char *kind, const char *what, int rc, const char *why,
+		   bool retired)
 {
 	(void)arg;
-	if (rc)
-		ul_error_errno(rc, "cannot undo %s '%s'", kind, what);
-	else
-		printf("removed %s %s\n", kind, what);
+	if (!rc) {
+		if (strcmp(kind, "run"))
+			printf("removed %s %s\n", kind, what);
+		return;
+	}
+	ul_error("cannot undo %s '%s': %s%s", kind, what, why[0] ? why : strerror(-rc),
+		 retired ? " (retired: it will not be tried again)" : "");
 }
 
 int ul_cmd_cleanup(int argc, char **argv);
@@ -37,6 +86,8 @@ int ul_cmd_cleanup(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const struct ul_changes_hooks hooks = { .mark_interrupted = mark_interrupted,
+						.report = report };
 	int c, rc, n = 0;
 
 	optind = 1;
@@ -49,9 +100,9 @@ int ul_cmd_cleanup(int argc, char **argv)
 	}
 	if (optind != argc)
 		return ul_usage_error("cleanup", "no arguments expected");
-	rc = ul_journal_cleanup(NULL, report, NULL, &n);
+	rc = ul_changes_cleanup(NULL, &hooks, &n);
 	if (rc) {
-		ul_error_errno(rc, "cleanup incomplete");
+		ul_error("cleanup incomplete (%d change%s undone)", n, n == 1 ? "" : "s");
 		return UL_EXIT_ERROR;
 	}
 	printf("%d change%s undone\n", n, n == 1 ? "" : "s");
@@ -60,7 +111,7 @@ int ul_cmd_cleanup(int argc, char **argv)
 
 const struct ul_cmd ul_cmd_desc_cleanup = {
 	.name = "cleanup",
-	.summary = "undo what killed runs left behind (swap, cgroups, scratch)",
+	.summary = "undo what killed runs left behind (swap, cgroups, scratch, run status)",
 	.help = cleanup_help,
 	.fn = ul_cmd_cleanup,
 };

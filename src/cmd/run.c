@@ -579,6 +579,7 @@ static int exit_code(int result)
 int ul_cmd_run(int argc, char **argv);
 int ul_cmd_run(int argc, char **argv)
 {
+	static char db_abs[PATH_MAX];
 	static struct run_args a; /* large: per-item option arrays */
 	struct ul_outputs outs;
 	struct ul_store *store = NULL;
@@ -611,6 +612,11 @@ int ul_cmd_run(int argc, char **argv)
 	/* db is resolved and not empty, so this only opens it. */
 	if (ul_cmd_open_store_rw(db, &store))
 		return UL_EXIT_ERROR;
+	/* Absolute, for the journal: `cleanup` may run from anywhere. */
+	if (strstr(db, "://"))
+		a.cfg.store_uri = db;
+	else if (realpath(db, db_abs))
+		a.cfg.store_uri = db_abs;
 	result = ul_engine_run(&a.cfg, store, &run, a.suites, a.n_suites);
 	/* Print what the store holds, so `show` reprints exactly this. */
 	if (run.id > 0) {

@@ -11,8 +11,7 @@
 #include "core/sysinfo.h"
 #include "load/load.h"
 #include "probe/probe.h"
-#include "proc/scratch.h"
-#include "proc/swap.h"
+#include "proc/changes.h"
 #include "store/store.h"
 
 #include <errno.h>
@@ -268,11 +267,16 @@ static void compute_ceiling(struct ul_engine *eng)
 	eng->mem_ceiling_bytes = ceiling;
 }
 
+/* The journal, or NULL when none could be opened. */
+static struct ul_journal *journal(struct ul_engine *eng)
+{
+	return eng->journal.fd >= 0 ? &eng->journal : NULL;
+}
+
 /* Undo one journalled change, reporting a failure; 0 or -1. */
 static int undo(struct ul_engine *eng, const char *kind, const char *arg)
 {
-	struct ul_journal *j = eng->journal.fd >= 0 ? &eng->journal : NULL;
-	int rc = ul_journal_undo(j, kind, arg);
+	int rc = ul_change_undo(journal(eng), kind, arg);
 
 	if (rc)
 		return ul_error_errno(rc, "cannot remove %s '%s' (run 'underload cleanup')", kind,
@@ -287,7 +291,7 @@ static int undo(struct ul_engine *eng, const char *kind, const char *arg)
 static int sandbox_setup(struct ul_engine *eng)
 {
 	const struct ul_engine_config *cfg = eng->cfg;
-	struct ul_journal *j = eng->journal.fd >= 0 ? &eng->journal : NULL;
+	struct ul_journal *j = journal(eng);
 	char why[512], size[32];
 	int rc;
 
@@ -295,9 +299,9 @@ static int sandbox_setup(struct ul_engine *eng)
 		return ul_error("--swap and --mem-limit need the journal of system changes "
 				"(/run/underload), which could not be opened");
 	if (cfg->swap_bytes) {
-		rc = ul_swap_create_journalled(j, eng->scratch, cfg->swap_bytes, cfg->swap_priority,
-					       eng->swap_path, sizeof(eng->swap_path), why,
-					       sizeof(why));
+		rc = ul_change_swap_create(j, eng->scratch, cfg->swap_bytes, cfg->swap_priority,
+					   eng->run->uuid, eng->swap_path, sizeof(eng->swap_path),
+					   why, sizeof(why));
 		if (rc) {
 			eng->swap_path[0] = '\0';
 			ul_fmt_size(size, sizeof(size), cfg->swap_bytes);
@@ -308,9 +312,9 @@ static int sandbox_setup(struct ul_engine *eng)
 		char name[16];
 
 		snprintf(name, sizeof(name), "%.8s", eng->run->uuid);
-		rc = ul_cgroup_create_journalled(j, name, cfg->mem_limit_bytes,
-						 cfg->swap_bytes ? cfg->swap_bytes : UINT64_MAX,
-						 &eng->cgroup, why, sizeof(why));
+		rc = ul_change_cgroup_create(j, name, cfg->mem_limit_bytes,
+					     cfg->swap_bytes ? cfg->swap_bytes : UINT64_MAX,
+					     &eng->cgroup, why, sizeof(why));
 		if (rc) {
 			ul_fmt_size(size, sizeof(size), cfg->mem_limit_bytes);
 			return ul_error("--mem-limit %s: %s", size, why);
@@ -326,17 +330,17 @@ static int sandbox_teardown(struct ul_engine *eng)
 	int ret = 0;
 
 	if (eng->have_cgroup) {
-		ret |= undo(eng, UL_JOURNAL_CGROUP, eng->cgroup.path);
+		ret |= undo(eng, "cgroup", eng->cgroup.path);
 		eng->have_cgroup = false;
 	}
 	if (eng->swap_path[0]) {
-		ret |= undo(eng, UL_JOURNAL_SWAP, eng->swap_path);
+		ret |= undo(eng, "swap", eng->swap_path);
 		eng->swap_path[0] = '\0';
 	}
 	return ret;
 }
 
-static int finish(struct ul_engine *eng, int result)
+static int finish(struct ul_engine *eng, int result, bool *stored)
 {
 	struct ul_run *run = eng->run;
 	int rc;
@@ -356,6 +360,7 @@ static int finish(struct ul_engine *eng, int result)
 	}
 	run->finished_wall_ns = ul_wall_ns();
 	rc = eng->store->ops->finish_run(eng->store, run);
+	*stored = rc == 0;
 	if (rc) {
 		ul_error("cannot mark run %s as %s: %s", run->uuid, ul_run_status_name(run->status),
 			 eng->store->err);
@@ -381,8 +386,9 @@ int ul_engine_run(const struct ul_engine_config *cfg, struct ul_store *store, st
 {
 	struct ul_engine eng = { .cfg = cfg, .store = store, .run = run };
 	int result = UL_ENGINE_OK;
-	bool begun = false;
+	bool begun = false, stored = false;
 	sigset_t saved_mask;
+	char why[512];
 	int rc;
 
 	/* Blocked from here to the stored status, teardown included: an
@@ -404,17 +410,18 @@ int ul_engine_run(const struct ul_engine_config *cfg, struct ul_store *store, st
 		ul_warning("cannot open a journal of system changes: %s; after a kill -9 the "
 			   "scratch directory would stay behind", strerror(-rc));
 	}
-	rc = ul_scratch_create(cfg->scratch_parent, eng.scratch, sizeof(eng.scratch));
+	/* First in the journal: cleanup marks the run interrupted after a kill -9. */
+	if (cfg->store_uri && ul_change_run_begin(journal(&eng), run->uuid, cfg->store_uri))
+		ul_warning("cannot journal the run: after a kill -9 it would stay 'running'");
+	rc = ul_change_scratch_create(journal(&eng), cfg->scratch_parent, eng.scratch,
+				      sizeof(eng.scratch), why, sizeof(why));
 	if (rc) {
-		ul_error_errno(rc, "cannot create a scratch directory in '%s'", cfg->scratch_parent);
+		ul_error("--dir '%s': cannot create a scratch directory: %s", cfg->scratch_parent,
+			 why);
 		eng.scratch[0] = '\0';
 		result = UL_ENGINE_ERROR;
 		goto out;
 	}
-	/* mkdtemp chose the name, so it is journalled right after: at worst
-	 * an empty directory escapes the journal. */
-	if (eng.journal.fd >= 0 && ul_journal_add(&eng.journal, UL_JOURNAL_SCRATCH, eng.scratch))
-		ul_warning("cannot journal scratch directory '%s'", eng.scratch);
 	if (sandbox_setup(&eng)) {
 		result = UL_ENGINE_ERROR;
 		goto out;
@@ -444,14 +451,20 @@ out:
 	ul_sup_fini(&eng.sup);
 	if (sandbox_teardown(&eng) && result == UL_ENGINE_OK)
 		result = UL_ENGINE_ERROR;
-	if (eng.scratch[0] && undo(&eng, UL_JOURNAL_SCRATCH, eng.scratch) && result == UL_ENGINE_OK)
+	if (eng.scratch[0] && undo(&eng, "scratch", eng.scratch) && result == UL_ENGINE_OK)
 		result = UL_ENGINE_ERROR;
-	/* An interrupt at any time, teardown included, is never lost. */
+	/* An interrupt at any time, teardown included, is never lost; it
+	 * also explains an error it caused (a monitor's start cut short). */
 	eng.sup.interrupts += ul_sup_take_signals();
-	if (eng.sup.interrupts > 0 && (result == UL_ENGINE_OK || result == UL_ENGINE_FLAGGED))
+	if (eng.sup.interrupts > 0 && (result == UL_ENGINE_OK || result == UL_ENGINE_FLAGGED ||
+				       result == UL_ENGINE_ERROR))
 		result = UL_ENGINE_INTERRUPTED;
 	if (begun)
-		result = finish(&eng, result);
+		result = finish(&eng, result, &stored);
+	/* Stored (or never begun): nothing for cleanup to repair.  A status
+	 * that could not be stored stays pending, and cleanup repairs it. */
+	if (cfg->store_uri && (!begun || stored))
+		(void)ul_change_run_end(journal(&eng), run->uuid, cfg->store_uri);
 	if (eng.journal.fd >= 0)
 		ul_journal_finish(&eng.journal);
 	ul_sup_unblock_signals(&saved_mask);

@@ -43,6 +43,8 @@ struct ul_contest_opts;
 struct ul_engine_config {
 	const char *scratch_parent;	  /* --dir */
 	const char *self_exe;		  /* absolute path of this program */
+	const char *store_uri;		  /* absolute, for the journal (cleanup repairs the
+					   * run's status there); NULL: not journalled */
 	const char *tests[UL_MAX_TESTS];  /* --tests, or n_tests == 0 for each suite's default */
 	size_t n_tests;
 	int64_t interval_ns;		  /* --interval */

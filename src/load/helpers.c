@@ -186,15 +186,24 @@ int ul_load_check_room(const struct ul_load_ctx *ctx, uint64_t need, const char 
 }
 
 /* One pass of ul_load_stream_run(): 0 or a positive errno; *written counts completed writes. */
-static int stream_pass(struct ul_load_ctx *ctx, const char *path, char *buf, uint64_t chunks,
+static int stream_pass(struct ul_load_ctx *ctx, const char *name, char *buf, uint64_t chunks,
 		       unsigned int flags, uint64_t *written)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	int err = 0;
+	int fd = ul_scratch_openat(ctx->scratch_dir, name, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	int err = 0, r;
 
 	*written = 0;
 	if (fd < 0)
-		return errno;
+		return -fd;
+	/* Gone from the directory at once: the blocks go with the last fd,
+	 * even when the load is killed mid-pass. */
+	if (flags & UL_LOAD_STREAM_UNLINK) {
+		r = ul_scratch_unlinkat(ctx->scratch_dir, name);
+		if (r) {
+			close(fd);
+			return -r;
+		}
+	}
 	for (uint64_t i = 0; i < chunks; i++) {
 		if (flags & UL_LOAD_STREAM_STAMP)
 			buf[0] = (char)i;
@@ -204,24 +213,21 @@ static int stream_pass(struct ul_load_ctx *ctx, const char *path, char *buf, uin
 		ul_load_add_units(ctx, 1);
 		(*written)++;
 	}
-	if (flags & UL_LOAD_STREAM_UNLINK) {
-		close(fd);
-		if (unlink(path) < 0 && !err)
-			err = errno;
-	} else if (close(fd) < 0 && !err) {
+	if (flags & UL_LOAD_STREAM_UNLINK)
+		close(fd); /* the data are discarded: its error says nothing */
+	else if (close(fd) < 0 && !err)
 		err = errno;
-	}
 	return err;
 }
 
-int ul_load_stream_run(struct ul_load_ctx *ctx, const char *path, char *buf, uint64_t chunks,
+int ul_load_stream_run(struct ul_load_ctx *ctx, const char *name, char *buf, uint64_t chunks,
 		       unsigned int flags)
 {
 	const struct timespec backoff = { 0, 100 * 1000 * 1000 };
 	uint64_t written;
 
 	for (;;) {
-		int err = stream_pass(ctx, path, buf, chunks, flags, &written);
+		int err = stream_pass(ctx, name, buf, chunks, flags, &written);
 
 		if (!err)
 			continue;

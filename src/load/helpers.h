@@ -47,16 +47,20 @@ int ul_load_check_room(const struct ul_load_ctx *ctx, uint64_t need, const char 
 
 /*
  * Streaming writes (io_load, largewrite).  ul_load_stream_run() writes the
- * file at `path` in `chunks` writes of UL_LOAD_STREAM_CHUNK from `buf` (that
- * many bytes),
+ * file `name` of the scratch directory (opened relative to its fd with
+ * O_NOFOLLOW: ul_scratch_openat()) in `chunks` writes of
+ * UL_LOAD_STREAM_CHUNK from `buf` (that many bytes),
  * adding one unit per completed write, then does it again, until killed.
  * Every pass opens the file with O_TRUNC, so its blocks are allocated anew.
  *
  * UL_LOAD_STREAM_STAMP: store the chunk's index in buf[0] before each
  * write, so consecutive chunks differ.
- * UL_LOAD_STREAM_UNLINK: delete the file after each pass; an error from
- * close() is then not reported (the data are discarded), one from unlink()
- * is.  Without it the file stays and close()'s error is reported.
+ * UL_LOAD_STREAM_UNLINK: the file is deleted as soon as it is opened and
+ * lives only as long as the pass (or the load: a stopped or killed load
+ * leaves no file behind to fill the scratch filesystem for the rest of the
+ * run); an error from close() is then not reported (the data are
+ * discarded), one from unlink() is.  Without it the file stays and
+ * close()'s error is reported.
  *
  * ENOSPC (someone else filled the disk after check()) is recorded with
  * ul_load_fail() and not fatal: the next pass starts over, 100 ms later if
@@ -67,7 +71,7 @@ int ul_load_check_room(const struct ul_load_ctx *ctx, uint64_t need, const char 
 #define UL_LOAD_STREAM_STAMP  (1u << 0)
 #define UL_LOAD_STREAM_UNLINK (1u << 1)
 
-int ul_load_stream_run(struct ul_load_ctx *ctx, const char *path, char *buf, uint64_t chunks,
+int ul_load_stream_run(struct ul_load_ctx *ctx, const char *name, char *buf, uint64_t chunks,
 		       unsigned int flags);
 
 /*

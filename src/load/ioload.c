@@ -24,7 +24,6 @@ static const struct ul_opt io_load_opts[] = {
 };
 
 struct io_state {
-	char path[4096];
 	char *zeros;
 };
 
@@ -32,12 +31,12 @@ static int io_load_prepare(struct ul_load_ctx *ctx, void **state)
 {
 	struct io_state *s = calloc(1, sizeof(*s));
 
+	(void)ctx; /* the file is named in run() */
 	if (!s)
 		return ENOMEM;
 	s->zeros = calloc(1, IO_CHUNK);
 	if (!s->zeros)
 		return ENOMEM;
-	snprintf(s->path, sizeof(s->path), "%s/io_load.dat", ctx->scratch_dir);
 	*state = s;
 	return 0;
 }
@@ -52,7 +51,7 @@ static int io_load_run(struct ul_load_ctx *ctx, void *state)
 {
 	struct io_state *s = state;
 
-	return ul_load_stream_run(ctx, s->path, s->zeros, (uint64_t)ctx->opt[OPT_SIZE] / IO_CHUNK,
+	return ul_load_stream_run(ctx, "io_load.dat", s->zeros, (uint64_t)ctx->opt[OPT_SIZE] / IO_CHUNK,
 				  0);
 }
 

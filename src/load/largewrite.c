@@ -23,7 +23,6 @@ static const struct ul_opt largewrite_opts[] = {
 };
 
 struct lw_state {
-	char path[4096];
 	char *buf;
 };
 
@@ -31,6 +30,7 @@ static int largewrite_prepare(struct ul_load_ctx *ctx, void **state)
 {
 	struct lw_state *s = calloc(1, sizeof(*s));
 
+	(void)ctx; /* the file is named in run() */
 	if (!s)
 		return ENOMEM;
 	s->buf = malloc(LW_CHUNK);
@@ -38,20 +38,21 @@ static int largewrite_prepare(struct ul_load_ctx *ctx, void **state)
 		return ENOMEM;
 	for (size_t i = 0; i < LW_CHUNK; i++)
 		s->buf[i] = (char)(i * 251 + 1); /* not zeros: nothing to elide */
-	snprintf(s->path, sizeof(s->path), "%s/largewrite", ctx->scratch_dir);
 	*state = s;
 	return 0;
 }
 
 /*
- * Each pass: create, stream (every chunk stamped with its index), delete.
+ * Each pass: create and delete at once (the file lives as long as the
+ * pass, so a stopped load leaves no gigabytes behind), stream (every chunk
+ * stamped with its index), close.
  * ENOSPC is recorded, not fatal (see ul_load_stream_run()).
  */
 static int largewrite_run(struct ul_load_ctx *ctx, void *state)
 {
 	struct lw_state *s = state;
 
-	return ul_load_stream_run(ctx, s->path, s->buf, (uint64_t)ctx->opt[OPT_SIZE] / LW_CHUNK,
+	return ul_load_stream_run(ctx, "largewrite", s->buf, (uint64_t)ctx->opt[OPT_SIZE] / LW_CHUNK,
 				  UL_LOAD_STREAM_STAMP | UL_LOAD_STREAM_UNLINK);
 }
 

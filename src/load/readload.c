@@ -7,6 +7,7 @@
 #include "load/helpers.h"
 #include "load/internal.h"
 #include "load/load.h"
+#include "proc/scratch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -50,7 +51,6 @@ static int read_load_prepare(struct ul_load_ctx *ctx, void **state)
 {
 	struct rd_state *s = calloc(1, sizeof(*s));
 	uint64_t chunks = (uint64_t)ctx->opt[OPT_SIZE] / RD_CHUNK;
-	char path[4096];
 	int err = 0;
 
 	if (!s)
@@ -60,10 +60,10 @@ static int read_load_prepare(struct ul_load_ctx *ctx, void **state)
 		return ENOMEM;
 	for (size_t i = 0; i < RD_CHUNK; i++)
 		s->buf[i] = (char)(i * 131 + 7); /* not zeros: nothing a filesystem could elide */
-	snprintf(path, sizeof(path), "%s/read_load.dat", ctx->scratch_dir);
-	s->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	s->fd = ul_scratch_openat(ctx->scratch_dir, "read_load.dat", O_RDWR | O_CREAT | O_TRUNC,
+				  0600);
 	if (s->fd < 0)
-		return errno;
+		return -s->fd;
 	for (uint64_t i = 0; i < chunks && !err; i++) {
 		s->buf[0] = (char)i;
 		err = ul_load_write_all(s->fd, s->buf, RD_CHUNK);

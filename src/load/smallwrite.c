@@ -70,7 +70,7 @@ static int smallwrite_check(struct ul_load_ctx *ctx, char *why, size_t len)
 static int smallwrite_prepare(struct ul_load_ctx *ctx, void **state)
 {
 	struct sw_state *s = calloc(1, sizeof(*s));
-	char path[4096];
+	char name[32];
 
 	if (!s)
 		return ENOMEM;
@@ -80,10 +80,11 @@ static int smallwrite_prepare(struct ul_load_ctx *ctx, void **state)
 	for (size_t i = 0; i < (size_t)ctx->opt[OPT_BLOCK]; i++)
 		s->buf[i] = (char)(i * 131 + 7); /* not zeros: nothing to elide */
 	for (int i = 0; i < ctx->opt[OPT_FILES]; i++) {
-		snprintf(path, sizeof(path), "%s/smallwrite.%d", ctx->scratch_dir, i);
-		s->fds[i] = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		snprintf(name, sizeof(name), "smallwrite.%d", i);
+		s->fds[i] = ul_scratch_openat(ctx->scratch_dir, name, O_RDWR | O_CREAT | O_TRUNC,
+					      0600);
 		if (s->fds[i] < 0)
-			return errno;
+			return -s->fds[i];
 		if (ftruncate(s->fds[i], ctx->opt[OPT_FILE_SIZE]) < 0)
 			return errno;
 	}

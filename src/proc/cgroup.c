@@ -6,7 +6,6 @@
 #include "core/compat.h"
 #include "core/clock.h"
 #include "proc/cgroup.h"
-#include "proc/journal.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -448,9 +447,7 @@ static int set_limits(struct ul_cgroup *cg, uint64_t limit, uint64_t swap, char 
 	return 0;
 }
 
-int ul_cgroup_create_journalled(struct ul_journal *j, const char *name, uint64_t limit_bytes,
-				uint64_t swap_limit_bytes, struct ul_cgroup *out, char *why,
-				size_t len)
+int ul_cgroup_plan(const char *name, struct ul_cgroup *out, char *why, size_t len)
 {
 	char parent[PATH_MAX];
 	int version = 0, rc, n;
@@ -475,32 +472,26 @@ int ul_cgroup_create_journalled(struct ul_journal *j, const char *name, uint64_t
 		return -ENAMETOOLONG;
 	}
 	out->version = version;
-	if (j) {
-		rc = ul_journal_add(j, UL_JOURNAL_CGROUP, out->path);
-		if (rc) {
-			say(why, len, "cannot journal %s: %s", out->path, strerror(-rc));
-			out->path[0] = '\0';
-			return rc;
-		}
-	}
-	if (mkdir(out->path, 0755) < 0) {
+	return 0;
+}
+
+int ul_cgroup_make(struct ul_cgroup *cg, uint64_t limit_bytes, uint64_t swap_limit_bytes,
+		   char *why, size_t len)
+{
+	int rc;
+
+	if (mkdir(cg->path, 0755) < 0) {
 		rc = -errno;
 		if (rc == -EEXIST)
 			say(why, len, "%s exists already (left by an earlier run? try "
-				      "'underload cleanup')", out->path);
+				      "'underload cleanup')", cg->path);
 		else
-			say(why, len, "cannot create %s: %s", out->path, strerror(-rc));
-		/* Not ours: the journal must never make cleanup remove it. */
-		if (j)
-			(void)ul_journal_done(j, UL_JOURNAL_CGROUP, out->path);
-		out->path[0] = '\0';
+			say(why, len, "cannot create %s: %s", cg->path, strerror(-rc));
 		return rc;
 	}
-	rc = set_limits(out, limit_bytes, swap_limit_bytes, why, len);
+	rc = set_limits(cg, limit_bytes, swap_limit_bytes, why, len);
 	if (rc) {
-		if (rmdir(out->path) == 0 && j)
-			(void)ul_journal_done(j, UL_JOURNAL_CGROUP, out->path);
-		out->path[0] = '\0';
+		(void)rmdir(cg->path);
 		return rc;
 	}
 	return 0;
@@ -509,8 +500,13 @@ int ul_cgroup_create_journalled(struct ul_journal *j, const char *name, uint64_t
 int ul_cgroup_create(const char *name, uint64_t limit_bytes, uint64_t swap_limit_bytes,
 		     struct ul_cgroup *out, char *why, size_t len)
 {
-	return ul_cgroup_create_journalled(NULL, name, limit_bytes, swap_limit_bytes, out, why,
-					   len);
+	int rc = ul_cgroup_plan(name, out, why, len);
+
+	if (!rc)
+		rc = ul_cgroup_make(out, limit_bytes, swap_limit_bytes, why, len);
+	if (rc)
+		out->path[0] = '\0';
+	return rc;
 }
 
 int ul_cgroup_read(const struct ul_cgroup *cg, struct ul_cgroup_stats *st)

@@ -18,8 +18,6 @@
 
 #define UL_CGROUP_PREFIX "underload-"
 
-struct ul_journal;
-
 struct ul_cgroup {
 	char path[PATH_MAX];	/* the cgroup directory; "" once destroyed */
 	char procs[PATH_MAX];	/* its cgroup.procs: for ul_spawn_opts.cgroup_procs */
@@ -70,12 +68,13 @@ struct ul_cgroup_stats {
  */
 int ul_cgroup_create(const char *name, uint64_t limit_bytes, uint64_t swap_limit_bytes,
 		     struct ul_cgroup *out, char *why, size_t len) UL_MUST_CHECK;
-/* The same, recording "cgroup PATH" in j (if not NULL) before the mkdir.  On
- * success the entry stays pending until the caller destroys the cgroup and
- * calls ul_journal_done() (or ul_journal_undo(), which does both). */
-int ul_cgroup_create_journalled(struct ul_journal *j, const char *name, uint64_t limit_bytes,
-				uint64_t swap_limit_bytes, struct ul_cgroup *out, char *why,
-				size_t len) UL_MUST_CHECK;
+/* ul_cgroup_create() in two steps, so the path can be journalled before
+ * the cgroup exists: plan fills out (path, procs, version) and checks the
+ * name; make creates it with the limits (-EEXIST: not ours, leave it).
+ * Nothing here writes a journal (proc/changes.c does). */
+int ul_cgroup_plan(const char *name, struct ul_cgroup *out, char *why, size_t len) UL_MUST_CHECK;
+int ul_cgroup_make(struct ul_cgroup *cg, uint64_t limit_bytes, uint64_t swap_limit_bytes,
+		   char *why, size_t len) UL_MUST_CHECK;
 
 /* Read the counters.  0 if at least the current usage could be read. */
 int ul_cgroup_read(const struct ul_cgroup *cg, struct ul_cgroup_stats *st) UL_MUST_CHECK;

@@ -1,13 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The journal of system changes: durable "<kind> <arg>" lines written before
- * each change, and the cleanup that undoes what a killed run left behind.
+ * each change, read back (only when they are ours) for `underload cleanup`.
  */
 #include "core/compat.h"
 #include "proc/journal.h"
-#include "proc/cgroup.h"
-#include "proc/scratch.h"
-#include "proc/swap.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -51,21 +48,24 @@ static int default_dirs(char dirs[MAX_DIRS][PATH_MAX])
 /*
  * A journal directory must be ours and closed to others: a journal another
  * user can write into would let them have `underload cleanup` (run as root)
- * remove arbitrary "underload-*" paths.
+ * undo whatever they wrote.  Returns an fd of the directory (opened without
+ * following a symlink) or -errno: -EPERM not ours or open to others.
  */
-static int check_dir(const char *dir, bool create)
+static int open_dir(const char *dir, bool create)
 {
 	struct stat st;
+	int fd;
 
 	if (create && mkdir(dir, 0700) < 0 && errno != EEXIST)
 		return -errno;
-	if (lstat(dir, &st) < 0)
-		return -errno;
-	if (!S_ISDIR(st.st_mode))
-		return -ENOTDIR;
-	if (st.st_uid != geteuid() || (st.st_mode & 0022))
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ELOOP || errno == ENOTDIR ? -EPERM : -errno;
+	if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 077)) {
+		close(fd);
 		return -EPERM;
-	return 0;
+	}
+	return fd;
 }
 
 static int join(char *out, size_t len, const char *dir, const char *name)
@@ -73,23 +73,6 @@ static int join(char *out, size_t len, const char *dir, const char *name)
 	int n = snprintf(out, len, "%s/%s", dir, name);
 
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
-}
-
-static void fsync_dir(const char *path)
-{
-	char dir[PATH_MAX], *slash;
-	int fd;
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (!slash)
-		return;
-	*slash = '\0';
-	fd = open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		(void)fsync(fd);
-		close(fd);
-	}
 }
 
 /* ---- processes ------------------------------------------------------ */
@@ -179,7 +162,8 @@ static int append(struct ul_journal *j, const char *line)
 
 static bool kind_ok(const char *kind)
 {
-	if (!kind || !kind[0] || !strcmp(kind, "done"))
+	if (!kind || !kind[0] || !strcmp(kind, "done") || !strcmp(kind, "retired") ||
+	    !strcmp(kind, "failed"))
 		return false;
 	for (; *kind; kind++)
 		if (!islower((unsigned char)*kind) && !isdigit((unsigned char)*kind) &&
@@ -214,19 +198,27 @@ int ul_journal_done(struct ul_journal *j, const char *kind, const char *arg)
 	return add_line(j, "done ", kind, arg);
 }
 
-static int open_in(struct ul_journal *j, const char *dir)
+int ul_journal_retire(struct ul_journal *j, const char *kind, const char *arg)
 {
-	char tmp[PATH_MAX], final[PATH_MAX], name[64], header[96];
+	return add_line(j, "retired ", kind, arg);
+}
+
+int ul_journal_failed(struct ul_journal *j, const char *kind, const char *arg)
+{
+	return add_line(j, "failed ", kind, arg);
+}
+
+static int open_in(struct ul_journal *j, int dfd, const char *dir)
+{
+	char tmp[64], name[64], header[96];
 	pid_t pid = getpid();
 	uint64_t start = 0;
 	int fd, rc;
 
-	snprintf(name, sizeof(name), "%d" TMP_SUFFIX, (int)pid);
-	if (join(tmp, sizeof(tmp), dir, name))
-		return -ENAMETOOLONG;
+	snprintf(tmp, sizeof(tmp), "%d" TMP_SUFFIX, (int)pid);
 	/* A leftover temporary file of ours can only be from a dead process with our pid. */
-	(void)unlink(tmp);
-	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+	(void)unlinkat(dfd, tmp, 0);
+	fd = openat(dfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
 	/* Written under a temporary name so a journal never lacks its header. */
@@ -244,21 +236,20 @@ static int open_in(struct ul_journal *j, const char *dir)
 			snprintf(name, sizeof(name), "%d.%d" SUFFIX, (int)pid, k);
 		else
 			snprintf(name, sizeof(name), "%d" SUFFIX, (int)pid);
-		if (join(final, sizeof(final), dir, name))
-			rc = -ENAMETOOLONG;
-		else if (link(tmp, final) == 0)
+		if (linkat(dfd, tmp, dfd, name, 0) == 0)
 			break;
-		else if (errno != EEXIST || k >= 1000)
+		if (errno != EEXIST || k >= 1000)
 			rc = -errno;
 	}
-	(void)unlink(tmp);
+	(void)unlinkat(dfd, tmp, 0);
+	if (!rc && join(j->path, sizeof(j->path), dir, name))
+		rc = -ENAMETOOLONG;
 	if (rc) {
 		close(fd);
 		j->fd = -1;
 		return rc;
 	}
-	fsync_dir(final);
-	snprintf(j->path, sizeof(j->path), "%s", final);
+	(void)fsync(dfd);
 	return 0;
 }
 
@@ -271,9 +262,14 @@ int ul_journal_open(struct ul_journal *j)
 	j->path[0] = '\0';
 	j->size_bytes = 0;
 	for (int i = 0; i < n; i++) {
-		rc = check_dir(dirs[i], true);
-		if (!rc)
-			rc = open_in(j, dirs[i]);
+		int dfd = open_dir(dirs[i], true);
+
+		if (dfd < 0) {
+			rc = dfd;
+			continue;
+		}
+		rc = open_in(j, dfd, dirs[i]);
+		close(dfd);
 		if (!rc)
 			return 0;
 	}
@@ -282,17 +278,12 @@ int ul_journal_open(struct ul_journal *j)
 
 /* ---- reading -------------------------------------------------------- */
 
-struct entry {
-	const char *kind, *arg;
-	bool done;
-};
-
 struct parsed {
 	char *buf;
 	size_t good_bytes;	/* up to the last newline */
 	pid_t pid;
 	uint64_t start;
-	struct entry *e;
+	struct ul_journal_entry *e;
 	size_t n;
 };
 
@@ -301,6 +292,29 @@ static void parsed_free(struct parsed *p)
 	free(p->buf);
 	free(p->e);
 	memset(p, 0, sizeof(*p));
+}
+
+/* A "done|retired|failed KIND ARG" line: applies to the latest matching pending entry. */
+static void settle(struct parsed *p, const char *what, char *rest)
+{
+	char *sp = strchr(rest, ' ');
+
+	if (!sp)
+		return;
+	*sp = '\0';
+	for (size_t i = p->n; i-- > 0;) {
+		struct ul_journal_entry *e = &p->e[i];
+
+		if (e->state != UL_JOURNAL_PENDING || strcmp(e->kind, rest) || strcmp(e->arg, sp + 1))
+			continue;
+		if (!strcmp(what, "done"))
+			e->state = UL_JOURNAL_DONE;
+		else if (!strcmp(what, "retired"))
+			e->state = UL_JOURNAL_RETIRED;
+		else
+			e->failures++;
+		return;
+	}
 }
 
 /* Parse a journal; -EINVAL without a valid header (not a journal of ours). */
@@ -357,7 +371,6 @@ static int parse_fd(int fd, struct parsed *p)
 	}
 	for (line = end + 1; *line; line = end + 1) {
 		char *sp, *kind;
-		bool done;
 
 		end = strchr(line, '\n'); /* every line left ends in one */
 		if (!end)
@@ -367,27 +380,14 @@ static int parse_fd(int fd, struct parsed *p)
 		if (!sp)
 			continue; /* malformed: not a record */
 		*sp = '\0';
-		done = !strcmp(line, "done");
 		kind = line;
-		if (done) {
-			kind = sp + 1;
-			sp = strchr(kind, ' ');
-			if (!sp)
-				continue;
-			*sp = '\0';
-			/* Cancels the latest matching entry still pending. */
-			for (size_t i = p->n; i-- > 0;) {
-				if (!p->e[i].done && !strcmp(p->e[i].kind, kind) &&
-				    !strcmp(p->e[i].arg, sp + 1)) {
-					p->e[i].done = true;
-					break;
-				}
-			}
+		if (!strcmp(line, "done") || !strcmp(line, "retired") || !strcmp(line, "failed")) {
+			settle(p, line, sp + 1);
 			continue;
 		}
 		if (p->n == cap) {
 			size_t ncap = cap ? cap * 2 : 16;
-			struct entry *ne = realloc(p->e, ncap * sizeof(*ne));
+			struct ul_journal_entry *ne = realloc(p->e, ncap * sizeof(*ne));
 
 			if (!ne) {
 				parsed_free(p);
@@ -396,7 +396,7 @@ static int parse_fd(int fd, struct parsed *p)
 			p->e = ne;
 			cap = ncap;
 		}
-		p->e[p->n++] = (struct entry){ .kind = kind, .arg = sp + 1, .done = false };
+		p->e[p->n++] = (struct ul_journal_entry){ .kind = kind, .arg = sp + 1 };
 	}
 	return 0;
 }
@@ -406,7 +406,7 @@ static size_t pending(const struct parsed *p)
 	size_t n = 0;
 
 	for (size_t i = 0; i < p->n; i++)
-		n += !p->e[i].done;
+		n += p->e[i].state == UL_JOURNAL_PENDING;
 	return n;
 }
 
@@ -435,113 +435,62 @@ void ul_journal_finish(struct ul_journal *j)
 	j->fd = -1;
 }
 
-/* ---- undoing -------------------------------------------------------- */
-
-/* Write OLDVALUE back to /proc/sys/NAME; arg is "NAME OLDVALUE". */
-static int sysctl_restore(const char *arg)
-{
-	const char *sp = strchr(arg, ' ');
-	char name[256], path[300];
-	size_t n = sp ? (size_t)(sp - arg) : 0;
-	int fd, rc = 0;
-	char *value;
-
-	if (!n || n >= sizeof(name))
-		return -EINVAL;
-	memcpy(name, arg, n);
-	name[n] = '\0';
-	if (name[0] == '/' || name[0] == '.' || strstr(name, "..") ||
-	    strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./") != n)
-		return -EINVAL;
-	/* sysctl(8) spelling: vm.swappiness is vm/swappiness. */
-	if (!strchr(name, '/'))
-		for (char *c = name; *c; c++)
-			if (*c == '.')
-				*c = '/';
-	snprintf(path, sizeof(path), "/proc/sys/%s", name);
-	if (asprintf(&value, "%s\n", sp + 1) < 0)
-		return -ENOMEM;
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0) {
-		rc = -errno;
-	} else {
-		ssize_t w = write(fd, value, strlen(value));
-
-		if (w < 0)
-			rc = -errno;
-		else if ((size_t)w != strlen(value))
-			rc = -EIO;
-		close(fd);
-	}
-	free(value);
-	return rc;
-}
-
-int ul_journal_undo(struct ul_journal *j, const char *kind, const char *arg)
-{
-	int rc;
-
-	if (!kind || !arg)
-		return -EINVAL;
-	if (!strcmp(kind, UL_JOURNAL_SWAP))
-		rc = ul_swap_destroy(arg);
-	else if (!strcmp(kind, UL_JOURNAL_CGROUP))
-		rc = ul_cgroup_destroy_path(arg);
-	else if (!strcmp(kind, UL_JOURNAL_SCRATCH))
-		rc = ul_scratch_remove(arg);
-	else if (!strcmp(kind, UL_JOURNAL_SYSCTL))
-		rc = sysctl_restore(arg);
-	else
-		rc = -EOPNOTSUPP;
-	if (rc == -ENOENT && strcmp(kind, UL_JOURNAL_SYSCTL))
-		rc = 0; /* already gone */
-	/* A failed "done" only leaves an entry a later cleanup finds undone. */
-	if (!rc && j)
-		(void)ul_journal_done(j, kind, arg);
-	return rc;
-}
-
-/* ---- cleanup -------------------------------------------------------- */
+/* ---- reading stale journals ------------------------------------------- */
 
 struct scan {
-	ul_journal_report_fn report;
+	ul_journal_visit_fn fn;
 	void *arg;
-	int undone;	/* successful undos */
 	int stale;	/* stale journals with pending entries */
 	bool dry;	/* only count */
 };
 
 /* A temporary file whose creator is gone is an incomplete, empty journal. */
-static void drop_dead_tmp(const char *dir, const char *name)
+static void drop_dead_tmp(int dfd, const char *name)
 {
-	char path[PATH_MAX];
 	int pid = atoi(name);
 
-	if (pid > 0 && kill(pid, 0) < 0 && errno == ESRCH && !join(path, sizeof(path), dir, name))
-		(void)unlink(path);
+	if (pid > 0 && kill(pid, 0) < 0 && errno == ESRCH)
+		(void)unlinkat(dfd, name, 0);
 }
 
-static int scan_one(const char *dir, const char *name, struct scan *sc)
+/* Unlink name in dfd only if it still names the file open as fd. */
+static void unlinkat_same(int dfd, const char *name, int fd)
 {
-	char path[PATH_MAX];
-	struct ul_journal j;
+	struct stat a, b;
+
+	if (fstat(fd, &a) == 0 && fstatat(dfd, name, &b, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		(void)unlinkat(dfd, name, 0);
+}
+
+/* Open a journal file of ours, locked; -1 if it is not one to read. */
+static int open_trusted(int dfd, const char *name, bool dry)
+{
+	struct stat st;
+	int fd = openat(dfd, name, (dry ? O_RDONLY : O_RDWR | O_APPEND) | O_NOFOLLOW | O_CLOEXEC |
+				       O_NONBLOCK);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 077) || st.st_nlink != 1 || flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		close(fd); /* not ours, or another cleanup is working on it */
+		return -1;
+	}
+	return fd;
+}
+
+static int scan_one(int dfd, const char *dir, const char *name, struct scan *sc)
+{
+	struct ul_journal j = { .fd = -1 };
 	struct parsed p;
 	struct stat st;
-	int fd, rc = 0, err = 0;
-	bool writable = true;
+	int fd, rc = 0;
 
-	if (join(path, sizeof(path), dir, name))
-		return -ENAMETOOLONG;
-	fd = open(path, (sc->dry ? O_RDONLY : O_RDWR | O_APPEND) | O_NOFOLLOW | O_CLOEXEC |
-				O_NONBLOCK);
+	fd = open_trusted(dfd, name, sc->dry);
 	if (fd < 0)
-		return errno == ENOENT || errno == ELOOP ? 0 : -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		close(fd); /* not ours, or another cleanup is working on it */
 		return 0;
-	}
-	if (parse_fd(fd, &p)) {
+	if (fstat(fd, &st) < 0 || parse_fd(fd, &p)) {
 		close(fd);
 		return 0;
 	}
@@ -552,63 +501,59 @@ static int scan_one(const char *dir, const char *name, struct scan *sc)
 	}
 	if (sc->dry) {
 		sc->stale += pending(&p) > 0;
-		parsed_free(&p);
-		close(fd);
-		return 0;
+	} else {
+		/* Appending after a torn line would glue the next line onto it. */
+		if ((size_t)st.st_size == p.good_bytes || ftruncate(fd, (off_t)p.good_bytes) == 0)
+			j.fd = fd;
+		j.size_bytes = p.good_bytes;
+		(void)join(j.path, sizeof(j.path), dir, name);
+		rc = sc->fn(sc->arg, &j, p.e, p.n);
+		if (!pending(&p))
+			unlinkat_same(dfd, name, fd);
 	}
-	/* Appending after a torn line would glue "done" onto it. */
-	if ((size_t)st.st_size != p.good_bytes && ftruncate(fd, (off_t)p.good_bytes) < 0)
-		writable = false;
-	j.fd = fd;
-	j.size_bytes = p.good_bytes;
-	snprintf(j.path, sizeof(j.path), "%s", path);
-	for (size_t i = p.n; i-- > 0;) {
-		if (p.e[i].done)
-			continue;
-		rc = ul_journal_undo(writable ? &j : NULL, p.e[i].kind, p.e[i].arg);
-		if (sc->report)
-			sc->report(sc->arg, p.e[i].kind, p.e[i].arg, rc);
-		if (rc) {
-			if (!err)
-				err = rc;
-			continue;
-		}
-		p.e[i].done = true;
-		sc->undone++;
-	}
-	if (!pending(&p))
-		unlink_same(path, fd);
 	parsed_free(&p);
 	close(fd);
-	return err;
+	return rc;
+}
+
+static bool has_suffix(const char *name, const char *suffix)
+{
+	size_t n = strlen(name), k = strlen(suffix);
+
+	return n > k && !strcmp(name + n - k, suffix);
 }
 
 static int scan_dir(const char *dir, struct scan *sc)
 {
+	int dfd, fd, err = 0, rc;
 	DIR *d;
-	int err = 0, rc;
 
-	rc = check_dir(dir, false);
-	if (rc)
-		return rc == -ENOENT ? 0 : rc;
-	d = opendir(dir);
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
+	dfd = open_dir(dir, false);
+	if (dfd < 0)
+		return dfd == -ENOENT ? 0 : dfd;
+	fd = dup(dfd);
+	d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		err = -errno;
+		if (fd >= 0)
+			close(fd);
+		close(dfd);
+		return err;
+	}
 	for (struct dirent *e; (e = readdir(d));) {
-		size_t n = strlen(e->d_name), tn = strlen(TMP_SUFFIX);
-
-		if (n > tn && !strcmp(e->d_name + n - tn, TMP_SUFFIX)) {
+		if (has_suffix(e->d_name, TMP_SUFFIX)) {
 			if (!sc->dry)
-				drop_dead_tmp(dir, e->d_name);
+				drop_dead_tmp(dfd, e->d_name);
 			continue;
 		}
-		if (n <= strlen(SUFFIX) || strcmp(e->d_name + n - strlen(SUFFIX), SUFFIX))
+		if (!has_suffix(e->d_name, SUFFIX))
 			continue;
-		rc = scan_one(dir, e->d_name, sc);
+		rc = scan_one(dfd, dir, e->d_name, sc);
 		if (rc && !err)
 			err = rc;
 	}
 	closedir(d);
+	close(dfd);
 	return err;
 }
 
@@ -630,14 +575,11 @@ static int scan_all(const char *dir, struct scan *sc)
 	return err;
 }
 
-int ul_journal_cleanup(const char *dir, ul_journal_report_fn report, void *arg, int *n_undone)
+int ul_journal_visit_stale(const char *dir, ul_journal_visit_fn fn, void *arg)
 {
-	struct scan sc = { .report = report, .arg = arg };
-	int rc = scan_all(dir, &sc);
+	struct scan sc = { .fn = fn, .arg = arg };
 
-	if (n_undone)
-		*n_undone = sc.undone;
-	return rc;
+	return scan_all(dir, &sc);
 }
 
 int ul_journal_stale(const char *dir, int *n)

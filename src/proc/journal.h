@@ -1,22 +1,31 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The journal of system changes (scratch dirs, cgroups, swap files, sysctls),
- * written before each change so `underload cleanup` can undo a killed run's.
+ * The journal of system changes: a pure durable log.  It knows nothing of
+ * what the changes are; proc/changes.c writes the entries before making
+ * each change and decides how to undo them.
  *
  * One file per supervisor, DIR/<pid>.journal, in the first usable of
  * $UL_JOURNAL_DIR (tests), /run/underload, $XDG_RUNTIME_DIR/underload and
- * /tmp/underload-<uid>; the directory is 0700 and must be ours.  The file
- * starts with "underload-journal 1 <pid> <starttime>" and then holds lines
- * "<kind> <arg>" (appended with O_APPEND and fsync'd before the change) and
- * "done <kind> <arg>" (after undoing it; it cancels the latest matching
- * entry).  A line counts only with its newline, so a torn last line is
- * ignored; a writer that fails mid-line truncates back to the last one.
+ * /tmp/underload-<uid>.  The file starts with "underload-journal 1 <pid>
+ * <starttime>" and then holds lines "<kind> <arg>" (appended with O_APPEND
+ * and fsync'd before the change), "done <kind> <arg>" (undone, or never
+ * made), "retired <kind> <arg>" (could not be undone: reported once and
+ * never retried) and "failed <kind> <arg>" (one failed attempt).  A done or
+ * retired line settles the latest matching pending entry.  A line counts
+ * only with its newline, so a torn last line is ignored; a writer that
+ * fails mid-line truncates back to the last one.
+ *
+ * Trust: a journal is read only when its directory and the file are ours
+ * and closed to others (owner us, no group/other permissions, not a
+ * symlink, the file a regular file with one link), reached through the
+ * directory's fd.  Anything else is skipped, as if absent.
  *
  * A journal is stale when its pid is dead: kill(pid, 0) says ESRCH, or
  * the process has another start time (the pid was reused), or, without a
  * start time, /proc/pid/comm is not "underload".  The owner holds no lock
- * (a child that inherited the fd would make a dead run look alive); cleanups
- * flock a journal while they work on it, so two never undo the same one.
+ * (a child that inherited the fd would make a dead run look alive);
+ * readers flock a journal while they work on it, so two never undo the
+ * same one.
  */
 #ifndef UL_JOURNAL_H
 #define UL_JOURNAL_H
@@ -24,11 +33,6 @@
 #include "core/compat.h"
 
 #include <limits.h>
-
-#define UL_JOURNAL_SCRATCH "scratch" /* arg: a ul_scratch_create() directory */
-#define UL_JOURNAL_CGROUP "cgroup"   /* arg: a ul_cgroup directory */
-#define UL_JOURNAL_SWAP "swap"	     /* arg: a ul_swap_create() file */
-#define UL_JOURNAL_SYSCTL "sysctl"   /* arg: "NAME OLDVALUE", NAME as vm.swappiness */
 
 struct ul_journal {
 	int fd;			/* -1 when closed */
@@ -42,35 +46,42 @@ struct ul_journal {
 int ul_journal_open(struct ul_journal *j) UL_MUST_CHECK;
 /*
  * Record "<kind> <arg>" durably; call it before making the change, and do
- * not make the change if it fails.  kind: a word other than "done"; arg: no
- * newline.  0, -EINVAL, -EBADF (not open) or the write/fsync error.
+ * not make the change if it fails.  kind: a word of [a-z0-9_-] other than
+ * done, retired and failed; arg: no newline.  0, -EINVAL, -EBADF (not
+ * open) or the write/fsync error.
  */
 int ul_journal_add(struct ul_journal *j, const char *kind, const char *arg) UL_MUST_CHECK;
 /* Record that the change was undone (or never happened). */
 int ul_journal_done(struct ul_journal *j, const char *kind, const char *arg);
-/*
- * Undo one change of a known kind (ul_swap_destroy, ul_cgroup_destroy_path,
- * ul_scratch_remove, writing the old sysctl value back) and, on success,
- * record it done in j (may be NULL).  0 also when it was already undone.
- */
-int ul_journal_undo(struct ul_journal *j, const char *kind, const char *arg);
-/* Close; the file is removed when every entry is done, else kept for
+/* Record that the change cannot be undone and must not be tried again. */
+int ul_journal_retire(struct ul_journal *j, const char *kind, const char *arg);
+/* Record one failed attempt to undo it. */
+int ul_journal_failed(struct ul_journal *j, const char *kind, const char *arg);
+/* Close; the file is removed when nothing is pending, else kept for
  * `underload cleanup`.  Safe to call twice. */
 void ul_journal_finish(struct ul_journal *j);
 
-typedef void (*ul_journal_report_fn)(void *arg, const char *kind, const char *what, int rc);
+enum ul_journal_state { UL_JOURNAL_PENDING, UL_JOURNAL_DONE, UL_JOURNAL_RETIRED };
+
+struct ul_journal_entry {
+	const char *kind, *arg;
+	enum ul_journal_state state;
+	int failures;		/* "failed" lines for it so far */
+};
 
 /*
- * Undo every not-done entry of every stale journal in dir (NULL: all the
- * default directories), newest first, reporting each with its result; a
- * journal is deleted once all its entries are done.  Journals or
- * directories not owned by us are skipped.  *n_undone (may be NULL) counts
- * successful undos.  0, or the first error.
+ * Called for one stale, trusted, locked journal with its entries, oldest
+ * first.  j is open for appending done/retired/failed lines (j->fd is -1
+ * when it cannot be written).  The visitor sets e[i].state for what it
+ * settled; the journal is deleted when nothing is left pending.  Returns 0
+ * or an error that ul_journal_visit_stale() passes on (the first one).
  */
-int ul_journal_cleanup(const char *dir, ul_journal_report_fn report, void *arg,
-		       int *n_undone) UL_MUST_CHECK;
-/* How many stale journals with something left to undo are in dir (NULL:
- * the default directories): for the "run 'underload cleanup'" hint. */
+typedef int (*ul_journal_visit_fn)(void *arg, struct ul_journal *j, struct ul_journal_entry *e,
+				   size_t n);
+/* Visit every stale journal in dir (NULL: all the default directories). */
+int ul_journal_visit_stale(const char *dir, ul_journal_visit_fn fn, void *arg) UL_MUST_CHECK;
+/* How many stale journals with something pending are in dir (NULL: the
+ * default directories): for the "run 'underload cleanup'" hint. */
 int ul_journal_stale(const char *dir, int *n) UL_MUST_CHECK;
 
 #endif

@@ -1,145 +1,413 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The run's private scratch directory: created with mkdtemp(), removed as
- * a whole tree without following symlinks or crossing mount points.
+ * The run's private scratch directory: a parent no other user can tamper
+ * with, a 0700 directory of a random name, and a removal that walks by
+ * directory fds without following symlinks or crossing mount points.
  */
 #include "proc/scratch.h"
 
+#include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
-/* Removal passes: each may open up one more level of unreadable dirs. */
-#define SCRATCH_MAX_PASSES 8
-#define SCRATCH_NFTW_FDS 16
+/* Deeper trees are left (and reported): each level holds one fd. */
+#define SCRATCH_MAX_DEPTH 256
+#define SCRATCH_NAME_TRIES 16
 
-int ul_scratch_create(const char *parent, char *out, size_t len)
+static void UL_PRINTF(3, 4) say(char *why, size_t len, const char *fmt, ...)
 {
-	size_t plen;
-	int n;
+	va_list ap;
 
-	if (!parent || !parent[0] || !out || !len)
+	if (!why || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- walking paths -------------------------------------------------- */
+
+int ul_open_dir_nofollow(const char *path, int flags)
+{
+	char buf[PATH_MAX], *save = NULL, *comp;
+	int fd, next;
+
+	if (!path || !path[0])
 		return -EINVAL;
-	plen = strlen(parent);
-	while (plen > 1 && parent[plen - 1] == '/')
-		plen--; /* "/tmp/" -> "/tmp", but "/" stays */
-	n = snprintf(out, len, "%.*s%s" UL_SCRATCH_PREFIX "XXXXXX", (int)plen, parent,
-		     parent[plen - 1] == '/' ? "" : "/");
-	if (n < 0 || (size_t)n >= len) {
-		out[0] = '\0';
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
 		return -ENAMETOOLONG;
+	fd = open(path[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (comp = strtok_r(buf, "/", &save); comp; comp = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(comp, "..")) {
+			close(fd);
+			return -EINVAL; /* ".." would make the walk's checks meaningless */
+		}
+		if (!strcmp(comp, "."))
+			continue;
+		next = openat(fd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		if (next < 0)
+			return errno == ENOTDIR || errno == ELOOP ? -ELOOP : -errno;
+		fd = next;
 	}
-	if (!mkdtemp(out)) { /* mode 0700 */
+	if (!(flags & O_PATH)) {
+		/* Reopen the final directory for reading through its own fd. */
+		next = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		close(fd);
+		if (next < 0)
+			return -errno;
+		fd = next;
+	}
+	return fd;
+}
+
+/* Split "a/b/c" into the parent "a/b" (or "/" or ".") and the name "c". */
+static int split(const char *path, char *parent, size_t plen, char *name, size_t nlen)
+{
+	size_t len = strlen(path);
+	const char *base;
+
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	base = path + len;
+	while (base > path && base[-1] != '/')
+		base--;
+	if ((size_t)(path + len - base) >= nlen || len >= plen)
+		return -ENAMETOOLONG;
+	memcpy(name, base, (size_t)(path + len - base));
+	name[path + len - base] = '\0';
+	if (base == path)
+		snprintf(parent, plen, ".");
+	else if (base == path + 1)
+		snprintf(parent, plen, "/");
+	else
+		snprintf(parent, plen, "%.*s", (int)(base - path - 1), path);
+	return 0;
+}
+
+static bool has_prefix(const char *name)
+{
+	size_t n = strlen(UL_SCRATCH_PREFIX);
+
+	return strlen(name) > n && !strncmp(name, UL_SCRATCH_PREFIX, n) && strcmp(name, ".") &&
+	       strcmp(name, "..") && !strchr(name, '/');
+}
+
+/* ---- the parent ------------------------------------------------------ */
+
+static bool safe_dir(const struct stat *st)
+{
+	bool owner_ok = st->st_uid == 0 || st->st_uid == geteuid();
+	bool writable = st->st_mode & (S_IWGRP | S_IWOTH);
+
+	return S_ISDIR(st->st_mode) && owner_ok && (!writable || (st->st_mode & S_ISVTX));
+}
+
+int ul_scratch_check_parent(const char *parent, char *real, size_t real_len, char *why,
+			    size_t whylen)
+{
+	char buf[PATH_MAX], *slash;
+	struct stat st;
+
+	if (!parent || !parent[0]) {
+		say(why, whylen, "no directory given");
+		return -EINVAL;
+	}
+	if (!realpath(parent, buf)) {
 		int err = -errno;
 
-		out[0] = '\0';
+		say(why, whylen, "%s", strerror(-err));
 		return err;
+	}
+	if (real && snprintf(real, real_len, "%s", buf) >= (int)real_len)
+		return -ENAMETOOLONG;
+	/* From the directory itself up to /: any unsafe level lets another
+	 * user swap what lies below it. */
+	for (;;) {
+		if (stat(buf[0] ? buf : "/", &st) < 0) {
+			int err = -errno;
+
+			say(why, whylen, "%s: %s", buf[0] ? buf : "/", strerror(-err));
+			return err;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			say(why, whylen, "%s is not a directory", buf);
+			return -ENOTDIR;
+		}
+		if (!safe_dir(&st)) {
+			say(why, whylen, "%s is %s without the sticky bit (another user could "
+					 "replace the scratch directory); use a directory only "
+					 "root or you can write, or one with mode 1777",
+			    buf[0] ? buf : "/",
+			    st.st_uid != 0 && st.st_uid != geteuid() ?
+				    "owned by another user" : "group- or world-writable");
+			return -EPERM;
+		}
+		if (!buf[0])
+			return 0;
+		slash = strrchr(buf, '/');
+		*slash = '\0'; /* "/tmp" -> "" (the root, checked last) */
+	}
+}
+
+int ul_scratch_name(const char *parent, char *out, size_t len, char *why, size_t whylen)
+{
+	static const char set[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	char real[PATH_MAX], suffix[7];
+	unsigned char r[6];
+	int rc = ul_scratch_check_parent(parent, real, sizeof(real), why, whylen);
+
+	if (rc)
+		return rc;
+	if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
+		struct timespec ts;
+		uint64_t x;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		x = (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 20) ^ (uint64_t)ts.tv_sec;
+		for (size_t i = 0; i < sizeof(r); i++, x >>= 7)
+			r[i] = (unsigned char)x;
+	}
+	for (size_t i = 0; i < sizeof(r); i++)
+		suffix[i] = set[r[i] % (sizeof(set) - 1)];
+	suffix[6] = '\0';
+	rc = snprintf(out, len, "%s%s" UL_SCRATCH_PREFIX "%s", real,
+		      strcmp(real, "/") ? "/" : "", suffix);
+	if (rc < 0 || (size_t)rc >= len) {
+		if (len)
+			out[0] = '\0';
+		say(why, whylen, "path too long");
+		return -ENAMETOOLONG;
 	}
 	return 0;
 }
 
-/*
- * nftw() passes no user pointer.  Removal is not reentrant anyway; the
- * state is thread-local so two threads could still remove two trees.
- */
-static _Thread_local struct {
-	int first_err; /* first failure, as -errno */
-	bool retry;    /* a permission was fixed: another pass may get further */
-} scratch_rm;
-
-static void scratch_note_err(int err)
+int ul_scratch_make(const char *path)
 {
-	if (!scratch_rm.first_err)
-		scratch_rm.first_err = -err;
+	char parent[PATH_MAX], name[NAME_MAX + 1];
+	int dfd, rc = 0;
+
+	if (!path || split(path, parent, sizeof(parent), name, sizeof(name)) || !has_prefix(name))
+		return -EINVAL;
+	dfd = ul_open_dir_nofollow(parent, O_PATH);
+	if (dfd < 0)
+		return dfd;
+	if (mkdirat(dfd, name, 0700) < 0)
+		rc = -errno;
+	close(dfd);
+	return rc;
 }
 
-/*
- * Give ourselves rwx on the directory holding fpath (the tree is ours:
- * loads may have left a read-only directory behind).
- */
-static void scratch_open_parent(const char *fpath, const struct FTW *ftw)
+int ul_scratch_create(const char *parent, char *out, size_t len)
 {
-	char dir[4096];
+	int rc = -EEXIST;
 
-	if (ftw->base <= 0 || (size_t)ftw->base >= sizeof(dir))
+	if (!parent || !parent[0] || !out || !len)
+		return -EINVAL;
+	if (strlen(parent) + 1 + UL_SCRATCH_NAME_LEN >= len) {
+		out[0] = '\0';
+		return -ENAMETOOLONG;
+	}
+	for (int i = 0; i < SCRATCH_NAME_TRIES && rc == -EEXIST; i++) {
+		rc = ul_scratch_name(parent, out, len, NULL, 0);
+		if (!rc)
+			rc = ul_scratch_make(out);
+	}
+	if (rc && len)
+		out[0] = '\0';
+	return rc;
+}
+
+/* ---- removal --------------------------------------------------------- */
+
+struct rm_state {
+	dev_t dev;	/* never cross into another filesystem */
+	int first_err;
+};
+
+static void rm_note(struct rm_state *rs, int err)
+{
+	if (!rs->first_err && err)
+		rs->first_err = err;
+}
+
+static void rm_contents(int dfd, struct rm_state *rs, int depth);
+
+/* Remove one entry of dfd, recursing into directories by fd. */
+static void rm_entry(int dfd, const char *name, struct rm_state *rs, int depth)
+{
+	struct stat st;
+	int cfd;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno != ENOENT)
+			rm_note(rs, -errno);
 		return;
-	memcpy(dir, fpath, (size_t)ftw->base);
-	dir[ftw->base] = '\0';
-	if (chmod(dir, 0700) == 0)
-		scratch_rm.retry = true;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT)
+			rm_note(rs, -errno);
+		return;
+	}
+	if (st.st_dev != rs->dev) {
+		rm_note(rs, -EXDEV); /* a mount point: never descend */
+		return;
+	}
+	if (depth >= SCRATCH_MAX_DEPTH) {
+		rm_note(rs, -ELOOP);
+		return;
+	}
+	cfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (cfd < 0 && errno == EACCES && st.st_uid == geteuid()) {
+		/* A load left it unreadable; it is ours (checked above, no symlink). */
+		(void)fchmodat(dfd, name, 0700, 0);
+		cfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (cfd < 0) {
+		rm_note(rs, -errno);
+		return;
+	}
+	rm_contents(cfd, rs, depth + 1);
+	close(cfd);
+	if (unlinkat(dfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		rm_note(rs, -errno);
 }
 
-static int scratch_rm_one(const char *fpath, const struct stat *sb, int type, struct FTW *ftw)
+static void rm_contents(int dfd, struct rm_state *rs, int depth)
 {
-	int r;
+	struct stat st;
+	struct dirent *e;
+	DIR *d;
+	int fd;
 
-	(void)sb;
-	switch (type) {
-	case FTW_DNR:
-		/* Unreadable, so its contents were skipped: fix and go again. */
-		if (chmod(fpath, 0700) == 0)
-			scratch_rm.retry = true;
-		else
-			scratch_note_err(errno);
-		return 0;
-	case FTW_DP:
-		r = rmdir(fpath);
-		break;
-	default: /* FTW_F, FTW_SL, FTW_SLN, FTW_NS: never followed, just unlinked */
-		r = unlink(fpath);
-		break;
+	/* Unwritable (a load's chmod): open it up when it is ours. */
+	if (fstat(dfd, &st) == 0 && st.st_uid == geteuid() && (st.st_mode & 0700) != 0700)
+		(void)fchmod(dfd, 0700);
+	fd = dup(dfd);
+	if (fd < 0) {
+		rm_note(rs, -errno);
+		return;
 	}
-	if (r < 0 && (errno == EACCES || errno == EPERM)) {
-		scratch_open_parent(fpath, ftw);
-		r = type == FTW_DP ? rmdir(fpath) : unlink(fpath);
+	d = fdopendir(fd);
+	if (!d) {
+		rm_note(rs, -errno);
+		close(fd);
+		return;
 	}
-	if (r < 0 && errno != ENOENT)
-		scratch_note_err(errno);
-	return 0; /* carry on: remove as much as possible */
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		rm_entry(dfd, e->d_name, rs, depth);
+	}
+	closedir(d);
 }
 
 int ul_scratch_remove(const char *path)
 {
-	const char *base, *end;
+	char parent[PATH_MAX], name[NAME_MAX + 1];
+	struct rm_state rs = { 0 };
 	struct stat st;
-	size_t len;
+	int pfd, dfd, rc = 0;
 
-	if (!path || !path[0])
+	if (!path || !path[0] || split(path, parent, sizeof(parent), name, sizeof(name)) ||
+	    !has_prefix(name))
 		return -EINVAL;
-	/* The last component, ignoring trailing slashes, must carry the prefix. */
-	len = strlen(path);
-	while (len > 1 && path[len - 1] == '/')
-		len--;
-	end = path + len;
-	base = end;
-	while (base > path && base[-1] != '/')
-		base--;
-	if ((size_t)(end - base) <= strlen(UL_SCRATCH_PREFIX) ||
-	    strncmp(base, UL_SCRATCH_PREFIX, strlen(UL_SCRATCH_PREFIX)) != 0)
-		return -EINVAL;
-
-	if (lstat(path, &st) < 0)
-		return -errno;
-	if (!S_ISDIR(st.st_mode))
-		return -ENOTDIR; /* a symlink named like us is not ours to follow */
-
-	for (int pass = 0; pass < SCRATCH_MAX_PASSES; pass++) {
-		scratch_rm.first_err = 0;
-		scratch_rm.retry = false;
-		if (nftw(path, scratch_rm_one, SCRATCH_NFTW_FDS,
-			 FTW_DEPTH | FTW_PHYS | FTW_MOUNT) < 0 && errno != ENOENT)
-			scratch_note_err(errno);
-		if (lstat(path, &st) < 0 && errno == ENOENT)
-			return 0;
-		if (!scratch_rm.retry)
-			break;
+	pfd = ul_open_dir_nofollow(parent, O_PATH);
+	if (pfd < 0)
+		return pfd;
+	if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		rc = -errno;
+	} else if (!S_ISDIR(st.st_mode)) {
+		rc = -ENOTDIR; /* a symlink named like us is not ours to follow */
+	} else if (st.st_uid != geteuid()) {
+		rc = -EPERM;
+	} else {
+		dfd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dfd < 0) {
+			rc = -errno;
+		} else {
+			rs.dev = st.st_dev;
+			rm_contents(dfd, &rs, 0);
+			close(dfd);
+			if (unlinkat(pfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+				rc = rs.first_err ? rs.first_err : -errno;
+		}
 	}
-	return scratch_rm.first_err ? scratch_rm.first_err : -ENOTEMPTY;
+	close(pfd);
+	return rc;
+}
+
+int ul_scratch_is_ours(const char *path)
+{
+	char parent[PATH_MAX], name[NAME_MAX + 1];
+	struct stat st;
+	int pfd, rc = 0;
+
+	if (!path || path[0] != '/' || strstr(path, "//") || strstr(path, "/./") ||
+	    strstr(path, "/../") || split(path, parent, sizeof(parent), name, sizeof(name)) ||
+	    !has_prefix(name) || strlen(name) != UL_SCRATCH_NAME_LEN)
+		return -EINVAL;
+	pfd = ul_open_dir_nofollow(parent, O_PATH);
+	if (pfd < 0)
+		return pfd;
+	if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		rc = -errno;
+	else if (!S_ISDIR(st.st_mode))
+		rc = -ELOOP;
+	else if (st.st_uid != geteuid() || (st.st_mode & 07777) != 0700)
+		rc = -EPERM;
+	close(pfd);
+	return rc;
+}
+
+int ul_scratch_openat(const char *dir, const char *name, int flags, mode_t mode)
+{
+	struct stat st;
+	int dfd, fd;
+
+	if (!name || !name[0] || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		return -EINVAL;
+	dfd = ul_open_dir_nofollow(dir, O_PATH);
+	if (dfd < 0)
+		return dfd;
+	if (fstat(dfd, &st) < 0) {
+		fd = -errno;
+	} else if (st.st_uid != geteuid() || (st.st_mode & 077)) {
+		fd = -EPERM;
+	} else {
+		fd = openat(dfd, name, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+		if (fd < 0)
+			fd = -errno;
+	}
+	close(dfd);
+	return fd;
+}
+
+int ul_scratch_unlinkat(const char *dir, const char *name)
+{
+	int dfd, rc = 0;
+
+	if (!name || !name[0] || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		return -EINVAL;
+	dfd = ul_open_dir_nofollow(dir, O_PATH);
+	if (dfd < 0)
+		return dfd;
+	if (unlinkat(dfd, name, 0) < 0)
+		rc = -errno;
+	close(dfd);
+	return rc;
 }
 
 int ul_fs_free_bytes(const char *path, uint64_t *out)

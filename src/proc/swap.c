@@ -5,7 +5,7 @@
  */
 #include "core/compat.h"
 #include "core/clock.h"
-#include "proc/journal.h"
+#include "proc/scratch.h"
 #include "proc/swap.h"
 
 #include <errno.h>
@@ -217,6 +217,89 @@ static int write_header(int fd, uint64_t size_bytes, char *why, size_t whylen)
 	return 0;
 }
 
+/* Offsets in the first page of a version-1 swap header (struct swap_header). */
+#define SWAP_UUID_OFF 1036
+#define SWAP_LABEL_OFF 1052
+#define SWAP_LABEL "underload"
+
+/* "xxxxxxxx-xxxx-..." to 16 bytes; false if it is not a UUID. */
+static bool uuid_bytes(const char *text, unsigned char out[16])
+{
+	size_t n = 0;
+
+	for (const char *c = text; *c && n < 32; c++) {
+		int v;
+
+		if (*c == '-')
+			continue;
+		if (*c >= '0' && *c <= '9')
+			v = *c - '0';
+		else if (*c >= 'a' && *c <= 'f')
+			v = *c - 'a' + 10;
+		else if (*c >= 'A' && *c <= 'F')
+			v = *c - 'A' + 10;
+		else
+			return false;
+		if (n % 2 == 0)
+			out[n / 2] = (unsigned char)(v << 4);
+		else
+			out[n / 2] |= (unsigned char)v;
+		n++;
+	}
+	return n == 32;
+}
+
+/* Our label and the run's UUID in the header, so cleanup can tell the file is ours. */
+static int stamp_header(int fd, const char *run_uuid, char *why, size_t whylen)
+{
+	unsigned char uuid[16];
+	char label[16] = SWAP_LABEL;
+
+	if (!uuid_bytes(run_uuid, uuid)) {
+		say(why, whylen, "bad run UUID '%s'", run_uuid);
+		return -EINVAL;
+	}
+	if (pwrite(fd, uuid, sizeof(uuid), SWAP_UUID_OFF) != (ssize_t)sizeof(uuid) ||
+	    pwrite(fd, label, sizeof(label), SWAP_LABEL_OFF) != (ssize_t)sizeof(label)) {
+		int err = -errno;
+
+		say(why, whylen, "cannot label the swap header: %s", strerror(-err));
+		return err ? err : -EIO;
+	}
+	return 0;
+}
+
+int ul_swap_is_ours(const char *path, const char *run_uuid)
+{
+	unsigned char want[16], page[65536];
+	struct stat st;
+	ssize_t n;
+	int fd, rc = 0;
+	bool magic = false;
+
+	if (!run_uuid || !uuid_bytes(run_uuid, want))
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return errno == ENOENT ? -ENOENT : errno == ELOOP ? -ELOOP : -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    st.st_nlink != 1) {
+		close(fd);
+		return -EPERM;
+	}
+	n = pread(fd, page, sizeof(page), 0);
+	close(fd);
+	if (n < 4096)
+		return -EPERM;
+	/* The magic ends the first page, whatever the page size was. */
+	for (size_t ps = 4096; ps <= (size_t)n && !magic; ps *= 2)
+		magic = !memcmp(page + ps - 10, "SWAPSPACE2", 10);
+	if (!magic || memcmp(page + SWAP_UUID_OFF, want, sizeof(want)) ||
+	    strncmp((const char *)page + SWAP_LABEL_OFF, SWAP_LABEL, 16))
+		rc = -EPERM;
+	return rc;
+}
+
 /* Real blocks: swapon refuses files with holes. */
 static int allocate(int fd, uint64_t size_bytes, const char *path, char *why, size_t whylen)
 {
@@ -311,8 +394,8 @@ static int preflight(const char *dir, uint64_t size_bytes, int priority, char *w
 	return 0;
 }
 
-static int make_swap(const char *path, int fd, uint64_t size_bytes, int priority, char *why,
-		     size_t whylen)
+static int make_swap(const char *path, int fd, uint64_t size_bytes, int priority,
+		     const char *run_uuid, char *why, size_t whylen)
 {
 	const char *mkswap = find_mkswap();
 	int flags = 0, rc;
@@ -331,6 +414,13 @@ static int make_swap(const char *path, int fd, uint64_t size_bytes, int priority
 		if (rc)
 			return rc;
 	}
+	rc = stamp_header(fd, run_uuid, why, whylen);
+	if (!rc && fsync(fd) < 0) {
+		rc = -errno;
+		say(why, whylen, "cannot sync %s: %s", path, strerror(-rc));
+	}
+	if (rc)
+		return rc;
 	if (priority >= 0)
 		flags = SWAP_FLAG_PREFER |
 			((priority << SWAP_FLAG_PRIO_SHIFT) & SWAP_FLAG_PRIO_MASK);
@@ -349,79 +439,77 @@ static int make_swap(const char *path, int fd, uint64_t size_bytes, int priority
 	return 0;
 }
 
-int ul_swap_create_journalled(struct ul_journal *j, const char *dir, uint64_t size_bytes,
-			      int priority, char *path_out, size_t len, char *why, size_t whylen)
+int ul_swap_plan(const char *dir, uint64_t *size_bytes, int priority, char *path_out, size_t len,
+		 char *why, size_t whylen)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	char path[PATH_MAX], name[32];
-	int fd = -1, rc;
+	char name[32];
+	int rc, n;
 
 	if (why && whylen)
 		why[0] = '\0';
 	if (path_out && len)
 		path_out[0] = '\0';
-	if (!dir || !dir[0] || !path_out) {
+	if (!dir || !dir[0] || !path_out || !size_bytes) {
 		say(why, whylen, "no directory for the swap file");
 		return -EINVAL;
 	}
 	if (page > 0)
-		size_bytes -= size_bytes % (uint64_t)page;
-	rc = preflight(dir, size_bytes, priority, why, whylen);
+		*size_bytes -= *size_bytes % (uint64_t)page;
+	rc = preflight(dir, *size_bytes, priority, why, whylen);
 	if (rc)
 		return rc;
-
-	/* Our own random name rather than mkstemp(): it is journalled before
-	 * the file exists, so cleanup never misses it. */
-	for (int tries = 0; fd < 0 && tries < NAME_TRIES; tries++) {
-		int n;
-
-		random_name(name, sizeof(name));
-		n = snprintf(path, sizeof(path), "%s/%s", dir, name);
-		if (n < 0 || (size_t)n >= sizeof(path) || (size_t)n >= len) {
-			say(why, whylen, "swap file path too long in %s", dir);
-			return -ENAMETOOLONG;
-		}
-		if (j) {
-			rc = ul_journal_add(j, UL_JOURNAL_SWAP, path);
-			if (rc) {
-				say(why, whylen, "cannot journal %s: %s", path, strerror(-rc));
-				return rc;
-			}
-		}
-		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd < 0) {
-			rc = -errno;
-			/* Not ours (EEXIST) or never made: cleanup must not touch it. */
-			if (j)
-				(void)ul_journal_done(j, UL_JOURNAL_SWAP, path);
-			if (rc != -EEXIST) {
-				say(why, whylen, "cannot create %s: %s", path, strerror(-rc));
-				return rc;
-			}
-		}
+	random_name(name, sizeof(name));
+	n = snprintf(path_out, len, "%s/%s", dir, name);
+	if (n < 0 || (size_t)n >= len) {
+		path_out[0] = '\0';
+		say(why, whylen, "swap file path too long in %s", dir);
+		return -ENAMETOOLONG;
 	}
-	if (fd < 0) {
-		say(why, whylen, "cannot find a free swap file name in %s", dir);
-		return -EEXIST;
-	}
-	/* mkswap warns about, and the kernel should not share, a readable swap file. */
-	(void)fchmod(fd, 0600);
-	rc = make_swap(path, fd, size_bytes, priority, why, whylen);
-	close(fd);
-	if (rc) {
-		if (unlink(path) == 0 && j)
-			(void)ul_journal_done(j, UL_JOURNAL_SWAP, path);
-		return rc;
-	}
-	snprintf(path_out, len, "%s", path);
 	return 0;
 }
 
-int ul_swap_create(const char *dir, uint64_t size_bytes, int priority, char *path_out, size_t len,
-		   char *why, size_t whylen)
+int ul_swap_make(const char *path, uint64_t size_bytes, int priority, const char *run_uuid,
+		 char *why, size_t whylen)
 {
-	return ul_swap_create_journalled(NULL, dir, size_bytes, priority, path_out, len, why,
-					 whylen);
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	int fd, rc;
+
+	if (!slash || slash == path || (size_t)(slash - path) >= sizeof(dir))
+		return -EINVAL;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	/* Relative to the scratch directory's fd, never through a symlink. */
+	fd = ul_scratch_openat(dir, slash + 1, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	if (fd < 0) {
+		if (fd != -EEXIST)
+			say(why, whylen, "cannot create %s: %s", path, strerror(-fd));
+		return fd;
+	}
+	/* mkswap warns about, and the kernel should not share, a readable swap file. */
+	(void)fchmod(fd, 0600);
+	rc = make_swap(path, fd, size_bytes, priority, run_uuid, why, whylen);
+	close(fd);
+	if (rc)
+		(void)ul_scratch_unlinkat(dir, slash + 1);
+	return rc;
+}
+
+int ul_swap_create(const char *dir, uint64_t size_bytes, int priority, const char *run_uuid,
+		   char *path_out, size_t len, char *why, size_t whylen)
+{
+	int rc = -EEXIST;
+
+	for (int tries = 0; rc == -EEXIST && tries < NAME_TRIES; tries++) {
+		rc = ul_swap_plan(dir, &size_bytes, priority, path_out, len, why, whylen);
+		if (!rc)
+			rc = ul_swap_make(path_out, size_bytes, priority, run_uuid, why, whylen);
+	}
+	if (rc == -EEXIST)
+		say(why, whylen, "cannot find a free swap file name in %s", dir);
+	if (rc && path_out && len)
+		path_out[0] = '\0';
+	return rc;
 }
 
 int ul_swap_destroy(const char *path)

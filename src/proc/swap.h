@@ -13,28 +13,35 @@
 /* Free space left on the filesystem after the swap file is allocated. */
 #define UL_SWAP_RESERVE_BYTES UL_GiB
 
-struct ul_journal;
-
 /*
  * Create DIR/underload-swap-XXXXXX (mode 0600) of size_bytes (rounded down
  * to pages, at least UL_SWAP_MIN_BYTES) with real blocks, make it a swap
- * area (/sbin/mkswap when installed, else a header written here) and
- * swapon() it with `priority` (0..32767; negative: the kernel's default).
+ * area (/sbin/mkswap when installed, else a header written here) labelled
+ * "underload" and carrying run_uuid as its UUID, and swapon() it with
+ * `priority` (0..32767; negative: the kernel's default).  The file is made
+ * relative to DIR's fd with O_NOFOLLOW | O_EXCL (DIR must be ours, 0700).
  * Refuses, with a reason in why, filesystems that cannot hold swap files
  * (tmpfs, ramfs, overlayfs, btrfs, ZFS, network and FUSE filesystems ...)
  * and sizes that would leave less than UL_SWAP_RESERVE_BYTES free.
  * Returns 0 with the path in path_out, or -errno: -EOPNOTSUPP unsuitable
  * filesystem, -ENOSPC, -EPERM (needs CAP_SYS_ADMIN), -EINVAL.  Nothing is
- * left behind on failure.
+ * left behind on failure.  A leaf: no journal (proc/changes.c journals).
  */
-int ul_swap_create(const char *dir, uint64_t size_bytes, int priority, char *path_out, size_t len,
-		   char *why, size_t whylen) UL_MUST_CHECK;
-/* The same, recording "swap PATH" in j (if not NULL) before the file is
- * made.  On success the entry stays pending until the caller destroys the
- * file and calls ul_journal_done() (or ul_journal_undo(), which does both). */
-int ul_swap_create_journalled(struct ul_journal *j, const char *dir, uint64_t size_bytes,
-			      int priority, char *path_out, size_t len, char *why,
-			      size_t whylen) UL_MUST_CHECK;
+int ul_swap_create(const char *dir, uint64_t size_bytes, int priority, const char *run_uuid,
+		   char *path_out, size_t len, char *why, size_t whylen) UL_MUST_CHECK;
+/* ul_swap_create() in two steps, so the path can be journalled before the
+ * file exists: plan checks, rounds *size_bytes and picks a random name;
+ * make creates it (-EEXIST: the name is taken, plan again). */
+int ul_swap_plan(const char *dir, uint64_t *size_bytes, int priority, char *path_out, size_t len,
+		 char *why, size_t whylen) UL_MUST_CHECK;
+int ul_swap_make(const char *path, uint64_t size_bytes, int priority, const char *run_uuid,
+		 char *why, size_t whylen) UL_MUST_CHECK;
+/*
+ * Is path a swap file we made for the run run_uuid: a regular file of
+ * ours (not a symlink, one link) whose header has the swap magic, our
+ * label and that UUID?  0 yes; -ENOENT gone; -EPERM/-ELOOP/-EINVAL no.
+ */
+int ul_swap_is_ours(const char *path, const char *run_uuid) UL_MUST_CHECK;
 /*
  * swapoff (not being active is fine) and unlink.  Idempotent: 0 when
  * already gone.  Refuses (-EINVAL) a path whose last component does not

@@ -5,7 +5,7 @@
  *
  * Every change a test makes is journalled in a per-test directory, and an
  * unchecked teardown (run by the runner after the forked test has died,
- * whether it passed or not) undoes it with ul_journal_cleanup() and then
+ * whether it passed or not) undoes it with ul_changes_cleanup() and then
  * sweeps by name with plain syscalls, so nothing is left behind even when
  * the code under test is wrong.  Tests needing root, a memory cgroup
  * controller or swap are only added where the facility exists; otherwise
@@ -13,6 +13,7 @@
  */
 #include "unit.h"
 #include "proc/cgroup.h"
+#include "proc/changes.h"
 #include "proc/journal.h"
 #include "proc/scratch.h"
 #include "proc/swap.h"
@@ -48,6 +49,7 @@
 static char base_dir[PATH_MAX];	  /* /var/tmp/underload-ut-XXXXXX: swap, scratch dirs */
 static char journal_dir[PATH_MAX]; /* base_dir/journal: $UL_JOURNAL_DIR */
 static char cg_marker[64];	  /* "underload-ut<runner pid>-": our cgroups' names */
+static char run_uuid[40];	  /* the killed run's: its cgroup is underload-<uuid8> */
 static pid_t runner_pid;
 
 /* A cgroup name for this test run: "ut<runner pid>-<what>". */
@@ -60,6 +62,8 @@ static void sandbox_setup(void)
 {
 	runner_pid = getpid();
 	snprintf(cg_marker, sizeof(cg_marker), "underload-ut%d-", (int)runner_pid);
+	snprintf(run_uuid, sizeof(run_uuid), "%08x-0000-4000-8000-000000000000",
+		 (unsigned)runner_pid ^ 0xa5000000u);
 	snprintf(base_dir, sizeof(base_dir), "/var/tmp/underload-ut-XXXXXX");
 	if (!mkdtemp(base_dir)) {
 		/* No /var/tmp: fall back for the tests that need no swap. */
@@ -79,12 +83,15 @@ static void sandbox_setup(void)
 /* nftw() takes no user pointer; these sweeps run in the runner only. */
 static int sweep_cgroup(const char *path, const struct stat *sb, int type, struct FTW *ftw)
 {
-	char procs[PATH_MAX];
+	char procs[PATH_MAX], mine[32];
 	FILE *f;
 	int pid;
 
 	(void)sb;
-	if (type != FTW_DP || strncmp(path + ftw->base, cg_marker, strlen(cg_marker)))
+
+	snprintf(mine, sizeof(mine), "underload-%.8s", run_uuid);
+	if (type != FTW_DP || (strncmp(path + ftw->base, cg_marker, strlen(cg_marker)) &&
+			       strcmp(path + ftw->base, mine)))
 		return 0;
 	snprintf(procs, sizeof(procs), "%s/cgroup.procs", path);
 	for (int i = 0; i < 500 && rmdir(path) < 0 && errno == EBUSY; i++) {
@@ -120,7 +127,7 @@ static void sandbox_teardown(void)
 	int n = 0;
 
 	if (journal_dir[0] && base_dir[0]) {
-		int rc = ul_journal_cleanup(journal_dir, NULL, NULL, &n);
+		int rc = ul_changes_cleanup(journal_dir, NULL, &n);
 
 		if (rc)
 			fprintf(stderr, "sandbox: teardown journal cleanup: %s\n", strerror(-rc));
@@ -259,7 +266,7 @@ START_TEST(test_cgroup_limit_kill_destroy)
 
 	open_journal(&j);
 	cg_name(name, sizeof(name), "limit");
-	rc = ul_cgroup_create_journalled(&j, name, LIMIT_BYTES, UINT64_MAX, &cg, why, sizeof(why));
+	rc = ul_change_cgroup_create(&j, name, LIMIT_BYTES, UINT64_MAX, &cg, why, sizeof(why));
 	ck_assert_msg(rc == 0, "create: %s: %s", strerror(-rc), why);
 	ck_assert(cg.version == 1 || cg.version == 2);
 	ck_assert_ptr_nonnull(strstr(cg.path, "/underload-ut"));
@@ -307,7 +314,7 @@ START_TEST(test_cgroup_limit_kill_destroy)
 	ck_assert_str_eq(cg.path, "");
 	ck_assert_int_eq(ul_cgroup_destroy(&cg), 0); /* idempotent */
 	ck_assert_int_eq(ul_cgroup_destroy_path(want), 0);
-	ck_assert_int_eq(ul_journal_done(&j, UL_JOURNAL_CGROUP, want), 0);
+	ck_assert_int_eq(ul_journal_done(&j, "cgroup", want), 0);
 	ul_journal_finish(&j);
 	ck_assert_int_eq(count_journals(), 0);
 }
@@ -322,7 +329,7 @@ START_TEST(test_cgroup_swap_limit)
 
 	open_journal(&j);
 	cg_name(name, sizeof(name), "swaplim");
-	rc = ul_cgroup_create_journalled(&j, name, LIMIT_BYTES, 8 * UL_MiB, &cg, why, sizeof(why));
+	rc = ul_change_cgroup_create(&j, name, LIMIT_BYTES, 8 * UL_MiB, &cg, why, sizeof(why));
 	ck_assert_msg(rc == 0, "create: %s: %s", strerror(-rc), why);
 	ck_assert(cg.swap_limited);
 	if (cg.version == 2)
@@ -332,7 +339,7 @@ START_TEST(test_cgroup_swap_limit)
 				  LIMIT_BYTES + 8 * UL_MiB);
 	PATHF(want, "%s", cg.path);
 	/* Undo through the journal, as the engine does. */
-	ck_assert_int_eq(ul_journal_undo(&j, UL_JOURNAL_CGROUP, want), 0);
+	ck_assert_int_eq(ul_change_undo(&j, "cgroup", want), 0);
 	ck_assert(gone(want));
 	ul_journal_finish(&j);
 	ck_assert_int_eq(count_journals(), 0);
@@ -373,9 +380,9 @@ START_TEST(test_cgroup_oom_kill)
 	open_journal(&j);
 	cg_name(name, sizeof(name), "oom");
 	/* No swap for the group, so 64 MiB in 16 MiB must end in an OOM kill. */
-	rc = ul_cgroup_create_journalled(&j, name, LIMIT_BYTES, 0, &cg, why, sizeof(why));
+	rc = ul_change_cgroup_create(&j, name, LIMIT_BYTES, 0, &cg, why, sizeof(why));
 	if (rc == -ENOTSUP && !swap_active())
-		rc = ul_cgroup_create_journalled(&j, name, LIMIT_BYTES, UINT64_MAX, &cg, why,
+		rc = ul_change_cgroup_create(&j, name, LIMIT_BYTES, UINT64_MAX, &cg, why,
 						 sizeof(why));
 	ck_assert_msg(rc == 0, "create: %s: %s", strerror(-rc), why);
 
@@ -414,7 +421,7 @@ START_TEST(test_cgroup_oom_kill)
 	PATHF(want, "%s", cg.path);
 	ck_assert_int_eq(ul_cgroup_destroy(&cg), 0);
 	ck_assert(gone(want));
-	ck_assert_int_eq(ul_journal_done(&j, UL_JOURNAL_CGROUP, want), 0);
+	ck_assert_int_eq(ul_journal_done(&j, "cgroup", want), 0);
 	ul_journal_finish(&j);
 }
 END_TEST
@@ -429,8 +436,8 @@ START_TEST(test_swap_create_destroy)
 	int rc;
 
 	open_journal(&j);
-	rc = ul_swap_create_journalled(&j, base_dir, SWAP_BYTES, 7, path, sizeof(path), why,
-				       sizeof(why));
+	rc = ul_change_swap_create(&j, base_dir, SWAP_BYTES, 7, run_uuid, path, sizeof(path), why,
+				   sizeof(why));
 	ck_assert_msg(rc == 0, "swap create: %s: %s", strerror(-rc), why);
 	PATHF(prefix, "%s/" UL_SWAP_PREFIX, base_dir);
 	ck_assert_int_eq(strncmp(path, prefix, strlen(prefix)), 0);
@@ -445,7 +452,7 @@ START_TEST(test_swap_create_destroy)
 	ck_assert_int_eq(swaps_prio(path), INT_MIN);
 	ck_assert(gone(path));
 	ck_assert_int_eq(ul_swap_destroy(path), 0); /* idempotent */
-	ck_assert_int_eq(ul_journal_done(&j, UL_JOURNAL_SWAP, path), 0);
+	ck_assert_int_eq(ul_journal_done(&j, "swap", path), 0);
 	ul_journal_finish(&j);
 	ck_assert_int_eq(count_journals(), 0);
 }
@@ -470,7 +477,7 @@ START_TEST(test_swap_refused_tmpfs)
 	char path[PATH_MAX] = "x", why[256] = "";
 	int rc;
 
-	rc = ul_swap_create("/dev/shm", SWAP_BYTES, -1, path, sizeof(path), why, sizeof(why));
+	rc = ul_swap_create("/dev/shm", SWAP_BYTES, -1, run_uuid, path, sizeof(path), why, sizeof(why));
 	ck_assert_int_eq(rc, -EOPNOTSUPP);
 	ck_assert_msg(strstr(why, "tmpfs"), "reason: %s", why);
 	ck_assert_str_eq(path, "");
@@ -484,7 +491,7 @@ START_TEST(test_swap_refused_size)
 	struct statfs sfs;
 	uint64_t avail;
 
-	ck_assert_int_eq(ul_swap_create(base_dir, 4096, -1, path, sizeof(path), why, sizeof(why)),
+	ck_assert_int_eq(ul_swap_create(base_dir, 4096, -1, run_uuid, path, sizeof(path), why, sizeof(why)),
 			 -EINVAL);
 	ck_assert_ptr_nonnull(strstr(why, "minimum"));
 	ck_assert_int_eq(statfs(base_dir, &sfs), 0);
@@ -492,7 +499,7 @@ START_TEST(test_swap_refused_size)
 	/* Fits the free space but not the 1 GiB reserve. */
 	ck_assert_int_eq(ul_swap_create(base_dir, avail > UL_GiB ? avail - UL_GiB / 2 :
 								   UL_SWAP_MIN_BYTES,
-					-1, path, sizeof(path), why, sizeof(why)),
+					-1, run_uuid, path, sizeof(path), why, sizeof(why)),
 			 -ENOSPC);
 	ck_assert_ptr_nonnull(strstr(why, "reserve"));
 	ck_assert(no_swap_file_in(base_dir));
@@ -540,7 +547,7 @@ START_TEST(test_journal_add_done_finish)
 	/* Its owner lives: not stale, and cleanup leaves it alone. */
 	ck_assert_int_eq(ul_journal_stale(journal_dir, &n), 0);
 	ck_assert_int_eq(n, 0);
-	ck_assert_int_eq(ul_journal_cleanup(journal_dir, NULL, NULL, &n), 0);
+	ck_assert_int_eq(ul_changes_cleanup(journal_dir, NULL, &n), 0);
 	ck_assert_int_eq(n, 0);
 
 	/* Something is pending: finish keeps the file. */
@@ -551,7 +558,7 @@ START_TEST(test_journal_add_done_finish)
 	/* Our pid still runs with the same start time: still not stale. */
 	ck_assert_int_eq(ul_journal_stale(journal_dir, &n), 0);
 	ck_assert_int_eq(n, 0);
-	ck_assert_int_eq(ul_journal_cleanup(journal_dir, NULL, NULL, &n), 0);
+	ck_assert_int_eq(ul_changes_cleanup(journal_dir, NULL, &n), 0);
 	ck_assert_int_eq(n, 0);
 	ck_assert(!gone(want));
 
@@ -577,10 +584,13 @@ struct report_log {
 	int rcs[8];
 };
 
-static void log_report(void *arg, const char *kind, const char *what, int rc)
+static void log_report(void *arg, const char *kind, const char *what, int rc, const char *why,
+		       bool retired)
 {
 	struct report_log *log = arg;
 
+	(void)why;
+	(void)retired;
 	if (log->calls < 8) {
 		snprintf(log->kinds[log->calls], sizeof(log->kinds[0]), "%s", kind);
 		snprintf(log->args[log->calls], sizeof(log->args[0]), "%s", what);
@@ -602,6 +612,7 @@ START_TEST(test_journal_dead_pid_torn_line)
 {
 	char a[PATH_MAX], b[PATH_MAX], c[PATH_MAX], jpath[PATH_MAX], text[4 * PATH_MAX + 256];
 	struct report_log log = { 0 };
+	struct ul_changes_hooks hooks = { .report = log_report };
 	int n = -1;
 
 	/* 999999999 is above any pid_max: never alive. */
@@ -622,7 +633,8 @@ START_TEST(test_journal_dead_pid_torn_line)
 
 	ck_assert_int_eq(ul_journal_stale(journal_dir, &n), 0);
 	ck_assert_int_eq(n, 1);
-	ck_assert_int_eq(ul_journal_cleanup(journal_dir, log_report, &log, &n), 0);
+	hooks.arg = &log;
+	ck_assert_int_eq(ul_changes_cleanup(journal_dir, &hooks, &n), 0);
 	ck_assert_int_eq(n, 1);
 	ck_assert_int_eq(log.calls, 1);
 	ck_assert_str_eq(log.kinds[0], "scratch");
@@ -646,7 +658,7 @@ START_TEST(test_journal_dead_pid_torn_line)
 		 b);
 	write_file(jpath, text);
 	memset(&log, 0, sizeof(log));
-	ck_assert_int_eq(ul_journal_cleanup(journal_dir, log_report, &log, &n), -EOPNOTSUPP);
+	ck_assert_int_eq(ul_changes_cleanup(journal_dir, &hooks, &n), -EOPNOTSUPP);
 	ck_assert_int_eq(n, 1);
 	ck_assert_int_eq(log.calls, 2);
 	ck_assert_str_eq(log.kinds[0], "future-kind"); /* newest first */
@@ -654,7 +666,8 @@ START_TEST(test_journal_dead_pid_torn_line)
 	ck_assert_str_eq(log.args[1], b);
 	ck_assert_int_eq(log.rcs[1], 0);
 	ck_assert(gone(b));
-	snprintf(text, sizeof(text), "future-kind something\ndone scratch %s\n", b);
+	snprintf(text, sizeof(text),
+		 "future-kind something\nfailed future-kind something\ndone scratch %s\n", b);
 	ck_assert_ptr_nonnull(strstr(slurp(jpath), text));
 	ck_assert_ptr_null(strstr(slurp(jpath), "/torn/"));
 	ck_assert_int_eq(ul_journal_stale(journal_dir, &n), 0);
@@ -676,18 +689,30 @@ START_TEST(test_journal_sysctl_restore)
 	v = strtol(old, NULL, 10);
 	open_journal(&j);
 	snprintf(arg, sizeof(arg), "vm.swappiness %s", old);
-	ck_assert_int_eq(ul_journal_add(&j, UL_JOURNAL_SYSCTL, arg), 0);
+	ck_assert_int_eq(ul_journal_add(&j, "sysctl", arg), 0);
 	snprintf(now, sizeof(now), "%ld", v == 60 ? 61L : 60L);
 	ck_assert(write_str(p, now));
-	ck_assert_int_eq(ul_journal_undo(&j, UL_JOURNAL_SYSCTL, arg), 0);
+	ck_assert_int_eq(ul_change_undo(&j, "sysctl", arg), 0);
 	ck_assert(read_small(p, now, sizeof(now)));
 	ck_assert_int_eq(strtol(now, NULL, 10), v);
-	ck_assert_int_eq(ul_journal_undo(NULL, UL_JOURNAL_SYSCTL, "../etc/passwd x"), -EINVAL);
-	ck_assert_int_eq(ul_journal_undo(NULL, UL_JOURNAL_SYSCTL, "vm.swappiness"), -EINVAL);
+	ck_assert_int_eq(ul_change_undo(NULL, "sysctl", "../etc/passwd x"), -EPERM);
+	ck_assert_int_eq(ul_change_undo(NULL, "sysctl", "vm.swappiness"), -EPERM);
+	ck_assert_int_eq(ul_change_undo(NULL, "sysctl", "kernel.core_pattern 1"), -EPERM);
 	ul_journal_finish(&j);
 	ck_assert_int_eq(count_journals(), 0);
 }
 END_TEST
+
+/* The store the journal names is gone: nothing to repair. */
+static int mark_none(void *arg, const char *store, const char *uuid, char *why, size_t len)
+{
+	(void)arg;
+	(void)store;
+	(void)uuid;
+	(void)why;
+	(void)len;
+	return -ENOENT;
+}
 
 /*
  * A run killed with SIGKILL after making a scratch dir, a cgroup with a
@@ -697,6 +722,8 @@ END_TEST
 START_TEST(test_journal_cleanup_killed_run)
 {
 	struct report_log log = { 0 };
+	struct ul_changes_hooks hooks = { .mark_interrupted = mark_none, .report = log_report,
+					  .arg = &log };
 	char paths[3][PATH_MAX];
 	int fds[2], n = -1, status;
 	pid_t run;
@@ -712,11 +739,12 @@ START_TEST(test_journal_cleanup_killed_run)
 
 		close(fds[0]);
 		memset(out, 0, sizeof(out));
-		if (ul_journal_open(&j) || ul_scratch_create(base_dir, out[0], sizeof(out[0])) ||
-		    ul_journal_add(&j, UL_JOURNAL_SCRATCH, out[0]))
+		if (ul_journal_open(&j) || ul_change_run_begin(&j, run_uuid, "/nonexistent/x.db") ||
+		    ul_change_scratch_create(&j, base_dir, out[0], sizeof(out[0]), why,
+					     sizeof(why)))
 			_exit(2);
-		cg_name(name, sizeof(name), "killed");
-		if (ul_cgroup_create_journalled(&j, name, LIMIT_BYTES, UINT64_MAX, &cg, why,
+		snprintf(name, sizeof(name), "%.8s", run_uuid);
+		if (ul_change_cgroup_create(&j, name, LIMIT_BYTES, UINT64_MAX, &cg, why,
 						sizeof(why)))
 			_exit(3);
 		snprintf(out[1], sizeof(out[1]), "%s", cg.path);
@@ -729,8 +757,8 @@ START_TEST(test_journal_cleanup_killed_run)
 		snprintf(pidbuf, sizeof(pidbuf), "%d", (int)load);
 		if (load < 0 || !write_str(cg.procs, pidbuf))
 			_exit(4);
-		if (ul_swap_create_journalled(&j, base_dir, SWAP_BYTES, -1, out[2], sizeof(out[2]),
-					      why, sizeof(why)))
+		if (ul_change_swap_create(&j, base_dir, SWAP_BYTES, -1, run_uuid, out[2],
+					  sizeof(out[2]), why, sizeof(why)))
 			_exit(5);
 		if (write(fds[1], out, sizeof(out)) != (ssize_t)sizeof(out))
 			_exit(6);
@@ -749,19 +777,20 @@ START_TEST(test_journal_cleanup_killed_run)
 
 	ck_assert_int_eq(ul_journal_stale(journal_dir, &n), 0);
 	ck_assert_int_eq(n, 1);
-	ck_assert_int_eq(ul_journal_cleanup(journal_dir, log_report, &log, &n), 0);
-	ck_assert_int_eq(n, 3);
-	ck_assert_int_eq(log.calls, 3);
+	ck_assert_int_eq(ul_changes_cleanup(journal_dir, &hooks, &n), 0);
+	ck_assert_int_eq(n, 4);
+	ck_assert_int_eq(log.calls, 4);
 	ck_assert_str_eq(log.kinds[0], "swap");
 	ck_assert_str_eq(log.args[0], paths[2]);
 	ck_assert_str_eq(log.kinds[1], "cgroup");
 	ck_assert_str_eq(log.args[1], paths[1]);
 	ck_assert_str_eq(log.kinds[2], "scratch");
 	ck_assert_str_eq(log.args[2], paths[0]);
-	for (int i = 0; i < 3; i++) {
+	ck_assert_str_eq(log.kinds[3], "run"); /* the store is gone: nothing to repair */
+	for (int i = 0; i < 4; i++)
 		ck_assert_int_eq(log.rcs[i], 0);
+	for (int i = 0; i < 3; i++)
 		ck_assert_msg(gone(paths[i]), "%s still exists", paths[i]);
-	}
 	ck_assert_int_eq(swaps_prio(paths[2]), INT_MIN);
 	ck_assert_int_eq(count_journals(), 0);
 	ck_assert_int_eq(ul_journal_stale(journal_dir, &n), 0);

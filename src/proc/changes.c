@@ -1,0 +1,534 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * System changes as a table: journal-first wrappers that make them, the
+ * undo of our own, and the cleanup that checks and undoes a dead run's.
+ */
+#include "core/compat.h"
+#include "proc/changes.h"
+#include "proc/cgroup.h"
+#include "proc/journal.h"
+#include "proc/scratch.h"
+#include "proc/swap.h"
+#include "proc/sysctl.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+#include <linux/magic.h>
+
+#define UUID_LEN 36
+
+/* What a check or an undo knows besides its argument. */
+struct change_ctx {
+	const char *run_uuid; /* of the journal's run entry; NULL if it has none */
+	const struct ul_changes_hooks *hooks;
+	char *why;
+	size_t whylen;
+};
+
+typedef int (*change_fn)(const struct change_ctx *c, const char *arg);
+
+#define UL_CHANGE(name)                                                                     \
+	static int check_##name(const struct change_ctx *c, const char *arg);               \
+	static int undo_##name(const struct change_ctx *c, const char *arg);
+#include "proc/changes.def"
+#undef UL_CHANGE
+
+static const struct change_kind {
+	const char *name;
+	change_fn check, undo;
+} kinds[] = {
+#define UL_CHANGE(name) { #name, check_##name, undo_##name },
+#include "proc/changes.def"
+#undef UL_CHANGE
+};
+
+static const struct change_kind *find_kind(const char *name)
+{
+	for (size_t i = 0; i < UL_ARRAY_SIZE(kinds); i++)
+		if (!strcmp(kinds[i].name, name))
+			return &kinds[i];
+	return NULL;
+}
+
+bool ul_change_known(const char *kind)
+{
+	return kind && find_kind(kind);
+}
+
+static void say(const struct change_ctx *c, const char *what)
+{
+	if (c->why && c->whylen)
+		snprintf(c->why, c->whylen, "%s", what);
+}
+
+static bool ends_with(const char *s, size_t n, const char *tail)
+{
+	size_t k = strlen(tail);
+
+	return n >= k && !strcmp(s + n - k, tail);
+}
+
+/* An absolute path without empty, "." or ".." components. */
+static bool canonical(const char *path)
+{
+	size_t n = path ? strlen(path) : 0;
+
+	return n > 1 && path[0] == '/' && path[n - 1] != '/' && !strstr(path, "//") &&
+	       !strstr(path, "/./") && !strstr(path, "/../") && !ends_with(path, n, "/.") &&
+	       !ends_with(path, n, "/..");
+}
+
+static bool uuid_ok(const char *s)
+{
+	if (strlen(s) != UUID_LEN)
+		return false;
+	for (int i = 0; i < UUID_LEN; i++) {
+		bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+
+		if (dash ? s[i] != '-' : !strchr("0123456789abcdef", s[i]))
+			return false;
+	}
+	return true;
+}
+
+/* ---- run: the status of a run in progress ----------------------------- */
+
+/* "UUID STORE": the UUID into uuid[UUID_LEN + 1], the store after it. */
+static const char *split_run(const char *arg, char *uuid)
+{
+	if (strlen(arg) < UUID_LEN + 2 || arg[UUID_LEN] != ' ')
+		return NULL;
+	memcpy(uuid, arg, UUID_LEN);
+	uuid[UUID_LEN] = '\0';
+	return uuid_ok(uuid) ? arg + UUID_LEN + 1 : NULL;
+}
+
+static int check_run(const struct change_ctx *c, const char *arg)
+{
+	char uuid[UUID_LEN + 1];
+
+	if (!split_run(arg, uuid)) {
+		say(c, "not a run UUID and store");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int undo_run(const struct change_ctx *c, const char *arg)
+{
+	char uuid[UUID_LEN + 1];
+	const char *store = split_run(arg, uuid);
+	int rc;
+
+	if (!store)
+		return -EINVAL;
+	if (!c->hooks || !c->hooks->mark_interrupted) {
+		say(c, "only 'underload cleanup' can repair a run's status");
+		return -EOPNOTSUPP;
+	}
+	rc = c->hooks->mark_interrupted(c->hooks->arg, store, uuid, c->why, c->whylen);
+	return rc == -ENOENT || rc == -EALREADY ? 0 : rc;
+}
+
+/* ---- scratch ------------------------------------------------------------ */
+
+static int check_scratch(const struct change_ctx *c, const char *arg)
+{
+	int rc = ul_scratch_is_ours(arg);
+
+	if (rc && rc != -ENOENT)
+		say(c, "not a scratch directory of ours (owner, mode 0700, name, no symlink)");
+	return rc;
+}
+
+static int undo_scratch(const struct change_ctx *c, const char *arg)
+{
+	int rc = ul_scratch_remove(arg);
+
+	(void)c;
+	return rc == -ENOENT ? 0 : rc;
+}
+
+/* ---- swap ------------------------------------------------------------------ */
+
+static int check_swap(const struct change_ctx *c, const char *arg)
+{
+	char parent[PATH_MAX];
+	const char *base = strrchr(arg, '/');
+	int fd, rc;
+
+	if (!canonical(arg) || !base || strncmp(base + 1, UL_SWAP_PREFIX, strlen(UL_SWAP_PREFIX)) ||
+	    (size_t)(base - arg) >= sizeof(parent)) {
+		say(c, "not a swap file path of ours");
+		return -EINVAL;
+	}
+	if (!c->run_uuid) {
+		say(c, "the journal names no run: the swap file cannot be recognised");
+		return -EINVAL;
+	}
+	snprintf(parent, sizeof(parent), "%.*s", (int)(base - arg), arg);
+	fd = ul_open_dir_nofollow(base == arg ? "/" : parent, O_PATH);
+	if (fd < 0) {
+		say(c, "its directory is gone or reached through a symlink");
+		return fd == -ENOENT ? -ENOENT : -ELOOP;
+	}
+	close(fd);
+	rc = ul_swap_is_ours(arg, c->run_uuid);
+	if (rc && rc != -ENOENT)
+		say(c, "not a swap file of this run (label, UUID, owner, or a symlink)");
+	return rc;
+}
+
+static int undo_swap(const struct change_ctx *c, const char *arg)
+{
+	(void)c;
+	return ul_swap_destroy(arg);
+}
+
+/* ---- cgroup -------------------------------------------------------------- */
+
+static int check_cgroup(const struct change_ctx *c, const char *arg)
+{
+	char parent[PATH_MAX], want[64];
+	const char *base = strrchr(arg, '/');
+	struct statfs sfs;
+	int fd;
+
+	if (!canonical(arg) || !base || (size_t)(base - arg) >= sizeof(parent)) {
+		say(c, "not a cgroup path");
+		return -EINVAL;
+	}
+	if (!c->run_uuid) {
+		say(c, "the journal names no run: the cgroup cannot be recognised");
+		return -EINVAL;
+	}
+	/* The engine names it after the run: underload-<first 8 of the UUID>. */
+	snprintf(want, sizeof(want), UL_CGROUP_PREFIX "%.8s", c->run_uuid);
+	if (strcmp(base + 1, want)) {
+		say(c, "not the cgroup of this run");
+		return -EPERM;
+	}
+	snprintf(parent, sizeof(parent), "%.*s", (int)(base - arg), arg);
+	if (statfs(parent, &sfs) < 0)
+		return errno == ENOENT ? -ENOENT : -errno;
+	if (sfs.f_type != CGROUP2_SUPER_MAGIC && sfs.f_type != CGROUP_SUPER_MAGIC) {
+		say(c, "not under a cgroup filesystem");
+		return -EPERM;
+	}
+	fd = ul_open_dir_nofollow(arg, O_PATH);
+	if (fd < 0) {
+		if (fd != -ENOENT)
+			say(c, "reached through a symlink");
+		return fd;
+	}
+	close(fd);
+	return 0;
+}
+
+static int undo_cgroup(const struct change_ctx *c, const char *arg)
+{
+	(void)c;
+	return ul_cgroup_destroy_path(arg);
+}
+
+/* ---- sysctl -------------------------------------------------------------- */
+
+/* The tunables underload may change (the sweep issue adds to this list). */
+static const char *const sysctls[] = {
+	"vm.swappiness",	   "vm.dirty_ratio",	  "vm.dirty_background_ratio",
+	"vm.dirty_bytes",	   "vm.dirty_background_bytes", "vm.vfs_cache_pressure",
+	"vm.dirty_expire_centisecs", "vm.dirty_writeback_centisecs", "vm.page-cluster",
+	"vm.min_free_kbytes",
+};
+
+static bool sysctl_allowed(const char *name)
+{
+	for (size_t i = 0; i < UL_ARRAY_SIZE(sysctls); i++)
+		if (!strcmp(sysctls[i], name))
+			return true;
+	return false;
+}
+
+/* "NAME VALUE" with NAME allowed and VALUE plain numbers; name into out. */
+static const char *split_sysctl(const char *arg, char *name, size_t len)
+{
+	const char *sp = strchr(arg, ' ');
+	size_t n = sp ? (size_t)(sp - arg) : 0;
+
+	if (!n || n >= len)
+		return NULL;
+	memcpy(name, arg, n);
+	name[n] = '\0';
+	if (!sysctl_allowed(name) || !sp[1] || strlen(sp + 1) > 64 ||
+	    strspn(sp + 1, "0123456789 \t-") != strlen(sp + 1))
+		return NULL;
+	return sp + 1;
+}
+
+static int check_sysctl(const struct change_ctx *c, const char *arg)
+{
+	char name[64];
+
+	if (!split_sysctl(arg, name, sizeof(name))) {
+		say(c, "not a sysctl underload changes, or not a plain value");
+		return -EPERM;
+	}
+	return 0;
+}
+
+static int undo_sysctl(const struct change_ctx *c, const char *arg)
+{
+	char name[64];
+	const char *value = split_sysctl(arg, name, sizeof(name));
+
+	(void)c;
+	return value ? ul_sysctl_write(name, value) : -EPERM;
+}
+
+/* ---- journal-first wrappers ---------------------------------------------- */
+
+static int run_arg(char *out, size_t len, const char *uuid, const char *store)
+{
+	int n;
+
+	if (!uuid || !uuid_ok(uuid) || !store || !store[0] || strchr(store, '\n'))
+		return -EINVAL;
+	n = snprintf(out, len, "%s %s", uuid, store);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int ul_change_run_begin(struct ul_journal *j, const char *uuid, const char *store_uri)
+{
+	char arg[PATH_MAX + 64];
+	int rc = run_arg(arg, sizeof(arg), uuid, store_uri);
+
+	return rc || !j ? rc : ul_journal_add(j, "run", arg);
+}
+
+int ul_change_run_end(struct ul_journal *j, const char *uuid, const char *store_uri)
+{
+	char arg[PATH_MAX + 64];
+	int rc = run_arg(arg, sizeof(arg), uuid, store_uri);
+
+	return rc || !j ? rc : ul_journal_done(j, "run", arg);
+}
+
+int ul_change_scratch_create(struct ul_journal *j, const char *parent, char *out, size_t len,
+			     char *why, size_t whylen)
+{
+	int rc = -EEXIST;
+
+	for (int tries = 0; rc == -EEXIST && tries < 16; tries++) {
+		rc = ul_scratch_name(parent, out, len, why, whylen);
+		if (rc)
+			break;
+		if (j) {
+			rc = ul_journal_add(j, "scratch", out);
+			if (rc) {
+				snprintf(why, whylen, "cannot journal %s: %s", out, strerror(-rc));
+				break;
+			}
+		}
+		rc = ul_scratch_make(out);
+		/* Not made (a name taken is not ours): cleanup must never touch it. */
+		if (rc && j)
+			(void)ul_journal_done(j, "scratch", out);
+		if (rc && rc != -EEXIST)
+			snprintf(why, whylen, "cannot create %s: %s", out, strerror(-rc));
+	}
+	if (rc && len)
+		out[0] = '\0';
+	return rc;
+}
+
+int ul_change_swap_create(struct ul_journal *j, const char *dir, uint64_t size_bytes,
+			  int priority, const char *run_uuid, char *path_out, size_t len, char *why,
+			  size_t whylen)
+{
+	int rc = -EEXIST;
+
+	for (int tries = 0; rc == -EEXIST && tries < 8; tries++) {
+		rc = ul_swap_plan(dir, &size_bytes, priority, path_out, len, why, whylen);
+		if (rc)
+			break;
+		if (j) {
+			rc = ul_journal_add(j, "swap", path_out);
+			if (rc) {
+				snprintf(why, whylen, "cannot journal %s: %s", path_out,
+					 strerror(-rc));
+				break;
+			}
+		}
+		rc = ul_swap_make(path_out, size_bytes, priority, run_uuid, why, whylen);
+		if (rc && j)
+			(void)ul_journal_done(j, "swap", path_out); /* nothing of it is left */
+	}
+	if (rc == -EEXIST)
+		snprintf(why, whylen, "cannot find a free swap file name in %s", dir);
+	if (rc && len)
+		path_out[0] = '\0';
+	return rc;
+}
+
+int ul_change_cgroup_create(struct ul_journal *j, const char *name, uint64_t limit_bytes,
+			    uint64_t swap_limit_bytes, struct ul_cgroup *out, char *why,
+			    size_t len)
+{
+	int rc = ul_cgroup_plan(name, out, why, len);
+
+	if (!rc && j) {
+		rc = ul_journal_add(j, "cgroup", out->path);
+		if (rc)
+			snprintf(why, len, "cannot journal %s: %s", out->path, strerror(-rc));
+	}
+	if (!rc) {
+		rc = ul_cgroup_make(out, limit_bytes, swap_limit_bytes, why, len);
+		/* Not made, or an existing one that is not ours: never removed by cleanup. */
+		if (rc && j)
+			(void)ul_journal_done(j, "cgroup", out->path);
+	}
+	if (rc)
+		out->path[0] = '\0';
+	return rc;
+}
+
+int ul_change_sysctl_set(struct ul_journal *j, const char *name, const char *value, char *why,
+			 size_t len)
+{
+	char old[128], arg[256];
+	int rc;
+
+	if (!name || !sysctl_allowed(name)) {
+		snprintf(why, len, "sysctl '%s' is not one underload changes", name ? name : "");
+		return -EPERM;
+	}
+	rc = ul_sysctl_read(name, old, sizeof(old));
+	if (rc) {
+		snprintf(why, len, "cannot read sysctl %s: %s", name, strerror(-rc));
+		return rc;
+	}
+	snprintf(arg, sizeof(arg), "%s %s", name, old);
+	if (j) {
+		rc = ul_journal_add(j, "sysctl", arg);
+		if (rc) {
+			snprintf(why, len, "cannot journal sysctl %s: %s", name, strerror(-rc));
+			return rc;
+		}
+	}
+	rc = ul_sysctl_write(name, value);
+	if (rc) {
+		snprintf(why, len, "cannot set sysctl %s to %s: %s", name, value, strerror(-rc));
+		if (j)
+			(void)ul_journal_done(j, "sysctl", arg);
+	}
+	return rc;
+}
+
+int ul_change_undo(struct ul_journal *j, const char *kind, const char *arg)
+{
+	const struct change_kind *k = kind ? find_kind(kind) : NULL;
+	struct change_ctx c = { 0 };
+	int rc;
+
+	if (!k || !arg)
+		return -EOPNOTSUPP;
+	rc = k->undo(&c, arg);
+	/* A failed "done" only leaves an entry a later cleanup finds undone. */
+	if (!rc && j)
+		(void)ul_journal_done(j, kind, arg);
+	return rc;
+}
+
+/* ---- cleanup ---------------------------------------------------------------- */
+
+struct cleanup {
+	const struct ul_changes_hooks *hooks;
+	int undone;
+};
+
+static void report(const struct cleanup *cl, const char *kind, const char *arg, int rc,
+		   const char *why, bool retired)
+{
+	if (cl->hooks && cl->hooks->report)
+		cl->hooks->report(cl->hooks->arg, kind, arg, rc, why, retired);
+}
+
+/* Check and undo one pending entry; settles it in e and the journal. */
+static int settle(struct cleanup *cl, struct ul_journal *j, struct ul_journal_entry *e,
+		  const char *run_uuid)
+{
+	const struct change_kind *k = find_kind(e->kind);
+	struct ul_journal *w = j->fd >= 0 ? j : NULL;
+	char why[256] = "";
+	struct change_ctx c = { run_uuid, cl->hooks, why, sizeof(why) };
+	bool refused = false;
+	int rc;
+
+	if (!k) {
+		snprintf(why, sizeof(why), "unknown kind (written by a newer underload?)");
+		rc = -EOPNOTSUPP;
+	} else {
+		rc = k->check(&c, e->arg);
+		if (rc == -ENOENT)
+			rc = 0; /* gone already: nothing to undo */
+		else if (rc)
+			refused = true; /* not ours: never acted on, never retried */
+		else
+			rc = k->undo(&c, e->arg);
+	}
+	if (!rc) {
+		e->state = UL_JOURNAL_DONE;
+		cl->undone++;
+		if (w)
+			(void)ul_journal_done(w, e->kind, e->arg);
+		report(cl, e->kind, e->arg, 0, "", false);
+		return 0;
+	}
+	if (refused || ++e->failures >= UL_CHANGES_MAX_TRIES) {
+		e->state = UL_JOURNAL_RETIRED;
+		if (w)
+			(void)ul_journal_retire(w, e->kind, e->arg);
+	} else if (w) {
+		(void)ul_journal_failed(w, e->kind, e->arg);
+	}
+	report(cl, e->kind, e->arg, rc, why, e->state == UL_JOURNAL_RETIRED);
+	return rc;
+}
+
+static int visit(void *arg, struct ul_journal *j, struct ul_journal_entry *e, size_t n)
+{
+	struct cleanup *cl = arg;
+	char uuid[UUID_LEN + 1];
+	const char *run_uuid = NULL;
+	int err = 0;
+
+	/* The run the journal belongs to: what its swap file and cgroup carry. */
+	for (size_t i = 0; i < n && !run_uuid; i++)
+		if (!strcmp(e[i].kind, "run") && split_run(e[i].arg, uuid))
+			run_uuid = uuid;
+	for (size_t i = n; i-- > 0;) {
+		int rc;
+
+		if (e[i].state != UL_JOURNAL_PENDING)
+			continue;
+		rc = settle(cl, j, &e[i], run_uuid);
+		if (rc && !err)
+			err = rc;
+	}
+	return err;
+}
+
+int ul_changes_cleanup(const char *dir, const struct ul_changes_hooks *h, int *n_undone)
+{
+	struct cleanup cl = { .hooks = h };
+	int rc = ul_journal_visit_stale(dir, visit, &cl);
+
+	if (n_undone)
+		*n_undone = cl.undone;
+	return rc;
+}

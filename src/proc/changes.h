@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * System changes as a table (changes.def): the one module above the
+ * journal (a pure log) and the leaves that make and undo changes (scratch,
+ * swap, cgroup, sysctl), none of which knows of the other.
+ *
+ * Making a change is journal-first: the wrapper records "<kind> <arg>"
+ * durably, then makes the change; a change that was not made is recorded
+ * done at once.  Undoing one of our own run's changes records it done.
+ *
+ * `underload cleanup` trusts nothing it reads: every pending entry of a
+ * dead run's journal is checked before it is undone (a scratch dir we made:
+ * owner, mode 0700, name; a swap file carrying our label and the run's
+ * UUID; the cgroup named after the run under a cgroup filesystem; only the
+ * sysctls underload changes, to a plain value).  An entry that fails its
+ * check is reported once and retired; one whose undo keeps failing is
+ * retired after UL_CHANGES_MAX_TRIES attempts; neither is tried again.
+ */
+#ifndef UL_CHANGES_H
+#define UL_CHANGES_H
+
+#include "core/compat.h"
+
+struct ul_journal;
+struct ul_cgroup;
+
+#define UL_CHANGES_MAX_TRIES 3
+
+struct ul_changes_hooks {
+	/*
+	 * The run status lives in the store, above proc/: mark run `uuid` of
+	 * the store at `store_uri` interrupted.  0, -ENOENT / -EALREADY when
+	 * there is nothing to repair, or -errno with a reason in why.
+	 */
+	int (*mark_interrupted)(void *arg, const char *store_uri, const char *uuid, char *why,
+				size_t len);
+	/* One line per entry handled: rc 0 undone; retired: given up for good. */
+	void (*report)(void *arg, const char *kind, const char *what, int rc, const char *why,
+		       bool retired);
+	void *arg;
+};
+
+/* ---- journal-first wrappers (j may be NULL: nothing is journalled) ---- */
+
+/* "run UUID STORE" before the run is stored, done once its status is. */
+int ul_change_run_begin(struct ul_journal *j, const char *uuid, const char *store_uri)
+	UL_MUST_CHECK;
+int ul_change_run_end(struct ul_journal *j, const char *uuid, const char *store_uri);
+/* A scratch directory in parent (checked as ul_scratch_check_parent()). */
+int ul_change_scratch_create(struct ul_journal *j, const char *parent, char *out, size_t len,
+			     char *why, size_t whylen) UL_MUST_CHECK;
+/* A swap file in dir (ul_swap_create()), labelled with run_uuid. */
+int ul_change_swap_create(struct ul_journal *j, const char *dir, uint64_t size_bytes,
+			  int priority, const char *run_uuid, char *path_out, size_t len, char *why,
+			  size_t whylen) UL_MUST_CHECK;
+/* The memory cgroup "underload-NAME" (ul_cgroup_create()). */
+int ul_change_cgroup_create(struct ul_journal *j, const char *name, uint64_t limit_bytes,
+			    uint64_t swap_limit_bytes, struct ul_cgroup *out, char *why,
+			    size_t len) UL_MUST_CHECK;
+/* Set a sysctl underload may change (see changes.c), journalling its old value. */
+int ul_change_sysctl_set(struct ul_journal *j, const char *name, const char *value, char *why,
+			 size_t len) UL_MUST_CHECK;
+/*
+ * Undo one of this process's own changes of a known kind and record it
+ * done in j (may be NULL).  0 also when it was already undone; -EOPNOTSUPP
+ * for an unknown kind or one only cleanup can undo (run).
+ */
+int ul_change_undo(struct ul_journal *j, const char *kind, const char *arg);
+
+/* ---- cleanup --------------------------------------------------------- */
+
+/* Check and undo every pending entry of every stale journal in dir (NULL:
+ * the default directories), newest first.  *n_undone counts successes.
+ * 0 when everything was settled without error, else the first error. */
+int ul_changes_cleanup(const char *dir, const struct ul_changes_hooks *h,
+		       int *n_undone) UL_MUST_CHECK;
+/* Is kind a change this version knows? */
+bool ul_change_known(const char *kind);
+
+#endif
