@@ -167,10 +167,6 @@ static int check_swap(const struct change_ctx *c, const char *arg)
 		say(c, "not a swap file path of ours");
 		return -EINVAL;
 	}
-	if (!c->run_uuid) {
-		say(c, "the journal names no run: the swap file cannot be recognised");
-		return -EINVAL;
-	}
 	snprintf(parent, sizeof(parent), "%.*s", (int)(base - arg), arg);
 	fd = ul_open_dir_nofollow(base == arg ? "/" : parent, O_PATH);
 	if (fd < 0) {
@@ -178,6 +174,12 @@ static int check_swap(const struct change_ctx *c, const char *arg)
 		return fd == -ENOENT ? -ENOENT : -ELOOP;
 	}
 	close(fd);
+	/* A journal of a version that recorded no run: the file must at
+	 * least lie in a scratch directory of ours. */
+	if (!c->run_uuid && ul_scratch_is_ours(parent)) {
+		say(c, "the journal names no run and the file is not in a scratch directory");
+		return -EPERM;
+	}
 	rc = ul_swap_is_ours(arg, c->run_uuid);
 	if (rc && rc != -ENOENT)
 		say(c, "not a swap file of this run (label, UUID, owner, or a symlink)");
@@ -203,13 +205,16 @@ static int check_cgroup(const struct change_ctx *c, const char *arg)
 		say(c, "not a cgroup path");
 		return -EINVAL;
 	}
-	if (!c->run_uuid) {
-		say(c, "the journal names no run: the cgroup cannot be recognised");
-		return -EINVAL;
+	/* The engine names it after the run: underload-<first 8 of the UUID>
+	 * (any 8 hex digits in a journal of a version that recorded no run). */
+	if (strncmp(base + 1, UL_CGROUP_PREFIX, strlen(UL_CGROUP_PREFIX))) {
+		say(c, "not a cgroup of ours");
+		return -EPERM;
 	}
-	/* The engine names it after the run: underload-<first 8 of the UUID>. */
-	snprintf(want, sizeof(want), UL_CGROUP_PREFIX "%.8s", c->run_uuid);
-	if (strcmp(base + 1, want)) {
+	snprintf(want, sizeof(want), UL_CGROUP_PREFIX "%.8s",
+		 c->run_uuid ? c->run_uuid : base + 1 + strlen(UL_CGROUP_PREFIX));
+	if (strcmp(base + 1, want) || strlen(want) != strlen(UL_CGROUP_PREFIX) + 8 ||
+	    strspn(want + strlen(UL_CGROUP_PREFIX), "0123456789abcdef") != 8) {
 		say(c, "not the cgroup of this run");
 		return -EPERM;
 	}

@@ -277,7 +277,7 @@ int ul_swap_is_ours(const char *path, const char *run_uuid)
 	int fd, rc = 0;
 	bool magic = false;
 
-	if (!run_uuid || !uuid_bytes(run_uuid, want))
+	if (run_uuid && !uuid_bytes(run_uuid, want))
 		return -EINVAL;
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
@@ -294,8 +294,8 @@ int ul_swap_is_ours(const char *path, const char *run_uuid)
 	/* The magic ends the first page, whatever the page size was. */
 	for (size_t ps = 4096; ps <= (size_t)n && !magic; ps *= 2)
 		magic = !memcmp(page + ps - 10, "SWAPSPACE2", 10);
-	if (!magic || memcmp(page + SWAP_UUID_OFF, want, sizeof(want)) ||
-	    strncmp((const char *)page + SWAP_LABEL_OFF, SWAP_LABEL, 16))
+	if (!magic || (run_uuid && (memcmp(page + SWAP_UUID_OFF, want, sizeof(want)) ||
+				    strncmp((const char *)page + SWAP_LABEL_OFF, SWAP_LABEL, 16))))
 		rc = -EPERM;
 	return rc;
 }

@@ -39,7 +39,9 @@ int ul_swap_make(const char *path, uint64_t size_bytes, int priority, const char
 /*
  * Is path a swap file we made for the run run_uuid: a regular file of
  * ours (not a symlink, one link) whose header has the swap magic, our
- * label and that UUID?  0 yes; -ENOENT gone; -EPERM/-ELOOP/-EINVAL no.
+ * label and that UUID?  With run_uuid NULL only the magic and the owner
+ * are checked (journals of versions that recorded no run).  0 yes;
+ * -ENOENT gone; -EPERM/-ELOOP/-EINVAL no.
  */
 int ul_swap_is_ours(const char *path, const char *run_uuid) UL_MUST_CHECK;
 /*
