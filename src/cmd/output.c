@@ -12,10 +12,12 @@
 #include "store/store.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void list_formats(char *buf, size_t len)
@@ -45,6 +47,58 @@ void ul_default_formats(const char *suites, char *buf, size_t len)
 		snprintf(buf + off, len - off, "text");
 }
 
+/* The directory part of path ("." when it has none). */
+static void dir_of(const char *path, char *out, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(out, len, ".");
+	else if (slash == path)
+		snprintf(out, len, "/");
+	else
+		snprintf(out, len, "%.*s", (int)(slash - path), path);
+}
+
+/*
+ * Can FILE of --format X=FILE be written?  Checked when the option is read,
+ * so a bad path is refused before the first cell, not after the run.  A
+ * regular file or a new name is replaced atomically (its directory must be
+ * writable); a character device or a FIFO is written in place; anything
+ * else (a directory, a symlink, a socket, a block device) is refused.
+ */
+static int check_path(const char *cmd, const char *fmt, const char *path)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+
+	if (path[0] == '=' || strlen(path) >= PATH_MAX || path[strlen(path) - 1] == '/')
+		return ul_usage_error(cmd, "bad file name for format '%s' in --format: want "
+					   "--format %s=FILE", fmt, fmt);
+	for (const char *c = path; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return ul_usage_error(cmd, "file name for format '%s' in --format holds a "
+						   "control character", fmt);
+	if (lstat(path, &st) == 0) {
+		if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
+			if (access(path, W_OK) < 0)
+				return ul_error_errno(errno, "--format %s=%s: cannot write", fmt,
+						      path);
+			return 0;
+		}
+		if (!S_ISREG(st.st_mode))
+			return ul_error("--format %s=%s: not a regular file, a character device "
+					"or a FIFO (a symlink: name its target)", fmt, path);
+	} else if (errno != ENOENT) {
+		return ul_error_errno(errno, "--format %s=%s", fmt, path);
+	}
+	dir_of(path, dir, sizeof(dir));
+	if (access(dir, W_OK | X_OK) < 0)
+		return ul_error_errno(errno, "--format %s=%s: cannot write in '%s'", fmt, path,
+				      dir);
+	return 0;
+}
+
 int ul_outputs_parse(const char *cmd, const char *spec, struct ul_outputs *outs)
 {
 	char *copy = strdup(spec), *save = NULL, *tok;
@@ -72,6 +126,19 @@ int ul_outputs_parse(const char *cmd, const char *spec, struct ul_outputs *outs)
 			rc = -1;
 			break;
 		}
+		if (eq && check_path(cmd, tok, eq + 1)) {
+			rc = -1;
+			break;
+		}
+		for (size_t i = 0; eq && i < outs->n; i++) {
+			if (outs->out[i].path && !strcmp(outs->out[i].path, spec + (eq + 1 - copy))) {
+				ul_usage_error(cmd, "file '%s' named twice in --format", eq + 1);
+				rc = -1;
+				break;
+			}
+		}
+		if (rc)
+			break;
 		if (outs->n == UL_MAX_OUTPUTS) {
 			ul_usage_error(cmd, "at most %d outputs in --format", UL_MAX_OUTPUTS);
 			rc = -1;
@@ -90,26 +157,59 @@ int ul_outputs_parse(const char *cmd, const char *spec, struct ul_outputs *outs)
 	return rc;
 }
 
-static int write_file(const struct ul_output *o, const struct ul_run *run)
+/* A device or FIFO: written in place, never replaced. */
+static int write_in_place(const struct ul_output *o, const struct ul_run *run)
 {
-	char tmp[4096];
+	int fd = open(o->path, O_WRONLY | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC), rc;
+	struct stat st;
 	FILE *f;
-	int rc;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmpXXXXXX", o->path);
-	{
-		int fd = mkstemp(tmp);
-
-		if (fd < 0)
-			return ul_error_errno(errno, "cannot write '%s'", o->path);
-		f = fdopen(fd, "w");
-		if (!f) {
-			close(fd);
-			unlink(tmp);
-			return ul_error_errno(errno, "cannot write '%s'", o->path);
-		}
+	if (fd < 0)
+		return ul_error_errno(errno, "cannot write '%s'", o->path);
+	if (fstat(fd, &st) < 0 || (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))) {
+		close(fd);
+		return ul_error("cannot write '%s': it changed type", o->path);
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		return ul_error_errno(errno, "cannot write '%s'", o->path);
 	}
 	rc = o->format->write_run(f, run);
+	if (fclose(f) && !rc)
+		rc = -errno;
+	return rc ? ul_error_errno(rc, "cannot write '%s'", o->path) : 0;
+}
+
+/*
+ * A regular file or a new name: written to a temporary file beside it with
+ * the mode a new file gets (0666 less the umask), fsync'd, renamed over
+ * it, and the directory fsync'd, so readers see the old or the new file.
+ */
+static int replace_file(const struct ul_output *o, const struct ul_run *run)
+{
+	char tmp[PATH_MAX + 16], dir[PATH_MAX];
+	mode_t mask = umask(0);
+	FILE *f;
+	int fd, rc, dfd;
+
+	umask(mask);
+	if (snprintf(tmp, sizeof(tmp), "%s.tmpXXXXXX", o->path) >= (int)sizeof(tmp))
+		return ul_error("cannot write '%s': name too long", o->path);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return ul_error_errno(errno, "cannot write '%s'", o->path);
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlink(tmp);
+		return ul_error_errno(errno, "cannot write '%s'", o->path);
+	}
+	rc = fchmod(fd, 0666 & ~mask) ? -errno : 0;
+	if (!rc)
+		rc = o->format->write_run(f, run);
+	if (!rc && (fflush(f) || fsync(fd)))
+		rc = -errno;
 	if (fclose(f) && !rc)
 		rc = -errno;
 	if (!rc && rename(tmp, o->path))
@@ -118,7 +218,26 @@ static int write_file(const struct ul_output *o, const struct ul_run *run)
 		unlink(tmp);
 		return ul_error_errno(rc, "cannot write '%s'", o->path);
 	}
+	dir_of(o->path, dir, sizeof(dir));
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		(void)fsync(dfd);
+		close(dfd);
+	}
 	return 0;
+}
+
+static int write_file(const struct ul_output *o, const struct ul_run *run)
+{
+	struct stat st;
+
+	if (lstat(o->path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
+			return write_in_place(o, run);
+		return ul_error("cannot write '%s': not a regular file, a character device or "
+				"a FIFO", o->path);
+	}
+	return replace_file(o, run);
 }
 
 int ul_outputs_write(const struct ul_outputs *outs, const struct ul_run *run)
