@@ -1,196 +1,499 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * `underload compare`: one report over every stored run of a suite that
- * compares labels (contest's cross-kernel table), newest runs first.
+ * `underload compare`: labels (or runs) against a baseline, for every suite
+ * with results: the seed-style cross-label tables, then one row per test
+ * with the shift, its CI, p and a verdict (stats/runcmp.h computes, report/
+ * compare.c prints).
  */
 #include "core/compat.h"
 #include "cmd/cmd.h"
+#include "cmd/compare.h"
 #include "core/log.h"
+#include "engine/engine.h"
+#include "report/compare.h"
 #include "report/format.h"
 #include "store/store.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define COMPARE_SUITE "contest"
-
 static const char compare_help[] =
-	"usage: underload compare [--db PATH] [--format NAME] [--baseline LABEL]\n"
+	"usage: underload compare [LABEL|RUN]... [--baseline LABEL|RUN] [--suite NAME]\n"
+	"                         [--test mwu|welch] [--alpha A] [--strict]\n"
+	"                         [--format text|json|csv] [--db PATH]\n"
 	"\n"
-	"Print one table over every stored contest run: for each load, one row per\n"
-	"label (kernel or setting) with its number of valid runs, mean Time, CPU%,\n"
-	"Loads, LCPU% and Ratio, newest label first (contest's cross-kernel table).\n"
-	"Runs with the same label are pooled.\n"
+	"Compare labels (kernels or settings) against a baseline, for every suite with\n"
+	"results: the seed-style cross-label tables, then one row per test and\n"
+	"candidate: n, medians, the relative change of the median, the CI of the shift,\n"
+	"the p-value and a verdict: faster, slower or no difference proven.\n"
 	"\n"
+	"A LABEL pools every stored run with that label; a RUN (id, UUID, UUID prefix,\n"
+	"'last') is that run alone (runs named with the same label are pooled).  With\n"
+	"none named: every label, the newest run of each, oldest label first.  The\n"
+	"first named (or --baseline) is the baseline.\n"
+	"\n"
+	"  --baseline X      the baseline label or run (default: the first)\n"
+	"  --suite NAME      only this suite\n"
+	"  --test mwu|welch  Mann-Whitney U with the Hodges-Lehmann shift (default), or\n"
+	"                    Welch's t on the difference of means\n"
+	"  --alpha A         significance level, 0 < A <= 0.5 (default 0.05); Holm's\n"
+	"                    correction over each suite's rows says which rows survive\n"
+	"  --strict          exit 2 when the runs differ in a way that makes the\n"
+	"                    comparison unfair (probe options, memory budget or limit,\n"
+	"                    tool version)\n"
+	"  --format F        text (default: seed tables and comparison), json or csv\n"
+	"                    (the comparison rows only)\n"
 	"  --db PATH         results database (default: $XDG_DATA_HOME/underload/results.db)\n"
-	"  --format NAME     a format that reports several runs (default: contest)\n"
-	"  --baseline LABEL  Ratio = Time / this label's noload mean (default: each\n"
-	"                    label's own noload mean)\n"
-	"  -h, --help        this help\n";
+	"  -h, --help        this help\n"
+	"\n"
+	"resp samples adaptively; only the first --min-points points of each cell (taken\n"
+	"before the stopping rule looked at the data) enter the test.  See underload(1).\n";
 
-/* Is `suite` one of the comma-separated names in `list`? */
-static bool lists_suite(const char *list, const char *suite)
-{
-	size_t n = strlen(suite);
+/*
+ * What compare tests per suite.  TEMPORARY: this table moves into the suite
+ * descriptors (struct ul_suite's metrics) when they carry them; nothing
+ * else here knows a suite by name.
+ */
+static const struct ul_runcmp_metric compare_metrics[] = {
+	{ "resp", "delay_ns", "delay", "ns", UL_BETTER_LOWER },
+	{ "deadline", "dl_lat_ns", "latency", "ns", UL_BETTER_LOWER },
+	{ "mtest", "mtest_elapsed_ns", "elapsed", "ns", UL_BETTER_LOWER },
+	{ "contest", "wall_ns", "Time", "ns", UL_BETTER_LOWER },
+};
 
-	for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
-		if (!strncmp(p, suite, n) && (p[n] == ',' || p[n] == '\0'))
-			return true;
-	return false;
-}
+struct cmp_args {
+	const char *db;
+	const char *baseline;
+	const char *suite;
+	const char *format;
+	bool strict;
+	struct ul_cmp_opts opts;
+	char **names;
+	size_t n_names;
+};
 
-/* A valid noload job of the suite under `label` in the loaded runs? */
-static bool has_baseline(struct ul_run *runs, size_t n, const char *label)
-{
-	for (size_t r = 0; r < n; r++) {
-		if (strcmp(runs[r].label, label))
-			continue;
-		for (size_t i = 0; i < runs[r].n_cells; i++) {
-			const struct ul_cell *c = &runs[r].cells[i];
+/* Every run loaded once, and the groups pointing into them. */
+struct cmp_state {
+	struct ul_store *store;
+	struct ul_run_summary *sum;
+	size_t n_sum;
+	struct ul_run **loaded;
+	size_t n_loaded;
+	struct ul_runcmp_group groups[UL_RUNCMP_MAX_GROUPS];
+	size_t n_groups;
+};
 
-			if (!strcmp(c->suite, COMPARE_SUITE) && !strcmp(c->load, "noload") &&
-			    c->outcome == UL_CELL_OK && c->n_series && c->series[0].n)
-				return true;
-		}
-	}
-	return false;
-}
-
-/* Load every run that lists the suite; *runs is malloc'ed, each run must be released. */
-static int load_runs(struct ul_store *store, struct ul_run **out, size_t *nout)
-{
-	struct ul_run_summary *sum = NULL;
-	struct ul_run *runs;
-	size_t n = 0, k = 0;
-	char ref[32];
-	int rc;
-
-	rc = store->ops->list_runs(store, &sum, &n);
-	if (rc)
-		return ul_error("cannot list runs: %s", store->err);
-	runs = calloc(n ? n : 1, sizeof(*runs));
-	if (!runs) {
-		free(sum);
-		return ul_error("out of memory");
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (!lists_suite(sum[i].suites, COMPARE_SUITE))
-			continue;
-		snprintf(ref, sizeof(ref), "%lld", (long long)sum[i].id);
-		ul_run_init(&runs[k]);
-		rc = store->ops->load_run(store, ref, &runs[k]);
-		if (rc) {
-			ul_error("cannot read run %s: %s", ref, store->err);
-			ul_run_release(&runs[k]);
-			for (size_t j = 0; j < k; j++)
-				ul_run_release(&runs[j]);
-			free(runs);
-			free(sum);
-			return -1;
-		}
-		k++;
-	}
-	free(sum);
-	*out = runs;
-	*nout = k;
-	return 0;
-}
-
-int ul_cmd_compare(int argc, char **argv);
-int ul_cmd_compare(int argc, char **argv)
+static int parse_args(int argc, char **argv, struct cmp_args *a)
 {
 	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "baseline", required_argument, NULL, 'b' },
-		{ "help", no_argument, NULL, 'h' },
+		{ "db", required_argument, NULL, 'd' },	  { "format", required_argument, NULL, 'f' },
+		{ "baseline", required_argument, NULL, 'b' }, { "suite", required_argument, NULL, 's' },
+		{ "test", required_argument, NULL, 't' },   { "alpha", required_argument, NULL, 'a' },
+		{ "strict", no_argument, NULL, 'S' },	  { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *db_opt = NULL, *fmt_name = "contest";
-	struct ul_report_opts ropts = { .baseline = NULL };
-	const struct ul_format *fmt;
-	const struct ul_run **ptrs = NULL;
-	struct ul_store *store;
-	struct ul_run *runs = NULL;
-	size_t n = 0;
-	int c, ret;
+	char *end;
+	int c;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
-			db_opt = optarg;
+			a->db = optarg;
 			break;
 		case 'f':
-			fmt_name = optarg;
+			a->format = optarg;
 			break;
 		case 'b':
-			if (!*optarg)
-				return ul_usage_error("compare", "--baseline needs a label");
-			ropts.baseline = optarg;
+			a->baseline = optarg;
+			break;
+		case 's':
+			if (!ul_suite_find(optarg))
+				return ul_usage_error("compare", "--suite: unknown suite '%.64s'",
+						      optarg);
+			a->suite = optarg;
+			break;
+		case 't':
+			if (ul_cmp_test_parse(optarg, &a->opts.test))
+				return ul_usage_error("compare", "--test: '%.64s' is not mwu or welch",
+						      optarg);
+			break;
+		case 'a':
+			errno = 0;
+			a->opts.alpha = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(a->opts.alpha > 0.0) ||
+			    a->opts.alpha > 0.5)
+				return ul_usage_error("compare", "--alpha: '%.64s' is not a number "
+								 "in (0, 0.5]",
+						      optarg);
+			break;
+		case 'S':
+			a->strict = true;
 			break;
 		case 'h':
 			fputs(compare_help, stdout);
-			return UL_EXIT_OK;
+			return -1;
 		default:
 			return ul_usage_error("compare", "unknown option");
 		}
 	}
-	if (optind != argc)
-		return ul_usage_error("compare", "unexpected argument '%s'", argv[optind]);
-	fmt = ul_format_find(fmt_name);
-	if (!fmt || !fmt->write_runs) {
-		char names[256];
-		size_t off = 0;
+	if (strcmp(a->format, "text") && strcmp(a->format, "json") && strcmp(a->format, "csv"))
+		return ul_usage_error("compare", "--format: '%.64s' is not text, json or csv",
+				      a->format);
+	a->names = argv + optind;
+	a->n_names = (size_t)(argc - optind);
+	return 0;
+}
 
-		names[0] = '\0';
-		for (size_t i = 0; i < ul_format_count() && off < sizeof(names); i++)
-			if (ul_format_at(i)->write_runs)
-				off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%s",
-							off ? ", " : "", ul_format_at(i)->name);
-		return ul_usage_error("compare", "%s format '%s' for --format (formats that "
-						 "compare runs: %s)",
-				      fmt ? "single-run" : "unknown", fmt_name, names);
+/* The loaded run with this id, loading it on first use; NULL after an error. */
+static struct ul_run *get_run(struct cmp_state *st, int64_t id)
+{
+	struct ul_run **nl, *run;
+	char ref[32];
+
+	for (size_t i = 0; i < st->n_loaded; i++)
+		if (st->loaded[i]->id == id)
+			return st->loaded[i];
+	nl = realloc(st->loaded, (st->n_loaded + 1) * sizeof(*nl));
+	run = calloc(1, sizeof(*run));
+	if (!nl || !run) {
+		free(run);
+		if (nl)
+			st->loaded = nl;
+		ul_error("out of memory");
+		return NULL;
 	}
-	ret = ul_cmd_open_store(db_opt, &store);
-	if (ret)
-		return ret;
-	if (load_runs(store, &runs, &n)) {
-		ul_store_close(store);
+	st->loaded = nl;
+	snprintf(ref, sizeof(ref), "%lld", (long long)id);
+	if (ul_cmd_load_run(st->store, ref, run)) {
+		ul_run_release(run);
+		free(run);
+		return NULL;
+	}
+	st->loaded[st->n_loaded++] = run;
+	return run;
+}
+
+/* The group of `label`, created at the end (or the front) when absent; NULL when full. */
+static struct ul_runcmp_group *group_of(struct cmp_state *st, const char *label, bool front)
+{
+	struct ul_runcmp_group *g;
+
+	for (size_t i = 0; i < st->n_groups; i++)
+		if (!strcmp(st->groups[i].label, label)) {
+			if (front && i) { /* the baseline moves first */
+				struct ul_runcmp_group t = st->groups[i];
+
+				memmove(&st->groups[1], &st->groups[0], i * sizeof(t));
+				st->groups[0] = t;
+			}
+			return &st->groups[front ? 0 : i];
+		}
+	if (st->n_groups == UL_RUNCMP_MAX_GROUPS)
+		return NULL;
+	if (front) {
+		memmove(&st->groups[1], &st->groups[0], st->n_groups * sizeof(st->groups[0]));
+		g = &st->groups[0];
+	} else {
+		g = &st->groups[st->n_groups];
+	}
+	st->n_groups++;
+	memset(g, 0, sizeof(*g));
+	snprintf(g->label, sizeof(g->label), "%s", label);
+	return g;
+}
+
+static int group_add(struct ul_runcmp_group *g, const struct ul_run *run)
+{
+	const struct ul_run **nr;
+
+	for (size_t i = 0; i < g->n_runs; i++)
+		if (g->runs[i] == run)
+			return 0;
+	nr = realloc(g->runs, (g->n_runs + 1) * sizeof(*nr));
+	if (!nr)
+		return ul_error("out of memory"), -1;
+	g->runs = nr;
+	/* newest first: the header of a pooled run comes from the newest */
+	size_t at = 0;
+
+	while (at < g->n_runs && g->runs[at]->started_wall_ns >= run->started_wall_ns)
+		at++;
+	memmove(&g->runs[at + 1], &g->runs[at], (g->n_runs - at) * sizeof(*nr));
+	g->runs[at] = run;
+	g->n_runs++;
+	return 0;
+}
+
+/* Add the runs `name` stands for (a label's runs, else one run) to its group. */
+static int add_named(struct cmp_state *st, const char *name, bool front)
+{
+	struct ul_runcmp_group *g = NULL;
+	struct ul_run *run, probe;
+	int64_t id;
+	int rc;
+
+	for (size_t i = 0; i < st->n_sum; i++) {
+		if (strcmp(st->sum[i].label, name) || st->sum[i].status == UL_RUN_RUNNING)
+			continue;
+		if (!g && !(g = group_of(st, name, front)))
+			return ul_usage_error("compare", "at most %d labels at once",
+					      UL_RUNCMP_MAX_GROUPS);
+		run = get_run(st, st->sum[i].id);
+		if (!run || group_add(g, run))
+			return UL_EXIT_ERROR;
+	}
+	if (g)
+		return 0;
+	/* not a label: a run reference */
+	ul_run_init(&probe);
+	rc = st->store->ops->load_run(st->store, name, &probe);
+	id = probe.id;
+	ul_run_release(&probe);
+	if (rc == -ENOENT || rc == -EINVAL)
+		return ul_usage_error("compare", "'%.64s' is neither a stored label nor a run", name);
+	if (rc) {
+		ul_error("cannot read run '%.64s': %s", name, st->store->err);
 		return UL_EXIT_ERROR;
 	}
-	if (ropts.baseline && !has_baseline(runs, n, ropts.baseline)) {
-		ret = ul_usage_error("compare", "--baseline '%s': no stored %s run with that label "
-						"has a valid noload job",
-				     ropts.baseline, COMPARE_SUITE);
-		goto out;
+	run = get_run(st, id);
+	if (!run)
+		return UL_EXIT_ERROR;
+	g = group_of(st, run->label, front);
+	if (!g)
+		return ul_usage_error("compare", "at most %d labels at once", UL_RUNCMP_MAX_GROUPS);
+	return group_add(g, run) ? UL_EXIT_ERROR : 0;
+}
+
+/* No names: every label, its newest run, ordered oldest label first. */
+static int add_defaults(struct cmp_state *st)
+{
+	for (size_t i = 0; i < st->n_sum; i++) {
+		const struct ul_run_summary *s = &st->sum[i];
+		bool newer_exists = false;
+
+		if (s->status == UL_RUN_RUNNING)
+			continue;
+		for (size_t j = 0; j < st->n_sum; j++)
+			if (j != i && st->sum[j].status != UL_RUN_RUNNING &&
+			    !strcmp(st->sum[j].label, s->label) &&
+			    (st->sum[j].started_wall_ns > s->started_wall_ns ||
+			     (st->sum[j].started_wall_ns == s->started_wall_ns && j > i)))
+				newer_exists = true;
+		if (newer_exists)
+			continue;
+		struct ul_run *run = get_run(st, s->id);
+		struct ul_runcmp_group *g;
+
+		if (!run)
+			return UL_EXIT_ERROR;
+		g = group_of(st, s->label, false);
+		if (!g)
+			return ul_usage_error("compare", "more than %d labels: name the ones to "
+							 "compare",
+					      UL_RUNCMP_MAX_GROUPS);
+		if (group_add(g, run))
+			return UL_EXIT_ERROR;
 	}
-	ptrs = calloc(n ? n : 1, sizeof(*ptrs));
-	if (!ptrs) {
+	/* oldest newest-run first: the first measured label is the baseline */
+	for (size_t i = 1; i < st->n_groups; i++)
+		for (size_t j = i; j > 0 && st->groups[j].runs[0]->started_wall_ns <
+						   st->groups[j - 1].runs[0]->started_wall_ns;
+		     j--) {
+			struct ul_runcmp_group t = st->groups[j];
+
+			st->groups[j] = st->groups[j - 1];
+			st->groups[j - 1] = t;
+		}
+	return 0;
+}
+
+static bool groups_have_suite(const struct cmp_state *st, const char *suite)
+{
+	for (size_t g = 0; g < st->n_groups; g++)
+		for (size_t r = 0; r < st->groups[g].n_runs; r++)
+			for (size_t i = 0; i < st->groups[g].runs[r]->n_cells; i++)
+				if (!strcmp(st->groups[g].runs[r]->cells[i].suite, suite))
+					return true;
+	return false;
+}
+
+/* The suite's seed tables: one report over all runs, or one pooled run per label. */
+static int seed_tables(const struct cmp_state *st, const struct ul_suite *suite,
+		       const char *baseline_label)
+{
+	const struct ul_format *fmt = suite->format ? ul_format_find(suite->format) : NULL;
+	struct ul_report_opts ropts = { .baseline = baseline_label };
+	int rc = 0;
+
+	if (!fmt)
+		return 0;
+	if (fmt->write_runs) {
+		const struct ul_run **all = NULL;
+		size_t n = 0;
+
+		for (size_t g = 0; g < st->n_groups; g++) {
+			const struct ul_run **na =
+				realloc(all, (n + st->groups[g].n_runs) * sizeof(*na));
+
+			if (!na) {
+				free(all);
+				return -ENOMEM;
+			}
+			all = na;
+			for (size_t r = 0; r < st->groups[g].n_runs; r++)
+				all[n++] = st->groups[g].runs[r];
+		}
+		rc = fmt->write_runs(stdout, all, n, &ropts);
+		free(all);
+		return rc;
+	}
+	for (size_t g = 0; g < st->n_groups && !rc; g++) {
+		struct ul_run pooled;
+
+		rc = ul_compare_pool_run(&st->groups[g], suite->name, &pooled);
+		if (!rc && pooled.n_cells) {
+			rc = ul_report_compare_group_line(stdout, &st->groups[g]);
+			if (!rc)
+				rc = fmt->write_run(stdout, &pooled);
+		}
+		ul_run_release(&pooled);
+	}
+	return rc;
+}
+
+/* The metrics of the selected suites that have results. */
+static size_t pick_metrics(const struct cmp_state *st, const char *only,
+			   struct ul_runcmp_metric *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < UL_ARRAY_SIZE(compare_metrics); i++) {
+		const struct ul_runcmp_metric *m = &compare_metrics[i];
+
+		if ((!only || !strcmp(only, m->suite)) && groups_have_suite(st, m->suite))
+			out[n++] = *m;
+	}
+	return n;
+}
+
+static int print_text(const struct cmp_state *st, const struct cmp_args *a,
+		      const struct ul_runcmp *c)
+{
+	const char *bl = a->baseline && st->n_groups ? st->groups[0].label : NULL;
+	int rc = 0;
+
+	if (st->n_groups > 1)
+		rc = ul_report_compare_header(stdout, c);
+	for (size_t i = 0; i < ul_suite_count() && !rc; i++) {
+		const struct ul_suite *suite = ul_suite_at(i);
+
+		if ((a->suite && strcmp(a->suite, suite->name)) ||
+		    !groups_have_suite(st, suite->name))
+			continue;
+		if (st->n_groups > 1)
+			printf("\n== %s ==\n", suite->name);
+		rc = seed_tables(st, suite, bl);
+		if (!rc && st->n_groups > 1)
+			rc = ul_report_compare_table(stdout, c, suite->name);
+	}
+	return rc;
+}
+
+static int run_compare(struct cmp_state *st, const struct cmp_args *a)
+{
+	struct ul_runcmp_metric metrics[UL_ARRAY_SIZE(compare_metrics)];
+	struct ul_runcmp c;
+	size_t nm = pick_metrics(st, a->suite, metrics);
+	int rc, ret = UL_EXIT_OK;
+
+	if (st->n_groups < 2) {
+		memset(&c, 0, sizeof(c));
+		c.opts = a->opts;
+		c.groups = st->groups;
+		c.n_groups = st->n_groups;
+	} else if (ul_runcmp_build(st->groups, st->n_groups, metrics, nm, &a->opts, &c) ||
+		   ul_compare_env(&c)) {
+		ul_runcmp_free(&c);
 		ul_error("out of memory");
-		ret = UL_EXIT_ERROR;
-		goto out;
+		return UL_EXIT_ERROR;
 	}
-	for (size_t i = 0; i < n; i++)
-		ptrs[i] = &runs[i];
-	if (fmt->write_runs(stdout, ptrs, n, &ropts)) {
-		ul_error("cannot write format '%s' to standard output", fmt->name);
+	if (!strcmp(a->format, "json"))
+		rc = ul_report_compare_json(stdout, &c);
+	else if (!strcmp(a->format, "csv"))
+		rc = ul_report_compare_csv(stdout, &c);
+	else
+		rc = print_text(st, a, &c);
+	if (rc) {
+		ul_error("cannot write the comparison to standard output: %s", strerror(-rc));
 		ret = UL_EXIT_ERROR;
+	} else if (c.n_unfair && a->strict) {
+		ul_error("compare --strict: the compared runs differ in %zu way%s that make the "
+			 "comparison unfair (see the warnings)",
+			 c.n_unfair, c.n_unfair == 1 ? "" : "s");
+		ret = UL_EXIT_USAGE;
 	}
-out:
-	free(ptrs);
-	for (size_t i = 0; i < n; i++)
-		ul_run_release(&runs[i]);
-	free(runs);
-	ul_store_close(store);
+	ul_runcmp_free(&c);
+	return ret;
+}
+
+static int select_groups(struct cmp_state *st, const struct cmp_args *a)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < a->n_names && !rc; i++)
+		rc = add_named(st, a->names[i], false);
+	if (!rc && !a->n_names)
+		rc = add_defaults(st);
+	if (!rc && a->baseline) {
+		rc = add_named(st, a->baseline, true);
+	}
+	if (!rc && !st->n_groups) {
+		ul_error("compare: no finished run stored%s", a->n_names ? " under those names" : "");
+		rc = UL_EXIT_ERROR;
+	}
+	return rc;
+}
+
+int ul_cmd_compare(int argc, char **argv);
+int ul_cmd_compare(int argc, char **argv)
+{
+	struct cmp_args a = { .format = "text", .opts = { .test = UL_CMP_MWU, .alpha = 0.05 } };
+	struct cmp_state st = { 0 };
+	int ret = parse_args(argc, argv, &a);
+
+	if (ret)
+		return ret < 0 ? UL_EXIT_OK : ret;
+	ret = ul_cmd_open_store(a.db, &st.store);
+	if (ret)
+		return ret;
+	if (st.store->ops->list_runs(st.store, &st.sum, &st.n_sum)) {
+		ul_error("cannot list runs: %s", st.store->err);
+		ret = UL_EXIT_ERROR;
+	} else {
+		ret = select_groups(&st, &a);
+		if (!ret)
+			ret = run_compare(&st, &a);
+	}
+	for (size_t g = 0; g < st.n_groups; g++)
+		free(st.groups[g].runs);
+	for (size_t i = 0; i < st.n_loaded; i++) {
+		ul_run_release(st.loaded[i]);
+		free(st.loaded[i]);
+	}
+	free(st.loaded);
+	free(st.sum);
+	ul_store_close(st.store);
 	return ret;
 }
 
 const struct ul_cmd ul_cmd_desc_compare = {
 	.name = "compare",
-	.summary = "one table over every stored contest run, one row per label",
+	.summary = "labels against a baseline: seed tables, shift, CI, p and a verdict per test",
 	.help = compare_help,
 	.fn = ul_cmd_compare,
 };

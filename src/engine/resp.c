@@ -2,8 +2,16 @@
 /*
  * The resp suite: Davidsen's trivial response benchmark.  One long-lived
  * resp probe (the user's session) is sampled after each think-time sleep
- * while each load runs in turn; a test takes between min and max points,
- * stopping early once the median's 95% CI is within the target.
+ * while each load runs in turn.
+ *
+ * Stopping rule (documented in underload(1), "resp stopping rule"): a test
+ * always takes --min-points points; then, up to --max-points, one more
+ * while the median's 95% CI half-width exceeds --ci-target of the median.
+ * That CI needs 6 points (below, it does not exist and counts as too
+ * wide), and at 6 it is the whole range, so a test stops at 6 only when
+ * max - min <= 2 * target * median.  Because the extra points depend on
+ * the data, each cell records "fixed_n" = --min-points: compare tests that
+ * prefix only, a sample whose size was fixed before any data was seen.
  */
 #include "core/compat.h"
 #include "core/log.h"
@@ -11,6 +19,7 @@
 #include "engine/engine.h"
 #include "load/load.h"
 #include "probe/probe.h"
+#include "stats/runcmp.h"
 #include "stats/stats.h"
 
 #include <errno.h>
@@ -54,26 +63,53 @@ static bool enough_points(const struct ul_engine *eng, const struct ul_series *s
 	return s->n >= (size_t)eng->cfg->max_points || ci_within_target(eng, s);
 }
 
-static void progress(const struct ul_engine *eng, size_t test_i, size_t n_tests, const char *test,
-		     size_t point)
-{
-	const struct ul_engine_config *cfg = eng->cfg;
-	/* Estimate: the rest of this test plus min points for the tests after it. */
-	int64_t per_point = cfg->interval_ns + 150 * UL_NS_PER_MS;
-	int64_t left = per_point * ((int64_t)(n_tests - test_i - 1) * cfg->min_points +
-				    (point < (size_t)cfg->min_points ? cfg->min_points - (int)point : 1));
-	char eta[32];
-
-	ul_fmt_duration(eta, sizeof(eta), left / UL_NS_PER_SEC * UL_NS_PER_SEC);
-	ul_engine_progress(eng, "[resp %zu/%zu] %s: point %zu (min %d, max %d), ~%s left", test_i + 1,
-			   n_tests, test, point + 1, cfg->min_points, cfg->max_points, eta);
-}
-
 struct resp_state {
 	struct ul_engine *eng;
 	const struct ul_probe *probe;
 	struct ul_running_probe *rp;
+	/* Measured for the ETA: wall time of the points and tests so far. */
+	int64_t point_ns_sum, test_extra_ns_sum;
+	size_t points_done, tests_done;
 };
+
+/*
+ * The points a test takes when every CI is narrow at once: min points, but
+ * at least 6 (the first n with a median CI) when the rule may extend.
+ */
+static int64_t floor_points(const struct ul_engine_config *cfg)
+{
+	int64_t n = cfg->min_points;
+
+	if (cfg->max_points > cfg->min_points && n < 6)
+		n = cfg->max_points < 6 ? cfg->max_points : 6;
+	return n;
+}
+
+/*
+ * Progress with an ETA from measured times: the mean wall time of a point
+ * so far (think time + task + overhead; interval + 150 ms before the
+ * first), the mean set-up/stop time of a test, and the fewest points the
+ * remaining tests can take (floor_points): a lower bound, said as such.
+ */
+static void progress(const struct resp_state *st, size_t test_i, size_t n_tests, const char *test,
+		     size_t point)
+{
+	const struct ul_engine_config *cfg = st->eng->cfg;
+	int64_t per_point = st->points_done ? st->point_ns_sum / (int64_t)st->points_done
+					    : cfg->interval_ns + 150 * UL_NS_PER_MS;
+	int64_t per_test = st->tests_done ? st->test_extra_ns_sum / (int64_t)st->tests_done : 0;
+	int64_t floor_n = floor_points(cfg), here = floor_n - (int64_t)point, left;
+	char eta[32];
+
+	if (here < 1)
+		here = 1;
+	left = per_point * ((int64_t)(n_tests - test_i - 1) * floor_n + here) +
+	       per_test * (int64_t)(n_tests - test_i - 1);
+	ul_fmt_duration(eta, sizeof(eta), left / UL_NS_PER_SEC * UL_NS_PER_SEC);
+	ul_engine_progress(st->eng, "[resp %zu/%zu] %s: point %zu (min %d, max %d), at least ~%s left",
+			   test_i + 1, n_tests, test, point + 1, cfg->min_points, cfg->max_points,
+			   eta);
+}
 
 static int start_probe(struct resp_state *st)
 {
@@ -106,6 +142,7 @@ static int sample_cell(struct resp_state *st, struct ul_cell *cell, struct ul_ru
 	const struct ul_engine_config *cfg = eng->cfg;
 	struct ul_series *s = ul_cell_series(cell, "delay_ns");
 	int64_t think = cfg->interval_ns;
+	ul_nsec t0 = ul_now_ns();
 	char how[96];
 
 	if (!s)
@@ -117,13 +154,17 @@ static int sample_cell(struct resp_state *st, struct ul_cell *cell, struct ul_ru
 		ul_nsec deadline = ul_now_ns() + (think > 0 ? think : 0) + cfg->sample_timeout_ns;
 		enum ul_measure_result r;
 
-		if (think >= 0)
-			progress(eng, test_i, n_tests, cell->load, s->n);
+		if (think >= 0) {
+			progress(st, test_i, n_tests, cell->load, s->n);
+			t0 = ul_now_ns();
+		}
 		r = ul_probe_measure(&eng->sup, st->rp, think, deadline, &value, &err, &exited);
 		switch (r) {
 		case UL_MEASURE_OK:
 			if (ul_series_push(s, value))
 				return ul_error("out of memory"), UL_ENGINE_ERROR;
+			st->point_ns_sum += (int64_t)(ul_now_ns() - t0);
+			st->points_done++;
 			think = cfg->interval_ns;
 			break;
 		case UL_MEASURE_CHILD_EXITED:
@@ -201,6 +242,8 @@ static int run_test(struct resp_state *st, const struct ul_load *load, size_t te
 	struct ul_cell *cell;
 	struct ul_series *s;
 	int result;
+	ul_nsec test_start = ul_now_ns();
+	int64_t points_before = st->point_ns_sum;
 
 	if (!st->rp) {
 		result = start_probe(st);
@@ -230,6 +273,12 @@ static int run_test(struct resp_state *st, const struct ul_load *load, size_t te
 	if (cell->outcome == UL_CELL_OK && s && s->n >= (size_t)eng->cfg->max_points &&
 	    !ci_within_target(eng, s))
 		cell->flags |= UL_CELL_NOISY;
+	/* the prefix of a size fixed in advance, which compare tests */
+	if (s && s->n && ul_cell_set_metric(cell, UL_RUNCMP_FIXED_N, eng->cfg->min_points) &&
+	    result == UL_ENGINE_OK)
+		result = UL_ENGINE_ERROR;
+	st->test_extra_ns_sum += (int64_t)(ul_now_ns() - test_start) - (st->point_ns_sum - points_before);
+	st->tests_done++;
 	if (cell->outcome == UL_CELL_LOAD_DIED) {
 		ul_engine_progress_done(eng);
 		ul_error("%s", cell->note);

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Pieces of `underload compare` shared by its files (cmd/compare*.c).
+ */
+#ifndef UL_CMD_COMPARE_H
+#define UL_CMD_COMPARE_H
+
+#include "core/compat.h"
+#include "model/model.h"
+#include "stats/runcmp.h"
+
+/*
+ * Fill c->env with every environment property that differs between the
+ * compared groups (kernel, CPU, memory, swap, tool version, suite
+ * parameters, probe and load options), marking the unfair ones (probe
+ * options, memory budget or limit, tool version).  0 or -ENOMEM.
+ */
+int ul_compare_env(struct ul_runcmp *c);
+
+/*
+ * One run holding the cells of `suite` of every run of the group, cells of
+ * the same test merged (their samples appended in run order), header from
+ * the group's newest run: what the single-run seed formats print for a
+ * label of several runs.  The caller ul_run_release()s `out`.  0 or -ENOMEM.
+ */
+int ul_compare_pool_run(const struct ul_runcmp_group *g, const char *suite, struct ul_run *out);
+
+#endif

@@ -1,0 +1,426 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Text, JSON and CSV of a comparison of stored runs (stats/runcmp.h): what
+ * is compared, the environment differences, and one row per test with n,
+ * medians, the relative change, its CI, p, the verdict and Holm.
+ */
+#include "core/compat.h"
+#include "report/compare.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * A stored string made safe for a terminal: C0 controls, DEL, UTF-8-encoded
+ * C1 controls (0xc2 0x80-0x9f) and bytes that start no UTF-8 character (a
+ * raw 0x9b is CSI on some terminals) become \xNN.
+ */
+static void clean(char *buf, size_t len, const char *s)
+{
+	size_t o = 0;
+
+	for (; *s && o + 9 < len; s++) {
+		unsigned char ch = (unsigned char)*s, nx = (unsigned char)s[1];
+
+		if (ch == 0xc2 && nx >= 0x80 && nx <= 0x9f) {
+			o += (size_t)snprintf(buf + o, len - o, "\\x%02x\\x%02x", ch, nx);
+			s++;
+		} else if (ch >= 0xc2 && ch <= 0xf4 && nx >= 0x80 && nx <= 0xbf) {
+			/* a multibyte character: its lead and continuation bytes as they are */
+			buf[o++] = (char)ch;
+			while ((unsigned char)s[1] >= 0x80 && (unsigned char)s[1] <= 0xbf &&
+			       o + 9 < len)
+				buf[o++] = *++s;
+		} else if (ch < 0x20 || ch == 0x7f || ch >= 0x80) {
+			o += (size_t)snprintf(buf + o, len - o, "\\x%02x", ch);
+		} else {
+			buf[o++] = (char)ch;
+		}
+	}
+	buf[o] = '\0';
+}
+
+/* A value in its unit: ns are scaled to ns/us/ms/s, 4 significant digits. */
+static void fmt_value(char *buf, size_t len, double v, const char *unit)
+{
+	double a = fabs(v);
+
+	if (!isfinite(v))
+		snprintf(buf, len, "-");
+	else if (strcmp(unit, "ns"))
+		snprintf(buf, len, "%.4g %s", v, unit);
+	else if (a >= 1e9)
+		snprintf(buf, len, "%.3f s", v / 1e9);
+	else if (a >= 1e6)
+		snprintf(buf, len, "%.3f ms", v / 1e6);
+	else if (a >= 1e3)
+		snprintf(buf, len, "%.3f us", v / 1e3);
+	else
+		snprintf(buf, len, "%.0f ns", v);
+}
+
+static void fmt_pct(char *buf, size_t len, double r)
+{
+	if (isfinite(r))
+		snprintf(buf, len, "%+.1f%%", r * 100.0);
+	else
+		snprintf(buf, len, "-");
+}
+
+static void fmt_p(char *buf, size_t len, double p)
+{
+	if (!isfinite(p))
+		snprintf(buf, len, "-");
+	else if (p < 0.0001)
+		snprintf(buf, len, "<0.0001");
+	else
+		snprintf(buf, len, "%.4f", p);
+}
+
+static int stream_status(FILE *out)
+{
+	return ferror(out) ? -EIO : 0;
+}
+
+/* "'B' (runs 4, 5 pooled)" */
+static void describe_group(FILE *out, const struct ul_runcmp_group *g)
+{
+	char lab[160];
+
+	clean(lab, sizeof(lab), g->label);
+	fprintf(out, "'%s' (run%s ", lab, g->n_runs == 1 ? "" : "s");
+	for (size_t r = 0; r < g->n_runs; r++)
+		fprintf(out, "%s%lld", r ? ", " : "", (long long)g->runs[r]->id);
+	fprintf(out, "%s)", g->n_runs > 1 ? " pooled" : "");
+}
+
+int ul_report_compare_group_line(FILE *out, const struct ul_runcmp_group *g)
+{
+	fprintf(out, "\nlabel ");
+	describe_group(out, g);
+	fprintf(out, "\n");
+	return stream_status(out);
+}
+
+int ul_report_compare_header(FILE *out, const struct ul_runcmp *c)
+{
+	char lab[160], val[200];
+
+	fprintf(out, "baseline ");
+	describe_group(out, &c->groups[0]);
+	fprintf(out, "\n");
+	for (size_t g = 1; g < c->n_groups; g++) {
+		fprintf(out, "candidate ");
+		describe_group(out, &c->groups[g]);
+		fprintf(out, "\n");
+	}
+	if (!c->n_env) {
+		fprintf(out, "environment: no differences between the compared runs\n");
+		return stream_status(out);
+	}
+	fprintf(out, "environment differences:\n");
+	for (size_t i = 0; i < c->n_env; i++) {
+		const struct ul_runcmp_env *e = &c->env[i];
+
+		for (size_t g = 0; g < c->n_groups; g++) {
+			clean(lab, sizeof(lab), c->groups[g].label);
+			clean(val, sizeof(val), e->value[g]);
+			fprintf(out, "  %-16s %-20s %s%s\n", g ? "" : e->what, lab, val,
+				g == 0 && e->unfair ? "   (unfair)" : "");
+		}
+	}
+	for (size_t i = 0; i < c->n_env; i++)
+		if (c->env[i].unfair)
+			fprintf(out, "warning: unfair comparison: %s differ between the compared "
+				     "runs\n",
+				c->env[i].what);
+	return stream_status(out);
+}
+
+/* The note of a row: why untested, or what n a verdict would need. */
+static void row_note(char *buf, size_t len, const struct ul_runcmp_row *r)
+{
+	size_t have;
+
+	buf[0] = '\0';
+	if (!r->tested) {
+		snprintf(buf, len, "not tested: %s", r->why);
+		return;
+	}
+	if (r->res.verdict != UL_VERDICT_NONE)
+		return;
+	have = r->res.n_base < r->res.n_cand ? r->res.n_base : r->res.n_cand;
+	if (!r->res.can_decide)
+		snprintf(buf, len, "too few points for any verdict: ~%zu/side needed",
+			 r->res.need_per_side);
+	else if (r->res.need_per_side > have)
+		snprintf(buf, len, "a shift this size needs ~%zu/side (%zu more)",
+			 r->res.need_per_side, r->res.need_per_side - have);
+}
+
+static void table_head(FILE *out, const struct ul_runcmp *c, const struct ul_runcmp_metric *m,
+		       size_t n_tested)
+{
+	const struct ul_runcmp_row *first = NULL;
+
+	for (size_t i = 0; i < c->n_rows && !first; i++)
+		if (c->rows[i].metric == m && (c->rows[i].prefix_base || c->rows[i].prefix_cand))
+			first = &c->rows[i];
+	fprintf(out, "\n%s %s (%s, %s is better): %s, %g%% CI of the shift, alpha %g, "
+		     "Holm over %zu test%s\n",
+		m->suite, m->label, m->unit, m->better == UL_BETTER_HIGHER ? "higher" : "lower",
+		c->opts.test == UL_CMP_WELCH ? "Welch's t (difference of means)"
+					     : "Mann-Whitney U (Hodges-Lehmann shift)",
+		(1.0 - c->opts.alpha) * 100.0, c->opts.alpha, n_tested, n_tested == 1 ? "" : "s");
+	if (first)
+		fprintf(out, "(adaptively sampled cells: only the first %zu points of each run, "
+			     "fixed before the stopping rule, are tested)\n",
+			first->prefix_base > first->prefix_cand ? first->prefix_base
+								: first->prefix_cand);
+	fprintf(out, "%-12s %-16s %6s %6s %12s %12s %8s %-19s %8s %-20s %-4s %s\n", "test",
+		"candidate", "n base", "n cand", "median base", "median cand", "change",
+		"CI of the shift", "p", "verdict", "Holm", "note");
+}
+
+static void table_row(FILE *out, const struct ul_runcmp *c, const struct ul_runcmp_row *r)
+{
+	char lab[64], test[64], mb[24], mc[24], ch[16], lo[16], hi[16], ci[40], p[16], note[128];
+	const struct ul_cmp_result *x = &r->res;
+
+	clean(lab, sizeof(lab), c->groups[r->cand].label);
+	clean(test, sizeof(test), r->test);
+	row_note(note, sizeof(note), r);
+	if (!r->tested) {
+		fprintf(out, "%-12s %-16s %6s %6s %12s %12s %8s %-19s %8s %-20s %-4s %s\n", test,
+			lab, "-", "-", "-", "-", "-", "-", "-", "-", "-", note);
+		return;
+	}
+	fmt_value(mb, sizeof(mb), x->median_base, r->metric->unit);
+	fmt_value(mc, sizeof(mc), x->median_cand, r->metric->unit);
+	fmt_pct(ch, sizeof(ch), x->change_rel);
+	fmt_pct(lo, sizeof(lo), x->ci_lo_rel);
+	fmt_pct(hi, sizeof(hi), x->ci_hi_rel);
+	if (x->has_ci)
+		snprintf(ci, sizeof(ci), "[%s, %s]", lo, hi);
+	else
+		snprintf(ci, sizeof(ci), "-");
+	fmt_p(p, sizeof(p), x->p);
+	fprintf(out, "%-12s %-16s %6zu %6zu %12s %12s %8s %-19s %8s %-20s %-4s %s\n", test, lab,
+		x->n_base, x->n_cand, mb, mc, ch, ci, p, ul_cmp_verdict_name(x->verdict),
+		x->verdict == UL_VERDICT_NONE ? "-" : r->holm_survives ? "yes" : "no", note);
+}
+
+int ul_report_compare_table(FILE *out, const struct ul_runcmp *c, const char *suite)
+{
+	const struct ul_runcmp_metric *m = NULL;
+
+	for (size_t i = 0; i < c->n_rows; i++) {
+		const struct ul_runcmp_row *r = &c->rows[i];
+
+		if (strcmp(r->metric->suite, suite))
+			continue;
+		if (r->metric != m) {
+			size_t n_tested = 0;
+
+			m = r->metric;
+			for (size_t j = 0; j < c->n_rows; j++)
+				n_tested += c->rows[j].tested && !strcmp(c->rows[j].metric->suite,
+									  suite);
+			table_head(out, c, m, n_tested);
+		}
+		table_row(out, c, r);
+	}
+	return stream_status(out);
+}
+
+/* ---- JSON ---- */
+
+static json_t *jnum(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* A JSON string of stored text; invalid UTF-8 bytes become '?'. */
+static json_t *jstr(const char *s)
+{
+	json_t *v = json_string(s);
+	char *copy;
+	size_t len;
+
+	if (v)
+		return v;
+	len = strlen(s);
+	copy = malloc(len + 1);
+	if (!copy)
+		return NULL;
+	for (size_t i = 0; i <= len; i++)
+		copy[i] = (unsigned char)s[i] < 0x80 ? s[i] : '?';
+	v = json_string(copy);
+	free(copy);
+	return v;
+}
+
+static json_t *json_group(const struct ul_runcmp_group *g)
+{
+	json_t *runs = json_array();
+
+	for (size_t r = 0; r < g->n_runs; r++)
+		json_array_append_new(runs, json_pack("{s:I,s:s}", "id", (json_int_t)g->runs[r]->id,
+						      "uuid", g->runs[r]->uuid));
+	return json_pack("{s:o,s:o}", "label", jstr(g->label), "runs", runs);
+}
+
+static json_t *json_row(const struct ul_runcmp *c, const struct ul_runcmp_row *r)
+{
+	const struct ul_cmp_result *x = &r->res;
+	json_t *o = json_pack("{s:s,s:s,s:s,s:o,s:o,s:b}", "suite", r->metric->suite, "metric",
+			      r->metric->series, "unit", r->metric->unit, "test", jstr(r->test),
+			      "candidate", jstr(c->groups[r->cand].label), "tested", r->tested);
+
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "better", json_string(r->metric->better == UL_BETTER_HIGHER
+							     ? "higher"
+							     : "lower"));
+	json_object_set_new(o, "runs_base", json_integer((json_int_t)r->runs_base));
+	json_object_set_new(o, "runs_cand", json_integer((json_int_t)r->runs_cand));
+	json_object_set_new(o, "prefix_base", json_integer((json_int_t)r->prefix_base));
+	json_object_set_new(o, "prefix_cand", json_integer((json_int_t)r->prefix_cand));
+	if (!r->tested) {
+		json_object_set_new(o, "why", jstr(r->why));
+		return o;
+	}
+	json_object_update_new(
+		o, json_pack("{s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o,s:o,s:o,s:o,s:o,s:o,s:o,"
+			     "s:b,s:b,s:s,s:I,s:o,s:b}",
+			     "n_base", (json_int_t)x->n_base, "n_cand", (json_int_t)x->n_cand,
+			     "median_base", jnum(x->median_base), "median_cand", jnum(x->median_cand),
+			     "mean_base", jnum(x->mean_base), "mean_cand", jnum(x->mean_cand),
+			     "change_rel", jnum(x->change_rel), "shift", jnum(x->shift), "has_ci",
+			     x->has_ci, "shift_lo", jnum(x->shift_lo), "shift_hi", jnum(x->shift_hi),
+			     "ci_lo_rel", jnum(x->ci_lo_rel), "ci_hi_rel", jnum(x->ci_hi_rel),
+			     "ci_level", jnum(x->ci_level), "statistic", jnum(x->statistic), "p",
+			     jnum(x->p), "exact", x->exact, "can_decide", x->can_decide, "verdict",
+			     ul_cmp_verdict_name(x->verdict), "need_per_side",
+			     (json_int_t)x->need_per_side, "p_holm", jnum(r->p_holm), "holm_survives",
+			     r->holm_survives));
+	if (c->opts.test == UL_CMP_WELCH)
+		json_object_set_new(o, "df", jnum(x->df));
+	return o;
+}
+
+int ul_report_compare_json(FILE *out, const struct ul_runcmp *c)
+{
+	json_t *root, *groups = json_array(), *rows = json_array(), *env = json_array();
+	int rc = 0;
+
+	for (size_t g = 0; g < c->n_groups; g++)
+		json_array_append_new(groups, json_group(&c->groups[g]));
+	for (size_t i = 0; i < c->n_rows; i++)
+		json_array_append_new(rows, json_row(c, &c->rows[i]));
+	for (size_t i = 0; i < c->n_env; i++) {
+		json_t *vals = json_array();
+
+		for (size_t g = 0; g < c->n_groups; g++)
+			json_array_append_new(vals, jstr(c->env[i].value[g]));
+		json_array_append_new(env, json_pack("{s:s,s:o,s:b}", "what", c->env[i].what,
+						     "values", vals, "unfair", c->env[i].unfair));
+	}
+	root = json_pack("{s:s,s:i,s:s,s:f,s:o,s:o,s:o,s:I}", "format", "underload-compare",
+			 "format_version", UL_REPORT_COMPARE_VERSION, "test",
+			 ul_cmp_test_name(c->opts.test), "alpha", c->opts.alpha, "groups", groups,
+			 "environment", env, "rows", rows, "unfair", (json_int_t)c->n_unfair);
+	if (!root)
+		return -ENOMEM;
+	if (json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) || fputc('\n', out) == EOF)
+		rc = -EIO;
+	json_decref(root);
+	return rc ? rc : stream_status(out);
+}
+
+/* ---- CSV ---- */
+
+/* An RFC 4180 field: quoted when it holds a comma, quote, CR or LF. */
+static void csv_field(FILE *out, const char *s, bool last)
+{
+	if (strpbrk(s, ",\"\r\n")) {
+		fputc('"', out);
+		for (; *s; s++) {
+			if (*s == '"')
+				fputc('"', out);
+			fputc(*s, out);
+		}
+		fputc('"', out);
+	} else {
+		fputs(s, out);
+	}
+	fputs(last ? "\r\n" : ",", out);
+}
+
+static void csv_num(FILE *out, double v, bool last)
+{
+	char buf[40];
+
+	if (isfinite(v))
+		snprintf(buf, sizeof(buf), "%.17g", v);
+	else
+		buf[0] = '\0';
+	csv_field(out, buf, last);
+}
+
+int ul_report_compare_csv(FILE *out, const struct ul_runcmp *c)
+{
+	static const char *const head[] = {
+		"suite", "metric", "unit", "test", "baseline", "candidate", "runs_base",
+		"runs_cand", "n_base", "n_cand", "median_base", "median_cand", "change_rel",
+		"shift", "shift_lo", "shift_hi", "ci_lo_rel", "ci_hi_rel", "ci_level", "p",
+		"exact", "verdict", "p_holm", "holm_survives", "need_per_side", "note",
+	};
+	char note[128];
+
+	for (size_t i = 0; i < UL_ARRAY_SIZE(head); i++)
+		csv_field(out, head[i], i + 1 == UL_ARRAY_SIZE(head));
+	for (size_t i = 0; i < c->n_rows; i++) {
+		const struct ul_runcmp_row *r = &c->rows[i];
+		const struct ul_cmp_result *x = &r->res;
+		char nb[24], ncnd[24], rb[24], rcnd[24], need[24];
+
+		snprintf(rb, sizeof(rb), "%zu", r->runs_base);
+		snprintf(rcnd, sizeof(rcnd), "%zu", r->runs_cand);
+		snprintf(nb, sizeof(nb), "%zu", x->n_base);
+		snprintf(ncnd, sizeof(ncnd), "%zu", x->n_cand);
+		snprintf(need, sizeof(need), "%zu", x->need_per_side);
+		row_note(note, sizeof(note), r);
+		csv_field(out, r->metric->suite, false);
+		csv_field(out, r->metric->series, false);
+		csv_field(out, r->metric->unit, false);
+		csv_field(out, r->test, false);
+		csv_field(out, c->groups[0].label, false);
+		csv_field(out, c->groups[r->cand].label, false);
+		csv_field(out, rb, false);
+		csv_field(out, rcnd, false);
+		csv_field(out, r->tested ? nb : "", false);
+		csv_field(out, r->tested ? ncnd : "", false);
+		csv_num(out, r->tested ? x->median_base : NAN, false);
+		csv_num(out, r->tested ? x->median_cand : NAN, false);
+		csv_num(out, r->tested ? x->change_rel : NAN, false);
+		csv_num(out, r->tested ? x->shift : NAN, false);
+		csv_num(out, r->tested && x->has_ci ? x->shift_lo : NAN, false);
+		csv_num(out, r->tested && x->has_ci ? x->shift_hi : NAN, false);
+		csv_num(out, r->tested ? x->ci_lo_rel : NAN, false);
+		csv_num(out, r->tested ? x->ci_hi_rel : NAN, false);
+		csv_num(out, r->tested ? x->ci_level : NAN, false);
+		csv_num(out, r->tested ? x->p : NAN, false);
+		csv_field(out, !r->tested ? "" : x->exact ? "1" : "0", false);
+		csv_field(out, r->tested ? ul_cmp_verdict_name(x->verdict) : "", false);
+		csv_num(out, r->p_holm, false);
+		csv_field(out, !r->tested ? "" : r->holm_survives ? "1" : "0", false);
+		csv_field(out, r->tested ? need : "", false);
+		csv_field(out, note, true);
+	}
+	return stream_status(out);
+}

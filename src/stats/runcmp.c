@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Stored runs -> comparison rows: pooling per label, the fixed prefix of
+ * adaptively sampled cells, one ul_stats_compare() per row, Holm per suite.
+ */
+#include "core/compat.h"
+#include "stats/runcmp.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Append n values of s (its first `take`) to the growing array. */
+static int push_values(double **v, size_t *n, size_t *cap, const int64_t *x, size_t take)
+{
+	if (*n + take > *cap) {
+		size_t nc = (*cap ? *cap : 64);
+		double *nv;
+
+		while (nc < *n + take)
+			nc *= 2;
+		nv = realloc(*v, nc * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+		*cap = nc;
+	}
+	for (size_t i = 0; i < take; i++)
+		(*v)[(*n)++] = (double)x[i];
+	return 0;
+}
+
+int ul_runcmp_pool(const struct ul_runcmp_group *g, const char *suite, const char *test,
+		   const char *series, double **v, size_t *n, size_t *runs, size_t *prefix)
+{
+	size_t cap = 0;
+
+	*v = NULL;
+	*n = *runs = *prefix = 0;
+	for (size_t r = 0; r < g->n_runs; r++) {
+		const struct ul_run *run = g->runs[r];
+		bool used = false;
+
+		for (size_t i = 0; i < run->n_cells; i++) {
+			const struct ul_cell *c = &run->cells[i];
+			const struct ul_series *s;
+			double fixed;
+			size_t take;
+
+			if (c->outcome != UL_CELL_OK || strcmp(c->suite, suite) || strcmp(c->load, test))
+				continue;
+			s = ul_cell_find_series(c, series);
+			if (!s || !s->n)
+				continue;
+			take = s->n;
+			if (ul_cell_metric(c, UL_RUNCMP_FIXED_N, &fixed) && fixed >= 1 &&
+			    fixed < (double)take) {
+				take = (size_t)fixed;
+				if (take > *prefix)
+					*prefix = take;
+			}
+			if (push_values(v, n, &cap, s->v, take)) {
+				free(*v);
+				*v = NULL;
+				return -ENOMEM;
+			}
+			used = true;
+		}
+		*runs += used;
+	}
+	return 0;
+}
+
+/* Does any group have a cell (suite, test)? */
+static bool test_seen_before(const struct ul_runcmp_row *rows, size_t n_rows,
+			     const struct ul_runcmp_metric *m, const char *test)
+{
+	for (size_t i = 0; i < n_rows; i++)
+		if (rows[i].metric == m && !strcmp(rows[i].test, test))
+			return true;
+	return false;
+}
+
+static int compare_row(const struct ul_runcmp_group *groups, struct ul_runcmp_row *row,
+		       const struct ul_cmp_opts *opts)
+{
+	const struct ul_runcmp_metric *m = row->metric;
+	double *b = NULL, *c = NULL;
+	size_t nb, nc;
+	int rc;
+
+	rc = ul_runcmp_pool(&groups[0], m->suite, row->test, m->series, &b, &nb, &row->runs_base,
+			    &row->prefix_base);
+	if (!rc)
+		rc = ul_runcmp_pool(&groups[row->cand], m->suite, row->test, m->series, &c, &nc,
+				    &row->runs_cand, &row->prefix_cand);
+	row->p_holm = NAN;
+	if (rc)
+		goto out;
+	if (nb < 2 || nc < 2) {
+		snprintf(row->why, sizeof(row->why), "%s has %zu valid point%s (2 needed)",
+			 nb < 2 ? "baseline" : "candidate", nb < 2 ? nb : nc,
+			 (nb < 2 ? nb : nc) == 1 ? "" : "s");
+		goto out;
+	}
+	rc = ul_stats_compare(b, nb, c, nc, opts, &row->res);
+	if (rc == -EINVAL || rc == -EDOM) {
+		snprintf(row->why, sizeof(row->why), "samples cannot be compared (%s)",
+			 strerror(-rc));
+		rc = 0;
+		goto out;
+	}
+	row->tested = rc == 0;
+out:
+	free(b);
+	free(c);
+	return rc;
+}
+
+/* Holm within each suite: the rows of one suite are one family. */
+static int holm_per_suite(struct ul_runcmp *c)
+{
+	double *p = malloc((c->n_rows ? c->n_rows : 1) * sizeof(*p));
+	double *adj = malloc((c->n_rows ? c->n_rows : 1) * sizeof(*adj));
+	bool *keep = malloc((c->n_rows ? c->n_rows : 1) * sizeof(*keep));
+
+	if (!p || !adj || !keep) {
+		free(p);
+		free(adj);
+		free(keep);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < c->n_rows; i++) {
+		const char *suite = c->rows[i].metric->suite;
+
+		if (i && !strcmp(c->rows[i - 1].metric->suite, suite))
+			continue; /* rows of a suite are contiguous: done at its first */
+		for (size_t j = 0; j < c->n_rows; j++)
+			p[j] = c->rows[j].tested && !strcmp(c->rows[j].metric->suite, suite)
+				       ? c->rows[j].res.p
+				       : NAN;
+		ul_stats_holm(p, c->n_rows, c->opts.alpha, adj, keep);
+		for (size_t j = 0; j < c->n_rows; j++) {
+			if (isnan(p[j]))
+				continue;
+			c->rows[j].p_holm = adj[j];
+			c->rows[j].holm_survives =
+				keep[j] && c->rows[j].res.verdict != UL_VERDICT_NONE;
+		}
+	}
+	free(p);
+	free(adj);
+	free(keep);
+	return 0;
+}
+
+/* Add rows for every candidate for (m, test). */
+static int add_test_rows(struct ul_runcmp *c, size_t *cap, const struct ul_runcmp_metric *m,
+			 const char *test)
+{
+	for (size_t g = 1; g < c->n_groups; g++) {
+		struct ul_runcmp_row *row;
+
+		if (c->n_rows == *cap) {
+			size_t ncap = *cap ? *cap * 2 : 16;
+			struct ul_runcmp_row *nr = realloc(c->rows, ncap * sizeof(*nr));
+
+			if (!nr)
+				return -ENOMEM;
+			c->rows = nr;
+			*cap = ncap;
+		}
+		row = &c->rows[c->n_rows++];
+		memset(row, 0, sizeof(*row));
+		row->metric = m;
+		snprintf(row->test, sizeof(row->test), "%s", test);
+		row->cand = g;
+		if (compare_row(c->groups, row, &c->opts))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Rows of one metric: every test of its suite seen in any group, first seen first. */
+static int add_metric_rows(struct ul_runcmp *c, size_t *cap, const struct ul_runcmp_metric *m)
+{
+	for (size_t g = 0; g < c->n_groups; g++)
+		for (size_t r = 0; r < c->groups[g].n_runs; r++) {
+			const struct ul_run *run = c->groups[g].runs[r];
+
+			for (size_t i = 0; i < run->n_cells; i++) {
+				const struct ul_cell *cell = &run->cells[i];
+
+				if (strcmp(cell->suite, m->suite) ||
+				    !ul_cell_find_series(cell, m->series) ||
+				    test_seen_before(c->rows, c->n_rows, m, cell->load))
+					continue;
+				if (add_test_rows(c, cap, m, cell->load))
+					return -ENOMEM;
+			}
+		}
+	return 0;
+}
+
+int ul_runcmp_build(const struct ul_runcmp_group *groups, size_t n_groups,
+		    const struct ul_runcmp_metric *metrics, size_t n_metrics,
+		    const struct ul_cmp_opts *opts, struct ul_runcmp *out)
+{
+	size_t cap = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (n_groups < 2 || n_groups > UL_RUNCMP_MAX_GROUPS)
+		return -EINVAL;
+	out->opts = *opts;
+	if (!(out->opts.alpha > 0.0))
+		out->opts.alpha = 0.05;
+	out->groups = groups;
+	out->n_groups = n_groups;
+	for (size_t m = 0; m < n_metrics; m++) {
+		if (add_metric_rows(out, &cap, &metrics[m])) {
+			ul_runcmp_free(out);
+			return -ENOMEM;
+		}
+	}
+	if (holm_per_suite(out)) {
+		ul_runcmp_free(out);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int ul_runcmp_add_env(struct ul_runcmp *c, const struct ul_runcmp_env *e)
+{
+	struct ul_runcmp_env *ne = realloc(c->env, (c->n_env + 1) * sizeof(*ne));
+
+	if (!ne)
+		return -ENOMEM;
+	c->env = ne;
+	c->env[c->n_env++] = *e;
+	c->n_unfair += e->unfair;
+	return 0;
+}
+
+void ul_runcmp_free(struct ul_runcmp *c)
+{
+	free(c->rows);
+	free(c->env);
+	memset(c, 0, sizeof(*c));
+}

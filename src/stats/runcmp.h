@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Comparing stored runs: labels (each one or several runs, pooled) against
+ * a baseline label, test by test, for the metrics the suites declare.  It
+ * pools the raw samples, calls ul_stats_compare() per row, applies Holm's
+ * correction per suite, and keeps the result in one plain structure that
+ * report/compare.c prints (text, json, csv) and nothing recomputes.
+ *
+ * Optional stopping: a cell carrying the metric "fixed_n" (resp writes it:
+ * the points taken before its stopping rule looked at the data) contributes
+ * only that prefix of its samples, so the test sees samples of a size fixed
+ * in advance; see docs/underload.1, "compare".
+ *
+ * stats/ reads the model's plain structs here (no I/O, no engine).
+ */
+#ifndef UL_STATS_RUNCMP_H
+#define UL_STATS_RUNCMP_H
+
+#include "core/compat.h"
+#include "model/model.h"
+#include "stats/compare.h"
+
+/* The cell metric naming the fixed prefix of its primary series. */
+#define UL_RUNCMP_FIXED_N "fixed_n"
+
+/* One measurement compared per test, as a suite declares it. */
+struct ul_runcmp_metric {
+	const char *suite;  /* cells of this suite */
+	const char *series; /* holding the samples: "delay_ns" */
+	const char *label;  /* "delay" */
+	const char *unit;   /* of the values: "ns" */
+	enum ul_cmp_better better;
+};
+
+/* A label and its runs (pooled), newest first. */
+struct ul_runcmp_group {
+	char label[128];
+	const struct ul_run **runs;
+	size_t n_runs;
+};
+
+struct ul_runcmp_row {
+	const struct ul_runcmp_metric *metric;
+	char test[UL_NAME_LEN];
+	size_t cand;	     /* index of the candidate group (> 0) */
+	size_t runs_base, runs_cand; /* runs that contributed cells */
+	size_t prefix_base, prefix_cand; /* largest fixed prefix used per cell, 0 = all points */
+	bool tested;	     /* false: why says why, res is zero */
+	char why[96];
+	struct ul_cmp_result res;
+	double p_holm;	     /* NAN when not tested */
+	bool holm_survives;  /* still significant after Holm within its suite */
+};
+
+/* One environment property that differs between the compared groups. */
+#define UL_RUNCMP_MAX_GROUPS 16
+struct ul_runcmp_env {
+	char what[48];			       /* "kernel release" */
+	char value[UL_RUNCMP_MAX_GROUPS][160]; /* per group; several runs joined by " | " */
+	bool unfair;			       /* makes the comparison unfair (warning, --strict) */
+};
+
+struct ul_runcmp {
+	struct ul_cmp_opts opts;
+	const struct ul_runcmp_group *groups; /* [0] is the baseline; not owned */
+	size_t n_groups;
+	struct ul_runcmp_row *rows;
+	size_t n_rows;
+	struct ul_runcmp_env *env; /* filled by the caller (cmd/), freed by ul_runcmp_free */
+	size_t n_env;
+	size_t n_unfair;
+};
+
+/*
+ * Build the rows: for every metric, every test seen in any group (first
+ * seen first), every candidate group.  `groups` must outlive `out`.
+ * 0, -EINVAL (fewer than 2 groups or more than UL_RUNCMP_MAX_GROUPS) or
+ * -ENOMEM; on error nothing is left allocated.
+ */
+int ul_runcmp_build(const struct ul_runcmp_group *groups, size_t n_groups,
+		    const struct ul_runcmp_metric *metrics, size_t n_metrics,
+		    const struct ul_cmp_opts *opts, struct ul_runcmp *out) UL_MUST_CHECK;
+/* Append an environment difference; -ENOMEM. */
+int ul_runcmp_add_env(struct ul_runcmp *c, const struct ul_runcmp_env *e) UL_MUST_CHECK;
+void ul_runcmp_free(struct ul_runcmp *c);
+
+/*
+ * The pooled samples of one group for (suite, test, series), appended to
+ * *v (malloc'ed, *n values): every ok cell, each cut to its fixed prefix.
+ * *runs counts the runs that contributed, *prefix the largest prefix cut
+ * (0 = none).  0 or -ENOMEM.
+ */
+int ul_runcmp_pool(const struct ul_runcmp_group *g, const char *suite, const char *test,
+		   const char *series, double **v, size_t *n, size_t *runs, size_t *prefix);
+
+#endif

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# underload compare over a store built here: resp labels that really differ
+# (10x the probe's CPU work) are called slower with a CI above zero, with the
+# probe-option difference flagged unfair (--strict exits 2); too few points
+# give "no difference proven" with the points needed; runs of one label
+# pool; resp compares only the fixed first --min-points points; deadline,
+# mtest and contest comparisons print their seed tables and verdict rows;
+# json and csv carry the same rows; bad options are usage errors.
+. "$(dirname "$0")/lib.bash"
+
+# The probe reduced to its CPU work, so the work ratio is the delay ratio.
+RS=(--dir "$SCRATCH" --db "$DB" --no-progress --tests noload --interval 50ms
+	-o resp.working-set=0 -o resp.exec=no --format resp1)
+"$UL" run "${RS[@]}" --label fast --min-points 8 --max-points 8 \
+	-o resp.cpu-work=2000000 >/dev/null 2>"$TMP/err"
+is $? 0 "resp run 'fast' exits 0"
+"$UL" run "${RS[@]}" --label slow --min-points 8 --max-points 8 \
+	-o resp.cpu-work=20000000 >/dev/null 2>"$TMP/err"
+is $? 0 "resp run 'slow' exits 0"
+
+out=$("$UL" compare --db "$DB" fast slow 2>"$TMP/err")
+is $? 0 "compare fast slow exits 0"
+like "$out" "^baseline 'fast' \\(run 1\\)$" "the first named is the baseline, its run named"
+like "$out" "^candidate 'slow' \\(run 2\\)$" "the candidate and its run"
+like "$out" "^  probe options +fast +.*resp.cpu-work=2000000 +\\(unfair\\)$" \
+	"the probe options differ, per label, marked unfair"
+like "$out" "^warning: unfair comparison: probe options differ" "an unfair-comparison warning line"
+is "$(grep -c '^label ' <<<"$out")" 2 "one resp1 block per label"
+like "$out" "^resp delay \\(ns, lower is better\\): Mann-Whitney U" "the native table names metric, direction and test"
+row=$(grep -E '^noload +slow ' <<<"$out")
+like "$row" "^noload +slow +8 +8 .* \\+[0-9.]+% \\[\\+[0-9.]+%, \\+[0-9.]+%\\] +(<0\\.0001|0\\.0[0-9]+) +slower +yes" \
+	"10x the work: slower, CI of the shift above zero, survives Holm"
+
+"$UL" compare --db "$DB" fast slow --strict >/dev/null 2>"$TMP/err"
+is $? 2 "--strict: an unfair comparison exits 2"
+like "$(cat "$TMP/err")" "--strict" "and says why"
+
+out=$("$UL" compare --db "$DB" fast slow --alpha 0.0001)
+like "$(grep -E '^noload +slow ' <<<"$out")" "no difference proven +- +too few points for any verdict: ~[0-9]+/side needed" \
+	"8 v 8 cannot reach alpha 0.0001: no difference proven, and the points needed"
+
+out=$("$UL" compare --db "$DB" fast slow --test welch)
+like "$out" "Welch's t" "--test welch names the test"
+like "$(grep -E '^noload +slow ' <<<"$out")" " slower " "Welch agrees: slower"
+
+# A second run of 'fast' with adaptive sampling: pooled, only its first 5 points tested.
+"$UL" run "${RS[@]}" --label fast --min-points 5 --max-points 9 --ci-target 0.01% \
+	-o resp.cpu-work=2000000 >/dev/null 2>"$TMP/err"
+is $? 0 "adaptive resp run exits 0"
+"$UL" compare --db "$DB" fast slow --format json >"$TMP/c.json"
+is $? 0 "compare --format json exits 0"
+python3 - "$TMP/c.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["format"] == "underload-compare" and d["format_version"] == 1, d
+assert [g["label"] for g in d["groups"]] == ["fast", "slow"], d["groups"]
+assert [r["id"] for r in d["groups"][0]["runs"]] == [3, 1], d["groups"][0]
+(r,) = d["rows"]
+assert r["suite"] == "resp" and r["test"] == "noload" and r["tested"], r
+assert r["runs_base"] == 2 and r["n_base"] == 8 + 5, r      # 9 taken, first 5 tested
+assert r["prefix_base"] == 5 and r["prefix_cand"] == 0, r
+assert r["verdict"] == "slower" and r["p"] < 0.05 and r["ci_lo_rel"] > 0, r
+assert r["shift_lo"] <= r["shift"] <= r["shift_hi"], r
+assert r["holm_survives"] is True and r["exact"] is True, r
+assert any(e["what"] == "probe options" and e["unfair"] for e in d["environment"]), d["environment"]
+PY
+ok $? "JSON: pooled runs, fixed prefix of the adaptive run, slower, CI above zero"
+
+csv=$("$UL" compare --db "$DB" fast slow --format csv)
+is "$(wc -l <<<"$csv")" 2 "CSV: a header and one row"
+is "$(head -1 <<<"$csv" | tr -d '\r' | cut -d, -f1-6)" "suite,metric,unit,test,baseline,candidate" "CSV header"
+like "$(sed -n 2p <<<"$csv")" "^resp,delay_ns,ns,noload,fast,slow,2,1,13,8,.*,slower," "CSV row"
+like "$("$UL" compare --db "$DB" fast slow)" "only the first 5 points of each run" \
+	"text says the adaptive cells are cut to their fixed prefix"
+
+# deadline: one table per label, a latency row.
+DL=(--dir "$SCRATCH" --db "$DB" --no-progress --interval 200ms --min-points 3 --tests noload)
+"$UL" run deadline "${DL[@]}" --label dl-a --format deadline >/dev/null 2>"$TMP/err" &&
+	"$UL" run deadline "${DL[@]}" --label dl-b --format deadline >/dev/null 2>"$TMP/err"
+is $? 0 "two deadline runs exit 0"
+out=$("$UL" compare --db "$DB" dl-a dl-b --suite deadline)
+is $? 0 "compare --suite deadline exits 0"
+is "$(grep -c '^deadline probe: audio' <<<"$out")" 2 "one deadline table per label"
+like "$out" "^deadline latency \\(ns, lower is better\\)" "the deadline comparison"
+like "$(grep -E '^noload +dl-b ' <<<"$out")" " (faster|slower|no difference proven) " "a verdict for noload"
+like "$out" "^== deadline ==$" "the suite's section"
+is "$(grep -c '^== resp ==$' <<<"$out")" 0 "--suite shows only that suite"
+
+# mtest: one averages block per label, an elapsed row.
+MT=(--dir "$SCRATCH" --db "$DB" --no-progress --runs 3 --mtest-target 8M --format mtest)
+"$UL" run mtest "${MT[@]}" --label mt-a >/dev/null 2>"$TMP/err" &&
+	"$UL" run mtest "${MT[@]}" --label mt-b >/dev/null 2>"$TMP/err"
+is $? 0 "two mtest runs exit 0"
+out=$("$UL" compare --db "$DB" mt-a mt-b)
+is "$(grep -c '^Averages for 3 mtest01 runs$' <<<"$out")" 2 "one averages block per label"
+like "$(grep -E '^mtest01 +mt-b ' <<<"$out")" "^mtest01 +mt-b +3 +3 .* no difference proven .*too few points" \
+	"3 v 3 runs: no verdict possible, and it says so"
+
+# contest: the seed's blocks with one row per label, a Time row per load.
+JOB="sh -c 'i=0; while [ \$i -lt 100000 ]; do i=\$((i+1)); done'"
+CT=(contest --dir "$SCRATCH" --db "$DB" --no-progress --quick --no-drop-caches --lead-time 200ms
+	--mem-limit 1G --tests noload,process_load -o process_load.procs=2 --runs 2 --job "$JOB"
+	--format contest)
+"$UL" run "${CT[@]}" --label ct-a >/dev/null 2>"$TMP/err" &&
+	"$UL" run "${CT[@]}" --label ct-b >/dev/null 2>"$TMP/err"
+rc=$?
+is $rc 0 "two contest runs exit 0"
+[ "$rc" = 0 ] || diag "$(cat "$TMP/err")"
+out=$("$UL" compare --db "$DB" ct-a ct-b --suite contest)
+like "$out" "^ct-a \\[2\\]"$'\t' "contest block has the baseline's row"
+like "$out" "^ct-b \\[2\\]"$'\t' "and the candidate's"
+like "$out" "^contest Time \\(ns, lower is better\\)" "the contest comparison"
+is "$(grep -cE '^(noload|process_load) +ct-b +2 +2 ' <<<"$out")" 2 "a row per load, n = 2 rounds"
+
+# Every label by default: newest run of each, oldest label first.
+out=$("$UL" compare --db "$DB" --format json)
+python3 - <<PY
+import json
+d = json.loads('''$out''')
+labels = [g["label"] for g in d["groups"]]
+assert labels == ["slow", "fast", "dl-a", "dl-b", "mt-a", "mt-b", "ct-a", "ct-b"], labels
+assert all(len(g["runs"]) == 1 for g in d["groups"]), d["groups"]
+assert d["groups"][1]["runs"][0]["id"] == 3, d["groups"][1]
+PY
+ok $? "default: every label, newest run of each, oldest first"
+
+# Bad input.
+"$UL" compare --db "$DB" fast slow --alpha 0 2>"$TMP/err"; is $? 2 "--alpha 0 is a usage error"
+like "$(cat "$TMP/err")" "--alpha" "naming the option"
+"$UL" compare --db "$DB" fast slow --test t 2>/dev/null; is $? 2 "--test t is a usage error"
+"$UL" compare --db "$DB" fast slow --format xml 2>/dev/null; is $? 2 "--format xml is a usage error"
+"$UL" compare --db "$DB" fast nosuch 2>"$TMP/err"; is $? 2 "an unknown label is a usage error"
+like "$(cat "$TMP/err")" "nosuch" "naming it"
+"$UL" compare --db "$DB" --suite nosuch 2>/dev/null; is $? 2 "an unknown suite is a usage error"
+
+is "$(scratch_left)" 0 "no scratch directory left behind"
+is "$(ul_procs)" 0 "no process left behind"
+done_testing
