@@ -6,6 +6,7 @@
  */
 #include "core/compat.h"
 #include "report/compare.h"
+#include "core/escape.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -14,34 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/*
- * A stored string made safe for a terminal: C0 controls, DEL, UTF-8-encoded
- * C1 controls (0xc2 0x80-0x9f) and bytes that start no UTF-8 character (a
- * raw 0x9b is CSI on some terminals) become \xNN.
- */
+/* A stored string made safe for a terminal (core/escape.h). */
 static void clean(char *buf, size_t len, const char *s)
 {
-	size_t o = 0;
-
-	for (; *s && o + 9 < len; s++) {
-		unsigned char ch = (unsigned char)*s, nx = (unsigned char)s[1];
-
-		if (ch == 0xc2 && nx >= 0x80 && nx <= 0x9f) {
-			o += (size_t)snprintf(buf + o, len - o, "\\x%02x\\x%02x", ch, nx);
-			s++;
-		} else if (ch >= 0xc2 && ch <= 0xf4 && nx >= 0x80 && nx <= 0xbf) {
-			/* a multibyte character: its lead and continuation bytes as they are */
-			buf[o++] = (char)ch;
-			while ((unsigned char)s[1] >= 0x80 && (unsigned char)s[1] <= 0xbf &&
-			       o + 9 < len)
-				buf[o++] = *++s;
-		} else if (ch < 0x20 || ch == 0x7f || ch >= 0x80) {
-			o += (size_t)snprintf(buf + o, len - o, "\\x%02x", ch);
-		} else {
-			buf[o++] = (char)ch;
-		}
-	}
-	buf[o] = '\0';
+	ul_escape(buf, len, s, strlen(s));
 }
 
 /* A value in its unit: ns are scaled to ns/us/ms/s, 4 significant digits. */
