@@ -31,13 +31,17 @@ int main(int argc, char **argv)
 	/* Hidden helper mode the resp probe execs: must stay tiny and silent. */
 	if (argc >= 2 && !strcmp(argv[1], "__lsdir"))
 		return ul_probe_lsdir_main(argc, argv);
+	/* Hidden: the man page's generated OPTIONS sections (docs/update-man). */
+	if (argc >= 2 && !strcmp(argv[1], "__man-options"))
+		return ul_cmd_man_options(argc - 1, argv + 1) || ul_stdout_close() ? UL_EXIT_ERROR
+										 : UL_EXIT_OK;
 	if (argc < 2) {
 		usage(stderr);
 		return UL_EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		if (argc >= 3 && (cmd = ul_cmd_find(argv[2]))) {
-			fputs(cmd->help, stdout);
+			ul_cmd_print_help(cmd, stdout);
 		} else {
 			usage(stdout);
 		}

@@ -2,15 +2,19 @@
 /*
  * Subcommands (git's builtin pattern).  How to add one: write
  * cmd/NAME.c with `int ul_cmd_NAME(int argc, char **argv)` and a
- * descriptor `const struct ul_cmd ul_cmd_desc_NAME`, add
- * `UL_CMD(NAME, NAME)` to cmd/commands.def, a --help text, a section in
- * docs/underload.1 and a CLI test.  Commands return an exit code
- * (enum ul_exit); only main() exits.
+ * descriptor `const struct ul_cmd ul_cmd_desc_NAME` whose `opts` table
+ * (core/opt.h) describes its options once: parse them with
+ * ul_cmd_parse(), and --help and the man page's options come from the
+ * table (regenerate with docs/update-man); add `UL_CMD(NAME, NAME)` to
+ * cmd/commands.def, a line under COMMANDS in docs/underload.1 and a CLI
+ * test.  Commands return an exit code (enum ul_exit); only main() exits.
  */
 #ifndef UL_CMD_H
 #define UL_CMD_H
 
 #include "core/compat.h"
+#include "core/opt.h"
+#include "core/optparse.h"
 #include "model/model.h"
 
 #include <stdio.h>
@@ -28,11 +32,30 @@ enum ul_exit {
 struct ul_cmd {
 	const char *name;
 	const char *summary; /* one line for `underload --help` */
-	const char *help;    /* full text for `underload NAME --help` */
+	/* --help: `help` (the usage line and what it does), then the options
+	 * of `opts`, then `epilog`. */
+	const char *help;
+	const struct ul_opt *opts; /* NULL-name terminated; NULL = help says all */
+	const char *epilog;
+	/* Instead of `opts` when the options are several tables (run: the
+	 * suites' own): fills at most `max` groups, returns how many. */
+	size_t (*opt_groups)(struct ul_opt_group *groups, size_t max);
 	int (*fn)(int argc, char **argv);
 };
 
 const struct ul_cmd *ul_cmd_find(const char *name);
+/* Print a command's --help (see struct ul_cmd). */
+void ul_cmd_print_help(const struct ul_cmd *cmd, FILE *out);
+/* The hidden `underload __man-options [COMMAND...]`: the man page's
+ * generated OPTIONS sections, as docs/underload.1 holds them. */
+int ul_cmd_man_options(int argc, char **argv);
+/*
+ * Parse argv against cmd->opts into `base` (defaults applied first).  On
+ * return *operands is the index of the first operand.  Returns 0, -2 when
+ * --help was printed (the command returns UL_EXIT_OK), or UL_EXIT_USAGE
+ * after printing the usage error.
+ */
+int ul_cmd_parse(const struct ul_cmd *cmd, void *base, int argc, char **argv, int *operands);
 size_t ul_cmd_count(void);
 const struct ul_cmd *ul_cmd_at(size_t i);
 

@@ -10,6 +10,7 @@
 #include "core/log.h"
 #include "core/parse.h"
 #include "core/opt.h"
+#include "core/optparse.h"
 #include "engine/engine.h"
 #include "load/load.h"
 #include "probe/probe.h"
@@ -68,7 +69,7 @@ static int list_items(const char *topic, bool verbose)
 		for (size_t i = 0; i < ul_probe_count(); i++) {
 			const struct ul_probe *p = ul_probe_at(i);
 
-			printf("%-12s %s\n", p->name, p->summary);
+			printf("%-12s %-8s %s\n", p->name, ul_probe_kind_name(p->kind), p->summary);
 			if (verbose)
 				print_opts(p->opts);
 		}
@@ -78,10 +79,15 @@ static int list_items(const char *topic, bool verbose)
 
 			printf("%-12s %s\n", s->name, s->summary);
 			if (verbose) {
-				printf("    tests:");
-				for (size_t t = 0; s->default_tests[t]; t++)
-					printf(" %s", s->default_tests[t]);
+				printf("    probe: %s\n    tests:", s->probe);
+				for (size_t t = 0; s->tests[t].load; t++)
+					printf(" %s", s->tests[t].load);
 				putchar('\n');
+				if (s->opts) {
+					struct ul_opt_group g = { .opts = s->opts };
+
+					ul_opt_print_help(stdout, &g, 1);
+				}
 			}
 		}
 	} else if (!strcmp(topic, "formats")) {

@@ -7,9 +7,9 @@
 #include "core/compat.h"
 #include "cmd/cmd.h"
 #include "core/log.h"
+#include "core/optparse.h"
 #include "core/parse.h"
 #include "core/sysinfo.h"
-#include "cmd/contest_opts.h"
 #include "engine/engine.h"
 #include "load/load.h"
 #include "probe/deadline.h"
@@ -29,115 +29,28 @@
 
 #define DEFAULT_SCRATCH_PARENT "/var/tmp"
 
-static const char run_help[] =
+static const char run_usage[] =
 	"usage: underload run [options] [SUITE...]\n"
 	"\n"
 	"Run suites (default: resp) and store every raw sample.\n"
-	"\n"
-	"  --label TEXT           name for this kernel/setting (default: uname -r)\n"
-	"  --db PATH              results database (default: $XDG_DATA_HOME/underload/results.db)\n"
-	"  --format LIST          outputs, e.g. text,resp1,json=FILE (default: each suite's\n"
-	"                         seed table, then text: resp1,text for resp)\n"
-	"  --tests LIST           only these tests (loads), e.g. noload,cpuload\n"
-	"  --interval DURATION    think time before each sample (default: 20s)\n"
-	"  --min-points N         fewest samples per test (default: 5)\n"
-	"  --max-points N         most samples per test (default: 20)\n"
-	"  --ci-target PCT        stop early once the median's 95% CI half-width is within\n"
-	"                         PCT of the median (default: 10%)\n"
-	"  --sample-timeout DUR   a sample taking longer fails its test (default: 10m)\n"
-	"  --dir PATH             parent of the private scratch directory (default: /var/tmp)\n"
-	"  --disk-reserve SIZE    free space disk loads always leave (default: 1G)\n"
-	"  --mem-limit SIZE       run probe and loads in a memory cgroup of this size; it\n"
-	"                         becomes the memory budget loads size against (default: none,\n"
-	"                         the budget is MemTotal)\n"
-	"  --swap SIZE            a swap file of this size for the run, in the scratch\n"
-	"                         directory, at priority 32767; removed at the end\n"
-	"  --monitor-interval DUR  /proc sampler period, 0 = off (default: 1s)\n"
-	"  --deadline PROFILE     a periodic deadline probe alongside: audio (20 Hz, 5%),\n"
-	"                         video (60 Hz, 40%), audio-50hz (50 Hz, 5%),\n"
-	"                         PERIOD:WORK (e.g. 10ms:2ms or 20ms:5%) or none\n"
-	"                         (default: none; audio for mtest and the deadline suite)\n"
-	"  --deadline-rt          run that probe SCHED_FIFO when permitted\n"
-	"  --runs N               mtest runs (default: 10); contest rounds (default: 1)\n"
-	"  --mtest-target PCT|SIZE  what each mtest run allocates: a share of budget +\n"
-	"                         free swap, or a size (default: 80%)\n"
-	"  --mtest-chunk SIZE     mtest's allocation size (default: 1M)\n"
-	"  -o, --option ITEM.NAME=VALUE\n"
-	"                         set a load or probe option (see 'underload list loads -v')\n"
-	"  --quick                short profile: --interval 1s --min-points 5 --max-points 8,\n"
-	"                         memory loads and budget-sized files capped at 512M\n"
-	"                         (explicit --interval and --*-points win)\n"
-	"  --progress, --no-progress  progress on stderr (default: when stderr is a terminal)\n"
-	UL_CONTEST_HELP
-	"  -h, --help             this help\n"
+	"\n";
+
+static const char run_epilog[] =
 	"\n"
 	"Exit status: 0 ok, 1 error, 2 bad usage, 3 nothing could run here,\n"
 	"4 finished but some test failed (load died, probe failed), 130 interrupted.\n";
-
-enum {
-	OPT_LABEL = 256,
-	OPT_DB,
-	OPT_FORMAT,
-	OPT_TESTS,
-	OPT_INTERVAL,
-	OPT_MIN_POINTS,
-	OPT_MAX_POINTS,
-	OPT_CI_TARGET,
-	OPT_SAMPLE_TIMEOUT,
-	OPT_DIR,
-	OPT_DISK_RESERVE,
-	OPT_MEM_LIMIT,
-	OPT_SWAP,
-	OPT_MONITOR_INTERVAL,
-	OPT_DEADLINE,
-	OPT_DEADLINE_RT,
-	OPT_RUNS,
-	OPT_MTEST_TARGET,
-	OPT_MTEST_CHUNK,
-	OPT_QUICK,
-	OPT_PROGRESS,
-	OPT_NO_PROGRESS,
-};
-
-static const struct option run_options[] = {
-	{ "label", required_argument, NULL, OPT_LABEL },
-	{ "db", required_argument, NULL, OPT_DB },
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "tests", required_argument, NULL, OPT_TESTS },
-	{ "interval", required_argument, NULL, OPT_INTERVAL },
-	{ "min-points", required_argument, NULL, OPT_MIN_POINTS },
-	{ "max-points", required_argument, NULL, OPT_MAX_POINTS },
-	{ "ci-target", required_argument, NULL, OPT_CI_TARGET },
-	{ "sample-timeout", required_argument, NULL, OPT_SAMPLE_TIMEOUT },
-	{ "dir", required_argument, NULL, OPT_DIR },
-	{ "disk-reserve", required_argument, NULL, OPT_DISK_RESERVE },
-	{ "mem-limit", required_argument, NULL, OPT_MEM_LIMIT },
-	{ "swap", required_argument, NULL, OPT_SWAP },
-	{ "option", required_argument, NULL, 'o' },
-	{ "monitor-interval", required_argument, NULL, OPT_MONITOR_INTERVAL },
-	{ "deadline", required_argument, NULL, OPT_DEADLINE },
-	{ "deadline-rt", no_argument, NULL, OPT_DEADLINE_RT },
-	{ "runs", required_argument, NULL, OPT_RUNS },
-	{ "mtest-target", required_argument, NULL, OPT_MTEST_TARGET },
-	{ "mtest-chunk", required_argument, NULL, OPT_MTEST_CHUNK },
-	{ "quick", no_argument, NULL, OPT_QUICK },
-	{ "progress", no_argument, NULL, OPT_PROGRESS },
-	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
-	UL_CONTEST_LONG_OPTIONS
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
 
 struct run_args {
 	const char *label, *db, *formats, *tests, *dir;
 	bool quick;
 	int progress; /* -1 auto */
-	bool set_interval, set_min, set_max;
 	struct ul_engine_config cfg;
-	struct ul_contest_opts contest;
-	const struct ul_suite *suites[16];
+	const struct ul_suite *suites[UL_MAX_SUITES];
 	size_t n_suites;
 	char tests_buf[1024];
+	void *suite_opts[UL_MAX_SUITES]; /* each suite's option struct (its table) */
+	struct ul_opt_group groups[1 + UL_MAX_SUITES];
+	size_t n_groups;
 };
 
 /* MemTotal, the largest sensible --mem-limit (1T if unreadable). */
@@ -148,82 +61,51 @@ static uint64_t mem_total(void)
 	return ul_meminfo_read(&mi) == 0 ? mi.total : UL_GiB * 1024;
 }
 
-static int bad_value(const char *opt, const char *val, int rc, const char *accepted)
+static int set_mem_limit(void *base, const char *arg, char *err, size_t errlen)
 {
-	return ul_usage_error("run", "%s value '%s' for %s: expected %s",
-			      rc == -ERANGE ? "out-of-range" : "invalid", val, opt, accepted);
+	struct run_args *a = base;
+	int rc = ul_parse_size(arg, 16 * UL_MiB, mem_total(), &a->cfg.mem_limit_bytes);
+
+	if (rc)
+		snprintf(err, errlen,
+			 "%s value '%s' for --mem-limit: expected a size from 16M to MemTotal "
+			 "(e.g. 256M)",
+			 rc == -ERANGE ? "out-of-range" : "invalid", arg);
+	return rc;
 }
 
-/* Options of the monitors and of the mtest and deadline suites. */
-static int set_monitor_option(int c, const char *arg, struct ul_engine_config *cfg)
+static int set_deadline(void *base, const char *arg, char *err, size_t errlen)
 {
+	struct ul_engine_config *cfg = &((struct run_args *)base)->cfg;
 	struct ul_deadline_spec spec;
-	char err[160];
-	uint64_t size;
-	int64_t v;
-	int rc;
+	char why[160];
 
-	switch (c) {
-	case OPT_MONITOR_INTERVAL:
-		rc = ul_parse_duration_ns(arg, 0, 3600 * UL_NS_PER_SEC, &v);
-		if (rc || (v > 0 && v < 10 * UL_NS_PER_MS))
-			return bad_value("--monitor-interval", arg, rc ? rc : -ERANGE,
-					 "0 (off) or a duration from 10ms to 1h");
-		cfg->monitor_interval_ns = v;
+	cfg->deadline_off = !strcmp(arg, "none");
+	cfg->deadline_period_ns = cfg->deadline_work_ns = 0;
+	if (cfg->deadline_off)
 		return 0;
-	case OPT_DEADLINE:
-		cfg->deadline_off = !strcmp(arg, "none");
-		cfg->deadline_period_ns = cfg->deadline_work_ns = 0;
-		if (cfg->deadline_off)
-			return 0;
-		rc = ul_deadline_parse(arg, &spec, err, sizeof(err));
-		if (rc)
-			return ul_usage_error("run", "invalid value '%s' for --deadline: %s", arg, err);
-		cfg->deadline_period_ns = spec.period_ns;
-		cfg->deadline_work_ns = spec.work_ns;
-		snprintf(cfg->deadline_profile, sizeof(cfg->deadline_profile), "%s", spec.name);
-		return 0;
-	case OPT_DEADLINE_RT:
-		cfg->deadline_rt = true;
-		return 0;
-	case OPT_RUNS:
-		rc = ul_parse_count(arg, 1, 10000, &v);
-		if (rc)
-			return bad_value("--runs", arg, rc, "a count from 1 to 10000");
-		cfg->mtest_runs = (int)v;
-		return 0;
-	case OPT_MTEST_TARGET:
-		cfg->mtest_target_centi = 0;
-		cfg->mtest_target_bytes = 0;
-		if (*arg && arg[strlen(arg) - 1] == '%')
-			rc = ul_parse_pct(arg, 1, 10000, &cfg->mtest_target_centi);
-		else
-			rc = ul_parse_size(arg, 4 * UL_KiB, UL_GiB * 1024 * 1024, &cfg->mtest_target_bytes);
-		if (rc)
-			return bad_value("--mtest-target", arg, rc,
-					 "a share from 0.01% to 100% or a size from 4K to 1P");
-		return 0;
-	case OPT_MTEST_CHUNK:
-		rc = ul_parse_size(arg, 4 * UL_KiB, UL_GiB, &size);
-		if (rc)
-			return bad_value("--mtest-chunk", arg, rc, "a size from 4K to 1G");
-		cfg->mtest_chunk_bytes = size;
-		return 0;
+	if (ul_deadline_parse(arg, &spec, why, sizeof(why))) {
+		snprintf(err, errlen, "invalid value '%s' for --deadline: %s", arg, why);
+		return -EINVAL;
 	}
-	UL_BUG("option %d is not a monitor option", c);
+	cfg->deadline_period_ns = spec.period_ns;
+	cfg->deadline_work_ns = spec.work_ns;
+	snprintf(cfg->deadline_profile, sizeof(cfg->deadline_profile), "%s", spec.name);
+	return 0;
 }
 
 /* -o ITEM.NAME=VALUE against the load and probe option tables. */
-static int set_item_option(struct run_args *a, const char *arg)
+static int set_item_option(void *base, const char *arg, char *err, size_t errlen)
 {
-	char item[64], name[64];
+	struct run_args *a = base;
+	char item[64], name[64], why[256];
 	const char *dot = strchr(arg, '.'), *eq = strchr(arg, '=');
-	char err[256];
-	int rc;
 
 	if (!dot || !eq || dot > eq || dot == arg || eq == dot + 1 ||
-	    (size_t)(dot - arg) >= sizeof(item) || (size_t)(eq - dot - 1) >= sizeof(name))
-		return ul_usage_error("run", "malformed -o '%s': expected ITEM.NAME=VALUE", arg);
+	    (size_t)(dot - arg) >= sizeof(item) || (size_t)(eq - dot - 1) >= sizeof(name)) {
+		snprintf(err, errlen, "malformed -o '%s': expected ITEM.NAME=VALUE", arg);
+		return -EINVAL;
+	}
 	snprintf(item, sizeof(item), "%.*s", (int)(dot - arg), arg);
 	snprintf(name, sizeof(name), "%.*s", (int)(eq - dot - 1), dot + 1);
 	for (size_t i = 0; i < ul_load_count(); i++) {
@@ -231,24 +113,139 @@ static int set_item_option(struct run_args *a, const char *arg)
 
 		if (strcmp(l->name, item))
 			continue;
-		rc = ul_opt_set(l->opts, a->cfg.load_opt[i], name, eq + 1, err, sizeof(err));
-		if (rc)
-			return ul_usage_error("run", "load '%s': %s", item, err);
-		return 0;
+		if (!ul_opt_set(l->opts, a->cfg.load_opt[i], name, eq + 1, why, sizeof(why)))
+			return 0;
+		snprintf(err, errlen, "load '%s': %s", item, why);
+		return -EINVAL;
 	}
 	for (size_t i = 0; i < ul_probe_count(); i++) {
 		const struct ul_probe *p = ul_probe_at(i);
 
 		if (strcmp(p->name, item))
 			continue;
-		rc = ul_opt_set(p->opts, a->cfg.probe_opt[i], name, eq + 1, err, sizeof(err));
-		if (rc)
-			return ul_usage_error("run", "probe '%s': %s", item, err);
-		return 0;
+		if (!ul_opt_set(p->opts, a->cfg.probe_opt[i], name, eq + 1, why, sizeof(why)))
+			return 0;
+		snprintf(err, errlen, "probe '%s': %s", item, why);
+		return -EINVAL;
 	}
-	return ul_usage_error("run", "unknown load or probe '%s' in -o (see 'underload list loads')",
-			      item);
+	snprintf(err, errlen, "unknown load or probe '%s' in -o (see 'underload list loads')", item);
+	return -EINVAL;
 }
+
+extern const struct ul_cmd ul_cmd_desc_run;
+
+#define A(member) UL_OPT_AT(struct run_args, member)
+
+/* Every option of `run` but the suites' own (each suite's table). */
+static const struct ul_opt run_opts[] = {
+	{ "label", UL_OPT_STRING, 0, 127, .arg = "TEXT", A(label), .def_text = "uname -r",
+	  .help = "name for this kernel/setting" },
+	{ "db", UL_OPT_STRING, .arg = "PATH", A(db), .help = "results database",
+	  .def_text = "$XDG_DATA_HOME/underload/results.db",
+	  .man = "Without XDG_DATA_HOME:\n.IR ~/.local/share/underload/results.db ." },
+	{ "format", UL_OPT_STRING, .arg = "LIST", A(formats),
+	  .help = "outputs, e.g. text,resp1,json=FILE",
+	  .def_text = "each suite's seed table, then text: resp1,text for resp",
+	  .man = "Each is a format name, optionally\n.BI = FILE\n"
+		 "to write a file instead of standard output; see\n.BR \"underload list formats\" ." },
+	{ "tests", UL_OPT_STRING, .arg = "LIST", A(tests),
+	  .help = "only these tests (loads), e.g. noload,cpuload" },
+	{ "interval", UL_OPT_DURATION, 0, 3600 * UL_NS_PER_SEC, 20 * UL_NS_PER_SEC,
+	  "think time before each sample", .arg = "DURATION", A(cfg.interval_ns),
+	  .man = "Durations take\n.BR ns \", \" us \", \" ms \", \" s \", \" m \", \" h ;\n"
+		 "a bare number is seconds." },
+	{ "min-points", UL_OPT_COUNT, 1, 100000, 5, "fewest samples per test", .arg = "N",
+	  A(cfg.min_points) },
+	{ "max-points", UL_OPT_COUNT, 1, 100000, 20, "most samples per test", .arg = "N",
+	  A(cfg.max_points),
+	  .man = "Between min and max points a test stops once the distribution-free 95%\n"
+		 "confidence interval of the median is within the target." },
+	{ "ci-target", UL_OPT_PCT, 1, 10000, 1000,
+	  "stop early once the median's 95% CI half-width is within PCT of the median",
+	  .arg = "PCT", A(cfg.ci_target_centi),
+	  .man = "A test still wider at max points is flagged noisy." },
+	{ "sample-timeout", UL_OPT_DURATION, UL_NS_PER_MS, 24 * 3600 * UL_NS_PER_SEC,
+	  600 * UL_NS_PER_SEC, "a sample taking longer fails its test", .arg = "DUR",
+	  A(cfg.sample_timeout_ns) },
+	{ "dir", UL_OPT_STRING, .arg = "PATH", A(dir), .def_str = DEFAULT_SCRATCH_PARENT,
+	  .help = "parent of the private scratch directory",
+	  .man = "It is removed at the end, after errors and after SIGINT/SIGTERM." },
+	{ "disk-reserve", UL_OPT_SIZE, 0, UL_GiB * 1024 * 1024, UL_GiB,
+	  "free space disk loads always leave", .arg = "SIZE", .accepted = "a size from 0 to 1P",
+	  A(cfg.disk_reserve_bytes),
+	  .man = "Sizes take\n.BR K \", \" M \", \" G \", \" T\n(powers of 1024)." },
+	{ "mem-limit", UL_OPT_CALL, .arg = "SIZE", .set = set_mem_limit,
+	  .def_text = "none, the budget is MemTotal",
+	  .help = "run probe and loads in a memory cgroup of this size; it becomes the memory "
+		  "budget loads size against",
+	  .man = "cgroup v2\n.BR memory.max ,\nor the v1\n.B memory.limit_in_bytes\n"
+		 "where v2 has no memory controller; the supervisor stays outside.  This\n"
+		 "replaces the ancestors' reboot with\n.BR mem=96m ." },
+	{ "swap", UL_OPT_SIZE, UL_MiB, UL_GiB * 1024, 0,
+	  "a swap file of this size for the run, in the scratch directory, at priority 32767; "
+	  "removed at the end",
+	  .arg = "SIZE", .def_text = "none", .accepted = "a size from 1M to 1T (e.g. 512M)",
+	  A(cfg.swap_bytes),
+	  .man = "Refused on filesystems that cannot hold swap (tmpfs, btrfs, overlayfs,\n"
+		 "network filesystems).  With\n.BR \\-\\-mem\\-limit ,\n"
+		 "the cgroup may swap at most SIZE." },
+	{ "monitor-interval", UL_OPT_DURATION, 10 * UL_NS_PER_MS, 3600 * UL_NS_PER_SEC,
+	  UL_NS_PER_SEC, "/proc sampler period, 0 = off", .arg = "DUR",
+	  A(cfg.monitor_interval_ns), .flags = UL_OPTF_ZERO_OFF,
+	  .man = "The sampler records /proc/stat, /proc/vmstat, /proc/meminfo,\n"
+		 "/proc/loadavg and /proc/pressure/* for every test; see\n"
+		 ".BR \"underload vmstat\" ." },
+	{ "deadline", UL_OPT_CALL, .arg = "PROFILE", .set = set_deadline,
+	  .def_text = "none; audio for mtest and the deadline suite",
+	  .help = "a periodic deadline probe alongside: audio (20 Hz, 5%), video (60 Hz, 40%), "
+		  "audio-50hz (50 Hz, 5%), PERIOD:WORK (e.g. 10ms:2ms or 20ms:5%) or none",
+	  .man = "Each period it wakes at an absolute time and must do its CPU work before\n"
+		 "the next; every wake-up latency, missed deadline, the longest stall and\n"
+		 "the share of desired CPU are recorded.\n.B none\n"
+		 "also turns off the audio probe mtest runs by default." },
+	{ "deadline-rt", UL_OPT_FLAG, 0, 1, 0, A(cfg.deadline_rt),
+	  .help = "run that probe SCHED_FIFO when permitted", .flags = UL_OPTF_NO_DEFAULT },
+	{ "runs", UL_OPT_COUNT, 1, 10000, 0, "mtest runs; contest rounds, interleaved",
+	  .arg = "N", .def_text = "mtest 10, contest 1", A(cfg.mtest_runs) },
+	{ "option", UL_OPT_CALL, .short_name = 'o', .arg = "ITEM.NAME=VALUE",
+	  .set = set_item_option,
+	  .help = "set a load or probe option (see 'underload list loads -v')" },
+	{ "quick", UL_OPT_FLAG, 0, 1, 0, A(quick), .flags = UL_OPTF_NO_DEFAULT,
+	  .help = "short profile: --interval 1s --min-points 5 --max-points 8, memory loads "
+		  "and budget-sized files capped at 512M (explicit --interval and --*-points "
+		  "win)" },
+	{ "progress", UL_OPT_FLAG, 0, 1, -1, A(progress), .def_text = "when stderr is a terminal",
+	  .help = "progress on stderr" },
+	{ "no-progress", UL_OPT_FLAG, 0, 0, -1, A(progress), .flags = UL_OPTF_NO_DEFAULT,
+	  .help = "no progress" },
+	{ NULL },
+};
+
+/* The option groups of `run`: its own, then each suite's under its name.
+ * Each suite's struct is allocated with its table's defaults. */
+static int build_groups(struct run_args *a)
+{
+	static char headings[UL_MAX_SUITES][64];
+
+	a->groups[a->n_groups++] = (struct ul_opt_group){ .opts = run_opts, .base = a };
+	for (size_t i = 0; i < ul_suite_count() && i < UL_MAX_SUITES; i++) {
+		const struct ul_suite *s = ul_suite_at(i);
+
+		if (!s->opts)
+			continue;
+		a->suite_opts[i] = calloc(1, s->opts_size);
+		if (!a->suite_opts[i])
+			return ul_error("out of memory");
+		ul_opt_apply_defaults(s->opts, a->suite_opts[i]);
+		a->cfg.suite_opts[i] = a->suite_opts[i];
+		snprintf(headings[i], sizeof(headings[i]), "%s suite", s->name);
+		a->groups[a->n_groups++] = (struct ul_opt_group){
+			.heading = headings[i], .opts = s->opts, .base = a->suite_opts[i]
+		};
+	}
+	return 0;
+}
+
 
 static void suite_names(char *buf, size_t len)
 {
@@ -280,10 +277,10 @@ static int parse_tests(struct run_args *a)
 
 			names[0] = '\0';
 			for (size_t s = 0; s < a->n_suites; s++)
-				for (size_t i = 0; a->suites[s]->default_tests[i]; i++)
+				for (size_t i = 0; a->suites[s]->tests[i].load; i++)
 					off += (size_t)snprintf(names + off, sizeof(names) - off,
 								"%s%s", off ? ", " : "",
-								a->suites[s]->default_tests[i]);
+								a->suites[s]->tests[i].load);
 			return ul_usage_error("run", "unknown test '%s' in --tests (accepted: %s)",
 					      tok, names);
 		}
@@ -309,162 +306,50 @@ static int check_dir(const char *dir)
 	return 0;
 }
 
-static void set_defaults(struct run_args *a)
+/* Settings that are not options of the command line. */
+static int set_defaults(struct run_args *a)
 {
 	memset(a, 0, sizeof(*a));
-	ul_contest_opts_init(&a->contest);
-	a->cfg.contest = &a->contest;
-	a->dir = DEFAULT_SCRATCH_PARENT;
-	a->progress = -1;
-	a->cfg.interval_ns = 20 * UL_NS_PER_SEC;
-	a->cfg.min_points = 5;
-	a->cfg.max_points = 20;
-	a->cfg.ci_target_centi = 1000;
-	a->cfg.sample_timeout_ns = 600 * UL_NS_PER_SEC;
+	ul_opt_apply_defaults(run_opts, a);
 	a->cfg.ready_timeout_ns = 60 * UL_NS_PER_SEC;
 	a->cfg.stop_grace_ns = 5 * UL_NS_PER_SEC;
-	a->cfg.disk_reserve_bytes = UL_GiB;
 	a->cfg.swap_priority = 32767; /* used before any swap the host has */
-	a->cfg.monitor_interval_ns = UL_NS_PER_SEC;
 	for (size_t i = 0; i < ul_load_count(); i++)
 		ul_opt_defaults(ul_load_at(i)->opts, a->cfg.load_opt[i]);
 	for (size_t i = 0; i < ul_probe_count(); i++)
 		ul_opt_defaults(ul_probe_at(i)->opts, a->cfg.probe_opt[i]);
+	return build_groups(a);
 }
 
-static int parse_args(int argc, char **argv, struct run_args *a)
+/* --quick, and --min-points/--max-points against each other. */
+static int settle_points(struct run_args *a)
 {
-	int c, rc;
-	int64_t v;
-	uint64_t size;
+	const struct ul_opt_group *g = &a->groups[0];
+	bool set_min = ul_opt_given(g, "min-points"), set_max = ul_opt_given(g, "max-points");
 
-	set_defaults(a);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "ho:", run_options, NULL)) != -1) {
-		switch (c) {
-		case OPT_LABEL:
-			if (!*optarg || strlen(optarg) >= sizeof(((struct ul_run *)0)->label))
-				return ul_usage_error("run", "--label must be 1 to 127 characters");
-			a->label = optarg;
-			break;
-		case OPT_DB:
-			a->db = optarg;
-			break;
-		case OPT_FORMAT:
-			a->formats = optarg;
-			break;
-		case OPT_TESTS:
-			a->tests = optarg;
-			break;
-		case OPT_INTERVAL:
-			rc = ul_parse_duration_ns(optarg, 0, 3600 * UL_NS_PER_SEC, &a->cfg.interval_ns);
-			if (rc)
-				return bad_value("--interval", optarg, rc, "a duration from 0s to 1h");
-			a->set_interval = true;
-			break;
-		case OPT_MIN_POINTS:
-		case OPT_MAX_POINTS:
-			rc = ul_parse_count(optarg, 1, 100000, &v);
-			if (rc)
-				return bad_value(c == OPT_MIN_POINTS ? "--min-points" : "--max-points",
-						 optarg, rc, "a count from 1 to 100000");
-			if (c == OPT_MIN_POINTS) {
-				a->cfg.min_points = (int)v;
-				a->set_min = true;
-			} else {
-				a->cfg.max_points = (int)v;
-				a->set_max = true;
-			}
-			break;
-		case OPT_CI_TARGET:
-			rc = ul_parse_pct(optarg, 1, 10000, &a->cfg.ci_target_centi);
-			if (rc)
-				return bad_value("--ci-target", optarg, rc, "a percentage from 0.01% to 100%");
-			break;
-		case OPT_SAMPLE_TIMEOUT:
-			rc = ul_parse_duration_ns(optarg, UL_NS_PER_MS, 24 * 3600 * UL_NS_PER_SEC,
-						  &a->cfg.sample_timeout_ns);
-			if (rc)
-				return bad_value("--sample-timeout", optarg, rc,
-						 "a duration from 1ms to 24h");
-			break;
-		case OPT_DIR:
-			a->dir = optarg;
-			break;
-		case OPT_DISK_RESERVE:
-			rc = ul_parse_size(optarg, 0, UL_GiB * 1024 * 1024, &size);
-			if (rc)
-				return bad_value("--disk-reserve", optarg, rc, "a size from 0 to 1P");
-			a->cfg.disk_reserve_bytes = size;
-			break;
-		case OPT_MEM_LIMIT:
-			rc = ul_parse_size(optarg, 16 * UL_MiB, mem_total(), &size);
-			if (rc)
-				return bad_value("--mem-limit", optarg, rc,
-						 "a size from 16M to MemTotal (e.g. 256M)");
-			a->cfg.mem_limit_bytes = size;
-			break;
-		case OPT_SWAP:
-			rc = ul_parse_size(optarg, UL_MiB, UL_GiB * 1024, &size);
-			if (rc)
-				return bad_value("--swap", optarg, rc, "a size from 1M to 1T (e.g. 512M)");
-			a->cfg.swap_bytes = size;
-			break;
-		case 'o':
-			rc = set_item_option(a, optarg);
-			if (rc)
-				return rc;
-			break;
-		case OPT_MONITOR_INTERVAL:
-		case OPT_DEADLINE:
-		case OPT_DEADLINE_RT:
-		case OPT_RUNS:
-		case OPT_MTEST_TARGET:
-		case OPT_MTEST_CHUNK:
-			rc = set_monitor_option(c, optarg, &a->cfg);
-			if (rc)
-				return rc;
-			break;
-		case OPT_QUICK:
-			a->quick = true;
-			break;
-		case OPT_PROGRESS:
-			a->progress = 1;
-			break;
-		case OPT_NO_PROGRESS:
-			a->progress = 0;
-			break;
-		case 'h':
-			fputs(run_help, stdout);
-			return -2;
-		default:
-			if (ul_contest_is_opt(c)) {
-				rc = ul_contest_parse_opt(c, optarg, &a->contest);
-				if (rc)
-					return rc;
-				break;
-			}
-			return ul_usage_error("run", "unknown option");
-		}
-	}
 	if (a->quick) {
-		if (!a->set_interval)
+		if (!ul_opt_given(g, "interval"))
 			a->cfg.interval_ns = UL_NS_PER_SEC;
-		if (!a->set_min)
+		if (!set_min)
 			a->cfg.min_points = 5;
-		if (!a->set_max)
+		if (!set_max)
 			a->cfg.max_points = 8;
 		a->cfg.mem_footprint_cap_bytes = 512 * UL_MiB;
-		a->contest.quick = true;
+		a->cfg.quick = true;
 	}
-	if (a->set_max && !a->set_min && a->cfg.min_points > a->cfg.max_points)
+	if (set_max && !set_min && a->cfg.min_points > a->cfg.max_points)
 		a->cfg.min_points = a->cfg.max_points;
-	if (!a->set_max && a->cfg.max_points < a->cfg.min_points)
+	if (!set_max && a->cfg.max_points < a->cfg.min_points)
 		a->cfg.max_points = a->cfg.min_points;
 	if (a->cfg.max_points < a->cfg.min_points)
 		return ul_usage_error("run", "--max-points (%d) is below --min-points (%d)",
 				      a->cfg.max_points, a->cfg.min_points);
-	for (int i = optind; i < argc; i++) {
+	return 0;
+}
+
+static int select_suites(struct run_args *a, int argc, char **argv, int first)
+{
+	for (int i = first; i < argc; i++) {
 		const struct ul_suite *s = ul_suite_find(argv[i]);
 		char names[256];
 
@@ -481,15 +366,53 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	}
 	if (!a->n_suites)
 		a->suites[a->n_suites++] = ul_suite_find("resp");
-	{
-		bool contest = false;
+	return 0;
+}
+
+/* Each suite's options: given without the suite is a usage error; a
+ * selected suite checks them across each other. */
+static int check_suite_opts(const struct run_args *a)
+{
+	for (size_t gi = 1; gi < a->n_groups; gi++) {
+		const struct ul_suite *s = NULL;
+		char err[512];
+
+		for (size_t i = 0; i < ul_suite_count(); i++)
+			if (ul_suite_at(i)->opts == a->groups[gi].opts)
+				s = ul_suite_at(i);
+		bool selected = false;
 
 		for (size_t i = 0; i < a->n_suites; i++)
-			contest |= !strcmp(a->suites[i]->name, "contest");
-		rc = ul_contest_check_opts(&a->contest, contest);
-		if (rc)
-			return rc;
+			selected |= a->suites[i] == s;
+		if (!selected && a->groups[gi].given) {
+			ul_opt_given_names(&a->groups[gi], err, sizeof(err));
+			return ul_usage_error("run", "%s options (%s) need the %s suite: "
+					      "underload run %s", s->name, err, s->name, s->name);
+		}
+		if (selected && s->check_opts &&
+		    s->check_opts(a->suite_opts[ul_suite_index(s)], err, sizeof(err)))
+			return ul_usage_error("run", "%s", err);
 	}
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct run_args *a)
+{
+	char err[512];
+	int first, rc;
+
+	if (set_defaults(a))
+		return UL_EXIT_ERROR;
+	rc = ul_opt_parse_argv(a->groups, a->n_groups, argc, argv, &first, err, sizeof(err));
+	if (rc == UL_OPT_PARSE_HELP) {
+		ul_cmd_print_help(&ul_cmd_desc_run, stdout);
+		return -2;
+	}
+	if (rc)
+		return ul_usage_error("run", "%s", err);
+	if ((rc = settle_points(a)) || (rc = select_suites(a, argc, argv, first)) ||
+	    (rc = check_suite_opts(a)))
+		return rc;
 	if (a->tests && (rc = parse_tests(a)))
 		return rc;
 	rc = check_dir(a->dir);
@@ -592,7 +515,7 @@ int ul_cmd_run(int argc, char **argv)
 	if (rc == -2)
 		return UL_EXIT_OK;
 	if (rc)
-		return UL_EXIT_USAGE;
+		return rc; /* an exit code, the error printed */
 	if (!a.formats) {
 		static char defaults[256];
 		char suites[128];
@@ -636,12 +559,29 @@ int ul_cmd_run(int argc, char **argv)
 		ul_note("run %s interrupted; its finished tests are stored", run.uuid);
 	ul_run_release(&run);
 	ul_store_close(store);
+	for (size_t i = 0; i < UL_MAX_SUITES; i++)
+		free(a.suite_opts[i]);
 	return exit_code(result);
+}
+
+/* run's option groups outside the command (`help run`, the man page). */
+static size_t run_groups(struct ul_opt_group *groups, size_t max)
+{
+	static struct run_args a;
+	size_t n = 0;
+
+	if (!a.n_groups && set_defaults(&a))
+		return 0;
+	for (; n < a.n_groups && n < max; n++)
+		groups[n] = a.groups[n];
+	return n;
 }
 
 const struct ul_cmd ul_cmd_desc_run = {
 	.name = "run",
 	.summary = "run suites under load and store the results",
-	.help = run_help,
+	.help = run_usage,
+	.opt_groups = run_groups,
+	.epilog = run_epilog,
 	.fn = ul_cmd_run,
 };

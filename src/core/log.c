@@ -77,6 +77,12 @@ void ul_vusage(const char *cmd, const char *fmt, va_list ap)
 	vreport(prefix, fmt, ap, 0);
 }
 
+int ul_verror(int err, const char *fmt, va_list ap)
+{
+	vreport("error", fmt, ap, err);
+	return -1;
+}
+
 int ul_error(const char *fmt, ...)
 {
 	va_list ap;

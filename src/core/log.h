@@ -14,6 +14,8 @@
 int ul_error(const char *fmt, ...) UL_PRINTF(1, 2);
 /* Like ul_error() with ": strerror(err)" appended; err is a positive or negative errno. */
 int ul_error_errno(int err, const char *fmt, ...) UL_PRINTF(2, 3);
+/* ul_error_errno() from a va_list (err 0: no strerror part); returns -1. */
+int ul_verror(int err, const char *fmt, va_list ap) UL_PRINTF(2, 0);
 void ul_warning(const char *fmt, ...) UL_PRINTF(1, 2);
 /* Informational line on stderr ("note: ..."), e.g. the cleanup hint. */
 void ul_note(const char *fmt, ...) UL_PRINTF(1, 2);

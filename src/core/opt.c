@@ -47,6 +47,14 @@ const char *ul_opt_type_name(enum ul_opt_type type)
 		return "percent";
 	case UL_OPT_BOOL:
 		return "bool";
+	case UL_OPT_STRING:
+		return "string";
+	case UL_OPT_DIR:
+		return "dir";
+	case UL_OPT_FLAG:
+		return "flag";
+	case UL_OPT_CALL:
+		return "text";
 	}
 	return "?";
 }
@@ -77,54 +85,85 @@ void ul_opt_fmt(const struct ul_opt *opt, int64_t value, char *buf, size_t len)
 	}
 }
 
+/* The noun of a range in messages: "a duration from 0s to 1h". */
+static const char *range_noun(enum ul_opt_type type)
+{
+	return type == UL_OPT_PCT ? "percentage" : ul_opt_type_name(type);
+}
+
+static int parse_typed(const struct ul_opt *o, const char *text, int64_t *out)
+{
+	uint64_t size;
+	int rc = -EINVAL;
+
+	switch (o->type) {
+	case UL_OPT_SIZE:
+		rc = ul_parse_size(text, (uint64_t)o->min, (uint64_t)o->max, &size);
+		if (!rc)
+			*out = (int64_t)size;
+		return rc;
+	case UL_OPT_DURATION:
+		return ul_parse_duration_ns(text, o->min, o->max, out);
+	case UL_OPT_PCT:
+		return ul_parse_pct(text, o->min, o->max, out);
+	case UL_OPT_BOOL:
+		if (!strcmp(text, "yes") || !strcmp(text, "1") || !strcmp(text, "true"))
+			*out = 1;
+		else if (!strcmp(text, "no") || !strcmp(text, "0") || !strcmp(text, "false"))
+			*out = 0;
+		else
+			return -EINVAL;
+		return 0;
+	case UL_OPT_COUNT:
+		return ul_parse_count(text, o->min, o->max, out);
+	default:
+		return rc;
+	}
+}
+
+int ul_opt_parse_value(const struct ul_opt *o, const char *what, const char *text, int64_t *out,
+		       char *err, size_t errlen)
+{
+	char lo[32], hi[32], accepted[160];
+	int rc = parse_typed(o, text, out);
+
+	/* "0 means off" options: 0 in any spelling the type accepts. */
+	if (rc && (o->flags & UL_OPTF_ZERO_OFF)) {
+		struct ul_opt wide = *o;
+
+		wide.min = 0;
+		if (!parse_typed(&wide, text, out) && *out == 0)
+			return 0;
+	}
+	if (!rc)
+		return 0;
+	if (o->type == UL_OPT_BOOL) {
+		snprintf(err, errlen, "invalid value '%s' for %s: expected yes or no", text, what);
+		return rc;
+	}
+	ul_opt_fmt(o, o->min, lo, sizeof(lo));
+	ul_opt_fmt(o, o->max, hi, sizeof(hi));
+	if (o->accepted)
+		snprintf(accepted, sizeof(accepted), "%s", o->accepted);
+	else
+		snprintf(accepted, sizeof(accepted), "%sa %s from %s to %s",
+			 o->flags & UL_OPTF_ZERO_OFF ? "0 (off) or " : "", range_noun(o->type), lo,
+			 hi);
+	snprintf(err, errlen, "%s value '%s' for %s: expected %s",
+		 rc == -ERANGE ? "out-of-range" : "invalid", text, what, accepted);
+	return rc;
+}
+
 int ul_opt_set(const struct ul_opt *opts, int64_t values[UL_OPT_MAX], const char *name,
 	       const char *text, char *err, size_t errlen)
 {
 	int i = ul_opt_index(opts, name);
-	const struct ul_opt *o;
-	char lo[32], hi[32];
-	uint64_t size;
-	int rc = 0;
+	char what[80];
 
 	if (i < 0) {
 		snprintf(err, errlen, "unknown option '%s'", name);
 		return -ENOENT;
 	}
-	o = &opts[i];
-	switch (o->type) {
-	case UL_OPT_SIZE:
-		rc = ul_parse_size(text, (uint64_t)o->min, (uint64_t)o->max, &size);
-		if (!rc)
-			values[i] = (int64_t)size;
-		break;
-	case UL_OPT_DURATION:
-		rc = ul_parse_duration_ns(text, o->min, o->max, &values[i]);
-		break;
-	case UL_OPT_PCT:
-		rc = ul_parse_pct(text, o->min, o->max, &values[i]);
-		break;
-	case UL_OPT_BOOL:
-		if (!strcmp(text, "yes") || !strcmp(text, "1") || !strcmp(text, "true"))
-			values[i] = 1;
-		else if (!strcmp(text, "no") || !strcmp(text, "0") || !strcmp(text, "false"))
-			values[i] = 0;
-		else
-			rc = -EINVAL;
-		break;
-	case UL_OPT_COUNT:
-		rc = ul_parse_count(text, o->min, o->max, &values[i]);
-		break;
-	}
-	if (rc) {
-		ul_opt_fmt(o, o->min, lo, sizeof(lo));
-		ul_opt_fmt(o, o->max, hi, sizeof(hi));
-		if (o->type == UL_OPT_BOOL)
-			snprintf(err, errlen, "invalid value '%s' for '%s': expected yes or no", text,
-				 name);
-		else
-			snprintf(err, errlen, "%s value '%s' for '%s': expected a %s from %s to %s",
-				 rc == -ERANGE ? "out-of-range" : "invalid", text, name,
-				 ul_opt_type_name(o->type), lo, hi);
-	}
-	return rc;
+	snprintf(what, sizeof(what), "'%s'", name);
+	return ul_opt_parse_value(&opts[i], what, text, &values[i], err, errlen);
 }

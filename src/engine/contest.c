@@ -38,9 +38,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static const char *const contest_tests[] = {
-	"noload",    "process_load", "io_load",	  "mem_load",
-	"tarc_load", "tarx_load",    "read_load", "lslr_load", NULL,
+/* Kolivas's loads in the seed's order of blocks. */
+static const struct ul_suite_test contest_tests[] = {
+	{ .load = "noload" },	 { .load = "process_load" }, { .load = "io_load" },
+	{ .load = "mem_load" },	 { .load = "tarc_load" },    { .load = "tarx_load" },
+	{ .load = "read_load" }, { .load = "lslr_load" },    { NULL },
+};
+
+static const struct ul_suite_metric contest_metrics[] = {
+	{ .series = "wall_ns", .label = "Time", .unit = "ns", .direction = UL_LOWER_IS_BETTER },
+	{ NULL },
 };
 
 /*
@@ -56,12 +63,6 @@ static const char *const contest_tests[] = {
 #define CONTEST_TICK_NS (1 * UL_NS_PER_SEC)
 /* Lines of a failed job's output quoted in the error. */
 #define CONTEST_LOG_TAIL 4
-
-void ul_contest_opts_init(struct ul_contest_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->lead_ns = -1;
-}
 
 double ul_contest_loads_divisor(const char *load)
 {
@@ -739,14 +740,13 @@ static int make_tree(struct contest *ct)
 	struct ul_engine *eng = ct->eng;
 	int r;
 
-	if (ct->o.quick)
+	if (eng->cfg->quick)
 		ul_srctree_spec_quick(&ct->spec);
 	else
 		ul_srctree_spec_default(&ct->spec);
 	if (ct->o.tree_units)
 		ct->spec.units = ct->o.tree_units;
-	if (ct->o.set_tree_seed)
-		ct->spec.seed = ct->o.tree_seed;
+	ct->spec.seed = ct->o.tree_seed;
 	if ((size_t)snprintf(ct->tree, sizeof(ct->tree), "%s/tree", eng->scratch) >=
 	    sizeof(ct->tree)) {
 		ul_error("contest: the scratch directory's path is too long");
@@ -839,57 +839,80 @@ static int preflight(struct contest *ct, const char *const *tests, size_t n)
 	return result;
 }
 
-static int contest_run(struct ul_engine *eng, const struct ul_suite *suite)
+/* The suite's state from its preflight to the end of its run (large:
+ * paths); one contest runs at a time. */
+static struct contest contest_state;
+
+static void release(struct contest *ct)
+{
+	if (ct->job.argv_owned)
+		free(ct->job.argv);
+	if (ct->prep.argv_owned)
+		free(ct->prep.argv);
+	ct->job.argv_owned = ct->prep.argv_owned = false;
+}
+
+/*
+ * Before any suite of the run starts: the generated tree (the tar loads
+ * archive it and their check() measures it), the job and its preparation
+ * resolved, every load's supported() and check().
+ */
+static int contest_preflight(struct ul_engine *eng, const struct ul_suite *suite)
 {
 	const struct ul_engine_config *cfg = eng->cfg;
-	static struct contest ct; /* large (paths); one suite run at a time */
+	struct contest *ct = &contest_state;
 	const char *tests[UL_MAX_TESTS];
 	size_t n;
-	int result = UL_ENGINE_OK;
 
-	memset(&ct, 0, sizeof(ct));
-	ct.eng = eng;
-	if (cfg->contest)
-		ct.o = *cfg->contest;
-	else
-		ul_contest_opts_init(&ct.o);
-	if (ct.o.lead_ns < 0)
-		ct.o.lead_ns = UL_CONTEST_DEFAULT_LEAD_NS;
-	if (ct.o.job_timeout_ns <= 0)
-		ct.o.job_timeout_ns = UL_CONTEST_DEFAULT_JOB_TIMEOUT_NS;
+	release(ct);
+	memset(ct, 0, sizeof(*ct));
+	ct->eng = eng;
+	ct->o = *(const struct ul_contest_opts *)ul_engine_suite_opts(eng, suite);
 	/* --runs is shared with mtest (whose default differs): 0 = one round. */
-	ct.runs = cfg->mtest_runs > 0 ? cfg->mtest_runs : 1;
-	ct.drop_caches = !ct.o.no_drop_caches && geteuid() == 0;
-
+	ct->runs = cfg->mtest_runs > 0 ? cfg->mtest_runs : 1;
+	ct->drop_caches = !ct->o.no_drop_caches && geteuid() == 0;
 	n = ul_suite_tests(suite, cfg, tests);
 	if (!n)
 		return UL_ENGINE_OK;
+	if ((!ct->o.job || (!ct->o.job_dir && tar_selected(tests, n))) && make_tree(ct))
+		return UL_ENGINE_ERROR;
+	if (ct->o.job ? user_job(ct) : default_job(ct))
+		return UL_ENGINE_ERROR;
+	return preflight(ct, tests, n);
+}
 
-	if ((!ct.o.job || (!ct.o.job_dir && tar_selected(tests, n))) && make_tree(&ct))
-		result = UL_ENGINE_ERROR;
-	else if (ct.o.job ? user_job(&ct) : default_job(&ct))
-		result = UL_ENGINE_ERROR;
-	if (result == UL_ENGINE_OK)
-		result = preflight(&ct, tests, n);
+static int contest_run(struct ul_engine *eng, const struct ul_suite *suite)
+{
+	struct contest *ct = &contest_state;
+	const char *tests[UL_MAX_TESTS];
+	size_t n = ul_suite_tests(suite, eng->cfg, tests);
+	int result = UL_ENGINE_OK;
 
-	ct.cells_total = n * (size_t)ct.runs;
+	if (!n)
+		return UL_ENGINE_OK;
+	if (ct->eng != eng)
+		UL_BUG("contest runs without its preflight");
+	ct->cells_total = n * (size_t)ct->runs;
 	/* Interleaved rounds (noload, process_load, ..., then again), so slow
 	 * drift (thermal, background jobs) does not land on one load. */
-	for (int r = 0; r < ct.runs && result == UL_ENGINE_OK; r++)
+	for (int r = 0; r < ct->runs && result == UL_ENGINE_OK; r++)
 		for (size_t i = 0; i < n && result == UL_ENGINE_OK; i++)
-			result = run_cell(&ct, ul_load_find(tests[i]), r);
+			result = run_cell(ct, ul_load_find(tests[i]), r);
 	ul_engine_progress_done(eng);
-	if (ct.job.argv_owned)
-		free(ct.job.argv);
-	if (ct.prep.argv_owned)
-		free(ct.prep.argv);
+	release(ct);
 	return result;
 }
 
 const struct ul_suite ul_suite_contest = {
 	.name = "contest",
 	.summary = "Kolivas's contest: a reference job (a compile) timed whole under eight loads",
-	.default_tests = contest_tests,
+	.probe = "job",
+	.tests = contest_tests,
 	.format = "contest",
+	.opts = ul_contest_opt_table,
+	.opts_size = sizeof(struct ul_contest_opts),
+	.check_opts = ul_contest_check_opts,
+	.preflight = contest_preflight,
 	.run = contest_run,
+	.metrics = contest_metrics,
 };

@@ -8,11 +8,13 @@
 #define UL_CONTEST_H
 
 #include "core/compat.h"
+#include "core/opt.h"
 
 #define UL_CONTEST_DEFAULT_LEAD_NS (3 * UL_NS_PER_SEC)
 #define UL_CONTEST_DEFAULT_JOB_TIMEOUT_NS (3600 * UL_NS_PER_SEC)
 
-/* What `underload run contest` was told; zero/NULL fields take the defaults. */
+/* What `underload run contest` was told: the suite's option table
+ * (engine/contest_opts.c) fills it, defaults included. */
 struct ul_contest_opts {
 	const char *job;	/* --job 'CMD ARGS'; NULL = make -jNCPU of the generated tree */
 	const char *job_dir;	/* --job-dir: where the job runs and what the tar loads
@@ -22,17 +24,16 @@ struct ul_contest_opts {
 				 * directory; NULL = `make clean` for the generated tree, none
 				 * for --job */
 	const char *lslr_dir;	/* --lslr-dir; NULL = lslr_load's default, /usr */
-	int64_t lead_ns;	/* --lead-time: load start -> job start; < 0 = 3 s */
-	int64_t job_timeout_ns; /* --job-timeout; 0 = 1 h */
+	int64_t lead_ns;	/* --lead-time: load start -> job start */
+	int64_t job_timeout_ns; /* --job-timeout */
 	bool no_drop_caches;	/* --no-drop-caches */
-	bool quick;		/* --quick: the small generated tree */
 	unsigned tree_units;	/* --tree-units; 0 = by --quick, else the reference size */
-	bool set_tree_seed;
 	uint64_t tree_seed;	/* --tree-seed */
 };
 
-/* Defaults: every field "unset". */
-void ul_contest_opts_init(struct ul_contest_opts *o);
+/* The contest suite's option table and its check across options. */
+extern const struct ul_opt ul_contest_opt_table[];
+int ul_contest_check_opts(const void *opts, char *err, size_t errlen);
 
 /*
  * Split a command line into a NULL-terminated argv vector, without a shell:

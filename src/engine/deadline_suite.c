@@ -17,9 +17,10 @@
 #include <string.h>
 #include <sys/wait.h>
 
-/* The resp loads, in the seed's order. */
-static const char *const deadline_tests[] = {
-	"noload", "smallwrite", "largewrite", "cpuload", "spawnload", "8ctx-mem", "2ctx-mem", NULL,
+/* Per test: every period's wake-up latency, and the share of deadlines met. */
+static const struct ul_suite_metric deadline_metrics[] = {
+	{ .series = "dl_lat_ns", .label = "latency", .unit = "ns", .direction = UL_LOWER_IS_BETTER },
+	{ NULL },
 };
 
 /* Shortest measuring time of a test, whatever --interval says. */
@@ -168,10 +169,9 @@ static int deadline_run(struct ul_engine *eng, const struct ul_suite *suite)
 	struct dl_suite st = { .eng = eng };
 	const char *tests[UL_MAX_TESTS] = { NULL };
 	size_t n;
-	int result;
+	int result = UL_ENGINE_OK;
 
 	n = ul_suite_tests(suite, cfg, tests);
-	result = ul_engine_preflight(eng, tests, n);
 	for (size_t i = 0; i < n && result == UL_ENGINE_OK; i++) {
 		const struct ul_load *load = ul_load_find(tests[i]);
 
@@ -186,7 +186,9 @@ static int deadline_run(struct ul_engine *eng, const struct ul_suite *suite)
 const struct ul_suite ul_suite_deadline = {
 	.name = "deadline",
 	.summary = "a periodic deadline task (audio, 20 Hz, by default) under each resp load",
-	.default_tests = deadline_tests,
+	.probe = "deadline",
+	.tests = ul_resp_tests, /* the resp loads, in the seed's order */
+	.metrics = deadline_metrics,
 	.format = "deadline",
 	.run = deadline_run,
 };

@@ -37,6 +37,67 @@ static size_t probe_index(const struct ul_probe *probe)
 	UL_BUG("probe '%s' is not registered", probe->name);
 }
 
+const void *ul_engine_suite_opts(const struct ul_engine *eng, const struct ul_suite *suite)
+{
+	size_t i = ul_suite_index(suite);
+
+	if (i >= UL_MAX_SUITES)
+		UL_BUG("suite '%s' is not registered", suite->name);
+	if (suite->opts && !eng->cfg->suite_opts[i])
+		UL_BUG("suite '%s': its options were not parsed", suite->name);
+	return eng->cfg->suite_opts[i];
+}
+
+int ul_engine_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ul_verror(0, fmt, ap);
+	va_end(ap);
+	return UL_ENGINE_ERROR;
+}
+
+int ul_engine_fail_errno(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ul_verror(err, fmt, ap);
+	va_end(ap);
+	return UL_ENGINE_ERROR;
+}
+
+int ul_engine_preflight_tests(struct ul_engine *eng, const struct ul_suite *suite)
+{
+	const char *tests[UL_MAX_TESTS];
+	size_t n = ul_suite_tests(suite, eng->cfg, tests);
+
+	return ul_engine_preflight(eng, tests, n);
+}
+
+/*
+ * Every selected suite's preflight, before any of them starts: `run resp
+ * contest` is refused up front, not after resp's cells.  The worst
+ * refusal wins (unsupported over refused), every reason is printed.
+ */
+static int preflight_all(struct ul_engine *eng, const struct ul_suite *const *suites, size_t n)
+{
+	int result = UL_ENGINE_OK;
+
+	for (size_t i = 0; i < n; i++) {
+		int r = suites[i]->preflight ? suites[i]->preflight(eng, suites[i])
+					     : ul_engine_preflight_tests(eng, suites[i]);
+
+		if (r == UL_ENGINE_OK)
+			continue;
+		if (result == UL_ENGINE_OK || r == UL_ENGINE_UNSUPPORTED ||
+		    r == UL_ENGINE_INTERRUPTED || r == UL_ENGINE_ERROR)
+			result = r;
+	}
+	return result;
+}
+
 void ul_engine_load_ctx(const struct ul_engine *eng, const struct ul_load *load,
 			struct ul_load_ctx *ctx)
 {
@@ -427,6 +488,9 @@ int ul_engine_run(const struct ul_engine_config *cfg, struct ul_store *store, st
 		goto out;
 	}
 	compute_ceiling(&eng);
+	result = preflight_all(&eng, suites, n_suites);
+	if (result != UL_ENGINE_OK)
+		goto out;
 	run->started_wall_ns = ul_wall_ns();
 	run->status = UL_RUN_RUNNING;
 	rc = store->ops->begin_run(store, run);

@@ -6,9 +6,7 @@
  * only layer below cmd/ that prints (errors with context, and progress on
  * a terminal).
  *
- * How to add a suite: write engine/NAME.c defining
- * `const struct ul_suite ul_suite_NAME`, add `UL_SUITE(NAME, NAME)` to
- * engine/suites.def, and give it a CLI test under tests/cli/.
+ * The suite descriptor and how to add a suite: model/suite.h.
  */
 #ifndef UL_ENGINE_H
 #define UL_ENGINE_H
@@ -17,6 +15,7 @@
 #include "core/clock.h"
 #include "core/opt.h"
 #include "model/model.h"
+#include "model/suite.h"
 #include "proc/supervise.h"
 #include "engine/monitor.h"
 #include "proc/cgroup.h"
@@ -26,6 +25,7 @@
 
 #define UL_MAX_TESTS 32
 #define UL_MAX_ITEMS 64 /* loads or probes in a registry */
+#define UL_MAX_SUITES 16 /* suites in the registry */
 
 /* Exit classes of a run, mapped to exit codes by cmd/run.c. */
 enum ul_engine_result {
@@ -36,8 +36,6 @@ enum ul_engine_result {
 	UL_ENGINE_FLAGGED = 4,	   /* finished, but some cell failed or was invalidated */
 	UL_ENGINE_INTERRUPTED = 130,
 };
-
-struct ul_contest_opts;
 
 /* Everything `underload run` decided, already validated. */
 struct ul_engine_config {
@@ -62,7 +60,11 @@ struct ul_engine_config {
 	/* Per-item option values, indexed like the load / probe registries. */
 	int64_t load_opt[UL_MAX_ITEMS][UL_OPT_MAX];
 	int64_t probe_opt[UL_MAX_ITEMS][UL_OPT_MAX];
-	const struct ul_contest_opts *contest; /* engine/contest.h; NULL = the defaults */
+	/* Each suite's own options (its descriptor's table), indexed like the
+	 * suite registry; NULL = not parsed (the suite then uses its defaults
+	 * only if it has no table).  Read with ul_engine_suite_opts(). */
+	const void *suite_opts[UL_MAX_SUITES];
+	bool quick;			  /* --quick: suites pick their small profile */
 	/* Monitors and the mtest/deadline suites. */
 	int64_t monitor_interval_ns;	  /* --monitor-interval: /proc sampler period; 0 = off */
 	uint64_t monitor_ring_records;	  /* sampler ring capacity; 0 = sized from the interval */
@@ -72,9 +74,6 @@ struct ul_engine_config {
 	bool deadline_off;		  /* --deadline none: not even mtest's default probe */
 	bool deadline_rt;		  /* --deadline-rt: SCHED_FIFO when permitted */
 	int mtest_runs;			  /* --runs (mtest, contest); 0 = the suite's default */
-	uint64_t mtest_chunk_bytes;	  /* --mtest-chunk; 0 = 1 MiB */
-	int64_t mtest_target_centi;	  /* --mtest-target as a share of budget + free swap */
-	uint64_t mtest_target_bytes;	  /* --mtest-target as a size; 0 = use the share */
 };
 
 struct ul_store;
@@ -84,14 +83,6 @@ struct ul_load_ctx;
 struct ul_probe;
 struct ul_probe_ctx;
 
-struct ul_suite {
-	const char *name;    /* "resp" */
-	const char *summary; /* one line for `underload list suites` */
-	const char *const *default_tests; /* NULL-terminated load names, in order */
-	const char *format;  /* its seed-layout format, printed by default before "text" */
-	/* Run the suite's cells into eng->run; return an enum ul_engine_result. */
-	int (*run)(struct ul_engine *eng, const struct ul_suite *suite);
-};
 
 /* State shared by the suites of one run. */
 struct ul_engine {
@@ -115,12 +106,9 @@ struct ul_engine {
 	ul_nsec work_begin_ns;
 };
 
-const struct ul_suite *ul_suite_find(const char *name);
-size_t ul_suite_count(void);
-const struct ul_suite *ul_suite_at(size_t i);
+/* The resp suite's tests (engine/resp.c), which the deadline suite shares. */
+extern const struct ul_suite_test ul_resp_tests[];
 
-/* True if `name` is one of the suite's default tests. */
-bool ul_suite_has_test(const struct ul_suite *suite, const char *name);
 /* The tests this run asks of the suite, in order: those of --tests that
  * belong to it, else all its default tests.  Returns how many. */
 size_t ul_suite_tests(const struct ul_suite *suite, const struct ul_engine_config *cfg,
@@ -135,6 +123,20 @@ size_t ul_suite_tests(const struct ul_suite *suite, const struct ul_engine_confi
 int ul_engine_run(const struct ul_engine_config *cfg, struct ul_store *store, struct ul_run *run,
 		  const struct ul_suite *const *suites, size_t n_suites);
 
+/* The options a suite's table filled (its opts_size bytes), or NULL when
+ * it has none. */
+const void *ul_engine_suite_opts(const struct ul_engine *eng, const struct ul_suite *suite);
+
+/* Print "error: ..." and return UL_ENGINE_ERROR: `return ul_engine_fail(...)`. */
+int ul_engine_fail(const char *fmt, ...) UL_PRINTF(1, 2);
+/* Same with ": strerror(-err)" appended. */
+int ul_engine_fail_errno(int err, const char *fmt, ...) UL_PRINTF(2, 3);
+
+/*
+ * The default preflight of a suite: the loads of its tests this run asks
+ * for, through ul_engine_preflight().
+ */
+int ul_engine_preflight_tests(struct ul_engine *eng, const struct ul_suite *suite);
 /*
  * For suites, before any cell: run every load's supported() and check()
  * on the run's settings so impossible sizes are refused up front (one line

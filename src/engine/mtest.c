@@ -22,7 +22,45 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 
-static const char *const mtest_tests[] = { "mtest01", NULL };
+/* One test: the allocator is both the load and the probe. */
+static const struct ul_suite_test mtest_tests[] = { { .load = "mtest01" }, { NULL } };
+
+static const struct ul_suite_metric mtest_metrics[] = {
+	{ .series = "mtest_elapsed_ns", .label = "elapsed", .unit = "ns",
+	  .direction = UL_LOWER_IS_BETTER },
+	{ NULL },
+};
+
+/* --mtest-target PCT|SIZE: a share, or a size when it has no '%'. */
+static int set_target(void *base, const char *arg, char *err, size_t errlen)
+{
+	struct ul_mtest_opts *o = base;
+	int rc;
+
+	o->target_centi = 0;
+	o->target_bytes = 0;
+	if (*arg && arg[strlen(arg) - 1] == '%')
+		rc = ul_parse_pct(arg, 1, 10000, &o->target_centi);
+	else
+		rc = ul_parse_size(arg, 4 * UL_KiB, UL_GiB * 1024 * 1024, &o->target_bytes);
+	if (rc)
+		snprintf(err, errlen,
+			 "%s value '%s' for --mtest-target: expected a share from 0.01%% to 100%% "
+			 "or a size from 4K to 1P",
+			 rc == -ERANGE ? "out-of-range" : "invalid", arg);
+	return rc;
+}
+
+static const struct ul_opt mtest_opts[] = {
+	{ "mtest-target", UL_OPT_CALL, .arg = "PCT|SIZE", .set = set_target, .def_text = "80%",
+	  .help = "what each mtest run allocates: a share of budget + free swap, or a size",
+	  .man = "The share counts the memory budget plus free swap, less what is not\n"
+		 "available (MemAvailable counts reclaimable cache)." },
+	{ "mtest-chunk", UL_OPT_SIZE, 4 * UL_KiB, UL_GiB, UL_MTEST_DEFAULT_CHUNK,
+	  "mtest's allocation size", .arg = "SIZE",
+	  UL_OPT_AT(struct ul_mtest_opts, chunk_bytes) },
+	{ NULL },
+};
 
 /* The series of one run, in storage order; [0] is the cell's primary. */
 enum { S_ELAPSED, S_BYTES, S_USER, S_SYS, S_CPU, S_MAJFLT, S_MINFLT, S_STATUS, S_N };
@@ -89,6 +127,7 @@ int ul_mtest_child_main(void *arg)
 
 struct mtest_state {
 	struct ul_engine *eng;
+	const struct ul_mtest_opts *opts;
 	struct ul_cell *cell;
 	struct ul_mtest_plan plan;
 	uint64_t chunk;
@@ -107,6 +146,7 @@ static int plan_target(struct mtest_state *st)
 {
 	struct ul_engine *eng = st->eng;
 	const struct ul_engine_config *cfg = eng->cfg;
+	const struct ul_mtest_opts *o = st->opts;
 	uint64_t budget = eng->run->params.mem_budget_bytes, available, swap_free, cap;
 	struct ul_meminfo mi;
 	char a[32], b[32];
@@ -131,11 +171,10 @@ static int plan_target(struct mtest_state *st)
 	if (cfg->mem_footprint_cap_bytes && (!cap || cfg->mem_footprint_cap_bytes < cap))
 		cap = cfg->mem_footprint_cap_bytes;
 	rc = ul_mtest_plan(budget, available, swap_free,
-			   cfg->mtest_target_centi ? cfg->mtest_target_centi
-						   : UL_MTEST_DEFAULT_CENTI,
-			   cfg->mtest_target_bytes, cap, &st->plan);
+			   o->target_centi ? o->target_centi : UL_MTEST_DEFAULT_CENTI,
+			   o->target_bytes, cap, &st->plan);
 	if (rc == -E2BIG) {
-		ul_fmt_size(a, sizeof(a), cfg->mtest_target_bytes);
+		ul_fmt_size(a, sizeof(a), o->target_bytes);
 		ul_fmt_size(b, sizeof(b), cap);
 		ul_error("mtest: --mtest-target %s is more than this run may use (%s)", a, b);
 		return UL_ENGINE_REFUSED;
@@ -324,19 +363,35 @@ static int finish_cell(struct mtest_state *st, int runs_done)
 	return rc ? -ENOMEM : 0;
 }
 
+/* Whether --tests leaves the suite's one test in. */
+static bool wanted(const struct ul_engine_config *cfg, const struct ul_suite *suite)
+{
+	bool yes = !cfg->n_tests;
+
+	for (size_t i = 0; i < cfg->n_tests; i++)
+		yes |= ul_suite_has_test(suite, cfg->tests[i]);
+	return yes;
+}
+
+/* Before any suite starts: a target this run cannot hold is refused up
+ * front.  The run sizes again when it starts (memory may have changed). */
+static int mtest_preflight(struct ul_engine *eng, const struct ul_suite *suite)
+{
+	struct mtest_state st = { .eng = eng, .opts = ul_engine_suite_opts(eng, suite) };
+
+	return wanted(eng->cfg, suite) ? plan_target(&st) : UL_ENGINE_OK;
+}
+
 static int mtest_run(struct ul_engine *eng, const struct ul_suite *suite)
 {
 	const struct ul_engine_config *cfg = eng->cfg;
-	struct mtest_state st = { .eng = eng };
+	struct mtest_state st = { .eng = eng, .opts = ul_engine_suite_opts(eng, suite) };
 	int runs = cfg->mtest_runs > 0 ? cfg->mtest_runs : UL_MTEST_DEFAULT_RUNS;
 	int result, done = 0;
-	bool wanted = !cfg->n_tests;
 
-	for (size_t i = 0; i < cfg->n_tests; i++)
-		wanted |= ul_suite_has_test(suite, cfg->tests[i]);
-	if (!wanted)
+	if (!wanted(cfg, suite))
 		return UL_ENGINE_OK;
-	st.chunk = cfg->mtest_chunk_bytes ? cfg->mtest_chunk_bytes : UL_MTEST_DEFAULT_CHUNK;
+	st.chunk = st.opts->chunk_bytes ? st.opts->chunk_bytes : UL_MTEST_DEFAULT_CHUNK;
 	result = plan_target(&st);
 	if (result != UL_ENGINE_OK)
 		return result;
@@ -414,7 +469,12 @@ out:
 const struct ul_suite ul_suite_mtest = {
 	.name = "mtest",
 	.summary = "LTP mtest01 -p80 -w repeated --runs times, an audio deadline probe alongside",
-	.default_tests = mtest_tests,
+	.probe = "mtest01",
+	.tests = mtest_tests,
 	.format = "mtest",
+	.metrics = mtest_metrics,
+	.opts = mtest_opts,
+	.opts_size = sizeof(struct ul_mtest_opts),
+	.preflight = mtest_preflight,
 	.run = mtest_run,
 };

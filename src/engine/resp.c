@@ -27,8 +27,16 @@
 #include <string.h>
 #include <sys/wait.h>
 
-static const char *const resp_tests[] = {
-	"noload", "smallwrite", "largewrite", "cpuload", "spawnload", "8ctx-mem", "2ctx-mem", NULL,
+/* Davidsen's seven tests in the seed's order; the deadline suite runs them too. */
+const struct ul_suite_test ul_resp_tests[] = {
+	{ .load = "noload" },	{ .load = "smallwrite" }, { .load = "largewrite" },
+	{ .load = "cpuload" },	{ .load = "spawnload" },  { .load = "8ctx-mem" },
+	{ .load = "2ctx-mem" }, { NULL },
+};
+
+static const struct ul_suite_metric resp_metrics[] = {
+	{ .series = "delay_ns", .label = "delay", .unit = "ns", .direction = UL_LOWER_IS_BETTER },
+	{ NULL },
 };
 
 /* How a child ended, for notes: "exit status 1" or "killed by signal 9". */
@@ -292,7 +300,7 @@ static int run_test(struct resp_state *st, const struct ul_load *load, size_t te
 static int resp_run(struct ul_engine *eng, const struct ul_suite *suite)
 {
 	const struct ul_engine_config *cfg = eng->cfg;
-	struct resp_state st = { .eng = eng, .probe = ul_probe_find("resp") };
+	struct resp_state st = { .eng = eng, .probe = ul_probe_find(suite->probe) };
 	const char *tests[UL_MAX_TESTS];
 	size_t n;
 	int result = UL_ENGINE_OK;
@@ -300,7 +308,6 @@ static int resp_run(struct ul_engine *eng, const struct ul_suite *suite)
 	if (!st.probe)
 		UL_BUG("the resp probe is not registered");
 	n = ul_suite_tests(suite, cfg, tests);
-	result = ul_engine_preflight(eng, tests, n);
 	for (size_t i = 0; i < n && result == UL_ENGINE_OK; i++) {
 		const struct ul_load *load = ul_load_find(tests[i]);
 
@@ -317,7 +324,9 @@ static int resp_run(struct ul_engine *eng, const struct ul_suite *suite)
 const struct ul_suite ul_suite_resp = {
 	.name = "resp",
 	.summary = "Davidsen's trivial response benchmark: a small task timed after a think time",
-	.default_tests = resp_tests,
+	.probe = "resp",
+	.tests = ul_resp_tests,
 	.format = "resp1",
+	.metrics = resp_metrics,
 	.run = resp_run,
 };

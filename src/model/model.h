@@ -44,6 +44,12 @@ struct ul_series {
 	size_t n, cap;
 };
 
+/* Which way a measurement improves: compare's verdict depends on it. */
+enum ul_direction {
+	UL_LOWER_IS_BETTER = 0, /* latencies, elapsed times */
+	UL_HIGHER_IS_BETTER,	/* throughputs, deadlines met */
+};
+
 /* A named scalar recorded for a cell (load work units, faults, ...). */
 struct ul_metric {
 	char name[UL_NAME_LEN]; /* snake_case with unit suffix: "load_units", "probe_majflt" */

@@ -5,6 +5,7 @@
  */
 #include "core/compat.h"
 #include "probe/deadline.h"
+#include "probe/probe.h"
 #include "core/parse.h"
 #include "proc/supervise.h"
 
@@ -434,3 +435,13 @@ int ul_deadline_stop(struct ul_sup *sup, struct ul_deadline *d, int64_t grace_ns
 	dl_free(d);
 	return rc;
 }
+
+/* The registry's entry: the engine drives it (engine/mon_deadline.c);
+ * its profile is `run --deadline`. */
+const struct ul_probe ul_probe_deadline = {
+	.name = "deadline",
+	.summary = "a periodic task (interbench audio/video): wake-up latency, deadlines met",
+	.unit = "ns",
+	.kind = UL_PROBE_PERIODIC,
+	.direction = UL_LOWER_IS_BETTER,
+};

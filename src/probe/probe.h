@@ -1,8 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Probes: the things measured.  This header covers the "repeat" kind: a
- * long-lived child (standing for the user's session) that, on each request,
- * sleeps a think time and then times one fixed task.
+ * Probes: the things measured, one registry for every kind (DESIGN.md):
+ *  - repeat: a long-lived child (standing for the user's session) that, on
+ *    each request, sleeps a think time and then times one fixed task; this
+ *    header drives it (ul_probe_start/measure/stop below);
+ *  - periodic: a task due every period that must do its work before the
+ *    next (interbench's audio/video); probe/deadline.h drives it;
+ *  - whole: a job timed end to end with wait4() rusage (contest's compile,
+ *    mtest01's allocation); its suite spawns it;
+ *  - micro: a tight loop timed in batches (lmbench-style); the micro
+ *    suite's harness calibrates the iterations, calls batch() repeatedly
+ *    in the probe process and keeps every batch.
+ * A suite names its probe in its descriptor (model/suite.h); `list probes
+ * -v` shows every probe with its kind and options.
  *
  * How to add a probe:
  *  1. copy probe/null.c to probe/NAME.c, rename its descriptor
@@ -24,9 +34,13 @@
 
 #include "core/compat.h"
 #include "core/opt.h"
+#include "model/model.h"
 
 enum ul_probe_kind {
-	UL_PROBE_REPEAT, /* sampled after each think-time sleep */
+	UL_PROBE_REPEAT = 0, /* sampled after each think-time sleep */
+	UL_PROBE_PERIODIC,   /* due every period: latency and deadlines met */
+	UL_PROBE_WHOLE,	     /* one job timed end to end */
+	UL_PROBE_MICRO,	     /* batches of N iterations of one operation */
 };
 
 struct ul_probe_ctx {
@@ -44,13 +58,32 @@ struct ul_probe {
 	const char *unit;    /* of the samples: "ns" */
 	const struct ul_opt *opts;
 	enum ul_probe_kind kind;
+	enum ul_direction direction; /* of its values: which way is better */
 	int (*supported)(char *why, size_t len); /* NULL = always */
-	/* Probe child, before ready. *state goes to sample()/teardown(). */
+	/* Probe child, before ready. *state goes to sample()/batch()/teardown().
+	 * Repeat and micro kinds; NULL = no state. */
 	int (*setup)(struct ul_probe_ctx *ctx, void **state);
-	/* Probe child: one timed measurement into *out_ns; 0 or a positive errno. */
+	/* Repeat kind, probe child: one timed measurement into *out_ns; 0 or a
+	 * positive errno. */
 	int (*sample)(struct ul_probe_ctx *ctx, void *state, int64_t *out_ns);
 	void (*teardown)(struct ul_probe_ctx *ctx, void *state); /* may be NULL */
+
+	/* --- micro kind --- */
+	const char *group; /* the summary table it belongs to: "proc", "ctx",
+			    * "lat", "file", "bw", "mem" (the micro suite's order) */
+	/* Bandwidth probes: bytes one iteration moves, reported as MB/s
+	 * (direction higher); 0 = reported as ns per iteration. */
+	uint64_t bytes_per_iter;
+	/* Probe process, after setup(): run `iters` iterations of the
+	 * measured operation and put their elapsed time (CLOCK_MONOTONIC) in
+	 * *elapsed_ns.  The harness calibrates iters, subtracts the clock's
+	 * overhead and divides; batch() must not allocate, print or log.  0
+	 * or a positive errno. */
+	int (*batch)(struct ul_probe_ctx *ctx, void *state, uint64_t iters, int64_t *elapsed_ns);
 };
+
+/* "repeat", "periodic", "whole", "micro". */
+const char *ul_probe_kind_name(enum ul_probe_kind kind);
 
 const struct ul_probe *ul_probe_find(const char *name);
 size_t ul_probe_count(void);
@@ -69,8 +102,9 @@ enum ul_measure_result {
 	UL_MEASURE_CHILD_EXITED, /* some supervised child exited: see *exited */
 };
 
-/* Spawn the probe child and wait for its ready (deadline ready_timeout_ns).
- * -errno and a reason in why on failure; nothing left running. */
+/* Spawn a repeat probe's child and wait for its ready (deadline
+ * ready_timeout_ns).  -errno and a reason in why on failure (-EINVAL for
+ * another kind); nothing left running. */
 int ul_probe_start(struct ul_sup *sup, const struct ul_probe *probe, const struct ul_probe_ctx *ctx,
 		   int64_t ready_timeout_ns, struct ul_running_probe **out, char *why, size_t len);
 /*

@@ -33,3 +33,18 @@ const struct ul_probe *ul_probe_find(const char *name)
 			return probes[i];
 	return NULL;
 }
+
+const char *ul_probe_kind_name(enum ul_probe_kind kind)
+{
+	switch (kind) {
+	case UL_PROBE_REPEAT:
+		return "repeat";
+	case UL_PROBE_PERIODIC:
+		return "periodic";
+	case UL_PROBE_WHOLE:
+		return "whole";
+	case UL_PROBE_MICRO:
+		return "micro";
+	}
+	return "?";
+}

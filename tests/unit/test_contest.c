@@ -9,6 +9,7 @@
 
 #include "core/clock.h"
 #include "core/opt.h"
+#include "core/optparse.h"
 #include "core/sysinfo.h"
 #include "engine/contest.h"
 #include "engine/engine.h"
@@ -495,11 +496,12 @@ static void engine_cfg(const char *job, const char *const *tests, size_t ntests,
 	ck_assert_int_gt(n, 0);
 	exe[n] = '\0';
 	memset(&cfg, 0, sizeof(cfg));
-	ul_contest_opts_init(&copts);
+	memset(&copts, 0, sizeof(copts));
+	ul_opt_apply_defaults(ul_contest_opt_table, &copts);
 	copts.job = job;
 	copts.lead_ns = 100 * MS;
 	copts.no_drop_caches = true;
-	cfg.contest = &copts;
+	cfg.suite_opts[ul_suite_index(ul_suite_find("contest"))] = &copts;
 	cfg.scratch_parent = dir;
 	cfg.self_exe = exe;
 	cfg.sample_timeout_ns = 60 * UL_NS_PER_SEC;

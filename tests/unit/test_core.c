@@ -5,10 +5,13 @@
  */
 #include "unit.h"
 #include "core/opt.h"
+#include "core/optparse.h"
 #include "core/parse.h"
 #include "core/sysinfo.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define NS_S UL_NS_PER_SEC
@@ -452,6 +455,153 @@ START_TEST(test_meminfo_read_live)
 }
 END_TEST
 
+/* ---- command-line options from a table (core/optparse.h) ---------------- */
+
+struct cli {
+	const char *name, *dir;
+	int count;
+	int64_t wait_ns;
+	uint64_t size;
+	bool flag;
+	int mode; /* -1 auto */
+	int calls;
+};
+
+static int cli_set(void *base, const char *arg, char *err, size_t errlen)
+{
+	struct cli *c = base;
+
+	if (strcmp(arg, "ok")) {
+		snprintf(err, errlen, "invalid value '%s' for --call: expected ok", arg);
+		return -EINVAL;
+	}
+	c->calls++;
+	return 0;
+}
+
+#define C(m) UL_OPT_AT(struct cli, m)
+static const struct ul_opt cli_opts[] = {
+	{ "name", UL_OPT_STRING, 0, 8, .arg = "TEXT", C(name), .def_str = "dflt", .help = "a name" },
+	{ "dir", UL_OPT_DIR, .arg = "DIR", C(dir), .help = "a directory" },
+	{ "count", UL_OPT_COUNT, 1, 10, 3, "a count", .short_name = 'c', .arg = "N", C(count) },
+	{ "wait", UL_OPT_DURATION, 10 * UL_NS_PER_MS, UL_NS_PER_SEC, 500 * UL_NS_PER_MS, "a wait",
+	  .arg = "DUR", C(wait_ns), .flags = UL_OPTF_ZERO_OFF },
+	{ "size", UL_OPT_SIZE, 0, UL_GiB, UL_MiB, "a size", .arg = "SIZE", C(size) },
+	{ "flag", UL_OPT_FLAG, 0, 1, 0, C(flag), .help = "a flag" },
+	{ "on", UL_OPT_FLAG, 0, 1, -1, C(mode), .help = "mode on", .def_text = "auto" },
+	{ "off", UL_OPT_FLAG, 0, 0, -1, C(mode), .help = "mode off" },
+	{ "call", UL_OPT_CALL, .arg = "X", .set = cli_set, .help = "a callback" },
+	{ NULL },
+};
+
+static int cli_parse(struct cli *c, struct ul_opt_group *g, char **argv, int *first, char *err,
+		     size_t len)
+{
+	int argc = 0;
+
+	while (argv[argc])
+		argc++;
+	memset(c, 0, sizeof(*c));
+	ul_opt_apply_defaults(cli_opts, c);
+	*g = (struct ul_opt_group){ .opts = cli_opts, .base = c };
+	return ul_opt_parse_argv(g, 1, argc, argv, first, err, len);
+}
+
+START_TEST(test_optparse)
+{
+	char a[][16] = { "x",	  "--name", "abc",   "-c",   "7", "--wait", "0",       "--size=2M",
+			 "--flag", "--off", "--call", "ok", "--dir", "/",	  "operand" };
+	char h[][4] = { "x", "-h" };
+	char *ok_argv[UL_ARRAY_SIZE(a) + 1] = { NULL }, *help_argv[] = { h[0], h[1], NULL };
+	struct ul_opt_group g;
+	struct cli c;
+	char err[256];
+	int first = 0;
+
+	for (size_t i = 0; i < UL_ARRAY_SIZE(a); i++)
+		ok_argv[i] = a[i];
+	ck_assert_int_eq(cli_parse(&c, &g, help_argv, &first, err, sizeof(err)), UL_OPT_PARSE_HELP);
+	/* Defaults from the table. */
+	ck_assert_str_eq(c.name, "dflt");
+	ck_assert_int_eq(c.count, 3);
+	ck_assert_int_eq(c.wait_ns, 500 * UL_NS_PER_MS);
+	ck_assert_uint_eq(c.size, UL_MiB);
+	ck_assert_int_eq(c.mode, -1);
+	ck_assert(!c.flag);
+
+	ck_assert_int_eq(cli_parse(&c, &g, ok_argv, &first, err, sizeof(err)), 0);
+	ck_assert_str_eq(c.name, "abc");
+	ck_assert_str_eq(c.dir, "/");
+	ck_assert_int_eq(c.count, 7);
+	ck_assert_int_eq(c.wait_ns, 0); /* 0 = off besides 10ms..1s */
+	ck_assert_uint_eq(c.size, 2 * UL_MiB);
+	ck_assert(c.flag);
+	ck_assert_int_eq(c.mode, 0);
+	ck_assert_int_eq(c.calls, 1);
+	ck_assert_int_eq(first, 14);
+	ck_assert(ul_opt_given(&g, "count"));
+	ck_assert(!ul_opt_given(&g, "on"));
+	ul_opt_given_names(&g, err, sizeof(err));
+	ck_assert_str_eq(err, "--name, --dir, --count, --wait, --size, --flag, --off, --call");
+}
+END_TEST
+
+START_TEST(test_optparse_errors)
+{
+	static const struct {
+		const char *arg, *val, *msg;
+	} bad[] = {
+		{ "--count", "11", "out-of-range value '11' for --count: expected a count from 1 to 10" },
+		{ "--count", "x", "invalid value 'x' for --count: expected a count from 1 to 10" },
+		{ "--wait", "5ms",
+		  "out-of-range value '5ms' for --wait: expected 0 (off) or a duration from 10ms to 1s" },
+		{ "--name", "123456789", "--name must be 1 to 8 characters" },
+		{ "--name", "", "--name must be 1 to 8 characters" },
+		{ "--dir", "/nonexistent-ul", "--dir '/nonexistent-ul': No such file or directory" },
+		{ "--dir", "/etc/hostname", "--dir '/etc/hostname': not a directory" },
+		{ "--call", "no", "invalid value 'no' for --call: expected ok" },
+	};
+
+	for (size_t i = 0; i < UL_ARRAY_SIZE(bad); i++) {
+		char x[] = "x", arg[32], val[32];
+		char *argv[] = { x, arg, val, NULL };
+		struct ul_opt_group g;
+		struct cli c;
+		char err[256] = "";
+		int first;
+
+		snprintf(arg, sizeof(arg), "%s", bad[i].arg);
+		snprintf(val, sizeof(val), "%s", bad[i].val);
+		ck_assert_int_lt(cli_parse(&c, &g, argv, &first, err, sizeof(err)), 0);
+		ck_assert_str_eq(err, bad[i].msg);
+	}
+}
+END_TEST
+
+START_TEST(test_optparse_help_and_man)
+{
+	struct ul_opt_group g = { .heading = "things", .opts = cli_opts };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(f);
+	ul_opt_print_help(f, &g, 1);
+	ul_opt_print_man(f, &g, 1);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_ptr_nonnull(strstr(buf, "things:\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "  -c, --count N          a count (default: 3)\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "  --wait DUR             a wait (default: 500ms)\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "  --on                   mode on (default: auto)\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "  --name TEXT            a name (default: dflt)\n"));
+	ck_assert_ptr_nonnull(strstr(buf, ".SS things\n"));
+	ck_assert_ptr_nonnull(strstr(buf, ".TP\n.BI \\-c \"\\fR, \\fP\" \\-\\-count \" N\"\nA count "
+					  "(default: 3).\n"));
+	ck_assert_ptr_nonnull(strstr(buf, ".TP\n.B \\-\\-flag\nA flag.\n"));
+	free(buf);
+}
+END_TEST
+
 Suite *ul_test_suite_core(void)
 {
 	Suite *s = suite_create("core");
@@ -469,6 +619,9 @@ Suite *ul_test_suite_core(void)
 	tcase_add_test(opt, test_opt_set);
 	tcase_add_test(opt, test_opt_errors);
 	tcase_add_test(opt, test_opt_fmt_roundtrip);
+	tcase_add_test(opt, test_optparse);
+	tcase_add_test(opt, test_optparse_errors);
+	tcase_add_test(opt, test_optparse_help_and_man);
 	tcase_add_test(sys, test_meminfo_parse);
 	tcase_add_test(sys, test_meminfo_parse_old_and_bad);
 	tcase_add_test(sys, test_meminfo_read_live);

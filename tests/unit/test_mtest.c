@@ -10,6 +10,7 @@
 #include "core/clock.h"
 #include "core/sysinfo.h"
 #include "core/sysmon.h"
+#include "core/optparse.h"
 #include "engine/deadline.h"
 #include "engine/engine.h"
 #include "engine/mtest.h"
@@ -982,6 +983,7 @@ END_TEST
 START_TEST(test_mtest_engine_tiny)
 {
 	static struct ul_engine_config cfg;
+	static struct ul_mtest_opts mopts;
 	const struct ul_suite *suites[1] = { ul_suite_find("mtest") };
 	char db[4200], err[256], exe[4096];
 	struct ul_store *store;
@@ -1006,7 +1008,9 @@ START_TEST(test_mtest_engine_tiny)
 	cfg.stop_grace_ns = UL_NS_PER_SEC;
 	cfg.monitor_interval_ns = 20 * MS;
 	cfg.mtest_runs = 2;
-	cfg.mtest_target_bytes = 4 * UL_MiB + 4096 + 7;
+	ul_opt_apply_defaults(suites[0]->opts, &mopts);
+	mopts.target_bytes = 4 * UL_MiB + 4096 + 7;
+	cfg.suite_opts[ul_suite_index(suites[0])] = &mopts;
 	snprintf(db, sizeof(db), "%s/results.db", suite_dir);
 	ck_assert_int_eq(ul_store_open(db, &store, err, sizeof(err)), 0);
 	ul_run_init(&run);

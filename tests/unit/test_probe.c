@@ -150,8 +150,24 @@ START_TEST(test_registry)
 			ck_assert_str_ne(ul_probe_at(j)->name, p->name);
 		ck_assert_msg(p->summary && *p->summary, "%s: no summary", p->name);
 		ck_assert_msg(p->unit && *p->unit, "%s: no unit", p->name);
-		ck_assert_msg(p->sample != NULL, "%s: no sample()", p->name);
-		ck_assert_int_eq(p->kind, UL_PROBE_REPEAT);
+		/* Each kind has the hooks its driver calls. */
+		switch (p->kind) {
+		case UL_PROBE_REPEAT:
+			ck_assert_msg(p->sample != NULL, "%s: no sample()", p->name);
+			break;
+		case UL_PROBE_MICRO:
+			ck_assert_msg(p->batch != NULL, "%s: no batch()", p->name);
+			ck_assert_msg(p->group && *p->group, "%s: no group", p->name);
+			break;
+		case UL_PROBE_PERIODIC:
+		case UL_PROBE_WHOLE:
+			ck_assert_msg(p->sample == NULL && p->batch == NULL,
+				      "%s: hooks its kind never calls", p->name);
+			break;
+		default:
+			ck_abort_msg("%s: unknown kind %d", p->name, (int)p->kind);
+		}
+		ck_assert_str_ne(ul_probe_kind_name(p->kind), "?");
 		ck_assert_uint_le(n, UL_OPT_MAX);
 		ul_opt_defaults(p->opts, v);
 		for (size_t j = 0; j < n; j++) {
@@ -185,6 +201,8 @@ START_TEST(test_conformance)
 		struct fixture f;
 		pid_t pid;
 
+		if (p->kind != UL_PROBE_REPEAT)
+			continue; /* their own drivers test them */
 		if (p->supported) {
 			char why[256] = "";
 
@@ -222,6 +240,26 @@ START_TEST(test_conformance)
 		ck_assert_int_eq(kill(pid, 0), -1);
 		fixture_fini(&f);
 	}
+}
+END_TEST
+
+/* Only repeat probes are started by ul_probe_start(): another kind is
+ * refused with a reason, nothing spawned. */
+START_TEST(test_start_refuses_other_kinds)
+{
+	const struct ul_probe *p = find("job");
+	struct ul_running_probe *rp = NULL;
+	struct fixture f;
+	char why[256] = "";
+
+	ck_assert_int_eq(p->kind, UL_PROBE_WHOLE);
+	fixture_init(&f);
+	ck_assert_int_eq(ul_probe_start(&f.sup, p, &f.ctx, START_TIMEOUT_NS, &rp, why, sizeof(why)),
+			 -EINVAL);
+	ck_assert_ptr_null(rp);
+	ck_assert_ptr_nonnull(strstr(why, "not a repeat probe"));
+	ck_assert_uint_eq(f.sup.n_children, 0);
+	fixture_fini(&f);
 }
 END_TEST
 
@@ -468,6 +506,7 @@ Suite *ul_test_suite_probe(void)
 	tcase_add_unchecked_fixture(tc, suite_dir_create, suite_dir_remove);
 	tcase_add_test(tc, test_registry);
 	tcase_add_test(tc, test_conformance);
+	tcase_add_test(tc, test_start_refuses_other_kinds);
 	tcase_add_test(tc, test_timeout_then_keep_waiting);
 	tcase_add_test(tc, test_null_is_tiny);
 	tcase_add_test(tc, test_resp_missing_exe_fails);

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Command-line options from ul_opt tables: getopt_long's table, strict
+ * parsing into the caller's structs, --help and the man page's OPTIONS
+ * sections, all derived from one description.  A command parses its own
+ * table plus, for `run`, one group per suite (shown under its heading).
+ * Nothing here prints except the help and man renderers, to the FILE given.
+ */
+#ifndef UL_OPTPARSE_H
+#define UL_OPTPARSE_H
+
+#include "core/compat.h"
+#include "core/opt.h"
+
+#include <stdio.h>
+
+#define UL_OPT_GROUP_MAX 64 /* options in one table: `given` is a bit set */
+#define UL_OPT_GROUPS_MAX 16
+
+/* One table and the struct its UL_OPT_AT offsets point into. */
+struct ul_opt_group {
+	const char *heading;	   /* NULL: the command's own; else "contest suite" */
+	const char *intro;	   /* words after the heading in --help, may be NULL */
+	const struct ul_opt *opts; /* NULL-name terminated */
+	void *base;		   /* where values are stored */
+	uint64_t given;		   /* out: bit i set when opts[i] was on the command line */
+};
+
+/* Store every default of `opts` into `base` (def, or def_str for strings). */
+void ul_opt_apply_defaults(const struct ul_opt *opts, void *base);
+
+/* Outcome of ul_opt_parse_argv() besides 0. */
+#define UL_OPT_PARSE_HELP 1 /* -h/--help was given: print the help, exit 0 */
+
+/*
+ * Parse argv[1..] against the groups with getopt_long (-h/--help are
+ * implicit; a long name must be unique across groups).  Defaults are NOT
+ * applied here (ul_opt_apply_defaults first).  On return *operands is the
+ * index of the first operand.  Returns 0, UL_OPT_PARSE_HELP, or -EINVAL /
+ * -ERANGE with one line in err naming the option and the accepted values.
+ */
+int ul_opt_parse_argv(struct ul_opt_group *groups, size_t n, int argc, char **argv,
+		      int *operands, char *err, size_t errlen);
+
+/* True when the option `name` of this group was given. */
+bool ul_opt_given(const struct ul_opt_group *g, const char *name);
+/* The long names of a group's options that were given, "--job, --lead-time". */
+void ul_opt_given_names(const struct ul_opt_group *g, char *buf, size_t len);
+
+/* The options part of --help: each group under its heading. */
+void ul_opt_print_help(FILE *out, const struct ul_opt_group *groups, size_t n);
+/* One more line in the same layout: ("-h, --help", "this help"). */
+void ul_opt_print_help_line(FILE *out, const char *left, const char *help);
+/* The same as man page troff: .TP entries, a .SS per group with a heading. */
+void ul_opt_print_man(FILE *out, const struct ul_opt_group *groups, size_t n);
+/* Load or probe options (`-o ITEM.NAME=VALUE`) as man page .TP entries. */
+void ul_opt_print_man_values(FILE *out, const char *item, const struct ul_opt *opts);
+
+#endif

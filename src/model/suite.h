@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What a suite is, described once: its tests (load + probe + per-test
+ * options) in the seed's order, its seed-layout format, its own options of
+ * `underload run`, its preflight, how it runs, and what `compare` and
+ * `report` need to know of it.  The descriptor lives here, below engine/,
+ * so report/ and stats/ can read its data (test order, metric directions)
+ * without seeing the engine; the hooks take engine types by pointer only.
+ *
+ * How to add a suite: write engine/NAME.c defining
+ * `const struct ul_suite ul_suite_NAME` (tests, probe, options, hooks),
+ * add `UL_SUITE(NAME, NAME)` to engine/suites.def, give it a CLI test under
+ * tests/cli/ and, when it has a seed table, a format (report/format.h).
+ */
+#ifndef UL_MODEL_SUITE_H
+#define UL_MODEL_SUITE_H
+
+#include "core/compat.h"
+#include "core/opt.h"
+#include "model/model.h"
+
+#include <stdio.h>
+
+struct ul_engine;
+struct ul_cell;
+struct ul_run;
+
+/* One test of a suite: a load measured by a probe. */
+struct ul_suite_test {
+	const char *load;  /* load registry name: "cpuload" */
+	const char *probe; /* probe registry name; NULL = the suite's probe */
+	/* Settings of this test only, "ITEM.NAME=VALUE" as for -o, applied
+	 * over the run's (NULL-terminated; NULL = none). */
+	const char *const *opts;
+};
+
+/* A measurement compare puts side by side, per test. */
+struct ul_suite_metric {
+	const char *series; /* the cells' series holding its samples: "delay_ns" */
+	const char *label;  /* column title: "delay" */
+	const char *unit;   /* of the series' values: "ns" */
+	enum ul_direction direction;
+};
+
+struct ul_suite {
+	const char *name;    /* "resp" */
+	const char *summary; /* one line for `underload list suites` */
+	const char *probe;   /* the probe its tests measure (registry name) */
+	/* Its tests in the seed's order, ending with { NULL }; `--tests`
+	 * picks among them.  Report formats order their rows by it. */
+	const struct ul_suite_test *tests;
+	const char *format; /* its seed-layout format, printed by default before "text" */
+
+	/* Its own options of `underload run`, shown under its name in --help
+	 * and the man page.  cmd/run allocates opts_size zeroed bytes per
+	 * suite, applies the table's defaults and parses into them; the suite
+	 * reads them with ul_engine_suite_opts().  Given for an unselected
+	 * suite they are a usage error. */
+	const struct ul_opt *opts;
+	size_t opts_size;
+	/* After parsing, when the suite is selected: checks across options
+	 * (--job-dir needs --job).  0, or -EINVAL with one line in err. */
+	int (*check_opts)(const void *opts, char *err, size_t errlen);
+
+	/* Before any suite of the run starts (every selected suite's, in
+	 * order): refuse what cannot run with one line each.  Returns an enum
+	 * ul_engine_result; anything but OK ends the run with nothing
+	 * measured.  NULL = the loads of its tests are checked
+	 * (ul_engine_preflight). */
+	int (*preflight)(struct ul_engine *eng, const struct ul_suite *suite);
+	/* Run the suite's cells into eng->run; return an enum ul_engine_result. */
+	int (*run)(struct ul_engine *eng, const struct ul_suite *suite);
+
+	/* --- compare (underload compare) --- */
+	/* What compare tests per test, { NULL }-terminated; the first is the
+	 * suite's primary measurement.  NULL = nothing to compare. */
+	const struct ul_suite_metric *metrics;
+	/* The format printing its cross-label seed table (several runs);
+	 * NULL = `format` when it has write_runs. */
+	const char *compare_format;
+	/* Optional: the values of metric m in a stored cell when they are not
+	 * simply the cell's series m->series (derived values).  Returns how
+	 * many, *v pointing into storage the cell or the hook owns until the
+	 * next call.  NULL = that series. */
+	size_t (*metric_values)(const struct ul_cell *cell, const struct ul_suite_metric *m,
+				const int64_t **v);
+
+	/* --- report (underload report) --- */
+	/* Optional: the suite's section of a report over several runs; same
+	 * contract as a format's write_runs.  NULL = the generic section. */
+	int (*report)(FILE *out, const struct ul_run *const *runs, size_t n);
+};
+
+const struct ul_suite *ul_suite_find(const char *name);
+size_t ul_suite_count(void);
+const struct ul_suite *ul_suite_at(size_t i);
+
+/* Position of the suite in the registry (for per-suite arrays). */
+size_t ul_suite_index(const struct ul_suite *suite);
+/* Number of tests of a suite. */
+size_t ul_suite_n_tests(const struct ul_suite *suite);
+/* The test for load `name`, or NULL. */
+const struct ul_suite_test *ul_suite_test(const struct ul_suite *suite, const char *name);
+/* True if `name` is one of the suite's tests. */
+bool ul_suite_has_test(const struct ul_suite *suite, const char *name);
+/* Position of load `name` in the suite's order, or -1. */
+int ul_suite_test_index(const struct ul_suite *suite, const char *name);
+/* The probe of a test: its own or the suite's. */
+const char *ul_suite_test_probe(const struct ul_suite *suite, const struct ul_suite_test *t);
+/* The suite's metric for `series`, or NULL. */
+const struct ul_suite_metric *ul_suite_metric(const struct ul_suite *suite, const char *series);
+
+#endif

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# One description per option: `run --help`, `list probes -v`, `list loads
+# -v` and the man page's generated sections all come from the option
+# tables and agree; every selected suite is checked before anything runs.
+. "$(dirname "$0")/lib.bash"
+
+MAN=$(cd "$(dirname "$0")/../.." && pwd)/docs/underload.1
+
+# The man page holds exactly what the tables generate (docs/update-man).
+blocks() { awk '/^\.\\" BEGIN [a-z-]+ options/ { on = 1 } on { print } /^\.\\" END [a-z-]+ options/ { on = 0 }' "$1"; }
+"$UL" __man-options >"$TMP/gen"
+ok $? "__man-options exits 0"
+blocks "$MAN" >"$TMP/page"
+diff -u "$TMP/page" "$TMP/gen" >"$TMP/diff"
+ok $? "docs/underload.1's generated sections match the option tables (run docs/update-man)"
+[ -s "$TMP/diff" ] && diag "$(head -20 "$TMP/diff")"
+
+# The long options of `run --help` and of the man page are the same set.
+help_opts() { "$UL" run --help | grep -oE '^  (-[a-z], )?--[a-z][a-z-]*' | sed 's/.*--//' | grep -vx help | sort -u; }
+man_opts() {
+	sed -n '/BEGIN run options/,/END run options/p' "$MAN" | grep -A1 '^\.TP' |
+		grep -oE '^\.BI? (\\-[a-z] "\\fR, \\fP" )?\\-\\-[a-z\\-]+' | sed 's/.*\\-\\-//; s/\\-/-/g' | sort -u
+}
+help_opts >"$TMP/h"
+man_opts >"$TMP/m"
+is "$(wc -l <"$TMP/h")" "$(grep -c '^\.TP' <(sed -n '/BEGIN run options/,/END run options/p' "$MAN"))" \
+	"run --help lists as many options as the man page"
+diff -u "$TMP/h" "$TMP/m" >"$TMP/diff2"
+ok $? "run --help and the man page name the same options"
+[ -s "$TMP/diff2" ] && diag "$(cat "$TMP/diff2")"
+bad=0
+for o in interval mem-limit job lead-time mtest-target; do
+	grep -qx "$o" "$TMP/h" || { diag "run --help lacks --$o"; bad=1; }
+done
+[ $bad = 0 ]
+ok $? "run --help shows the suites' options (--job, --lead-time, --mtest-target)"
+like "$("$UL" run --help)" $'contest suite:\n  --job ' "contest's options come under its heading"
+
+# Every probe, of every kind, in `list probes -v`, and its options in the man page.
+probes=$("$UL" list probes -v)
+bad=0
+for k in "resp +repeat" "deadline +periodic" "job +whole" "mtest01 +whole"; do
+	grep -qE "^$k " <<<"$probes" || { diag "list probes lacks '$k'"; bad=1; }
+done
+[ $bad = 0 ]
+ok $? "list probes -v shows the repeat, periodic and whole probes with their kind"
+# "probe.option" for every option line under a probe's line
+pairs=$(awk '/^[a-z]/ { p = $1 } /^    [a-z]/ { print p "." $1 }' <<<"$probes")
+bad=0
+[ -n "$pairs" ] || bad=1
+for pair in $pairs; do
+	grep -q "^\.BI \"${pair//-/\\\\-}=" "$MAN" || { diag "man page lacks $pair"; bad=1; }
+done
+[ $bad = 0 ]
+ok $? "every probe option of list probes -v is in the man page"
+grep -q '^\.BI "resp\.working\\-set=" size' "$MAN"
+ok $? "the man page documents resp.working-set"
+
+# Options of a suite that is not selected are refused, naming them.
+"$UL" run --dir "$SCRATCH" --db "$DB" --lead-time 1s --tests noload 2>"$TMP/err" >/dev/null
+is $? 2 "a contest option without the contest suite exits 2"
+like "$(cat "$TMP/err")" "contest options \(--lead-time\) need the contest suite" "and names the option"
+
+# Every selected suite's preflight runs before any suite starts: mtest's
+# refusal stops `run resp mtest` before resp measures anything.
+"$UL" run --dir "$SCRATCH" --db "$DB" --no-progress --interval 100ms --min-points 5 --max-points 5 \
+	--tests noload,mtest01 --mtest-target 1000T resp mtest 2>"$TMP/err" >/dev/null
+is $? 2 "a later suite's refusal exits 2"
+like "$(cat "$TMP/err")" "mtest: --mtest-target 1000T is more than this run may use" "and says why"
+is "$(sqlite3 "$DB" 'SELECT count(*) FROM cells' 2>/dev/null || echo 0)" 0 "nothing was measured or stored"
+is "$(scratch_left)" 0 "no scratch directory left behind"
+done_testing
