@@ -83,6 +83,14 @@ void ul_default_formats(const char *suites, char *buf, size_t len);
 /* Write the run in every format; files are written atomically (tmp + rename).
  * Returns 0 or -1 after printing the error. */
 int ul_outputs_write(const struct ul_outputs *outs, const struct ul_run *run);
+/*
+ * Writes a file with write(f, arg) (0 or a negative errno): a regular file
+ * or new name is replaced atomically (a temporary beside it, fsync'd,
+ * renamed over it, mode 0666 less the umask); a device or FIFO is written
+ * in place.  Returns 0, or -1 after printing why.
+ */
+typedef int (*ul_cmd_writer)(FILE *f, const void *arg);
+int ul_cmd_write_file(const char *path, ul_cmd_writer write, const void *arg);
 /* Check stdout for write errors before exiting (git style); 0 or -1. */
 int ul_stdout_close(void);
 

@@ -158,27 +158,27 @@ int ul_outputs_parse(const char *cmd, const char *spec, struct ul_outputs *outs)
 }
 
 /* A device or FIFO: written in place, never replaced. */
-static int write_in_place(const struct ul_output *o, const struct ul_run *run)
+static int write_in_place(const char *path, ul_cmd_writer write, const void *arg)
 {
-	int fd = open(o->path, O_WRONLY | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC), rc;
+	int fd = open(path, O_WRONLY | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC), rc;
 	struct stat st;
 	FILE *f;
 
 	if (fd < 0)
-		return ul_error_errno(errno, "cannot write '%s'", o->path);
+		return ul_error_errno(errno, "cannot write '%s'", path);
 	if (fstat(fd, &st) < 0 || (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))) {
 		close(fd);
-		return ul_error("cannot write '%s': it changed type", o->path);
+		return ul_error("cannot write '%s': it changed type", path);
 	}
 	f = fdopen(fd, "w");
 	if (!f) {
 		close(fd);
-		return ul_error_errno(errno, "cannot write '%s'", o->path);
+		return ul_error_errno(errno, "cannot write '%s'", path);
 	}
-	rc = o->format->write_run(f, run);
+	rc = write(f, arg);
 	if (fclose(f) && !rc)
 		rc = -errno;
-	return rc ? ul_error_errno(rc, "cannot write '%s'", o->path) : 0;
+	return rc ? ul_error_errno(rc, "cannot write '%s'", path) : 0;
 }
 
 /*
@@ -186,7 +186,7 @@ static int write_in_place(const struct ul_output *o, const struct ul_run *run)
  * the mode a new file gets (0666 less the umask), fsync'd, renamed over
  * it, and the directory fsync'd, so readers see the old or the new file.
  */
-static int replace_file(const struct ul_output *o, const struct ul_run *run)
+static int replace_file(const char *path, ul_cmd_writer write, const void *arg)
 {
 	char tmp[PATH_MAX + 16], dir[PATH_MAX];
 	mode_t mask = umask(0);
@@ -194,31 +194,31 @@ static int replace_file(const struct ul_output *o, const struct ul_run *run)
 	int fd, rc, dfd;
 
 	umask(mask);
-	if (snprintf(tmp, sizeof(tmp), "%s.tmpXXXXXX", o->path) >= (int)sizeof(tmp))
-		return ul_error("cannot write '%s': name too long", o->path);
+	if (snprintf(tmp, sizeof(tmp), "%s.tmpXXXXXX", path) >= (int)sizeof(tmp))
+		return ul_error("cannot write '%s': name too long", path);
 	fd = mkstemp(tmp);
 	if (fd < 0)
-		return ul_error_errno(errno, "cannot write '%s'", o->path);
+		return ul_error_errno(errno, "cannot write '%s'", path);
 	f = fdopen(fd, "w");
 	if (!f) {
 		close(fd);
 		unlink(tmp);
-		return ul_error_errno(errno, "cannot write '%s'", o->path);
+		return ul_error_errno(errno, "cannot write '%s'", path);
 	}
 	rc = fchmod(fd, 0666 & ~mask) ? -errno : 0;
 	if (!rc)
-		rc = o->format->write_run(f, run);
+		rc = write(f, arg);
 	if (!rc && (fflush(f) || fsync(fd)))
 		rc = -errno;
 	if (fclose(f) && !rc)
 		rc = -errno;
-	if (!rc && rename(tmp, o->path))
+	if (!rc && rename(tmp, path))
 		rc = -errno;
 	if (rc) {
 		unlink(tmp);
-		return ul_error_errno(rc, "cannot write '%s'", o->path);
+		return ul_error_errno(rc, "cannot write '%s'", path);
 	}
-	dir_of(o->path, dir, sizeof(dir));
+	dir_of(path, dir, sizeof(dir));
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd >= 0) {
 		(void)fsync(dfd);
@@ -227,17 +227,36 @@ static int replace_file(const struct ul_output *o, const struct ul_run *run)
 	return 0;
 }
 
-static int write_file(const struct ul_output *o, const struct ul_run *run)
+int ul_cmd_write_file(const char *path, ul_cmd_writer write, const void *arg)
 {
 	struct stat st;
 
-	if (lstat(o->path, &st) == 0 && !S_ISREG(st.st_mode)) {
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
 		if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
-			return write_in_place(o, run);
+			return write_in_place(path, write, arg);
 		return ul_error("cannot write '%s': not a regular file, a character device or "
-				"a FIFO", o->path);
+				"a FIFO", path);
 	}
-	return replace_file(o, run);
+	return replace_file(path, write, arg);
+}
+
+struct run_in_format {
+	const struct ul_format *format;
+	const struct ul_run *run;
+};
+
+static int write_run_in_format(FILE *f, const void *arg)
+{
+	const struct run_in_format *r = arg;
+
+	return r->format->write_run(f, r->run);
+}
+
+static int write_file(const struct ul_output *o, const struct ul_run *run)
+{
+	struct run_in_format r = { o->format, run };
+
+	return ul_cmd_write_file(o->path, write_run_in_format, &r);
 }
 
 int ul_outputs_write(const struct ul_outputs *outs, const struct ul_run *run)

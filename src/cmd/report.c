@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * `underload report`: one self-contained HTML page (or one SVG file per
+ * plot) of the stored runs named by label or run reference.
+ */
+#include "core/compat.h"
+#include "cmd/cmd.h"
+#include "core/log.h"
+#include "report/html.h"
+#include "store/store.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char report_help[] =
+	"usage: underload report [LABEL|RUN]... [-o FILE] [--format html|svg] [--baseline LABEL]\n"
+	"                        [--db PATH]\n"
+	"\n"
+	"Write the pictures of stored runs: for every suite and test, every raw sample\n"
+	"in time order, the empirical CDF and box plots, one colour per label; the\n"
+	"change of each label against the baseline with its 95% CI and verdict;\n"
+	"contest's Time and Loads, the deadline probe's latency over time with missed\n"
+	"periods marked; per run, the monitors' time series with the tests marked; the\n"
+	"environment of the runs with their differences highlighted.\n"
+	"\n"
+	"A LABEL names that label's newest run of each suite; a RUN is an id, a UUID (or\n"
+	"a unique prefix of one) or 'last'.  Several runs of one label pool their\n"
+	"samples.  No argument: every label so, oldest label first.  The first label is\n"
+	"the baseline.\n"
+	"\n"
+	"  -o, --output PATH  html: the file to write (default: standard output);\n"
+	"                     svg: the directory for the NN-suite-test-kind.svg files\n"
+	"                     (created if missing; required)\n"
+	"  --format html|svg  one HTML page (default) or one SVG file per plot\n"
+	"  --baseline LABEL   the label the others are compared with\n"
+	"  --db PATH          results database (default: $XDG_DATA_HOME/underload/results.db)\n"
+	"  -h, --help         this help\n";
+
+struct rep_args {
+	const char *db, *output, *baseline;
+	bool svg;
+	char **refs;
+	size_t n_refs;
+};
+
+static int parse_args(int argc, char **argv, struct rep_args *a)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "baseline", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': a->db = optarg; break;
+		case 'o': a->output = optarg; break;
+		case 'b': a->baseline = optarg; break;
+		case 'f':
+			if (strcmp(optarg, "html") && strcmp(optarg, "svg"))
+				return ul_usage_error("report", "--format '%s': expected html or svg",
+						      optarg);
+			a->svg = !strcmp(optarg, "svg");
+			break;
+		case 'h':
+			fputs(report_help, stdout);
+			return -1;
+		default:
+			return ul_usage_error("report", "unknown option");
+		}
+	}
+	if (a->output && !*a->output)
+		return ul_usage_error("report", "-o needs a path");
+	if (a->svg && !a->output)
+		return ul_usage_error("report", "--format svg needs -o DIRECTORY");
+	a->refs = argv + optind;
+	a->n_refs = (size_t)(argc - optind);
+	return 0;
+}
+
+/* Does the comma-separated list `suites` name a suite not in `seen` (also comma-separated)? */
+static bool adds_suite(const char *suites, const char *seen)
+{
+	for (const char *p = suites; *p;) {
+		size_t len = strcspn(p, ",");
+		const char *q = seen;
+		bool found = false;
+
+		while (*q && !found) {
+			size_t l2 = strcspn(q, ",");
+
+			found = l2 == len && !strncmp(p, q, len);
+			q += l2 + (q[l2] == ',');
+		}
+		if (!found && len)
+			return true;
+		p += len + (p[len] == ',');
+	}
+	return false;
+}
+
+/*
+ * Appends to ids the newest run of each suite among the runs labelled
+ * `label` (sum is newest first), oldest of them first; returns the count.
+ */
+static size_t label_runs(const struct ul_run_summary *sum, size_t n, const char *label,
+			 int64_t *ids)
+{
+	char seen[1024] = "";
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(sum[i].label, label) || !adds_suite(sum[i].suites, seen))
+			continue;
+		if (strlen(seen) + strlen(sum[i].suites) + 2 < sizeof(seen))
+			snprintf(seen + strlen(seen), sizeof(seen) - strlen(seen), "%s%s",
+				 *seen ? "," : "", sum[i].suites);
+		memmove(ids + 1, ids, k * sizeof(*ids));
+		ids[0] = sum[i].id;
+		k++;
+	}
+	return k;
+}
+
+/* Every label's runs (label_runs()), the label with the oldest newest run first. */
+static size_t default_refs(const struct ul_run_summary *sum, size_t n, int64_t *ids)
+{
+	size_t k = 0;
+
+	for (size_t i = n; i-- > 0;) {
+		bool newer = false;
+
+		for (size_t j = 0; j < i && !newer; j++)
+			newer = !strcmp(sum[j].label, sum[i].label);
+		if (!newer)
+			k += label_runs(sum, n, sum[i].label, ids + k);
+	}
+	return k;
+}
+
+/* Loads the runs named (or the default ones) into *runs (calloc'ed, *nruns of them). */
+static int load_runs(struct ul_store *st, const struct rep_args *a, struct ul_run **runs,
+		     size_t *nruns)
+{
+	struct ul_run_summary *sum = NULL;
+	size_t n = 0, k;
+	int64_t *ids;
+	const char **refs;
+	int ret = UL_EXIT_OK;
+
+	*nruns = 0;
+	if (st->ops->list_runs(st, &sum, &n)) {
+		ul_error("cannot list runs: %s", st->err);
+		return UL_EXIT_ERROR;
+	}
+	ids = calloc(n + a->n_refs + 1, sizeof(*ids));
+	refs = calloc(n + a->n_refs + 1, sizeof(*refs));
+	*runs = calloc(n + a->n_refs + 1, sizeof(**runs));
+	if (!ids || !refs || !*runs) {
+		free(sum);
+		free(ids);
+		free(refs);
+		ul_error("out of memory");
+		return UL_EXIT_ERROR;
+	}
+	k = a->n_refs ? 0 : default_refs(sum, n, ids);
+	for (size_t i = 0; i < a->n_refs; i++) {
+		size_t got = label_runs(sum, n, a->refs[i], ids + k);
+
+		if (!got)
+			refs[k] = a->refs[i]; /* not a label: an id, UUID, prefix or 'last' */
+		k += got ? got : 1;
+	}
+	for (size_t i = 0; i < k && ret == UL_EXIT_OK; i++) {
+		char ref[32];
+		const char *r = ref;
+
+		snprintf(ref, sizeof(ref), "%lld", (long long)ids[i]);
+		if (refs[i])
+			r = refs[i];
+		ret = ul_cmd_load_run(st, r, &(*runs)[(*nruns)++]);
+	}
+	free(ids);
+	free(refs);
+	free(sum);
+	if (ret == UL_EXIT_OK && !*nruns) {
+		ul_error("no stored run to report on");
+		ret = UL_EXIT_ERROR;
+	}
+	return ret;
+}
+
+/* --format svg: each figure is drawn into memory, then written as DIR/SLUG.svg. */
+struct svg_dir {
+	const char *dir;
+	char path[4096];
+	char *buf;
+	size_t len, written;
+};
+
+static FILE *svg_open(void *ctx, const char *slug)
+{
+	struct svg_dir *s = ctx;
+
+	snprintf(s->path, sizeof(s->path), "%s/%s.svg", s->dir, slug);
+	s->buf = NULL;
+	s->len = 0;
+	return open_memstream(&s->buf, &s->len);
+}
+
+static int write_buffer(FILE *f, const void *arg)
+{
+	const struct svg_dir *s = arg;
+
+	return fwrite(s->buf, 1, s->len, f) == s->len ? 0 : -EIO;
+}
+
+static int svg_close(void *ctx, FILE *f)
+{
+	struct svg_dir *s = ctx;
+	int rc = fclose(f) ? -errno : 0;
+
+	if (!rc && ul_cmd_write_file(s->path, write_buffer, s))
+		rc = -EIO; /* already said why */
+	free(s->buf);
+	s->buf = NULL;
+	s->written += !rc;
+	return rc;
+}
+
+struct html_job {
+	const struct ul_run *const *runs;
+	size_t n;
+	const struct ul_report_opts *opts;
+};
+
+static int write_html(FILE *f, const void *arg)
+{
+	const struct html_job *j = arg;
+
+	return ul_report_html(f, j->runs, j->n, j->opts);
+}
+
+static int write_report(const struct rep_args *a, const struct ul_run *const *runs, size_t n)
+{
+	struct ul_report_opts ro = { .baseline = a->baseline };
+	struct svg_dir sd = { .dir = a->output };
+	struct ul_report_sink sink = { svg_open, svg_close, &sd };
+	struct html_job job = { runs, n, &ro };
+	int rc;
+
+	if (a->svg) {
+		if (mkdir(a->output, 0777) && errno != EEXIST) {
+			ul_error_errno(errno, "-o '%s': cannot create the directory", a->output);
+			return UL_EXIT_ERROR;
+		}
+		rc = ul_report_svgs(runs, n, &ro, &sink);
+		if (rc && rc != -EIO)
+			ul_error_errno(rc, "cannot write the plots into '%s'", a->output);
+		else if (!rc)
+			printf("%zu plots written to %s/\n", sd.written, a->output);
+		return rc ? UL_EXIT_ERROR : UL_EXIT_OK;
+	}
+	if (!a->output || !strcmp(a->output, "-")) {
+		rc = ul_report_html(stdout, runs, n, &ro);
+		if (rc)
+			ul_error_errno(rc, "cannot write the report to standard output");
+		return rc ? UL_EXIT_ERROR : UL_EXIT_OK;
+	}
+	return ul_cmd_write_file(a->output, write_html, &job) ? UL_EXIT_ERROR : UL_EXIT_OK;
+}
+
+int ul_cmd_report(int argc, char **argv);
+int ul_cmd_report(int argc, char **argv)
+{
+	struct rep_args a;
+	struct ul_store *st;
+	struct ul_run *runs = NULL;
+	const struct ul_run **ptrs = NULL;
+	size_t n = 0;
+	int ret = parse_args(argc, argv, &a);
+
+	if (ret)
+		return ret < 0 ? UL_EXIT_OK : ret;
+	ret = ul_cmd_open_store(a.db, &st);
+	if (ret)
+		return ret;
+	ret = load_runs(st, &a, &runs, &n);
+	ptrs = calloc(n + 1, sizeof(*ptrs));
+	if (!ptrs && ret == UL_EXIT_OK) {
+		ul_error("out of memory");
+		ret = UL_EXIT_ERROR;
+	}
+	for (size_t i = 0; ptrs && i < n; i++)
+		ptrs[i] = &runs[i];
+	if (ret == UL_EXIT_OK && a.baseline) {
+		bool found = false;
+
+		for (size_t i = 0; i < n; i++)
+			found |= !strcmp(runs[i].label, a.baseline);
+		if (!found)
+			ret = ul_usage_error("report", "--baseline '%s': not a label of the runs "
+						       "reported on", a.baseline);
+	}
+	if (ret == UL_EXIT_OK)
+		ret = write_report(&a, ptrs, n);
+	for (size_t i = 0; i < n; i++)
+		ul_run_release(&runs[i]);
+	free(runs);
+	free(ptrs);
+	ul_store_close(st);
+	return ret;
+}
+
+const struct ul_cmd ul_cmd_desc_report = {
+	.name = "report",
+	.summary = "an HTML page (or SVG files) of plots of stored runs, one colour per label",
+	.help = report_help,
+	.fn = ul_cmd_report,
+};

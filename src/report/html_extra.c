@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Suite-specific pictures of the report: contest's Time and Loads per load
+ * and label (the seed table as bars), and the deadline probe's latency
+ * over time with its missed periods marked.
+ */
+#include "core/compat.h"
+#include "report/common.h"
+#include "report/html_doc.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_BARS 256
+
+/* Mean, min and max of a contest quantity over a label's valid jobs of `load`. */
+struct agg {
+	size_t n;
+	double sum, min, max;
+};
+
+static void agg_add(struct agg *a, double v)
+{
+	if (!a->n || v < a->min)
+		a->min = v;
+	if (!a->n || v > a->max)
+		a->max = v;
+	a->sum += v;
+	a->n++;
+}
+
+/* Time in s (what = 0) or Loads (what = 1) of one label's jobs under `load`. */
+static struct agg contest_agg(const struct ul_hlabel *l, const char *suite, const char *load,
+			      int what)
+{
+	struct agg a = { 0 };
+
+	for (size_t r = 0; r < l->n_runs; r++)
+		for (size_t i = 0; i < l->runs[r]->n_cells; i++) {
+			const struct ul_cell *c = &l->runs[r]->cells[i];
+			const struct ul_series *w = ul_cell_find_series(c, "wall_ns");
+			double loads = 0;
+
+			if (strcmp(c->suite, suite) || strcmp(c->load, load) ||
+			    c->outcome != UL_CELL_OK || !w || !w->n)
+				continue;
+			ul_cell_metric(c, "loads", &loads);
+			agg_add(&a, what ? loads : (double)w->v[0] / 1e9);
+		}
+	return a;
+}
+
+static void contest_chart(struct ul_hdoc *d, const char *suite, int what)
+{
+	struct ul_chart_bar *bars = calloc(MAX_BARS, sizeof(*bars));
+	struct ul_chart_text tx = {
+		.title = what ? "contest: Loads (the load's own work) per load and label"
+			      : "contest: Time of the reference job per load and label",
+		.x_label = what ? "Loads (mean over runs)" : "Time (s, mean over runs)",
+	};
+	size_t nb = 0;
+	FILE *f;
+
+	if (!bars) {
+		d->err = -ENOMEM;
+		return;
+	}
+	for (size_t r = 0; r < d->n_runs; r++)
+		for (size_t i = 0; i < d->runs[r]->n_cells; i++) {
+			const struct ul_cell *c = &d->runs[r]->cells[i];
+			bool dup = false;
+
+			if (strcmp(c->suite, suite))
+				continue;
+			for (size_t k = 0; k < nb && !dup; k++)
+				dup = !strcmp(bars[k].category, c->load);
+			for (size_t j = 0; !dup && j < d->n_labels && nb < MAX_BARS; j++) {
+				struct agg a = contest_agg(&d->labels[j], suite, c->load, what);
+
+				if (!a.n)
+					continue;
+				bars[nb++] = (struct ul_chart_bar){
+					.category = c->load, .group = d->labels[j].label,
+					.colour = d->labels[j].colour, .value = a.sum / (double)a.n,
+					.has_ci = a.n > 1, .lo = a.min, .hi = a.max,
+				};
+			}
+		}
+	if (nb) {
+		f = ul_hdoc_figure_begin(d, suite, what ? "loads" : "time", "bars");
+		ul_hdoc_figure_end(d, f, f ? ul_chart_bars(f, &tx, bars, nb, false, 0) : 0,
+				   "Mean over each label's valid jobs; the whisker spans the "
+				   "smallest and largest run when there are several.");
+	}
+	free(bars);
+}
+
+void ul_html_contest(struct ul_hdoc *d, const char *suite)
+{
+	contest_chart(d, suite, 0);
+	contest_chart(d, suite, 1);
+}
+
+/*
+ * Whether period i of a deadline cell was missed.  With the stall series
+ * (dl_stall_ns, synthetic records < 0) this is exact: the work ended at
+ * due + lat + W + stall, after the deadline due + P.  Runs stored before
+ * it existed only have the latency: lat + W > P is a certain miss, so the
+ * marks are then a lower bound (the caption says which).
+ */
+static bool missed(const struct ul_series *lat, const struct ul_series *stall, size_t i,
+		   double work_ns, double period_ns)
+{
+	double late = (double)lat->v[i] + work_ns;
+
+	if (stall)
+		return stall->v[i] < 0 || late + (double)stall->v[i] > period_ns;
+	return late > period_ns;
+}
+
+struct timeline {
+	double *x, *y, *marks;
+	size_t n, n_marks;
+	bool exact;
+};
+
+/* One label's latency records of `load` over time (s) from the first period. */
+static int timeline_load(const struct ul_hlabel *l, const char *load, struct timeline *t)
+{
+	double t0 = 0;
+
+	memset(t, 0, sizeof(*t));
+	t->exact = true;
+	for (size_t r = 0; r < l->n_runs; r++)
+		for (size_t i = 0; i < l->runs[r]->n_cells; i++) {
+			const struct ul_cell *c = &l->runs[r]->cells[i];
+			const struct ul_series *lat = ul_cell_find_series(c, "dl_lat_ns");
+			const struct ul_series *st = ul_cell_find_series(c, "dl_stall_ns");
+			double p = 0, w = 0;
+			void *nx, *ny, *nm;
+
+			if (strcmp(c->suite, "deadline") || strcmp(c->load, load) || !lat ||
+			    !lat->n || !ul_cell_metric(c, "dl_period_ns", &p) || p <= 0)
+				continue;
+			ul_cell_metric(c, "dl_work_ns", &w);
+			if (st && st->n != lat->n)
+				st = NULL;
+			t->exact &= st != NULL;
+			nx = realloc(t->x, (t->n + lat->n) * sizeof(double));
+			ny = nx ? realloc(t->y, (t->n + lat->n) * sizeof(double)) : NULL;
+			nm = ny ? realloc(t->marks, (t->n_marks + lat->n) * sizeof(double)) : NULL;
+			if (nx)
+				t->x = nx;
+			if (ny)
+				t->y = ny;
+			if (!nm)
+				return -ENOMEM;
+			t->marks = nm;
+			for (size_t k = 0; k < lat->n; k++) {
+				t->x[t->n] = t0 + (double)k * p / 1e9;
+				t->y[t->n++] = (double)lat->v[k] / 1e6;
+				if (missed(lat, st, k, w, p))
+					t->marks[t->n_marks++] = t0 + (double)k * p / 1e9;
+			}
+			t0 += (double)lat->n * p / 1e9;
+		}
+	return 0;
+}
+
+void ul_html_deadline(struct ul_hdoc *d, const char *load)
+{
+	for (size_t j = 0; j < d->n_labels && !d->err; j++) {
+		struct timeline t;
+		char title[256], cap[256];
+		struct ul_chart_line line = { .name = d->labels[j].label,
+					      .colour = d->labels[j].colour };
+		struct ul_chart_series s = { .lines = &line, .n_lines = 1 };
+		struct ul_chart_text tx = { .title = title, .x_label = "time in the test (s)",
+					    .y_label = "wake-up latency (ms)" };
+		int rc = timeline_load(&d->labels[j], load, &t);
+		FILE *f;
+
+		if (!rc && t.n) {
+			line.x = t.x;
+			line.y = t.y;
+			line.n = t.n;
+			s.marks = t.marks;
+			s.n_marks = t.n_marks;
+			snprintf(title, sizeof(title), "deadline %s: latency over time, %s", load,
+				 d->labels[j].label);
+			snprintf(cap, sizeof(cap),
+				 "Every period's wake-up latency; red ticks: %zu missed period%s%s.",
+				 t.n_marks, t.n_marks == 1 ? "" : "s",
+				 t.exact ? "" : " (at least: this run did not record stalls)");
+			f = ul_hdoc_figure_begin(d, "deadline", load, d->labels[j].label);
+			ul_hdoc_figure_end(d, f, f ? ul_chart_lines(f, &tx, &s) : 0, cap);
+		}
+		if (rc)
+			d->err = rc;
+		free(t.x);
+		free(t.y);
+		free(t.marks);
+	}
+}

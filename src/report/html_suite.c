@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The report's per-suite sections: for every test, every raw sample in
+ * time order, the empirical CDF and box plots, one colour per label (the
+ * deadline suite draws its latency over time with the missed periods
+ * marked instead of the plain scatter); the comparison against the
+ * baseline; contest's Time and Loads per load.
+ */
+#include "core/compat.h"
+#include "report/html_doc.h"
+#include "report/plot.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The values of one test, one group per label that has some. */
+struct test_data {
+	struct ul_chart_group g[UL_HTML_MAX_LABELS];
+	double *v[UL_HTML_MAX_LABELS];
+	size_t ng;
+	const char *series, *unit;
+	size_t bad; /* cells not OK */
+};
+
+static void test_data_free(struct test_data *t)
+{
+	for (size_t i = 0; i < UL_HTML_MAX_LABELS; i++)
+		free(t->v[i]);
+}
+
+static int test_data_load(const struct ul_hdoc *d, const char *suite, const char *load,
+			  struct test_data *t)
+{
+	double max_abs = 0, div;
+
+	memset(t, 0, sizeof(*t));
+	t->series = "";
+	for (size_t j = 0; j < d->n_labels; j++) {
+		size_t n, bad;
+		double *v;
+		int rc = ul_hdoc_values(&d->labels[j], suite, load, 1, &v, &n, &t->series, &bad);
+
+		if (rc)
+			return rc;
+		t->bad += bad;
+		if (!n)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			max_abs = fmax(max_abs, fabs(v[i]));
+		t->v[t->ng] = v;
+		t->g[t->ng] = (struct ul_chart_group){ .name = d->labels[j].label,
+						       .colour = d->labels[j].colour,
+						       .v = v,
+						       .n = n };
+		t->ng++;
+	}
+	t->unit = ul_plot_unit(t->series, max_abs, &div);
+	for (size_t i = 0; i < t->ng; i++)
+		for (size_t k = 0; k < t->g[i].n; k++)
+			t->v[i][k] /= div;
+	return 0;
+}
+
+#define MAX_NAMES 64
+
+/*
+ * The suite names (suite NULL) or the load names of `suite`, each once, in
+ * order of first appearance over the runs; at most MAX_NAMES.
+ */
+static size_t list_names(const struct ul_hdoc *d, const char *suite, const char **out)
+{
+	size_t n = 0;
+
+	for (size_t r = 0; r < d->n_runs; r++)
+		for (size_t i = 0; i < d->runs[r]->n_cells; i++) {
+			const struct ul_cell *c = &d->runs[r]->cells[i];
+			const char *name = suite ? c->load : c->suite;
+			size_t k;
+
+			if (suite && strcmp(c->suite, suite))
+				continue;
+			for (k = 0; k < n && strcmp(out[k], name); k++)
+				;
+			if (k == n && n < MAX_NAMES)
+				out[n++] = name;
+		}
+	return n;
+}
+
+static void caption_counts(char *buf, size_t len, const struct test_data *t, const char *what)
+{
+	size_t o = (size_t)snprintf(buf, len, "%s; n =", what);
+
+	for (size_t i = 0; i < t->ng && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s %zu (%s)", i ? "," : "", t->g[i].n,
+				      t->g[i].name);
+	if (t->bad && o < len)
+		snprintf(buf + o, len - o, "; %zu cell%s not OK (failed or interrupted) included",
+			 t->bad, t->bad == 1 ? "" : "s");
+}
+
+static void test_plots(struct ul_hdoc *d, const char *suite, const char *load,
+		       const struct test_data *t)
+{
+	char title[256], ylab[96], cap[1024];
+	struct ul_chart_text tx = { .title = title, .y_label = ylab };
+	FILE *f;
+
+	/* "delay_ns" in ms reads "delay (ms)": the unit suffix gives way to the display unit. */
+	snprintf(ylab, sizeof(ylab), "%.*s%s%s%s", (int)ul_plot_unit_stem(t->series), t->series,
+		 *t->unit ? " (" : "", t->unit, *t->unit ? ")" : "");
+	if (strcmp(suite, "deadline")) {
+		snprintf(title, sizeof(title), "%s %s: every sample in time order", suite, load);
+		tx.x_label = "sample (in time order)";
+		caption_counts(cap, sizeof(cap), t, "Every raw sample, one dot each (long series "
+						    "keep each pixel column's smallest and largest)");
+		f = ul_hdoc_figure_begin(d, suite, load, "scatter");
+		ul_hdoc_figure_end(d, f, f ? ul_chart_scatter(f, &tx, t->g, t->ng) : 0, cap);
+	}
+	snprintf(title, sizeof(title), "%s %s: empirical CDF", suite, load);
+	tx.x_label = ylab;
+	tx.y_label = "fraction of samples \xe2\x89\xa4 x";
+	caption_counts(cap, sizeof(cap), t, "Share of samples at or below each value (log x when "
+					    "the values span two decades)");
+	f = ul_hdoc_figure_begin(d, suite, load, "cdf");
+	ul_hdoc_figure_end(d, f, f ? ul_chart_cdf(f, &tx, t->g, t->ng) : 0, cap);
+
+	snprintf(title, sizeof(title), "%s %s: box plots", suite, load);
+	tx.x_label = "";
+	tx.y_label = ylab;
+	caption_counts(cap, sizeof(cap), t, "Median, quartiles, whiskers at 1.5 IQR, points "
+					    "beyond them");
+	f = ul_hdoc_figure_begin(d, suite, load, "box");
+	ul_hdoc_figure_end(d, f, f ? ul_chart_box(f, &tx, t->g, t->ng) : 0, cap);
+}
+
+static void suite_section(struct ul_hdoc *d, const char *suite)
+{
+	const char *loads[MAX_NAMES];
+	char title[160];
+	size_t n = list_names(d, suite, loads);
+
+	snprintf(title, sizeof(title), "Suite %s", suite);
+	ul_hdoc_heading(d, 2, suite, title);
+	if (!strcmp(suite, "contest"))
+		ul_html_contest(d, suite);
+	/* verdicts: added with stats/compare.h */
+	for (size_t k = 0; k < n && !d->err; k++) {
+		const char *load = loads[k];
+		struct test_data t;
+		int rc = test_data_load(d, suite, load, &t);
+
+		snprintf(title, sizeof(title), "%s \xc2\xb7 %s", suite, load);
+		ul_hdoc_heading(d, 3, NULL, title);
+		if (rc) {
+			d->err = rc;
+		} else if (t.ng) {
+			if (!strcmp(suite, "deadline"))
+				ul_html_deadline(d, load);
+			test_plots(d, suite, load, &t);
+		}
+		test_data_free(&t);
+	}
+}
+
+void ul_html_suites(struct ul_hdoc *d)
+{
+	const char *suites[MAX_NAMES];
+	size_t n = list_names(d, NULL, suites);
+
+	for (size_t k = 0; k < n && !d->err; k++)
+		suite_section(d, suites[k]);
+}
