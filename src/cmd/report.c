@@ -182,13 +182,24 @@ static int load_runs(struct ul_store *st, const struct rep_args *a, struct ul_ru
 		k += got ? got : 1;
 	}
 	for (size_t i = 0; i < k && ret == UL_EXIT_OK; i++) {
+		struct ul_run *run = &(*runs)[(*nruns)++];
 		char ref[32];
-		const char *r = ref;
+		int rc;
 
 		snprintf(ref, sizeof(ref), "%lld", (long long)ids[i]);
-		if (refs[i])
-			r = refs[i];
-		ret = ul_cmd_load_run(st, r, &(*runs)[(*nruns)++]);
+		if (!refs[i]) {
+			ret = ul_cmd_load_run(st, ref, run);
+			continue;
+		}
+		ul_run_init(run);
+		rc = st->ops->load_run(st, refs[i], run);
+		if (rc == -ENOENT || rc == -EINVAL)
+			ret = ul_usage_error("report", "'%s' is neither a label nor a run (%s)",
+					     refs[i], st->err);
+		else if (rc) {
+			ul_error("%s", st->err);
+			ret = UL_EXIT_ERROR;
+		}
 	}
 	free(ids);
 	free(refs);

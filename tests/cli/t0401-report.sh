@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# `underload report` on real tiny runs of two labels (one hostile): the page
+# is written, opened in headless Chromium, which logs nothing to its console,
+# draws a screenshot that is not blank and whose DOM holds the SVG elements
+# expected for these runs; `--format svg` writes the same figures as
+# well-formed SVG files; bad input is refused with exit 2.
+. "$(dirname "$0")/lib.bash"
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+HOSTILE='<script>alert(1)</script>'
+R=(--dir "$SCRATCH" --db "$DB" --no-progress --interval 100ms --min-points 5 --max-points 5
+	-o resp.working-set=4M -o resp.files=20 --monitor-interval 100ms --format resp1)
+
+"$UL" run "${R[@]}" --tests noload,cpuload --label base >/dev/null 2>"$TMP/err"
+is $? 0 "resp run of label base"
+"$UL" run "${R[@]}" --tests noload,cpuload --label "$HOSTILE" -o resp.cpu-work=68000000 \
+	>/dev/null 2>"$TMP/err"
+is $? 0 "resp run of the hostile label, twice the CPU work"
+"$UL" run deadline "${R[@]}" --format deadline --tests noload --label base >/dev/null 2>"$TMP/err"
+is $? 0 "deadline run of label base"
+
+"$UL" report --db "$DB" base "$HOSTILE" -o "$TMP/r.html" 2>"$TMP/err"
+rc=$?
+is "$rc" 0 "report exits 0"
+[ "$rc" = 0 ] || diag "$(cat "$TMP/err")"
+page=$(cat "$TMP/r.html")
+is "$(grep -c '<script' <<<"$page")" 0 "no <script> in the page: the label is escaped"
+like "$page" '&lt;script&gt;alert\(1\)&lt;/script&gt;' "the hostile label is shown as text"
+is "$(grep -Eco '(src|href)="https?:' <<<"$page")" 0 "nothing loaded from the network"
+figures=$(grep -o '<figure ' <<<"$page" | wc -l)
+# resp: 2 tests x 3 plots; deadline noload: base's timeline + CDF + box;
+# monitors: 5 charts for each of the 3 runs.
+is "$figures" $((2 * 3 + 3 + 3 * 5)) "figures: every resp test, the deadline test, each run's monitors"
+
+# Chromium: the DOM it built, its console, a screenshot.
+browser() { # browser OUTFILE ARGS...: runs headless Chromium, stderr to $TMP/console
+	local out=$1
+	shift
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
+		--user-data-dir="$TMP/chromium" --enable-logging=stderr --v=0 "$@" \
+		>"$out" 2>"$TMP/console"
+}
+console_lines() { grep -c ':CONSOLE' "$TMP/console"; }
+if ! command -v chromium >/dev/null; then
+	for i in 1 2 3 4 5 6 7 8 9 10; do skip "chromium is not installed (Debian package chromium)"; done
+else
+	# The harness itself must notice console messages, or its "none" means nothing.
+	printf '<!DOCTYPE html><p>x</p><script>console.error("boom")</script>' >"$TMP/bad.html"
+	browser "$TMP/bad.dom" --dump-dom "file://$TMP/bad.html"
+	is "$(console_lines)" 1 "the harness sees a page's console error"
+
+	browser "$TMP/dom.html" --dump-dom "file://$TMP/r.html"
+	is $? 0 "chromium loads the report"
+	is "$(console_lines)" 0 "the page logs nothing to the console (no error, no blocked load)"
+	[ "$(console_lines)" = 0 ] || diag "$(grep ':CONSOLE' "$TMP/console")"
+	dom=$(cat "$TMP/dom.html")
+	n() { grep -o "$1" <<<"$dom" | wc -l; }
+	is "$(n '<svg ')" "$figures" "DOM: one <svg> per figure"
+	is "$(n 'class="ul-pts"')" 4 "DOM: a scatter of every sample per resp test and label"
+	is "$(n 'class="ul-cdf"')" 5 "DOM: a CDF line per test and label (deadline: one label)"
+	is "$(n 'class="ul-box"')" 5 "DOM: a box per test and label"
+	is "$(n 'class="ul-line"')" $((1 + 3 * (2 + 5 + 2 + 2 + 1))) \
+		"DOM: the deadline timeline and every monitor line of the 3 runs"
+	is "$(n 'class="ul-cell"')" $(((2 + 2 + 1) * 5)) "DOM: each run's cells (2, 2, 1) marked on its 5 charts"
+
+	browser "$TMP/shot.out" --window-size=1000,1800 --screenshot="$TMP/shot.png" "file://$TMP/r.html"
+	read -r w h ink colours < <(python3 "$HERE/png.py" stats "$TMP/shot.png")
+	is "$w x $h" "1000 x 1800" "screenshot taken at the window size"
+	like "$ink $colours" '^0\.(0[1-9]|[1-9])[0-9]* [0-9]{3,}' \
+		"screenshot is not blank (ink $ink, $colours colours)"
+fi
+
+rm -rf "$TMP/svg"
+out=$("$UL" report --db "$DB" base "$HOSTILE" --format svg -o "$TMP/svg" 2>"$TMP/err")
+is $? 0 "--format svg exits 0"
+is "$out" "$figures plots written to $TMP/svg/" "and says how many files it wrote"
+python3 - "$TMP/svg" "$figures" <<'PY'
+import os, sys, xml.etree.ElementTree as ET
+d, want = sys.argv[1], int(sys.argv[2])
+files = sorted(os.listdir(d))
+assert len(files) == want and all(f.endswith(".svg") for f in files), files
+for f in files:
+    root = ET.parse(os.path.join(d, f)).getroot()  # well-formed XML, or this raises
+    assert root.tag == "{http://www.w3.org/2000/svg}svg", (f, root.tag)
+    assert not list(root.iter("{http://www.w3.org/2000/svg}script")), f
+assert files[0] == "01-resp-noload-scatter.svg", files[0]
+PY
+ok $? "every SVG file parses as XML, one per figure, with safe names"
+
+"$UL" report --db "$DB" base --format pdf -o "$TMP/x" 2>"$TMP/err"
+is $? 2 "an unknown --format is a usage error"
+like "$(cat "$TMP/err")" "--format 'pdf': expected html or svg" "naming what is accepted"
+"$UL" report --db "$DB" base --format svg 2>"$TMP/err"
+is $? 2 "--format svg without -o is a usage error"
+"$UL" report --db "$DB" no-such-label -o "$TMP/x.html" 2>"$TMP/err"
+is $? 2 "an unknown label or run is a usage error"
+like "$(cat "$TMP/err")" "'no-such-label' is neither a label nor a run" "saying so"
+[ ! -e "$TMP/x.html" ]
+ok $? "and nothing is written"
+"$UL" report --db "$DB" base --baseline nope -o "$TMP/x.html" 2>"$TMP/err"
+is $? 2 "--baseline must be one of the labels"
+is "$(ul_procs)" 0 "no process left"
+done_testing
