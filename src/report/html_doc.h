@@ -61,6 +61,7 @@ void ul_html_contest(struct ul_hdoc *d, const char *suite);
 /* deadline: each label's latency over time with its missed periods marked. */
 void ul_html_deadline(struct ul_hdoc *d, const char *load);
 /* Per suite: change of each label against the baseline with verdicts. */
-void ul_html_verdicts(struct ul_hdoc *d, const char *suite);
+void ul_html_verdicts(struct ul_hdoc *d, const char *suite, const char *const *loads,
+		      size_t n_loads);
 
 #endif

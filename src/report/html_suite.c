@@ -147,7 +147,7 @@ static void suite_section(struct ul_hdoc *d, const char *suite)
 	ul_hdoc_heading(d, 2, suite, title);
 	if (!strcmp(suite, "contest"))
 		ul_html_contest(d, suite);
-	/* verdicts: added with stats/compare.h */
+	ul_html_verdicts(d, suite, loads, n);
 	for (size_t k = 0; k < n && !d->err; k++) {
 		const char *load = loads[k];
 		struct test_data t;

@@ -28,9 +28,11 @@ is "$(grep -c '<script' <<<"$page")" 0 "no <script> in the page: the label is es
 like "$page" '&lt;script&gt;alert\(1\)&lt;/script&gt;' "the hostile label is shown as text"
 is "$(grep -Eco '(src|href)="https?:' <<<"$page")" 0 "nothing loaded from the network"
 figures=$(grep -o '<figure ' <<<"$page" | wc -l)
-# resp: 2 tests x 3 plots; deadline noload: base's timeline + CDF + box;
-# monitors: 5 charts for each of the 3 runs.
-is "$figures" $((2 * 3 + 3 + 3 * 5)) "figures: every resp test, the deadline test, each run's monitors"
+# resp: the comparison, 2 tests x 3 plots; deadline noload (base only): its
+# timeline, CDF and box; monitors: 5 charts for each of the 3 runs.
+is "$figures" $((1 + 2 * 3 + 3 + 3 * 5)) "figures: comparison, every test, each run's monitors"
+like "$page" '<td>cpuload</td><td>&lt;script&gt;alert\(1\)&lt;/script&gt;</td>.*<td>slower' \
+	"twice the CPU work is called slower under cpuload"
 
 # Chromium: the DOM it built, its console, a screenshot.
 browser() { # browser OUTFILE ARGS...: runs headless Chromium, stderr to $TMP/console
@@ -57,6 +59,7 @@ else
 	n() { grep -o "$1" <<<"$dom" | wc -l; }
 	is "$(n '<svg ')" "$figures" "DOM: one <svg> per figure"
 	is "$(n 'class="ul-pts"')" 4 "DOM: a scatter of every sample per resp test and label"
+	is "$(n 'class="ul-bar"')" 2 "DOM: a bar per resp test against the baseline"
 	is "$(n 'class="ul-cdf"')" 5 "DOM: a CDF line per test and label (deadline: one label)"
 	is "$(n 'class="ul-box"')" 5 "DOM: a box per test and label"
 	is "$(n 'class="ul-line"')" $((1 + 3 * (2 + 5 + 2 + 2 + 1))) \
@@ -83,7 +86,7 @@ for f in files:
     root = ET.parse(os.path.join(d, f)).getroot()  # well-formed XML, or this raises
     assert root.tag == "{http://www.w3.org/2000/svg}svg", (f, root.tag)
     assert not list(root.iter("{http://www.w3.org/2000/svg}script")), f
-assert files[0] == "01-resp-noload-scatter.svg", files[0]
+assert files[0] == "01-resp-versus-baseline.svg", files[0]
 PY
 ok $? "every SVG file parses as XML, one per figure, with safe names"
 

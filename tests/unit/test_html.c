@@ -189,7 +189,13 @@ START_TEST(golden_page)
 	ck_assert_uint_eq(count(got, "class=\"ul-box\""), 4 * 2);
 	ck_assert_uint_eq(count(got, "class=\"ul-miss\""), 2); /* one timeline per label */
 	ck_assert_uint_eq(count(got, "class=\"ul-cell\""), 2 * 5 * 2); /* cells x charts x runs */
-	ck_assert_uint_eq(count(got, "class=\"ul-bar\""), 2 * 2); /* contest Time, Loads */
+	/* contest Time and Loads for 2 labels; B against A on 3 tests (contest's n = 1 is too few) */
+	ck_assert_uint_eq(count(got, "class=\"ul-bar\""), 2 * 2 + 3);
+	ck_assert_uint_eq(count(got, "<table class=\"verdicts\">"), 2);
+	/* twice the delays: clear with resp's tight samples (n = 8), not with the
+	 * deadline's wide ones (n = 10, p = 0.12), which says how many it would take */
+	ck_assert_uint_eq(count(got, "<td>slower</td><td>survives"), 2);
+	ck_assert_uint_eq(count(got, "<td>no difference proven (about 30 points per side"), 1);
 	ck_assert_ptr_nonnull(strstr(got, "<tr class=\"diff\"><th>kernel release"));
 	ck_assert_ptr_null(strstr(got, "<tr class=\"diff\"><th>CPUs"));
 	ck_assert_ptr_nonnull(strstr(got, "red ticks: 2 missed periods."));
@@ -270,7 +276,8 @@ START_TEST(svg_files)
 		ck_assert_ptr_null(strstr(m.buf[i], "<script"));
 		free(m.buf[i]);
 	}
-	ck_assert_str_eq(m.slugs[0], "01-resp-noload-scatter");
+	ck_assert_str_eq(m.slugs[0], "01-resp-versus-baseline");
+	ck_assert_str_eq(m.slugs[1], "02-resp-noload-scatter");
 	free(page);
 	ul_run_release(&a);
 	ul_run_release(&b);
