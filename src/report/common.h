@@ -56,6 +56,8 @@ static inline const char *ul_report_flag_name(unsigned flag)
 		return "noisy";
 	case UL_CELL_LOAD_KILLED:
 		return "load-killed";
+	case UL_CELL_DISTURBED:
+		return "disturbed";
 	default:
 		return NULL;
 	}

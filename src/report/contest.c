@@ -28,6 +28,7 @@
 #include "report/contest.h"
 #include "report/common.h"
 #include "report/format.h"
+#include "report/notes.h"
 #include "report/monitors.h"
 #include "stats/stats.h"
 
@@ -310,6 +311,8 @@ static int contest_write_runs(FILE *out, const struct ul_run *const *runs, size_
 		seed_block(out, v, nv, loads[i], opts);
 	}
 	not_counted(out, v, nv);
+	for (size_t i = 0; i < nv; i++)
+		ul_report_disturbed_notes(out, v[i], "contest");
 	free(loads);
 	free(v);
 	return ul_report_finish(out);

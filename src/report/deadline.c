@@ -7,6 +7,7 @@
 #include "core/compat.h"
 #include "report/common.h"
 #include "report/format.h"
+#include "report/notes.h"
 #include "report/monitors.h"
 
 #include <errno.h>
@@ -101,6 +102,8 @@ static int deadline_write_run(FILE *out, const struct ul_run *run)
 {
 	int rc = ul_report_deadline_table(out, run);
 
+	if (!rc)
+		ul_report_disturbed_notes(out, run, "deadline");
 	return rc ? rc : ul_report_finish(out);
 }
 

@@ -7,6 +7,7 @@
 #include "core/compat.h"
 #include "report/common.h"
 #include "report/format.h"
+#include "report/notes.h"
 #include "report/monitors.h"
 #include "stats/stats.h"
 
@@ -211,6 +212,7 @@ static int mtest_write_run(FILE *out, const struct ul_run *run)
 		if (rc)
 			return rc;
 	}
+	ul_report_disturbed_notes(out, run, "mtest");
 	return ul_report_finish(out);
 }
 

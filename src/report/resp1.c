@@ -29,11 +29,14 @@
  * load's numbers are not comparable, so they are not shown here at all (the
  * native formats keep them).  Names of 15 or more characters are printed
  * after one space, so every line still begins with a space (the seed's
- * users extracted tables with grep '^ ').
+ * users extracted tables with grep '^ ').  Cells flagged disturbed (CPU
+ * used outside the run) are listed under the table by report/notes.h, in
+ * lines that do not begin with a space.
  */
 #include "core/compat.h"
 #include "report/common.h"
 #include "report/format.h"
+#include "report/notes.h"
 #include "stats/stats.h"
 
 #include <errno.h>
@@ -150,6 +153,7 @@ static int resp1_write_run(FILE *out, const struct ul_run *run)
 		if (err)
 			return err;
 	}
+	ul_report_disturbed_notes(out, run, RESP1_SUITE);
 	return ul_report_finish(out);
 }
 

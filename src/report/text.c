@@ -26,6 +26,7 @@
 #include "report/contest.h"
 #include "report/format.h"
 #include "report/monitors.h"
+#include "report/notes.h"
 #include "stats/stats.h"
 
 #include <errno.h>
@@ -168,7 +169,7 @@ static bool text_series_is_ns(const char *name)
 
 static bool text_marked(const struct ul_cell *c)
 {
-	return c->outcome != UL_CELL_OK || (c->flags & UL_CELL_NOISY);
+	return c->outcome != UL_CELL_OK || (c->flags & (UL_CELL_NOISY | UL_CELL_DISTURBED));
 }
 
 /* "ok", "load-died", "ok+noisy+load-killed": the outcome and the flags that are set. */
@@ -242,7 +243,8 @@ static int text_fill_row(struct text_table *t, size_t row, const struct ul_cell 
 
 static void text_legend(FILE *out, const struct ul_run *run, const struct ul_cell *first)
 {
-	fputs("  ! = noisy (median CI wider than the target at max points) or outcome not ok:\n",
+	fputs("  ! = noisy (median CI wider than the target at max points), disturbed (over 5% of a\n"
+	      "    CPU used outside the run) or outcome not ok:\n",
 	      out);
 	for (const struct ul_cell *c = first; c < run->cells + run->n_cells; c++) {
 		char outcome[TEXT_CELL_LEN];
@@ -331,6 +333,8 @@ static int text_group(FILE *out, const struct ul_run *run, const struct ul_cell 
 	ul_report_put_clean(out, first->probe, sizeof(first->probe));
 	fprintf(out, ": %s %s; ratio = median / noload median\n", key[0] ? key : "(no series)",
 		ns ? "in ms" : "as recorded");
+	if (bc && (bc->flags & UL_CELL_DISTURBED))
+		ul_report_baseline_warning(out, run, first->suite);
 	text_print_table(out, &t);
 	if (any_mark)
 		text_legend(out, run, first);

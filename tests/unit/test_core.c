@@ -8,6 +8,8 @@
 #include "core/optparse.h"
 #include "core/parse.h"
 #include "core/sysinfo.h"
+#include "core/procstat.h"
+#include <unistd.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -602,6 +604,53 @@ START_TEST(test_optparse_help_and_man)
 }
 END_TEST
 
+/* A command holding spaces and ") (" cannot shift the fields after it. */
+START_TEST(test_procstat_parse)
+{
+	struct ul_procstat ps;
+	const char *line = "4242 (evil) (name 9 9) S 17 4242 4242 0 -1 4194560 120 0 3 0 "
+			   "150 25 7 3 20 0 1 0 98765 12345678 300 18446744073709551615\n";
+	const char *kthread = "2 (kthreadd) S 0 0 0 0 -1 2129984 0 0 0 0 0 4 0 0 20 0 1 0 1 0 0";
+
+	ck_assert_int_eq(ul_procstat_parse(line, &ps), 0);
+	ck_assert_int_eq(ps.pid, 4242);
+	ck_assert_int_eq(ps.ppid, 17);
+	ck_assert_uint_eq(ps.cpu_ticks, 150 + 25 + 7 + 3);
+	ck_assert_uint_eq(ps.starttime, 98765);
+	ck_assert(!(ps.flags & UL_PF_KTHREAD));
+	ck_assert_int_eq(ul_procstat_parse(kthread, &ps), 0);
+	ck_assert(ps.flags & UL_PF_KTHREAD);
+	ck_assert_uint_eq(ps.cpu_ticks, 4);
+	ck_assert_int_eq(ul_procstat_parse("12 (short) S 1 2 3", &ps), -EINVAL);
+	ck_assert_int_eq(ul_procstat_parse("no pid here", &ps), -EINVAL);
+}
+END_TEST
+
+/* Descendants are found whatever the pid order; others are not. */
+START_TEST(test_procstat_tree)
+{
+	const struct ul_procstat all[] = {
+		{ .pid = 1, .ppid = 0 },  { .pid = 5, .ppid = 900 }, { .pid = 7, .ppid = 1 },
+		{ .pid = 40, .ppid = 5 }, { .pid = 41, .ppid = 7 },  { .pid = 900, .ppid = 100 },
+		{ .pid = 901, .ppid = 900 },
+	};
+	bool in[7];
+	struct ul_procstat *live;
+	size_t n;
+
+	ck_assert_uint_eq(ul_procstat_tree(all, 7, 900, in), 4);
+	ck_assert(in[1] && in[3] && in[5] && in[6]);
+	ck_assert(!in[0] && !in[2] && !in[4]);
+	ck_assert_ptr_null(ul_procstat_find(all, 7, 6));
+	ck_assert_int_eq(ul_procstat_find(all, 7, 41)->ppid, 7);
+	/* the live system: we are there, with our parent */
+	ck_assert_int_eq(ul_procstat_all(&live, &n), 0);
+	ck_assert_ptr_nonnull(ul_procstat_find(live, n, getpid()));
+	ck_assert_int_eq(ul_procstat_find(live, n, getpid())->ppid, getppid());
+	free(live);
+}
+END_TEST
+
 Suite *ul_test_suite_core(void)
 {
 	Suite *s = suite_create("core");
@@ -625,6 +674,8 @@ Suite *ul_test_suite_core(void)
 	tcase_add_test(sys, test_meminfo_parse);
 	tcase_add_test(sys, test_meminfo_parse_old_and_bad);
 	tcase_add_test(sys, test_meminfo_read_live);
+	tcase_add_test(sys, test_procstat_parse);
+	tcase_add_test(sys, test_procstat_tree);
 	suite_add_tcase(s, parse);
 	suite_add_tcase(s, opt);
 	suite_add_tcase(s, sys);

@@ -418,6 +418,38 @@ START_TEST(test_text_header_per_suite)
 }
 END_TEST
 
+/* A disturbed baseline warns in every format; disturbed cells are listed
+ * under resp1's table in lines grep '^ ' skips. */
+START_TEST(test_disturbed_notes)
+{
+	struct ul_run run;
+	char *out;
+
+	synthetic_run(&run);
+	run.cells[0].flags |= UL_CELL_DISTURBED; /* resp noload */
+	ck_assert_int_eq(ul_cell_set_metric(&run.cells[0], "foreign_cpu_pct", 53.25), 0);
+	run.cells[1].flags |= UL_CELL_DISTURBED; /* resp cpuload */
+	ck_assert_int_eq(ul_cell_set_metric(&run.cells[1], "foreign_cpu_pct", 7.5), 0);
+	out = render("resp1", &run);
+	ck_assert_ptr_nonnull(strstr(out, "\nwarning: the noload baseline was disturbed: 53.2% of a "
+					  "CPU was used outside the run while it was measured; "
+					  "every ratio divides by it\n"
+					  "disturbed: noload (53.2% of a CPU used outside the run)\n"
+					  "disturbed: cpuload (7.5% of a CPU used outside the run)\n"));
+	free(out);
+	out = render("text", &run);
+	ck_assert_ptr_nonnull(strstr(out, "median / noload median\nwarning: the noload baseline was "
+					  "disturbed: 53.2%"));
+	ck_assert_ptr_nonnull(strstr(out, "\n! noload "));
+	ck_assert_ptr_nonnull(strstr(out, "  ok+disturbed\n"));
+	free(out);
+	out = render("json", &run);
+	ck_assert_ptr_nonnull(strstr(out, "\"disturbed\""));
+	free(out);
+	ul_run_release(&run);
+}
+END_TEST
+
 START_TEST(test_text_golden)
 {
 	struct ul_run run;
@@ -827,6 +859,7 @@ Suite *ul_test_suite_report(void)
 	tcase_add_test(tc, test_resp1_header_variants);
 	tcase_add_test(tc, test_resp1_odd_rows);
 	tcase_add_test(tc, test_text_golden);
+	tcase_add_test(tc, test_disturbed_notes);
 	tcase_add_test(tc, test_text_header_per_suite);
 	tcase_add_test(tc, test_text_content);
 	tcase_add_test(tc, test_json_document);

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Lines the formats print under a suite's table about cells whose numbers
+ * are suspect for a reason the table cannot show (CPU used outside the run).
+ */
+#ifndef UL_REPORT_NOTES_H
+#define UL_REPORT_NOTES_H
+
+#include "core/compat.h"
+#include "model/model.h"
+
+#include <stdio.h>
+
+/*
+ * For the cells of `suite` flagged disturbed: first, when the suite's noload
+ * baseline is one of them, a "warning: the noload baseline was disturbed
+ * ..." line (every ratio divides by it); then one "disturbed: LOAD (N% of a
+ * CPU used outside the run)" line per flagged cell.  Lines never begin with
+ * a space, so a seed table extracted with grep '^ ' stays as it was.
+ * Prints nothing when no cell is flagged.
+ */
+void ul_report_disturbed_notes(FILE *out, const struct ul_run *run, const char *suite);
+/* Only the baseline warning line (for formats that mark cells themselves). */
+void ul_report_baseline_warning(FILE *out, const struct ul_run *run, const char *suite);
+
+#endif
