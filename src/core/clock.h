@@ -7,6 +7,7 @@
 #define UL_CLOCK_H
 
 #include "core/compat.h"
+#include <sys/time.h>
 #include <time.h>
 
 typedef int64_t ul_nsec;
@@ -14,6 +15,12 @@ typedef int64_t ul_nsec;
 static inline ul_nsec ul_ts_to_ns(const struct timespec *ts)
 {
 	return (ul_nsec)ts->tv_sec * UL_NS_PER_SEC + ts->tv_nsec;
+}
+
+/* A struct timeval (rusage times, µs precision) in ns. */
+static inline int64_t ul_tv_to_ns(const struct timeval *tv)
+{
+	return (int64_t)tv->tv_sec * UL_NS_PER_SEC + (int64_t)tv->tv_usec * 1000;
 }
 
 static inline struct timespec ul_ns_to_ts(ul_nsec ns)

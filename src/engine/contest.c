@@ -142,18 +142,6 @@ static int exec_child(void *arg)
 	return 127;
 }
 
-/* "exit status 2" or "killed by signal 9 (Killed)". */
-static void describe_status(int wstatus, char *buf, size_t len)
-{
-	if (WIFEXITED(wstatus))
-		snprintf(buf, len, "exit status %d", WEXITSTATUS(wstatus));
-	else if (WIFSIGNALED(wstatus))
-		snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(wstatus),
-			 strsignal(WTERMSIG(wstatus)));
-	else
-		snprintf(buf, len, "wait status 0x%x", (unsigned)wstatus);
-}
-
 /*
  * The last `lines` non-empty lines of a log, joined by " | " into buf (""
  * when the log is empty or unreadable).  Only the last 4 KiB are read.
@@ -201,11 +189,6 @@ static void log_tail(const char *path, int lines, char *buf, size_t len)
 
 		snprintf(buf + used, len - used, "%s%s", used ? " | " : "", starts[i]);
 	}
-}
-
-static int64_t tv_ns(const struct timeval *tv)
-{
-	return (int64_t)tv->tv_sec * UL_NS_PER_SEC + (int64_t)tv->tv_usec * 1000;
 }
 
 /* Set the cell's note; a long reason is cut at the note's size (it is for people). */
@@ -357,7 +340,7 @@ static int run_prep(struct contest *ct, struct ul_cell *cell, const char *dir, i
 		return 0;
 	cell->outcome = rr == RUN_INTERRUPTED ? UL_CELL_INTERRUPTED : UL_CELL_PROBE_FAILED;
 	if (rr == RUN_EXITED) {
-		describe_status(c.wstatus, how, sizeof(how));
+		ul_wstatus_describe(c.wstatus, how, sizeof(how));
 		log_tail(log, 2, tail, sizeof(tail));
 		set_note(cell, "job preparation '%s' failed (%s)%s%s",
 			 ct->prep.text, how, *tail ? ": " : "", tail);
@@ -414,7 +397,7 @@ static int set_metrics(struct ul_cell *cell, const char *const *names, const dou
 static int store_results(struct contest *ct, struct ul_cell *cell, const struct ul_child *job,
 			 int64_t wall_ns, const struct ul_load_usage *lu, uint64_t total_units)
 {
-	int64_t user = tv_ns(&job->ru.ru_utime), sys = tv_ns(&job->ru.ru_stime);
+	int64_t user = ul_tv_to_ns(&job->ru.ru_utime), sys = ul_tv_to_ns(&job->ru.ru_stime);
 	double div = ul_contest_loads_divisor(cell->load);
 	static const char *const names[] = {
 		"cpu_pct",    "loads",	   "loads_total", "loads_divisor",
@@ -488,7 +471,7 @@ static int job_outcome(struct contest *ct, struct ul_cell *cell, enum run_result
 		ct->jobs_run++;
 		if (WIFEXITED(job->wstatus) && WEXITSTATUS(job->wstatus) == 0)
 			return UL_ENGINE_OK;
-		describe_status(job->wstatus, how, sizeof(how));
+		ul_wstatus_describe(job->wstatus, how, sizeof(how));
 		log_tail(log, CONTEST_LOG_TAIL, tail, sizeof(tail));
 		cell->outcome = UL_CELL_PROBE_FAILED;
 		set_note(cell, "job '%s' failed (%s)%s%s", ct->job.text,
@@ -538,7 +521,7 @@ static void load_died(struct ul_cell *cell, const char *when, const struct ul_ch
 {
 	char how[96];
 
-	describe_status(lc->wstatus, how, sizeof(how));
+	ul_wstatus_describe(lc->wstatus, how, sizeof(how));
 	cell->outcome = UL_CELL_LOAD_DIED;
 	set_note(cell, "load '%s' died %s (%s%s%s)", cell->load, when, how,
 		 err ? ": " : "", err ? strerror(err) : "");

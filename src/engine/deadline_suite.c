@@ -38,17 +38,6 @@ static int64_t test_duration(const struct ul_engine_config *cfg)
 	return d < DEADLINE_MIN_TEST_NS ? DEADLINE_MIN_TEST_NS : d;
 }
 
-static void describe_exit(const struct ul_child *c, char *buf, size_t len)
-{
-	if (WIFEXITED(c->wstatus))
-		snprintf(buf, len, "exit status %d", WEXITSTATUS(c->wstatus));
-	else if (WIFSIGNALED(c->wstatus))
-		snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(c->wstatus),
-			 strsignal(WTERMSIG(c->wstatus)));
-	else
-		snprintf(buf, len, "wait status 0x%x", c->wstatus);
-}
-
 static int start_probe(struct dl_suite *st)
 {
 	int rc = ul_monitor_deadline.start(st->eng, &st->probe);
@@ -97,14 +86,14 @@ static int measure(struct dl_suite *st, struct ul_cell *cell, struct ul_running_
 			return UL_ENGINE_INTERRUPTED;
 		case UL_WAIT_CHILD_EXITED:
 			if (rl && ex == ul_load_child(rl)) {
-				describe_exit(ex, how, sizeof(how));
+				ul_child_describe(ex, how, sizeof(how));
 				cell->outcome = UL_CELL_LOAD_DIED;
 				snprintf(cell->note, sizeof(cell->note),
 					 "load '%s' died while measured (%s)", cell->load, how);
 				return UL_ENGINE_OK;
 			}
 			if (ex == probe) {
-				describe_exit(ex, how, sizeof(how));
+				ul_child_describe(ex, how, sizeof(how));
 				cell->outcome = UL_CELL_PROBE_FAILED;
 				snprintf(cell->note, sizeof(cell->note),
 					 "the deadline probe died while measured (%s)", how);

@@ -136,11 +136,6 @@ struct mtest_state {
 	int passes, alloc_failures, oom_kills, failures;
 };
 
-static int64_t tv_ns(const struct timeval *tv)
-{
-	return (int64_t)tv->tv_sec * UL_NS_PER_SEC + (int64_t)tv->tv_usec * 1000;
-}
-
 /* Size the runs; on refusal print why and return an engine result. */
 static int plan_target(struct mtest_state *st)
 {
@@ -315,8 +310,8 @@ static int one_run(struct mtest_state *st, int run_i, int runs)
 
 	v[S_ELAPSED] = t1 - t0;
 	v[S_BYTES] = (int64_t)atomic_load(st->bytes);
-	v[S_USER] = tv_ns(&child->ru.ru_utime);
-	v[S_SYS] = tv_ns(&child->ru.ru_stime);
+	v[S_USER] = ul_tv_to_ns(&child->ru.ru_utime);
+	v[S_SYS] = ul_tv_to_ns(&child->ru.ru_stime);
 	cpu_ns = v[S_USER] + v[S_SYS];
 	/* GNU time's %P: (user + sys) / elapsed, here in hundredths. */
 	v[S_CPU] = v[S_ELAPSED] > 0

@@ -39,18 +39,6 @@ static const struct ul_suite_metric resp_metrics[] = {
 	{ NULL },
 };
 
-/* How a child ended, for notes: "exit status 1" or "killed by signal 9". */
-static void describe_exit(const struct ul_child *c, char *buf, size_t len)
-{
-	if (WIFEXITED(c->wstatus))
-		snprintf(buf, len, "exit status %d", WEXITSTATUS(c->wstatus));
-	else if (WIFSIGNALED(c->wstatus))
-		snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(c->wstatus),
-			 strsignal(WTERMSIG(c->wstatus)));
-	else
-		snprintf(buf, len, "wait status 0x%x", c->wstatus);
-}
-
 /* True when the median's 95% CI half-width is within the target share of
  * the median (never with fewer than 6 points: no CI exists). */
 static bool ci_within_target(const struct ul_engine *eng, const struct ul_series *s)
@@ -177,7 +165,7 @@ static int sample_cell(struct resp_state *st, struct ul_cell *cell, struct ul_ru
 			break;
 		case UL_MEASURE_CHILD_EXITED:
 			if (rl && exited == ul_load_child(rl)) {
-				describe_exit(exited, how, sizeof(how));
+				ul_child_describe(exited, how, sizeof(how));
 				cell->outcome = UL_CELL_LOAD_DIED;
 				snprintf(cell->note, sizeof(cell->note),
 					 "load '%s' died while measured (%s) after %zu points",

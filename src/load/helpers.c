@@ -6,6 +6,7 @@
  */
 #include "core/compat.h"
 #include "load/helpers.h"
+#include "proc/supervise.h"
 #include "load/internal.h"
 #include "proc/scratch.h"
 
@@ -25,7 +26,7 @@
 int ul_load_exec_wait(char *const argv[], const char *cwd, int *wstatus)
 {
 	sigset_t waitset, old;
-	pid_t parent = getpid(), pid;
+	pid_t pid;
 	bool stopping = false;
 	int err = 0;
 
@@ -37,7 +38,7 @@ int ul_load_exec_wait(char *const argv[], const char *cwd, int *wstatus)
 	if (sigprocmask(SIG_BLOCK, &waitset, &old) < 0)
 		return errno;
 
-	pid = fork();
+	pid = ul_fork_child(&old, 0, UL_LOAD_EXEC_FAILED);
 	if (pid < 0) {
 		err = errno;
 		sigprocmask(SIG_SETMASK, &old, NULL);
@@ -46,10 +47,6 @@ int ul_load_exec_wait(char *const argv[], const char *cwd, int *wstatus)
 	if (pid == 0) {
 		int fd;
 
-		/* Same process group as the load: stopped with it; and never outlives it. */
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-			_exit(UL_LOAD_EXEC_FAILED);
-		sigprocmask(SIG_SETMASK, &old, NULL);
 		if (cwd && chdir(cwd) < 0)
 			_exit(UL_LOAD_EXEC_FAILED);
 		fd = open("/dev/null", O_RDONLY | O_CLOEXEC);

@@ -118,7 +118,6 @@ static void test_hold_stop(void)
 int ul_load_run_workers(struct ul_load_ctx *ctx, void *state, int n,
 			int (*fn)(struct ul_load_ctx *ctx, void *state, int index))
 {
-	pid_t leader = getpid();
 	sigset_t waitset, old;
 	pid_t *pids;
 	int err = 0, live = 0;
@@ -145,20 +144,16 @@ int ul_load_run_workers(struct ul_load_ctx *ctx, void *state, int n,
 	}
 
 	for (int i = 0; i < n; i++) {
-		pid_t pid = fork();
+		/* Orphaned workers must not outlive a SIGKILLed leader. */
+		pid_t pid = ul_fork_child(&old, 0, EPIPE);
 
 		if (pid < 0) {
 			err = errno;
 			goto out;
 		}
 		if (pid == 0) {
-			int r;
+			int r = fn(ctx, state, i);
 
-			/* Orphaned workers must not outlive a SIGKILLed leader. */
-			if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != leader)
-				_exit(EPIPE);
-			sigprocmask(SIG_SETMASK, &old, NULL);
-			r = fn(ctx, state, i);
 			if (r <= 0 || r > 255)
 				r = EPIPE; /* fn must not return; still a failure */
 			ul_load_fail(ctx, r);
@@ -229,11 +224,6 @@ out:
 	return ul_load_fail(ctx, err ? err : EPIPE);
 }
 
-static int64_t timeval_ns(const struct timeval *tv)
-{
-	return (int64_t)tv->tv_sec * UL_NS_PER_SEC + (int64_t)tv->tv_usec * 1000;
-}
-
 /*
  * In the leader at "go": its CPU so far (own and reaped children, as the
  * wait4() rusage at the end will count them) is set-up, not load work.
@@ -246,8 +236,8 @@ static void record_setup_cpu(struct ul_load_shared *shared)
 
 	if (getrusage(RUSAGE_SELF, &self) || getrusage(RUSAGE_CHILDREN, &children))
 		return;
-	shared->setup_user_ns = timeval_ns(&self.ru_utime) + timeval_ns(&children.ru_utime);
-	shared->setup_sys_ns = timeval_ns(&self.ru_stime) + timeval_ns(&children.ru_stime);
+	shared->setup_user_ns = ul_tv_to_ns(&self.ru_utime) + ul_tv_to_ns(&children.ru_utime);
+	shared->setup_sys_ns = ul_tv_to_ns(&self.ru_stime) + ul_tv_to_ns(&children.ru_stime);
 	shared->setup_valid = true;
 }
 
@@ -279,18 +269,6 @@ static int load_child_main(void *arg)
 	err = rl->load->run(ctx, state);
 	ul_load_fail(ctx, err > 0 ? err : EPROTO);
 	return 1;
-}
-
-static void fmt_wstatus(char *buf, size_t len, const struct ul_child *c)
-{
-	if (!c->reaped)
-		snprintf(buf, len, "status unknown");
-	else if (WIFEXITED(c->wstatus))
-		snprintf(buf, len, "exit status %d", WEXITSTATUS(c->wstatus));
-	else if (WIFSIGNALED(c->wstatus))
-		snprintf(buf, len, "killed by signal %d", WTERMSIG(c->wstatus));
-	else
-		snprintf(buf, len, "wait status 0x%x", (unsigned)c->wstatus);
 }
 
 /*
@@ -350,13 +328,37 @@ static void abandon_start(struct ul_sup *sup, struct ul_running_load *rl, ul_nse
 	rl_free(rl);
 }
 
+/* The leader exited (or closed its end) without reporting ready: reap it
+ * and say why.  Frees rl unless it could not be reaped. */
+static int start_died(struct ul_sup *sup, struct ul_running_load *rl, char *why, size_t len)
+{
+	const struct ul_load *load = rl->load;
+	char how[64];
+	int r;
+
+	if (!rl->child.reaped && ul_sup_stop(sup, &rl->child, START_FAIL_GRACE_NS) < 0) {
+		snprintf(why, len, "load '%s' failed to start and could not be reaped", load->name);
+		ul_barrier_close(&rl->barrier);
+		return -ETIME; /* rl stays allocated: still registered */
+	}
+	ul_child_describe(&rl->child, how, sizeof(how));
+	r = atomic_load(&rl->shared->failed_errno);
+	if (r)
+		snprintf(why, len, "load '%s' exited before it was ready (%s): %s", load->name, how,
+			 strerror(r));
+	else
+		snprintf(why, len, "load '%s' exited before it was ready (%s)", load->name, how);
+	rl_free(rl);
+	return r ? -r : -ECHILD;
+}
+
 int ul_load_start(struct ul_sup *sup, const struct ul_load *load, const struct ul_load_ctx *ctx,
 		  int64_t ready_timeout_ns, struct ul_running_load **out, char *why, size_t len)
 {
 	struct ul_running_load *rl;
 	struct ul_spawn_opts o;
 	char reason[256] = "", buf[64];
-	ul_nsec deadline;
+	unsigned char byte;
 	int r;
 
 	*out = NULL;
@@ -440,60 +442,21 @@ int ul_load_start(struct ul_sup *sup, const struct ul_load *load, const struct u
 	}
 	ul_barrier_parent_after_fork(&rl->barrier);
 
-	deadline = ul_now_ns() + ready_timeout_ns;
-	for (;;) {
-		struct ul_child *exited = NULL;
-		enum ul_wait_result w = ul_sup_wait(sup, rl->barrier.ready[0], deadline, &exited);
-		char byte;
-		ssize_t n;
-
-		switch (w) {
-		case UL_WAIT_READY:
-			n = read(rl->barrier.ready[0], &byte, 1);
-			if (n == 1)
-				goto ready;
-			if (n < 0 && (errno == EINTR || errno == EAGAIN))
-				continue;
-			break; /* EOF or error: the leader is gone or going */
-		case UL_WAIT_CHILD_EXITED:
-			/* Another registered child's exit is recorded in its
-			 * own struct (reaped, wstatus) for its owner to see. */
-			if (exited != &rl->child)
-				continue;
-			break;
-		case UL_WAIT_TIMEOUT:
-			ul_fmt_duration(buf, sizeof(buf), ready_timeout_ns);
-			snprintf(why, len, "load '%s' did not become ready within %s", load->name,
-				 buf);
-			abandon_start(sup, rl, START_FAIL_GRACE_NS);
-			return -ETIMEDOUT;
-		case UL_WAIT_INTERRUPTED:
-		default:
-			snprintf(why, len, "interrupted while starting load '%s'", load->name);
-			abandon_start(sup, rl, ul_sup_aborting(sup) ? 0 : START_FAIL_GRACE_NS);
-			return -EINTR;
-		}
-
-		/* The leader exited (or closed its end) without reporting ready. */
-		if (!rl->child.reaped && ul_sup_stop(sup, &rl->child, START_FAIL_GRACE_NS) < 0) {
-			snprintf(why, len, "load '%s' failed to start and could not be reaped",
-				 load->name);
-			ul_barrier_close(&rl->barrier);
-			return -ETIME; /* rl stays allocated: still registered */
-		}
-		fmt_wstatus(buf, sizeof(buf), &rl->child);
-		r = atomic_load(&rl->shared->failed_errno);
-		if (r)
-			snprintf(why, len, "load '%s' exited before it was ready (%s): %s",
-				 load->name, buf, strerror(r));
-		else
-			snprintf(why, len, "load '%s' exited before it was ready (%s)", load->name,
-				 buf);
-		rl_free(rl);
-		return r ? -r : -ECHILD;
+	r = ul_spawn_wait_ready(sup, &rl->child, rl->barrier.ready[0],
+				ul_now_ns() + ready_timeout_ns, &byte);
+	if (r == -ETIMEDOUT) {
+		ul_fmt_duration(buf, sizeof(buf), ready_timeout_ns);
+		snprintf(why, len, "load '%s' did not become ready within %s", load->name, buf);
+		abandon_start(sup, rl, START_FAIL_GRACE_NS);
+		return -ETIMEDOUT;
 	}
-
-ready:
+	if (r == -EINTR) {
+		snprintf(why, len, "interrupted while starting load '%s'", load->name);
+		abandon_start(sup, rl, ul_sup_aborting(sup) ? 0 : START_FAIL_GRACE_NS);
+		return -EINTR;
+	}
+	if (r)
+		return start_died(sup, rl, why, len);
 	/* The leader is blocked on "go": its CPU so far is set-up, not load. */
 	read_cpu_ns(rl->child.pid, &rl->go_user_ns, &rl->go_sys_ns);
 	rl->go_ns = ul_now_ns();
@@ -593,9 +556,9 @@ int ul_load_stop_usage(struct ul_sup *sup, struct ul_running_load *rl, int64_t g
 		if (usage->valid) {
 			bool precise = rl->shared->setup_valid;
 
-			usage->user_ns = timeval_ns(&rl->child.ru.ru_utime) -
+			usage->user_ns = ul_tv_to_ns(&rl->child.ru.ru_utime) -
 					 (precise ? rl->shared->setup_user_ns : rl->go_user_ns);
-			usage->sys_ns = timeval_ns(&rl->child.ru.ru_stime) -
+			usage->sys_ns = ul_tv_to_ns(&rl->child.ru.ru_stime) -
 					(precise ? rl->shared->setup_sys_ns : rl->go_sys_ns);
 			/* Tick-rounded set-up vs exact rusage: never below zero. */
 			usage->user_ns = usage->user_ns > 0 ? usage->user_ns : 0;

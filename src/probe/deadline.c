@@ -239,18 +239,6 @@ static void dl_free(struct ul_deadline *d)
 	free(d);
 }
 
-static void describe(const struct ul_child *c, char *buf, size_t len)
-{
-	if (!c->reaped)
-		snprintf(buf, len, "did not exit");
-	else if (WIFEXITED(c->wstatus))
-		snprintf(buf, len, "exited with status %d", WEXITSTATUS(c->wstatus));
-	else if (WIFSIGNALED(c->wstatus))
-		snprintf(buf, len, "was killed by signal %d", WTERMSIG(c->wstatus));
-	else
-		snprintf(buf, len, "ended with wait status %#x", (unsigned)c->wstatus);
-}
-
 int ul_deadline_start(struct ul_sup *sup, const struct ul_deadline_spec *spec,
 		      const char *cgroup_procs, int64_t capacity_s, int64_t ready_timeout_ns,
 		      struct ul_deadline **out, char *why, size_t len)
@@ -258,7 +246,7 @@ int ul_deadline_start(struct ul_sup *sup, const struct ul_deadline_spec *spec,
 	struct ul_spawn_opts so = { .name = "deadline", .fn = dl_main };
 	struct ul_deadline *d;
 	uint64_t cap;
-	ul_nsec deadline;
+	unsigned char byte;
 	int fds[2], rc;
 	char how[64];
 
@@ -313,41 +301,24 @@ int ul_deadline_start(struct ul_sup *sup, const struct ul_deadline_spec *spec,
 	close(d->ready_wr); /* only the child holds it, so EOF means it died */
 	d->ready_wr = -1;
 
-	deadline = ul_now_ns() + ready_timeout_ns;
-	for (;;) {
-		struct ul_child *ex = NULL;
-		char byte;
-		ssize_t n;
-
-		switch (ul_sup_wait(sup, d->ready_rd, deadline, &ex)) {
-		case UL_WAIT_READY:
-			n = read(d->ready_rd, &byte, 1);
-			if (n == 1) {
-				*out = d;
-				return 0;
-			}
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (!d->child.reaped)
-				(void)ul_sup_stop(sup, &d->child, UL_NS_PER_SEC / 2);
-			describe(&d->child, how, sizeof(how));
-			snprintf(why, len, "deadline probe %s before it was ready", how);
-			rc = -ECHILD;
-			goto fail_stop;
-		case UL_WAIT_TIMEOUT:
-			snprintf(why, len, "deadline probe was not ready within %lld ms",
-				 (long long)(ready_timeout_ns / UL_NS_PER_MS));
-			rc = -ETIMEDOUT;
-			goto fail_stop;
-		case UL_WAIT_INTERRUPTED:
-			snprintf(why, len, "deadline probe: interrupted while starting");
-			rc = -EINTR;
-			goto fail_stop;
-		case UL_WAIT_CHILD_EXITED:
-			continue; /* ours: the pipe's EOF says the rest; others: their owners' */
-		}
+	rc = ul_spawn_wait_ready(sup, &d->child, d->ready_rd, ul_now_ns() + ready_timeout_ns,
+				 &byte);
+	if (!rc) {
+		*out = d;
+		return 0;
 	}
-fail_stop:
+	if (rc == -ETIMEDOUT) {
+		snprintf(why, len, "deadline probe was not ready within %lld ms",
+			 (long long)(ready_timeout_ns / UL_NS_PER_MS));
+	} else if (rc == -EINTR) {
+		snprintf(why, len, "deadline probe: interrupted while starting");
+	} else {
+		if (!d->child.reaped)
+			(void)ul_sup_stop(sup, &d->child, UL_NS_PER_SEC / 2);
+		ul_child_describe(&d->child, how, sizeof(how));
+		snprintf(why, len, "deadline probe ended before it was ready (%s)", how);
+		rc = -ECHILD;
+	}
 	if (!d->child.reaped && ul_sup_stop(sup, &d->child, 0) == -ETIME)
 		return rc; /* still registered: d must stay valid (leaked on purpose) */
 fail:

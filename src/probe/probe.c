@@ -220,20 +220,6 @@ static int send_request(int fd, int64_t think_ns)
 	return rc;
 }
 
-/* Describe how a reaped child ended, for a start-failure reason. */
-static void describe_exit(const struct ul_child *c, char *buf, size_t len)
-{
-	if (!c->reaped)
-		snprintf(buf, len, "did not exit");
-	else if (WIFEXITED(c->wstatus))
-		snprintf(buf, len, "exited with status %d", WEXITSTATUS(c->wstatus));
-	else if (WIFSIGNALED(c->wstatus))
-		snprintf(buf, len, "was killed by signal %d (%s)", WTERMSIG(c->wstatus),
-			 strsignal(WTERMSIG(c->wstatus)));
-	else
-		snprintf(buf, len, "ended with wait status %#x", (unsigned)c->wstatus);
-}
-
 /*
  * Stop and reap the child of a probe that never became ready, and free rp.
  * If even SIGKILL did not get it reaped the child record must outlive us
@@ -257,7 +243,7 @@ int ul_probe_start(struct ul_sup *sup, const struct ul_probe *probe, const struc
 	struct ul_running_probe *rp;
 	struct ul_spawn_opts so = { 0 };
 	int req[2], rep[2], rc;
-	ul_nsec deadline;
+	unsigned char ready;
 	char how[96];
 
 	*out = NULL;
@@ -320,53 +306,27 @@ int ul_probe_start(struct ul_sup *sup, const struct ul_probe *probe, const struc
 	close_fd(&rp->child_req_fd);
 	close_fd(&rp->child_rep_fd);
 
-	deadline = ul_now_ns() + ready_timeout_ns;
-	for (;;) {
-		struct ul_child *ex = NULL;
-		unsigned char ready;
-		ssize_t n;
-
-		switch (ul_sup_wait(sup, rp->rep_fd, deadline, &ex)) {
-		case UL_WAIT_READY:
-			n = read(rp->rep_fd, &ready, 1);
-			if (n == 1 && ready == 0) {
-				*out = rp;
-				return 0;
-			}
-			if (n == 1) {
-				snprintf(why, len, "probe '%s': setup failed: %s", probe->name,
-					 strerror(ready));
-				rc = -(int)ready;
-				goto fail_stop;
-			}
-			if (n < 0 && (errno == EAGAIN || errno == EINTR))
-				continue;
-			rc = n < 0 ? -errno : -ECHILD;
-			/* EOF: it died during setup; reap it to say how. */
-			if (!rp->child.reaped)
-				(void)ul_sup_stop(sup, &rp->child, UL_NS_PER_SEC / 2);
-			describe_exit(&rp->child, how, sizeof(how));
-			snprintf(why, len, "probe '%s' %s before it was ready", probe->name, how);
-			goto fail_stop;
-		case UL_WAIT_TIMEOUT:
-			snprintf(why, len, "probe '%s' was not ready within %lld ms", probe->name,
-				 (long long)(ready_timeout_ns / UL_NS_PER_MS));
-			rc = -ETIMEDOUT;
-			goto fail_stop;
-		case UL_WAIT_INTERRUPTED:
-			snprintf(why, len, "probe '%s': interrupted while starting", probe->name);
-			rc = -EINTR;
-			goto fail_stop;
-		case UL_WAIT_CHILD_EXITED:
-			if (ex == &rp->child)
-				continue; /* its EOF on the pipe says the rest */
-			/* A load died: it is reaped and its record says so
-			 * (reaped, wstatus); the engine checks after we return. */
-			continue;
-		}
+	rc = ul_spawn_wait_ready(sup, &rp->child, rp->rep_fd, ul_now_ns() + ready_timeout_ns,
+				 &ready);
+	if (!rc && ready == 0) {
+		*out = rp;
+		return 0;
 	}
-
-fail_stop:
+	if (!rc) {
+		snprintf(why, len, "probe '%s': setup failed: %s", probe->name, strerror(ready));
+		rc = -(int)ready;
+	} else if (rc == -ETIMEDOUT) {
+		snprintf(why, len, "probe '%s' was not ready within %lld ms", probe->name,
+			 (long long)(ready_timeout_ns / UL_NS_PER_MS));
+	} else if (rc == -EINTR) {
+		snprintf(why, len, "probe '%s': interrupted while starting", probe->name);
+	} else {
+		/* It died during setup; reap it to say how. */
+		if (!rp->child.reaped)
+			(void)ul_sup_stop(sup, &rp->child, UL_NS_PER_SEC / 2);
+		ul_child_describe(&rp->child, how, sizeof(how));
+		snprintf(why, len, "probe '%s' ended before it was ready (%s)", probe->name, how);
+	}
 	abort_start(sup, rp);
 	return rc;
 fail_free:

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -101,21 +102,46 @@ static void spawn_close_strays(const int *keep, size_t n)
 	spawn_close_range(lo, ~0u);
 }
 
-/* The child side of ul_spawn(); never returns. */
-static _Noreturn void spawn_child(const struct ul_spawn_opts *o, const int *keep, size_t nkeep,
-				  const char *comm, pid_t sup_pid)
+/* Every signal back to its default action (KILL, STOP and glibc's
+ * internal signals refuse; that is fine). */
+static void default_dispositions(void)
 {
 	struct sigaction sa;
-	sigset_t none;
-	char buf[16];
-	int fd;
 
-	/* KILL, STOP and glibc's internal signals refuse; that is fine. */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_DFL;
 	sigemptyset(&sa.sa_mask);
 	for (int sig = 1; sig < NSIG; sig++)
 		sigaction(sig, &sa, NULL);
+}
+
+pid_t ul_fork_child(const sigset_t *mask, unsigned flags, int fail_status)
+{
+	pid_t parent = getpid();
+	pid_t pid = fork();
+
+	if (pid != 0)
+		return pid;
+	if (flags & UL_FORK_DEFAULT_SIGNALS)
+		default_dispositions();
+	/* If the parent died before the prctl() we were already reparented
+	 * and the signal will never come: check. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		_exit(fail_status);
+	if (mask)
+		sigprocmask(SIG_SETMASK, mask, NULL);
+	return 0;
+}
+
+/* The child side of ul_spawn(); never returns. */
+static _Noreturn void spawn_child(const struct ul_spawn_opts *o, const int *keep, size_t nkeep,
+				  const char *comm, pid_t sup_pid)
+{
+	sigset_t none;
+	char buf[16];
+	int fd;
+
+	default_dispositions();
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 
@@ -246,4 +272,56 @@ int ul_spawn(struct ul_sup *s, const struct ul_spawn_opts *o, struct ul_child *c
 	s->children[s->n_children++] = child;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return 0;
+}
+
+void ul_wstatus_describe(int wstatus, char *buf, size_t len)
+{
+	if (WIFEXITED(wstatus))
+		snprintf(buf, len, "exit status %d", WEXITSTATUS(wstatus));
+	else if (WIFSIGNALED(wstatus))
+		snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(wstatus),
+			 strsignal(WTERMSIG(wstatus)));
+	else
+		snprintf(buf, len, "wait status 0x%x", (unsigned)wstatus);
+}
+
+void ul_child_describe(const struct ul_child *c, char *buf, size_t len)
+{
+	if (c->reaped)
+		ul_wstatus_describe(c->wstatus, buf, len);
+	else
+		snprintf(buf, len, "status unknown");
+}
+
+int ul_spawn_wait_ready(struct ul_sup *s, struct ul_child *child, int fd, ul_nsec deadline,
+			unsigned char *byte)
+{
+	for (;;) {
+		struct ul_child *exited = NULL;
+		ssize_t n;
+
+		switch (ul_sup_wait(s, fd, deadline, &exited)) {
+		case UL_WAIT_READY:
+			n = read(fd, byte, 1);
+			if (n == 1)
+				return 0;
+			if (n < 0 && (errno == EINTR || errno == EAGAIN))
+				continue;
+			return n < 0 ? -errno : -ECHILD; /* EOF: it is gone or going */
+		case UL_WAIT_CHILD_EXITED:
+			if (exited != child)
+				continue;
+			/* It may have reported (a setup error byte) just before it
+			 * exited: take what is in the pipe, without blocking. */
+			if (poll(&(struct pollfd){ .fd = fd, .events = POLLIN }, 1, 0) == 1 &&
+			    read(fd, byte, 1) == 1)
+				return 0;
+			return -ECHILD;
+		case UL_WAIT_TIMEOUT:
+			return -ETIMEDOUT;
+		case UL_WAIT_INTERRUPTED:
+		default:
+			return -EINTR;
+		}
+	}
 }

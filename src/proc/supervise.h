@@ -108,6 +108,38 @@ enum ul_wait_result ul_sup_wait(struct ul_sup *s, int fd, ul_nsec deadline,
  */
 int ul_sup_stop(struct ul_sup *s, struct ul_child *c, ul_nsec grace_ns);
 
+/*
+ * fork() for the helpers of a supervised child (a load's workers, a
+ * program it execs, mkswap): the child gets PR_SET_PDEATHSIG SIGKILL with
+ * its parent re-checked, so it never outlives the process that forked it,
+ * then the signal mask *mask (NULL: unchanged); with UL_FORK_DEFAULT_SIGNALS
+ * every disposition is reset first.  It stays in the parent's process
+ * group (stopped with it).  Returns as fork() does; a child whose set-up
+ * fails exits with fail_status.  ul_spawn() is for the supervisor's own
+ * children.
+ */
+enum ul_fork_flags {
+	UL_FORK_DEFAULT_SIGNALS = 1 << 0,
+};
+pid_t ul_fork_child(const sigset_t *mask, unsigned flags, int fail_status);
+
+/*
+ * After ul_spawn(): wait until `child` reports ready by writing one byte
+ * on `fd` (non-blocking or not), or ends, or `deadline` (monotonic ns)
+ * passes.  Other children's exits are recorded in their own records for
+ * their owners.  0 with the byte in *byte; -ECHILD when the child closed
+ * fd or exited first (the caller stops and describes it); -ETIMEDOUT;
+ * -EINTR when INT/TERM/HUP arrived; another -errno from read().
+ */
+int ul_spawn_wait_ready(struct ul_sup *s, struct ul_child *child, int fd, ul_nsec deadline,
+			unsigned char *byte) UL_MUST_CHECK;
+
+/* How a process ended, for messages: "exit status 1", "killed by signal 9
+ * (Killed)", or "wait status 0x..." for anything else. */
+void ul_wstatus_describe(int wstatus, char *buf, size_t len);
+/* The same for a child record; "status unknown" when it was not reaped. */
+void ul_child_describe(const struct ul_child *c, char *buf, size_t len);
+
 /* Reap every remaining descendant (orphans included) until ECHILD or the
  * deadline; registered children are stopped first. */
 void ul_sup_reap_all(struct ul_sup *s, ul_nsec deadline);

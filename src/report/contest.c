@@ -27,6 +27,8 @@
 #include "core/compat.h"
 #include "report/contest.h"
 #include "report/common.h"
+#include "core/log.h"
+#include "model/suite.h"
 #include "report/format.h"
 #include "report/notes.h"
 #include "report/monitors.h"
@@ -41,11 +43,15 @@
 #define CONTEST_SUITE "contest"
 #define CONTEST_PROBE "job" /* one job per cell: wall_ns, user_ns, sys_ns */
 
-/* The seed's order of blocks. */
-static const char *const contest_order[] = {
-	"noload",    "process_load", "io_load",	  "mem_load",
-	"tarc_load", "tarx_load",    "read_load", "lslr_load",
-};
+/* The seed's order of blocks is the contest suite's test order (model/suite.h). */
+static const struct ul_suite_test *contest_order(void)
+{
+	const struct ul_suite *s = ul_suite_find(CONTEST_SUITE);
+
+	if (!s)
+		UL_BUG("the contest suite is not registered");
+	return s->tests;
+}
 
 bool ul_report_is_contest(const struct ul_cell *cell)
 {
@@ -183,17 +189,14 @@ static bool load_present(const struct ul_run *const *runs, size_t n, const char 
 
 static bool in_order(const char *load)
 {
-	for (size_t i = 0; i < UL_ARRAY_SIZE(contest_order); i++)
-		if (!strcmp(contest_order[i], load))
-			return true;
-	return false;
+	return ul_suite_has_test(ul_suite_find(CONTEST_SUITE), load);
 }
 
 /* The loads to print: the seed's order, then others by first appearance. */
 static int block_loads(const struct ul_run *const *runs, size_t n, const char ***out,
 		       size_t *nout)
 {
-	size_t cap = UL_ARRAY_SIZE(contest_order), k = 0;
+	size_t cap = ul_suite_n_tests(ul_suite_find(CONTEST_SUITE)), k = 0;
 	const char **v;
 
 	for (size_t r = 0; r < n; r++)
@@ -201,9 +204,9 @@ static int block_loads(const struct ul_run *const *runs, size_t n, const char **
 	v = calloc(cap, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	for (size_t i = 0; i < UL_ARRAY_SIZE(contest_order); i++)
-		if (load_present(runs, n, contest_order[i]))
-			v[k++] = contest_order[i];
+	for (const struct ul_suite_test *t = contest_order(); t->load; t++)
+		if (load_present(runs, n, t->load))
+			v[k++] = t->load;
 	for (size_t r = 0; r < n; r++)
 		for (size_t i = 0; i < runs[r]->n_cells; i++) {
 			const struct ul_cell *c = &runs[r]->cells[i];

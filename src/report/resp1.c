@@ -34,6 +34,8 @@
  * lines that do not begin with a space.
  */
 #include "core/compat.h"
+#include "core/log.h"
+#include "model/suite.h"
 #include "report/common.h"
 #include "report/format.h"
 #include "report/notes.h"
@@ -46,17 +48,20 @@
 #define RESP1_SUITE "resp"
 #define RESP1_SERIES "delay_ns"
 
-/* The seed's row order; every table of seed 000 lists exactly these. */
-static const char *const resp1_rows[] = {
-	"noload", "smallwrite", "largewrite", "cpuload", "spawnload", "8ctx-mem", "2ctx-mem",
-};
+/* The seed's row order is the resp suite's test order (model/suite.h):
+ * every table of seed 000 lists exactly these. */
+static const struct ul_suite_test *resp1_rows(void)
+{
+	const struct ul_suite *s = ul_suite_find(RESP1_SUITE);
+
+	if (!s)
+		UL_BUG("the resp suite is not registered");
+	return s->tests;
+}
 
 static bool resp1_fixed_row(const char *load)
 {
-	for (size_t i = 0; i < UL_ARRAY_SIZE(resp1_rows); i++)
-		if (!strcmp(resp1_rows[i], load))
-			return true;
-	return false;
+	return ul_suite_has_test(ul_suite_find(RESP1_SUITE), load);
 }
 
 static void resp1_name(FILE *out, const char *name)
@@ -133,11 +138,11 @@ static int resp1_write_run(FILE *out, const struct ul_run *run)
 	}
 
 	resp1_header(out, run);
-	for (size_t r = 0; r < UL_ARRAY_SIZE(resp1_rows); r++) {
+	for (const struct ul_suite_test *t = resp1_rows(); t->load; t++) {
 		for (size_t i = 0; i < run->n_cells; i++) {
 			const struct ul_cell *c = &run->cells[i];
 
-			if (strcmp(c->suite, RESP1_SUITE) || strcmp(c->load, resp1_rows[r]))
+			if (strcmp(c->suite, RESP1_SUITE) || strcmp(c->load, t->load))
 				continue;
 			err = resp1_row(out, c, bc ? &base : NULL);
 			if (err)
