@@ -10,9 +10,13 @@
 #include "engine/engine.h"
 #include "engine/monitor.h"
 #include "proc/cgroup.h"
+#include "proc/cgroup_guard.h"
+#include "proc/supervise.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 #include <stdio.h>
@@ -28,9 +32,21 @@ struct mem_snapshot {
 	bool have_cg;
 };
 
+/* The v1 OOM guard's counts, published by the guard process. */
+struct guard_shared {
+	_Atomic uint64_t stalls, stall_ns, longest_stall_ns, nudges, rescues;
+};
+
 struct mem_state {
 	struct mem_snapshot start;
 	int kmsg_fd; /* /dev/kmsg positioned at the cell's start, or -1 */
+	/* v1 with the OOM killer disabled: the guard (cgroup_guard.h). */
+	const struct ul_cgroup *cg;
+	struct guard_shared *gs; /* MAP_SHARED, NULL without a guard */
+	struct ul_child guard;	 /* registered until reaped */
+	bool guard_spawned;
+	uint64_t stalls0, stall_ns0, nudges0, rescues0; /* at the cell's start */
+	uint64_t longest0;
 };
 
 /*
@@ -184,14 +200,81 @@ static void snapshot(const struct ul_engine *eng, struct mem_snapshot *s)
 	s->have_cg = eng->have_cgroup && ul_cgroup_read(&eng->cgroup, &s->cg) == 0;
 }
 
+/* The guard process: one poll every UL_CGROUP_GUARD_POLL_NS until killed
+ * or the group is gone. */
+static int guard_main(void *arg)
+{
+	struct mem_state *ms = arg;
+	struct guard_shared *gs = ms->gs;
+	struct ul_cgroup_guard g;
+	ul_nsec next = ul_now_ns();
+
+	ul_cgroup_guard_init(&g);
+	for (;;) {
+		if (ul_cgroup_guard_step(ms->cg, &g, ul_now_ns()) == -ENOENT)
+			return 0;
+		atomic_store_explicit(&gs->stalls, g.st.stalls, memory_order_relaxed);
+		atomic_store_explicit(&gs->stall_ns, g.st.stall_ns, memory_order_relaxed);
+		atomic_store_explicit(&gs->longest_stall_ns, g.st.longest_stall_ns,
+				      memory_order_relaxed);
+		atomic_store_explicit(&gs->nudges, g.st.nudges, memory_order_relaxed);
+		atomic_store_explicit(&gs->rescues, g.st.rescues, memory_order_relaxed);
+		next += UL_CGROUP_GUARD_POLL_NS;
+		if (next < ul_now_ns())
+			next = ul_now_ns() + UL_CGROUP_GUARD_POLL_NS;
+		ul_sleep_until_ns(next);
+	}
+}
+
+static int guard_start(struct ul_engine *eng, struct mem_state *ms)
+{
+	struct ul_spawn_opts so = { .name = "oom-guard", .fn = guard_main, .arg = ms };
+	int rc;
+
+	ms->cg = &eng->cgroup;
+	ms->gs = mmap(NULL, sizeof(*ms->gs), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		      -1, 0);
+	if (ms->gs == MAP_FAILED) {
+		ms->gs = NULL;
+		return -errno;
+	}
+	/* Outside the group (no cgroup_procs): it must run while the loads wait. */
+	rc = ul_spawn(&eng->sup, &so, &ms->guard);
+	if (rc)
+		return rc;
+	ms->guard_spawned = true;
+	return 0;
+}
+
+static void guard_stop(struct ul_engine *eng, struct mem_state *ms)
+{
+	if (ms->guard_spawned && !ms->guard.reaped &&
+	    ul_sup_stop(&eng->sup, &ms->guard, 0) == -ETIME)
+		return; /* still registered: its mapping must outlive us (leaked on purpose) */
+	if (ms->gs)
+		munmap(ms->gs, sizeof(*ms->gs));
+	ms->gs = NULL;
+}
+
 static int mem_start(struct ul_engine *eng, void **state)
 {
 	struct mem_state *ms = calloc(1, sizeof(*ms));
+	int rc;
 
-	(void)eng;
 	if (!ms)
 		return -ENOMEM;
 	ms->kmsg_fd = -1;
+	ms->guard.pidfd = -1;
+	if (eng->have_cgroup && eng->cgroup.oom_guarded) {
+		rc = guard_start(eng, ms);
+		if (rc) {
+			/* A failed start is not stopped by the caller. */
+			guard_stop(eng, ms);
+			if (!ms->gs)
+				free(ms);
+			return rc;
+		}
+	}
 	*state = ms;
 	return 0;
 }
@@ -205,9 +288,13 @@ static void close_kmsg(struct mem_state *ms)
 
 static void mem_stop(struct ul_engine *eng, void *state)
 {
-	(void)eng;
-	close_kmsg(state);
-	free(state);
+	struct mem_state *ms = state;
+
+	close_kmsg(ms);
+	guard_stop(eng, ms);
+	if (ms->gs)
+		return; /* the guard outlived its stop: keep what it writes to */
+	free(ms);
 }
 
 static int mem_cell_begin(struct ul_engine *eng, void *state, struct ul_cell *cell)
@@ -216,11 +303,46 @@ static int mem_cell_begin(struct ul_engine *eng, void *state, struct ul_cell *ce
 
 	(void)cell;
 	snapshot(eng, &ms->start);
+	if (ms->gs) {
+		ms->stalls0 = atomic_load_explicit(&ms->gs->stalls, memory_order_relaxed);
+		ms->stall_ns0 = atomic_load_explicit(&ms->gs->stall_ns, memory_order_relaxed);
+		ms->nudges0 = atomic_load_explicit(&ms->gs->nudges, memory_order_relaxed);
+		ms->rescues0 = atomic_load_explicit(&ms->gs->rescues, memory_order_relaxed);
+	}
 	close_kmsg(ms);
 	ms->kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (ms->kmsg_fd >= 0 && lseek(ms->kmsg_fd, 0, SEEK_END) < 0)
 		close_kmsg(ms);
 	return 0;
+}
+
+/*
+ * What the v1 guard saw during the cell: stalls at the limit (tasks the
+ * kernel made wait instead of killing), their length, the wake-ups, and
+ * rescues (the killer enabled to end a deadlock).  A dead guard is an
+ * error: the loads could hang at the limit.
+ */
+static int guard_metrics(struct mem_state *ms, struct ul_cell *cell)
+{
+	int rc = 0;
+
+	if (!ms->gs)
+		return 0;
+	if (ms->guard.reaped) {
+		size_t len = strlen(cell->note);
+
+		snprintf(cell->note + len, sizeof(cell->note) - len,
+			 "%sthe OOM guard of the memory cgroup died", len ? "; " : "");
+	}
+	rc |= ul_cell_set_metric(cell, "cg_oom_stalls",
+				 (double)(atomic_load(&ms->gs->stalls) - ms->stalls0));
+	rc |= ul_cell_set_metric(cell, "cg_oom_stall_ms",
+				 (double)(atomic_load(&ms->gs->stall_ns) - ms->stall_ns0) / 1e6);
+	rc |= ul_cell_set_metric(cell, "cg_oom_nudges",
+				 (double)(atomic_load(&ms->gs->nudges) - ms->nudges0));
+	rc |= ul_cell_set_metric(cell, "cg_oom_rescues",
+				 (double)(atomic_load(&ms->gs->rescues) - ms->rescues0));
+	return rc;
 }
 
 static int mem_cell_end(struct ul_engine *eng, void *state, struct ul_cell *cell)
@@ -252,6 +374,9 @@ static int mem_cell_end(struct ul_engine *eng, void *state, struct ul_cell *cell
 			rc |= ul_cell_set_metric(cell, "cg_peak_bytes", (double)b.cg.peak_bytes);
 		if (b.cg.have & UL_CG_HAVE_SWAP)
 			rc |= ul_cell_set_metric(cell, "cg_swap_bytes", (double)b.cg.swap_bytes);
+		if (b.cg.have & UL_CG_HAVE_HIGH)
+			rc |= ul_cell_set_metric(cell, "cg_high_events",
+						 (double)(b.cg.high_events - a->cg.high_events));
 		if (b.cg.have & UL_CG_HAVE_OOM)
 			rc |= ul_cell_set_metric(cell, "cg_oom", (double)(b.cg.oom - a->cg.oom));
 		if (b.cg.have & UL_CG_HAVE_OOM_KILL)
@@ -261,6 +386,7 @@ static int mem_cell_end(struct ul_engine *eng, void *state, struct ul_cell *cell
 			rc |= ul_cell_set_metric(cell, "cg_majflt",
 						 (double)(b.cg.pgmajfault - a->cg.pgmajfault));
 	}
+	rc |= guard_metrics(ms, cell);
 	return rc ? -ENOMEM : 0;
 }
 

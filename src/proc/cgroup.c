@@ -383,68 +383,109 @@ static int set_ctl(const char *dir, const char *file, const char *val, char *why
 	return rc;
 }
 
-static int set_limits(struct ul_cgroup *cg, uint64_t limit, uint64_t swap, char *why, size_t len)
+/*
+ * v2: the limit is memory.high (throttle and reclaim above it), memory.max
+ * the hard limit UL_CGROUP_V2_HEADROOM above; the swap limit is
+ * memory.swap.max.  limit_bytes is memory.high as read back.
+ */
+static int set_limits_v2(struct ul_cgroup *cg, uint64_t limit, uint64_t swap, char *why,
+			 size_t len)
 {
+	uint64_t max = limit, back;
 	char val[32];
-	uint64_t back;
 	int rc;
 
-	fmt_limit(val, sizeof(val), limit, cg->version);
-	if (cg->version == 2) {
-		rc = set_ctl(cg->path, "memory.max", val, why, len);
-		if (rc)
-			return rc;
-		if (swap != UINT64_MAX) {
-			if (!exists(cg->path, "memory.swap.max")) {
-				say(why, len, "cannot limit swap: %s/memory.swap.max is missing "
-					      "(kernel without swap accounting?)", cg->path);
-				return -ENOTSUP;
-			}
-			fmt_limit(val, sizeof(val), swap, 2);
-			rc = set_ctl(cg->path, "memory.swap.max", val, why, len);
-			if (rc)
-				return rc;
-			cg->swap_limited = true;
-		}
-		rc = read_u64(cg->path, "memory.max", &back);
-	} else {
-		char oom[256], p[PATH_MAX];
-
-		/* limit_in_bytes first: memsw may never be below it. */
-		rc = set_ctl(cg->path, "memory.limit_in_bytes", val, why, len);
-		if (rc)
-			return rc;
-		if (swap != UINT64_MAX) {
-			uint64_t memsw = limit > UINT64_MAX - swap ? UINT64_MAX : limit + swap;
-
-			if (!exists(cg->path, "memory.memsw.limit_in_bytes")) {
-				say(why, len, "cannot limit swap: %s/memory.memsw.limit_in_bytes "
-					      "is missing (boot with swapaccount=1)", cg->path);
-				return -ENOTSUP;
-			}
-			fmt_limit(val, sizeof(val), memsw, 1);
-			rc = set_ctl(cg->path, "memory.memsw.limit_in_bytes", val, why, len);
-			if (rc)
-				return rc;
-			cg->swap_limited = memsw != UINT64_MAX;
-		}
-		/* v1 children inherit oom_kill_disable; a disabled killer would
-		 * hang the loads at the limit instead of reporting an OOM kill. */
-		if (!join(p, sizeof(p), cg->path, "memory.oom_control") &&
-		    read_text(p, oom, sizeof(oom)) > 0 && strstr(oom, "oom_kill_disable 1")) {
-			rc = set_ctl(cg->path, "memory.oom_control", "0", why, len);
-			if (rc)
-				return rc;
-		}
-		rc = read_u64(cg->path, "memory.limit_in_bytes", &back);
-	}
-	if (rc) {
-		say(why, len, "cannot read back the limit of %s: %s", cg->path, strerror(-rc));
+	if (limit != UINT64_MAX)
+		max = limit > UINT64_MAX - UL_CGROUP_V2_HEADROOM(limit)
+			      ? UINT64_MAX
+			      : limit + UL_CGROUP_V2_HEADROOM(limit);
+	fmt_limit(val, sizeof(val), max, 2);
+	rc = set_ctl(cg->path, "memory.max", val, why, len);
+	if (rc)
 		return rc;
+	fmt_limit(val, sizeof(val), limit, 2);
+	rc = set_ctl(cg->path, "memory.high", val, why, len);
+	if (rc)
+		return rc;
+	if (swap != UINT64_MAX) {
+		if (!exists(cg->path, "memory.swap.max")) {
+			say(why, len, "cannot limit swap: %s/memory.swap.max is missing "
+				      "(kernel without swap accounting?)", cg->path);
+			return -ENOTSUP;
+		}
+		fmt_limit(val, sizeof(val), swap, 2);
+		rc = set_ctl(cg->path, "memory.swap.max", val, why, len);
+		if (rc)
+			return rc;
+		cg->swap_limited = true;
 	}
-	/* v1 shows "no limit" as a huge page-rounded number. */
-	cg->limit_bytes = back >= (UINT64_C(1) << 62) ? UINT64_MAX : back;
-	return 0;
+	rc = read_u64(cg->path, "memory.max", &cg->max_bytes);
+	if (!rc)
+		rc = read_u64(cg->path, "memory.high", &back);
+	if (!rc)
+		cg->limit_bytes = back;
+	return rc;
+}
+
+/*
+ * v1: memory.limit_in_bytes, then memory.memsw.limit_in_bytes = limit +
+ * swap (it may never be below the limit), and the OOM killer disabled
+ * (memory.oom_control 1) so that a charge failing at the limit waits
+ * instead of killing; the caller's guard handles the waiters.
+ */
+static int set_limits_v1(struct ul_cgroup *cg, uint64_t limit, uint64_t swap, char *why,
+			 size_t len)
+{
+	uint64_t back;
+	char val[32];
+	int rc;
+
+	fmt_limit(val, sizeof(val), limit, 1);
+	rc = set_ctl(cg->path, "memory.limit_in_bytes", val, why, len);
+	if (rc)
+		return rc;
+	cg->memsw_bytes = UINT64_MAX;
+	if (swap != UINT64_MAX) {
+		uint64_t memsw = limit > UINT64_MAX - swap ? UINT64_MAX : limit + swap;
+
+		if (!exists(cg->path, "memory.memsw.limit_in_bytes")) {
+			say(why, len, "cannot limit swap: %s/memory.memsw.limit_in_bytes "
+				      "is missing (boot with swapaccount=1)", cg->path);
+			return -ENOTSUP;
+		}
+		fmt_limit(val, sizeof(val), memsw, 1);
+		rc = set_ctl(cg->path, "memory.memsw.limit_in_bytes", val, why, len);
+		if (rc)
+			return rc;
+		cg->swap_limited = memsw != UINT64_MAX;
+		rc = read_u64(cg->path, "memory.memsw.limit_in_bytes", &back);
+		if (rc)
+			return rc;
+		cg->memsw_bytes = back >= (UINT64_C(1) << 62) ? UINT64_MAX : back;
+	}
+	/* Only a limited group can wait at its limit; without a limit the
+	 * killer stays as inherited, which must then be enabled. */
+	rc = set_ctl(cg->path, "memory.oom_control", limit != UINT64_MAX ? "1" : "0", why, len);
+	if (rc)
+		return rc;
+	cg->oom_guarded = limit != UINT64_MAX;
+	rc = read_u64(cg->path, "memory.limit_in_bytes", &back);
+	if (!rc) {
+		/* v1 shows "no limit" as a huge page-rounded number. */
+		cg->limit_bytes = back >= (UINT64_C(1) << 62) ? UINT64_MAX : back;
+		cg->max_bytes = cg->limit_bytes;
+	}
+	return rc;
+}
+
+static int set_limits(struct ul_cgroup *cg, uint64_t limit, uint64_t swap, char *why, size_t len)
+{
+	int rc = cg->version == 2 ? set_limits_v2(cg, limit, swap, why, len)
+				  : set_limits_v1(cg, limit, swap, why, len);
+
+	if (rc && why && len && !why[0])
+		say(why, len, "cannot read back the limits of %s: %s", cg->path, strerror(-rc));
+	return rc;
 }
 
 int ul_cgroup_plan(const char *name, struct ul_cgroup *out, char *why, size_t len)
@@ -509,6 +550,28 @@ int ul_cgroup_create(const char *name, uint64_t limit_bytes, uint64_t swap_limit
 	return rc;
 }
 
+ssize_t ul_cgroup_ctl_read(const struct ul_cgroup *cg, const char *name, char *buf, size_t len)
+{
+	char p[PATH_MAX];
+
+	if (!cg->path[0])
+		return -ENOENT;
+	if (join(p, sizeof(p), cg->path, name))
+		return -ENAMETOOLONG;
+	return read_text(p, buf, len);
+}
+
+int ul_cgroup_ctl_write(const struct ul_cgroup *cg, const char *name, const char *val)
+{
+	char p[PATH_MAX];
+
+	if (!cg->path[0])
+		return -ENOENT;
+	if (join(p, sizeof(p), cg->path, name))
+		return -ENAMETOOLONG;
+	return write_text(p, val);
+}
+
 int ul_cgroup_read(const struct ul_cgroup *cg, struct ul_cgroup_stats *st)
 {
 	char text[8192], p[PATH_MAX];
@@ -535,6 +598,8 @@ int ul_cgroup_read(const struct ul_cgroup *cg, struct ul_cgroup_stats *st)
 		    read_text(p, text, sizeof(text)) >= 0) {
 			if (key_u64(text, "max", &st->limit_hits))
 				st->have |= UL_CG_HAVE_LIMIT_HITS;
+			if (key_u64(text, "high", &st->high_events))
+				st->have |= UL_CG_HAVE_HIGH;
 			if (key_u64(text, "oom", &st->oom))
 				st->have |= UL_CG_HAVE_OOM;
 			if (key_u64(text, "oom_kill", &st->oom_kill))

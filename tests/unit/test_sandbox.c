@@ -14,6 +14,7 @@
 #include "unit.h"
 #include "proc/cgroup.h"
 #include "proc/changes.h"
+#include "proc/cgroup_guard.h"
 #include "proc/journal.h"
 #include "proc/scratch.h"
 #include "proc/swap.h"
@@ -273,9 +274,23 @@ START_TEST(test_cgroup_limit_kill_destroy)
 	PATHF(want, "%s/cgroup.procs", cg.path);
 	ck_assert_str_eq(cg.procs, want);
 	ck_assert_uint_eq(cg.limit_bytes, LIMIT_BYTES);
-	ck_assert_uint_eq(read_u64_file(cg.path, cg.version == 2 ? "memory.max" :
-								  "memory.limit_in_bytes"),
-			  LIMIT_BYTES);
+	if (cg.version == 2) {
+		/* Throttle and reclaim at the limit, kill only well above it. */
+		ck_assert_uint_eq(read_u64_file(cg.path, "memory.high"), LIMIT_BYTES);
+		ck_assert_uint_eq(read_u64_file(cg.path, "memory.max"),
+				  LIMIT_BYTES + UL_CGROUP_V2_HEADROOM(LIMIT_BYTES));
+		ck_assert_uint_eq(cg.max_bytes, read_u64_file(cg.path, "memory.max"));
+		ck_assert(!cg.oom_guarded);
+	} else {
+		char oom[256];
+
+		PATHF(want, "%s/memory.oom_control", cg.path);
+		ck_assert(read_small(want, oom, sizeof(oom)));
+		ck_assert_msg(strstr(oom, "oom_kill_disable 1"), "%s", oom);
+		ck_assert_uint_eq(read_u64_file(cg.path, "memory.limit_in_bytes"), LIMIT_BYTES);
+		ck_assert_uint_eq(cg.max_bytes, LIMIT_BYTES);
+		ck_assert(cg.oom_guarded);
+	}
 	ck_assert(!cg.swap_limited);
 	/* The same name twice is refused, with a hint. */
 	{
@@ -337,6 +352,8 @@ START_TEST(test_cgroup_swap_limit)
 	else
 		ck_assert_uint_eq(read_u64_file(cg.path, "memory.memsw.limit_in_bytes"),
 				  LIMIT_BYTES + 8 * UL_MiB);
+	if (cg.version == 1)
+		ck_assert_uint_eq(cg.memsw_bytes, LIMIT_BYTES + 8 * UL_MiB);
 	PATHF(want, "%s", cg.path);
 	/* Undo through the journal, as the engine does. */
 	ck_assert_int_eq(ul_change_undo(&j, "cgroup", want), 0);
@@ -367,6 +384,66 @@ START_TEST(test_cgroup_refusals)
 	ck_assert_int_eq(ul_cgroup_destroy_path(p), 0);
 }
 END_TEST
+
+static bool under_oom(const struct ul_cgroup *cg)
+{
+	char buf[256];
+
+	return ul_cgroup_ctl_read(cg, "memory.oom_control", buf, sizeof(buf)) > 0 &&
+	       strstr(buf, "under_oom 1");
+}
+
+/*
+ * v1 without the OOM killer: the child (more than limit + swap) must wait
+ * at the limit, not die; the guard nudges it while the grace runs, and
+ * after the grace enables the killer, which kills it; once nobody waits
+ * the killer is disabled again.  The guard's clock is faked past the grace.
+ */
+static int guard_until_rescued(const struct ul_cgroup *cg, pid_t child)
+{
+	struct ul_cgroup_guard g;
+	ul_nsec t = ul_now_ns(), deadline = t + CHILD_WAIT_S * UL_NS_PER_SEC;
+	char oom[256];
+	int status;
+
+	ul_cgroup_guard_init(&g);
+	while (!under_oom(cg)) {
+		ck_assert_msg(ul_now_ns() < deadline, "the child never waited at the limit");
+		ck_assert_msg(waitpid(child, &status, WNOHANG) == 0,
+			      "the child ended (status 0x%x) instead of waiting at the limit",
+			      status);
+		usleep(10000);
+	}
+	/* Within the grace: waiters are woken to retry, nobody is killed. */
+	for (int i = 0; i < 5; i++) {
+		ck_assert_int_eq(ul_cgroup_guard_step(cg, &g, t), 0);
+		t += UL_CGROUP_GUARD_NUDGE_NS;
+		usleep(20000);
+	}
+	ck_assert_uint_ge(g.st.nudges, 1);
+	ck_assert_uint_eq(g.st.rescues, 0);
+	ck_assert_int_eq(waitpid(child, &status, WNOHANG), 0);
+	/* Past the grace: the killer is enabled. */
+	while (g.st.rescues == 0) {
+		ck_assert_msg(ul_now_ns() < deadline, "no rescue");
+		t += UL_CGROUP_GUARD_GRACE_NS;
+		ck_assert_int_eq(ul_cgroup_guard_step(cg, &g, t), 0);
+		usleep(20000);
+	}
+	ck_assert_uint_eq(g.st.rescues, 1);
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	/* Nobody waits any more: two clear polls end the stall, the killer is off. */
+	for (int i = 0; i < 2; i++) {
+		t += UL_CGROUP_GUARD_POLL_NS;
+		ck_assert_int_eq(ul_cgroup_guard_step(cg, &g, t), 0);
+	}
+	ck_assert_uint_eq(g.st.stalls, 1);
+	ck_assert_uint_ge(g.st.longest_stall_ns, UL_CGROUP_GUARD_GRACE_NS);
+	ck_assert(!g.killer_on);
+	ck_assert_int_gt(ul_cgroup_ctl_read(cg, "memory.oom_control", oom, sizeof(oom)), 0);
+	ck_assert_msg(strstr(oom, "oom_kill_disable 1"), "%s", oom);
+	return status;
+}
 
 START_TEST(test_cgroup_oom_kill)
 {
@@ -402,7 +479,7 @@ START_TEST(test_cgroup_oom_kill)
 			p[off] = 1;
 		_exit(0);
 	}
-	status = wait_child(child);
+	status = cg.oom_guarded ? guard_until_rescued(&cg, child) : wait_child(child);
 	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
 		      "child was not OOM-killed: status 0x%x", status);
 	ck_assert_int_eq(ul_cgroup_read(&cg, &st), 0);
@@ -410,7 +487,7 @@ START_TEST(test_cgroup_oom_kill)
 	ck_assert_uint_ge(st.oom_kill, 1);
 	ck_assert(st.have & UL_CG_HAVE_PEAK);
 	ck_assert_uint_gt(st.peak_bytes, LIMIT_BYTES / 2);
-	ck_assert_uint_le(st.peak_bytes, LIMIT_BYTES);
+	ck_assert_uint_le(st.peak_bytes, cg.max_bytes);
 	ck_assert(st.have & UL_CG_HAVE_LIMIT_HITS);
 	/* v1 failcnt stays 0 on some 6.x kernels; v2's "max" event is reliable. */
 	if (cg.version == 2)
