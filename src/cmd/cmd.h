@@ -94,6 +94,13 @@ int ul_cmd_write_file(const char *path, ul_cmd_writer write, const void *arg);
 /* Check stdout for write errors before exiting (git style); 0 or -1. */
 int ul_stdout_close(void);
 
+/* Longest label a run can carry (the model's field less its NUL). */
+#define UL_LABEL_MAX_BYTES ((int)sizeof(((struct ul_run *)0)->label) - 1)
+/* Check a label given by a user: 1..UL_LABEL_MAX_BYTES bytes of UTF-8, no
+ * control character.  Prints a usage error naming `what` and returns
+ * UL_EXIT_USAGE, or returns 0. */
+int ul_label_check(const char *cmd, const char *what, const char *label);
+
 /* --- the store location options shared by commands (cmd/output.c) --- */
 struct ul_store;
 /* Resolve --db (NULL = default path); prints the error and returns -1 on failure. */
@@ -117,5 +124,11 @@ int ul_cmd_open_store_rw(const char *db_opt, struct ul_store **out);
  * UL_EXIT_ERROR otherwise.  The caller ul_run_release()s `run` either way.
  */
 int ul_cmd_load_run(struct ul_store *st, const char *ref, struct ul_run *run);
+/*
+ * Import one exchange-format file into `st` in one transaction (cmd/import.c):
+ * returns 0 with *added_runs (may be NULL) set, or -1 after printing one line
+ * saying why nothing was imported.
+ */
+int ul_cmd_import_file(struct ul_store *st, const char *path, size_t *added_runs);
 
 #endif

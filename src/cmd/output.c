@@ -5,6 +5,7 @@
  */
 #include "core/compat.h"
 #include "cmd/cmd.h"
+#include "core/escape.h"
 #include "core/log.h"
 #include "core/parse.h"
 #include "engine/engine.h"
@@ -357,4 +358,19 @@ int ul_cmd_load_run(struct ul_store *st, const char *ref, struct ul_run *run)
 	ul_error("%s", st->err);
 	/* No such run and a reference that cannot name one are both bad usage. */
 	return rc == -ENOENT || rc == -EINVAL ? UL_EXIT_USAGE : UL_EXIT_ERROR;
+}
+
+int ul_label_check(const char *cmd, const char *what, const char *label)
+{
+	size_t len = strlen(label);
+
+	if (!len || len > UL_LABEL_MAX_BYTES)
+		return ul_usage_error(cmd, "%s must be 1 to %d bytes of UTF-8 (%zu given)", what,
+				      UL_LABEL_MAX_BYTES, len);
+	if (ul_utf8_count(label, len + 1) < 0)
+		return ul_usage_error(cmd, "%s is not valid UTF-8", what);
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)label[i] < 0x20 || label[i] == 0x7f)
+			return ul_usage_error(cmd, "%s may not contain control characters", what);
+	return 0;
 }

@@ -153,6 +153,7 @@ const char *const ul_sq_sql[S_COUNT] = {
 	[S_SUMMARY] = "SELECT r.id, r.uuid, r.label, r.host_name, r.suites, r.status,"
 		      " r.started_wall_ns, (SELECT count(*) FROM cells c WHERE c.run_id = r.id)"
 		      " FROM runs r WHERE r.id = ?1",
+	[S_CELL_EXISTS] = "SELECT 1 FROM cells WHERE run_id = ?1 AND seq = ?2",
 	[S_DELETE_RUN] = "DELETE FROM runs WHERE uuid = ?1",
 	[S_RELABEL_RUN] = "UPDATE runs SET label = ?2 WHERE uuid = ?1",
 	[S_INSERT_CELL] = "INSERT INTO cells (run_id, seq, suite, load, probe, outcome, flags,"

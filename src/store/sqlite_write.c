@@ -361,29 +361,78 @@ int ul_sq_relabel_run(struct ul_store *base, const char *uuid, const char *label
 	return update_by_uuid(sq(base), S_RELABEL_RUN, uuid, label, "relabel");
 }
 
-/* Inside import's transaction: one run unless its UUID is already stored. */
-static int import_one(struct ul_store_sqlite *st, const struct ul_run *run, bool *added)
+/* Inside import's transaction: the cells of `run` the stored run `id` lacks. */
+static int merge_cells(struct ul_store_sqlite *st, int64_t id, const struct ul_run *run,
+		       bool *changed)
 {
+	for (size_t i = 0; i < run->n_cells; i++) {
+		sqlite3_stmt *s;
+		int rc;
+
+		s = ul_sq_stmt(st, S_CELL_EXISTS, &rc);
+		if (!s)
+			return rc;
+		sqlite3_bind_int64(s, 1, id);
+		sqlite3_bind_int(s, 2, run->cells[i].seq);
+		rc = sqlite3_step(s);
+		sqlite3_reset(s);
+		if (rc == SQLITE_DONE) {
+			rc = insert_cell(st, id, &run->cells[i]);
+			*changed = true;
+		}
+		if (rc != SQLITE_OK && rc != SQLITE_ROW)
+			return rc;
+	}
+	return SQLITE_OK;
+}
+
+/*
+ * Inside import's transaction: a new run is inserted whole; a stored one
+ * (same UUID) gains only the cells it lacks, and its status and end when
+ * it is still `running` and the file's is not (a recovery file completes
+ * the run it was written for).  Idempotent: a second import changes nothing.
+ */
+static int import_one(struct ul_store_sqlite *st, const struct ul_run *run, bool *changed)
+{
+	const unsigned char *status;
+	bool was_running = false;
 	sqlite3_stmt *s;
 	int64_t id = 0;
 	int rc;
 
-	*added = false;
+	*changed = false;
 	s = ul_sq_stmt(st, S_RUN_BY_UUID, &rc);
 	if (!s)
 		return rc;
 	sqlite3_bind_text(s, 1, run->uuid, -1, SQLITE_STATIC);
 	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		id = column_i64(s, 0);
+		status = sqlite3_column_text(s, 1);
+		was_running = status && !strcmp((const char *)status, "running");
+	}
 	sqlite3_reset(s);
-	if (rc == SQLITE_ROW)
-		return SQLITE_OK;
-	if (rc != SQLITE_DONE)
+	if (rc == SQLITE_DONE) {
+		rc = insert_run_row(st, run, &id);
+		if (rc == SQLITE_OK)
+			*changed = true;
+		was_running = false;
+	} else if (rc != SQLITE_ROW) {
 		return rc;
-	rc = insert_run_row(st, run, &id);
-	for (size_t i = 0; rc == SQLITE_OK && i < run->n_cells; i++)
-		rc = insert_cell(st, id, &run->cells[i]);
-	*added = rc == SQLITE_OK;
-	return rc;
+	}
+	rc = merge_cells(st, id, run, changed);
+	if (rc != SQLITE_OK || !was_running || run->status == UL_RUN_RUNNING)
+		return rc;
+	s = ul_sq_stmt(st, S_FINISH_RUN, &rc);
+	if (!s)
+		return rc;
+	sqlite3_bind_text(s, 1, ul_run_status_name(run->status), -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, run->finished_wall_ns);
+	sqlite3_bind_int64(s, 3, id);
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	*changed = true;
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
 int ul_sq_import_runs(struct ul_store *base, const struct ul_run *runs, size_t n,

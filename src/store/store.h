@@ -86,9 +86,11 @@ struct ul_store_ops {
 	int (*relabel_run)(struct ul_store *st, const char *uuid, const char *label);
 	/*
 	 * Insert whole runs (status, times, every cell) as they are, in one
-	 * transaction: all or nothing.  A run whose UUID is already stored is
-	 * skipped (the same run imported twice is a no-op).  *inserted (may be
-	 * NULL) counts the runs added.
+	 * transaction: all or nothing.  A run whose UUID is already stored
+	 * only gains the cells (by seq) it lacks, and the file's status and end
+	 * if it was still `running` (a recovery file completes its run), so the
+	 * same file imported twice changes nothing.  *inserted (may be NULL)
+	 * counts the runs added or changed.
 	 */
 	int (*import_runs)(struct ul_store *st, const struct ul_run *runs, size_t n,
 			   size_t *inserted);

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* `underload import FILE...`: merge runs exported elsewhere (or a run's recovery file). */
+#include "core/compat.h"
+#include "cmd/cmd.h"
+#include "core/escape.h"
+#include "core/log.h"
+#include "store/exchange.h"
+#include "store/store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char import_help[] =
+	"usage: underload import [--db PATH] FILE...\n"
+	"\n"
+	"Merge runs written by 'underload export --format json' (or the recovery\n"
+	"file of a run whose database refused its cells) into the store.  Each\n"
+	"FILE is one transaction: a malformed, truncated, wrong-version or hostile\n"
+	"file is refused with one line and nothing of it is inserted.  A run\n"
+	"already stored (same UUID) only gains the cells it lacks, so importing a\n"
+	"file twice changes nothing.  FILE '-' is standard input.\n"
+	"\n"
+	"  --db PATH   results database (default: $XDG_DATA_HOME/underload/results.db)\n"
+	"  -h, --help  this help\n";
+
+/* The whole file, at most UL_EXCHANGE_MAX_BYTES + 1 bytes (one more says "too big"). */
+static int slurp(const char *path, char **buf, size_t *len)
+{
+	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : dup(STDIN_FILENO);
+	size_t cap = 1 << 16, n = 0;
+	char *b = NULL;
+	int e = 0;
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t r;
+
+		if (n == cap || !b) {
+			char *nb;
+
+			cap = b ? cap * 2 : cap;
+			if (cap > UL_EXCHANGE_MAX_BYTES + 1)
+				cap = UL_EXCHANGE_MAX_BYTES + 1;
+			nb = realloc(b, cap);
+			if (!nb) {
+				e = ENOMEM;
+				break;
+			}
+			b = nb;
+		}
+		if (n == cap)
+			break; /* over the limit: the parser refuses it */
+		r = read(fd, b + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			e = r < 0 ? errno : 0;
+			break;
+		}
+		n += (size_t)r;
+	}
+	close(fd);
+	if (e) {
+		free(b);
+		return -e;
+	}
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+int ul_cmd_import_file(struct ul_store *st, const char *path, size_t *added_runs)
+{
+	struct ul_run *runs = NULL;
+	char why[512], *buf = NULL;
+	size_t len = 0, n = 0, added = 0;
+	int rc = slurp(path, &buf, &len);
+
+	if (rc)
+		return ul_error_errno(rc, "cannot read '%s'", path);
+	rc = ul_exchange_read_json(buf, len, &runs, &n, why, sizeof(why));
+	free(buf);
+	if (rc)
+		return ul_error("'%s' refused, nothing imported: %s", path, why);
+	rc = st->ops->import_runs(st, runs, n, &added);
+	ul_exchange_free(runs, n);
+	if (rc)
+		return ul_error("'%s' not imported: %s", path, st->err);
+	if (added_runs)
+		*added_runs = added;
+	return 0;
+}
+
+int ul_cmd_import(int argc, char **argv);
+int ul_cmd_import(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *db_opt = NULL;
+	struct ul_store *store;
+	int c, ret;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			db_opt = optarg;
+			break;
+		case 'h':
+			fputs(import_help, stdout);
+			return UL_EXIT_OK;
+		default:
+			return ul_usage_error("import", "unknown option");
+		}
+	}
+	if (optind == argc)
+		return ul_usage_error("import", "expected at least one FILE");
+	ret = ul_cmd_open_store_rw(db_opt, &store);
+	if (ret)
+		return ret;
+	for (int i = optind; i < argc; i++) {
+		size_t added = 0;
+
+		if (ul_cmd_import_file(store, argv[i], &added)) {
+			ret = UL_EXIT_ERROR;
+			continue;
+		}
+		printf("%s: %zu run%s added or completed\n", ul_esc(argv[i]), added,
+		       added == 1 ? "" : "s");
+	}
+	ul_store_close(store);
+	return ret;
+}
+
+const struct ul_cmd ul_cmd_desc_import = {
+	.name = "import",
+	.summary = "merge runs exported by another store (or a recovery file)",
+	.help = import_help,
+	.fn = ul_cmd_import,
+};
