@@ -130,5 +130,8 @@ int ul_cmd_load_run(struct ul_store *st, const char *ref, struct ul_run *run);
  * saying why nothing was imported.
  */
 int ul_cmd_import_file(struct ul_store *st, const char *path, size_t *added_runs);
+/* Before a run: import (then remove) the recovery files earlier runs left
+ * beside the database at db_path ("DB.recovery-UUID-XXXXXX.json"). */
+void ul_cmd_import_recovery(struct ul_store *st, const char *db_path);
 
 #endif

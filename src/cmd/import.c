@@ -7,6 +7,7 @@
 #include "store/exchange.h"
 #include "store/store.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -95,6 +96,39 @@ int ul_cmd_import_file(struct ul_store *st, const char *path, size_t *added_runs
 	if (added_runs)
 		*added_runs = added;
 	return 0;
+}
+
+void ul_cmd_import_recovery(struct ul_store *st, const char *db_path)
+{
+	char dir[4096], prefix[512], path[8192];
+	const char *slash = strrchr(db_path, '/');
+	struct dirent *de;
+	DIR *d;
+
+	if (slash)
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - db_path + 1), db_path);
+	else
+		snprintf(dir, sizeof(dir), ".");
+	if (snprintf(prefix, sizeof(prefix), "%s.recovery-", slash ? slash + 1 : db_path) >=
+	    (int)sizeof(prefix))
+		return;
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+
+		if (strncmp(de->d_name, prefix, strlen(prefix)) || len < 5 ||
+		    strcmp(de->d_name + len - 5, ".json") || de->d_type == DT_DIR)
+			continue;
+		snprintf(path, sizeof(path), "%s%s%s", dir, slash ? "" : "/", de->d_name);
+		if (ul_cmd_import_file(st, path, NULL))
+			continue; /* said why; the file stays for a look */
+		ul_note("loaded '%s', kept by an earlier run that could not store it", path);
+		if (unlink(path))
+			ul_warning("cannot remove '%s': %s", path, strerror(errno));
+	}
+	closedir(d);
 }
 
 int ul_cmd_import(int argc, char **argv);

@@ -540,6 +540,7 @@ int ul_cmd_run(int argc, char **argv)
 		a.cfg.store_uri = db;
 	else if (realpath(db, db_abs))
 		a.cfg.store_uri = db_abs;
+	ul_cmd_import_recovery(store, db);
 	result = ul_engine_run(&a.cfg, store, &run, a.suites, a.n_suites);
 	/* Print what the store holds, so `show` reprints exactly this. */
 	if (run.id > 0) {

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -271,12 +272,9 @@ int ul_engine_commit_cell(struct ul_engine *eng, struct ul_cell *cell)
 	cell->finished_wall_ns = ul_wall_ns();
 	if (cell->outcome != UL_CELL_OK && cell->outcome != UL_CELL_INTERRUPTED)
 		eng->flagged++;
-	rc = eng->store->ops->add_cell(eng->store, eng->run, cell);
-	if (rc) {
-		ul_error("cannot store cell '%s/%s': %s", cell->suite, cell->load,
-			 eng->store->err);
+	rc = ul_engine_store_cell(eng, cell);
+	if (rc)
 		return UL_ENGINE_ERROR;
-	}
 	return ul_sup_check_signals(&eng->sup) ? UL_ENGINE_INTERRUPTED : UL_ENGINE_OK;
 }
 
@@ -420,14 +418,22 @@ static int finish(struct ul_engine *eng, int result, bool *stored)
 		break;
 	}
 	run->finished_wall_ns = ul_wall_ns();
-	rc = eng->store->ops->finish_run(eng->store, run);
-	*stored = rc == 0;
-	if (rc) {
+	rc = eng->n_kept ? -EAGAIN : eng->store->ops->finish_run(eng->store, run);
+	if (rc && rc != -EAGAIN)
 		ul_error("cannot mark run %s as %s: %s", run->uuid, ul_run_status_name(run->status),
 			 eng->store->err);
-		if (result == UL_ENGINE_OK || result == UL_ENGINE_FLAGGED)
-			result = UL_ENGINE_ERROR;
+	if (eng->n_kept) {
+		/* Kept cells first, so the stored run never ends before its cells are in. */
+		if (!ul_engine_keep_finish(eng, true))
+			rc = eng->store->ops->finish_run(eng->store, run);
+		if (rc && rc != -EAGAIN)
+			(void)ul_engine_keep_finish(eng, false);
+	} else if (rc) {
+		(void)ul_engine_keep_finish(eng, false);
 	}
+	*stored = rc == 0;
+	if (rc && (result == UL_ENGINE_OK || result == UL_ENGINE_FLAGGED))
+		result = UL_ENGINE_ERROR;
 	if (result == UL_ENGINE_OK && eng->flagged)
 		result = UL_ENGINE_FLAGGED;
 	return result;
@@ -531,6 +537,7 @@ out:
 		(void)ul_change_run_end(journal(&eng), run->uuid, cfg->store_uri);
 	if (eng.journal.fd >= 0)
 		ul_journal_finish(&eng.journal);
+	free(eng.kept);
 	ul_sup_unblock_signals(&saved_mask);
 	return result;
 }

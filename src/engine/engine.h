@@ -94,6 +94,8 @@ struct ul_engine {
 	uint64_t mem_ceiling_bytes; /* 90% of MemAvailable + SwapFree at start */
 	int flagged;		/* cells that failed or were invalidated */
 	int stored_cells;	/* cells committed to the store (or kept for recovery) */
+	size_t *kept;		/* indexes in run->cells of cells the store refused (keep.c) */
+	size_t n_kept, cap_kept;
 	struct ul_monitor_set monitors;
 	pid_t probe_pid;	/* the suite's long-lived probe, 0 if none: monitors read its faults */
 	struct ul_journal journal; /* what this run changed on the system (fd -1: none) */
@@ -183,6 +185,19 @@ void ul_engine_work_end(struct ul_engine *eng, struct ul_cell *cell,
  * far (say while the load was being stopped): the run must stop there.
  */
 int ul_engine_commit_cell(struct ul_engine *eng, struct ul_cell *cell) UL_MUST_CHECK;
+/*
+ * Store a finished cell (engine/keep.c).  A cell the store refuses is kept
+ * and retried before each later one, with one warning; returns 0, or -1
+ * only when it can be neither stored nor kept.
+ */
+int ul_engine_store_cell(struct ul_engine *eng, struct ul_cell *cell);
+/*
+ * At the end of a run: retry the kept cells; if some are still refused or
+ * the run's end (`end_stored` false) was not stored, write the whole run to
+ * a recovery file (beside the database, else in /var/tmp) and say where.
+ * Returns 0 when the store holds everything, -1 otherwise.
+ */
+int ul_engine_keep_finish(struct ul_engine *eng, bool end_stored);
 /* For suites: the ctx of a load with the run's settings and options. */
 void ul_engine_load_ctx(const struct ul_engine *eng, const struct ul_load *load,
 			struct ul_load_ctx *ctx);

@@ -687,6 +687,7 @@ static int sqlite_open(const char *location, const struct ul_store_config *cfg,
 	st->read_only = read_only && !memory;
 	st->on_disk = !memory;
 	strcpy(st->path, location);
+	st->base.where = memory ? NULL : st->path;
 	r = open_checked(st, cfg, err, errlen);
 	if (r < 0) {
 		sqlite_close(&st->base);

@@ -101,6 +101,7 @@ struct ul_store {
 	const struct ul_store_ops *ops;
 	char err[512];
 	char note[256]; /* "" or one line for people, set by open */
+	const char *where; /* the file or place it lives in, for files kept beside it; may be NULL */
 	struct ul_store_fault *fault; /* the test seam (store_fault.c), NULL normally */
 };
 
