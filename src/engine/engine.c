@@ -413,7 +413,7 @@ static int finish(struct ul_engine *eng, int result, bool *stored)
 		run->status = UL_RUN_INTERRUPTED;
 		break;
 	default:
-		/* What was measured stays usable: only a run that stored nothing failed. */
+		/* What was measured stays usable: a run that stored a good cell is partial. */
 		run->status = eng->stored_cells ? UL_RUN_PARTIAL : UL_RUN_FAILED;
 		break;
 	}

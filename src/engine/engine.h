@@ -93,7 +93,7 @@ struct ul_engine {
 	char scratch[PATH_MAX];	/* the run's private scratch directory */
 	uint64_t mem_ceiling_bytes; /* 90% of MemAvailable + SwapFree at start */
 	int flagged;		/* cells that failed or were invalidated */
-	int stored_cells;	/* cells committed to the store (or kept for recovery) */
+	int stored_cells;	/* cells with outcome ok stored (or kept for recovery) */
 	size_t *kept;		/* indexes in run->cells of cells the store refused (keep.c) */
 	size_t n_kept, cap_kept;
 	struct ul_monitor_set monitors;

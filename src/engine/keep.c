@@ -52,7 +52,8 @@ int ul_engine_store_cell(struct ul_engine *eng, struct ul_cell *cell)
 	if (eng->n_kept)
 		retry_kept(eng);
 	rc = eng->n_kept ? -EAGAIN : try_store(eng, cell); /* keep run order */
-	eng->stored_cells++;
+	if (cell->outcome == UL_CELL_OK)
+		eng->stored_cells++;
 	if (!rc)
 		return 0;
 	if (eng->n_kept == eng->cap_kept) {
