@@ -205,8 +205,9 @@ static const struct ul_opt run_opts[] = {
 		 "also turns off the audio probe mtest runs by default." },
 	{ "deadline-rt", UL_OPT_FLAG, 0, 1, 0, A(cfg.deadline_rt),
 	  .help = "run that probe SCHED_FIFO when permitted", .flags = UL_OPTF_NO_DEFAULT },
-	{ "runs", UL_OPT_COUNT, 1, 10000, 0, "mtest runs; contest rounds, interleaved",
-	  .arg = "N", .def_text = "mtest 10, contest 1", A(cfg.mtest_runs) },
+	{ "runs", UL_OPT_COUNT, 1, 10000, 0,
+	  "mtest runs; contest rounds, interleaved; fsbench rounds under each load",
+	  .arg = "N", .def_text = "mtest 10, contest 1, fsbench 1", A(cfg.mtest_runs) },
 	{ "option", UL_OPT_CALL, .short_name = 'o', .arg = "ITEM.NAME=VALUE",
 	  .set = set_item_option,
 	  .help = "set a load or probe option (see 'underload list loads -v')" },
@@ -267,7 +268,7 @@ static int parse_tests(struct run_args *a)
 		bool known = false;
 
 		for (size_t s = 0; s < a->n_suites; s++)
-			known |= ul_suite_has_test(a->suites[s], tok);
+			known |= ul_suite_accepts_test(a->suites[s], tok);
 		for (size_t i = 0; i < a->cfg.n_tests; i++)
 			if (!strcmp(a->cfg.tests[i], tok))
 				return ul_usage_error("run", "test '%s' named twice in --tests", tok);

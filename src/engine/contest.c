@@ -891,6 +891,7 @@ const struct ul_suite ul_suite_contest = {
 	.summary = "Kolivas's contest: a reference job (a compile) timed whole under eight loads",
 	.probe = "job",
 	.tests = contest_tests,
+	.tests_any_load = true,
 	.format = "contest",
 	.opts = ul_contest_opt_table,
 	.opts_size = sizeof(struct ul_contest_opts),

@@ -111,8 +111,11 @@ struct ul_engine {
 /* The resp suite's tests (engine/resp.c), which the deadline suite shares. */
 extern const struct ul_suite_test ul_resp_tests[];
 
+/* True if --tests may name `name` for this suite: one of its tests, or
+ * any registered load when the suite has tests_any_load. */
+bool ul_suite_accepts_test(const struct ul_suite *suite, const char *name);
 /* The tests this run asks of the suite, in order: those of --tests that
- * belong to it, else all its default tests.  Returns how many. */
+ * it accepts, else all its default tests.  Returns how many. */
 size_t ul_suite_tests(const struct ul_suite *suite, const struct ul_engine_config *cfg,
 		      const char *tests[UL_MAX_TESTS]);
 

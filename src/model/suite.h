@@ -49,6 +49,10 @@ struct ul_suite {
 	/* Its tests in the seed's order, ending with { NULL }; `--tests`
 	 * picks among them.  Report formats order their rows by it. */
 	const struct ul_suite_test *tests;
+	/* --tests may also name any registered load besides `tests` (run
+	 * under it with the suite's probe): resp, deadline and contest
+	 * accept the fsbench load this way.  See ul_suite_accepts_test(). */
+	bool tests_any_load;
 	const char *format; /* its seed-layout format, printed by default before "text" */
 
 	/* Its own options of `underload run`, shown under its name in --help

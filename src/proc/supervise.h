@@ -27,7 +27,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
-#define UL_SUP_MAX_CHILDREN 32
+#define UL_SUP_MAX_CHILDREN 600 /* fsbench clients (at most 512) + loads + monitors */
 #define UL_SPAWN_MAX_FDS 8
 
 struct ul_child {

@@ -40,6 +40,11 @@ int ul_report_mtest_native(FILE *out, const struct ul_cell *cell);
  * the deadline probe's dropouts beside it. */
 int ul_report_mtest_seed(FILE *out, const struct ul_cell *cell);
 
+/* fsbench: the native block of an fsbench cell (report/fsbench.c): each
+ * per-run figure as median, min and max across rounds, then per operation
+ * ops/s, mean, p50, p99 (medians of the rounds'), max and mismatches. */
+int ul_report_fsbench_native(FILE *out, const struct ul_cell *cell);
+
 /* deadline: the per-load table of a run's deadline-suite cells. */
 int ul_report_deadline_table(FILE *out, const struct ul_run *run);
 

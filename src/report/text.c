@@ -279,6 +279,8 @@ static int text_extras(FILE *out, const struct ul_run *run, const struct ul_cell
 			continue;
 		if (!strcmp(c->suite, "mtest") && fputc('\n', out) != EOF)
 			err = ul_report_mtest_native(out, c);
+		if (!strcmp(c->suite, "fsbench") && fputc('\n', out) != EOF)
+			err = ul_report_fsbench_native(out, c);
 		snprintf(indent, sizeof(indent), "  %.*s: ", UL_NAME_LEN - 1, c->load);
 		ul_report_cell_monitors(out, c, indent);
 	}

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Replaying a trace: one fsbench client executes the operations of a
+ * ul_fsb_trace against the local file system, timing each, the way dbench
+ * 4's fileio backend does (same system calls for the same operation):
+ *
+ *  - every path operation first resolves the name as dbench simulates a
+ *    Windows server: stat(), and on a miss a case-insensitive scan of the
+ *    parent directory;
+ *  - NTCreateX opens (FILE_CREATE adds O_CREAT, FILE_OVERWRITE(_IF) and
+ *    FILE_OPEN_IF/SUPERSEDE add O_CREAT|O_TRUNC / O_CREAT; a directory
+ *    option mkdirs first) then fstat()s; ReadX/WriteX pread/pwrite zeros;
+ *    Flush fsync()s; QUERY_FILE_INFORMATION fstat()s; QUERY_FS_INFORMATION
+ *    statvfs()es; SET_FILE_INFORMATION fstat()s and sets the times by name;
+ *    FIND_FIRST with a wildcard lists the directory (up to its max count);
+ *    LockX/UnlockX take and drop a POSIX write lock; Deltree removes a tree;
+ *  - an operation whose outcome (success or failure) differs from the
+ *    status the trace expects is counted, and the replay goes on (dbench
+ *    stops the client); Deltree, Mkdir, FIND_FIRST and Sleep outcomes are
+ *    not checked, as in dbench;
+ *  - bytes are those actually read and written (dbench counts the sizes
+ *    asked for);
+ *  - running out of space (ENOSPC, EDQUOT, or free space falling below
+ *    the disk reserve, checked every 64 writes) is fatal to the client.
+ *
+ * All files live under root_fd, in clients/clientN (the trace's `client1`
+ * component renamed).  Nothing here prints or exits.
+ */
+#ifndef UL_FSB_REPLAY_H
+#define UL_FSB_REPLAY_H
+
+#include "core/compat.h"
+#include "probe/fsbench/loadfile.h"
+
+#include <limits.h>
+#include <stdatomic.h>
+
+/* Latency histogram: exact below 64 ns, then 32 buckets per power of two
+ * (at most 3.1% relative error), the last bucket holding everything above
+ * about 2^40 ns (18 min). */
+#define UL_FSB_HIST_N 1184
+
+struct ul_fsb_opstat {
+	uint64_t count, sum_ns, max_ns;
+	uint64_t mismatches;	/* outcome differed from the expected status */
+	uint32_t hist[UL_FSB_HIST_N];
+};
+
+/* What one client did in the measured phase; written only by the client,
+ * read by the suite after the client has exited. */
+struct ul_fsb_stats {
+	struct ul_fsb_opstat op[UL_FSB_N_KINDS];
+	uint64_t ops, read_bytes, write_bytes, mismatches, passes;
+	int64_t user_ns, sys_ns;	/* getrusage over the measured phase */
+	int64_t majflt, minflt;
+	int64_t finished_ns;		/* one pass: when this client ended, since go */
+	int fatal_errno;		/* what stopped the client, 0 = nothing */
+	unsigned fatal_line;		/* its loadfile line (0: generated trace) */
+	uint64_t fatal_index;		/* its position in the trace, 0-based */
+	int fatal_kind;			/* its operation */
+	bool reserve_hit;		/* fatal because of --disk-reserve */
+};
+
+/* Phases the suite sets in shared memory; clients check before each op. */
+enum ul_fsb_phase {
+	UL_FSB_WAIT = 0, UL_FSB_WARMUP, UL_FSB_MEASURE, UL_FSB_STOP,
+};
+
+#define UL_FSB_MAX_OPEN 200 /* open handles per client, as dbench */
+
+struct ul_fsb_client {
+	const struct ul_fsb_trace *t;
+	int root_fd;		    /* directory holding clients/ */
+	char name[24];		    /* "client3" */
+	size_t name_len;
+	uint64_t disk_reserve_bytes; /* keep this much free on root's fs; 0 = no check */
+	struct ul_fsb_stats *stats; /* NULL: no statistics (the load) */
+	_Atomic uint64_t *units;    /* if set, operations done are added here */
+	/* private */
+	struct { int64_t handle; int fd; size_t op; } open[UL_FSB_MAX_OPEN];
+	size_t n_open;
+	char *buf;
+	char path[2][PATH_MAX];
+	uint64_t writes;
+};
+
+/* Prepare client `index` (0-based; named client<index+1>).  0 or -errno. */
+int ul_fsb_client_init(struct ul_fsb_client *c, const struct ul_fsb_trace *t, int root_fd,
+		       int index, uint64_t disk_reserve_bytes) UL_MUST_CHECK;
+void ul_fsb_client_fini(struct ul_fsb_client *c);
+
+/*
+ * Execute one operation: 0 when its outcome (success or failure) is the
+ * one expected, 1 when it differs, or -errno for a fatal error (no space).
+ * Latency, bytes and counts go into c->stats when set.
+ */
+int ul_fsb_replay_op(struct ul_fsb_client *c, size_t i) UL_MUST_CHECK;
+
+/*
+ * Replay the trace following *phase: wait for nothing (the caller has
+ * passed the start barrier), reset statistics when MEASURE begins, stop at
+ * STOP (checked before each operation), or after one pass when `once`.
+ * `go_ns` is the monotonic start for finished_ns.  Returns 0 or the
+ * fatal -errno (also recorded in stats).
+ */
+int ul_fsb_client_run(struct ul_fsb_client *c, _Atomic int *phase, bool once, int64_t go_ns);
+
+/* Remove the client's directory (clients/clientN) and clients/ if empty. */
+void ul_fsb_client_cleanup(struct ul_fsb_client *c);
+/* Remove dirfd/path and everything under it, ignoring errors. */
+void ul_fsb_remove_tree(int dirfd, const char *path);
+
+/* Histogram helpers: bucket of a latency, and a bucket's representative
+ * value (its midpoint); quantile p in [0,1] of a histogram of `count`. */
+unsigned ul_fsb_hist_bucket(uint64_t ns);
+uint64_t ul_fsb_hist_value(unsigned bucket);
+uint64_t ul_fsb_hist_quantile(const uint32_t *hist, uint64_t count, double p);
+/* Add b into a (counts, sums, max, histograms, bytes, rusage). */
+void ul_fsb_stats_add(struct ul_fsb_stats *a, const struct ul_fsb_stats *b);
+
+#endif

@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Unit tests for fsbench: the dbench 4 loadfile parser against a small
+ * hand-written trace (every operation kind, malformed lines), a replay of
+ * it (outcomes that differ from the expected status are counted), the
+ * byte accounting of a replay against the trace's own totals, the
+ * built-in generator and the latency histogram.
+ */
+#include "unit.h"
+#include "probe/fsbench/loadfile.h"
+#include "probe/fsbench/replay.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Every operation kind; the last three lines expect what will not happen. */
+static const char hand_trace[] =
+	"# a hand-written dbench 4 trace: every operation kind\n"
+	"\n"
+	"Deltree \"\\clients\\client1\" NT_STATUS_OK\n"
+	"Mkdir \"\\clients\" NT_STATUS_OK\n"
+	"NTCreateX \"\\clients\\client1\" 0x1 0x2 100 NT_STATUS_OK\n"
+	"Close 100 NT_STATUS_OK\n"
+	"Mkdir \"\\clients\\client1\\dir\" NT_STATUS_OK\n"
+	"0.500 NTCreateX \"\\clients\\client1\\dir\\a.dat\" 0x40 0x2 7 NT_STATUS_OK\n"
+	"WriteX 7 0 65536 65536 NT_STATUS_OK\n"
+	"WriteX 7 65536 1000 1000 NT_STATUS_OK\n"
+	"QUERY_FILE_INFORMATION 7 1004 NT_STATUS_OK\n"
+	"SET_FILE_INFORMATION 7 1004 NT_STATUS_OK\n"
+	"Flush 7 NT_STATUS_OK\n"
+	"LockX 7 2147483538 1 NT_STATUS_OK\n"
+	"UnlockX 7 2147483538 1 NT_STATUS_OK\n"
+	"ReadX 7 0 4096 4096 NT_STATUS_OK\n"
+	"ReadX 7 66000 1000 536 NT_STATUS_OK\n"
+	"Close 7 0x00000000\n"
+	"QUERY_PATH_INFORMATION \"\\clients\\client1\\dir\\a.dat\" 1004 NT_STATUS_OK\n"
+	"QUERY_PATH_INFORMATION \"\\clients\\client1\\dir\\A.DAT\" 1004 "
+	"NT_STATUS_OBJECT_NAME_NOT_FOUND\n"
+	"QUERY_FS_INFORMATION 259 NT_STATUS_OK\n"
+	"FIND_FIRST \"\\clients\\client1\\dir\\*\" 260 1366 0 NT_STATUS_OK\n"
+	"Rename \"\\clients\\client1\\dir\\a.dat\" \"\\clients\\client1\\dir\\b.dat\" NT_STATUS_OK\n"
+	"Unlink \"\\clients\\client1\\dir\\b.dat\" 0x6 NT_STATUS_OK\n"
+	"Rmdir \"\\clients\\client1\\dir\" NT_STATUS_OK\n"
+	"Sleep 1 NT_STATUS_OK\n"
+	"QUERY_PATH_INFORMATION \"\\clients\\client1\\gone\" 1004 NT_STATUS_OK\n"
+	"Unlink \"\\clients\\client1\\never\" 0x6 NT_STATUS_OK\n"
+	"NTCreateX \"\\clients\\client1\\new.dat\" 0x40 0x2 8 NT_STATUS_OBJECT_NAME_COLLISION\n";
+
+static char tmpdir[64];
+
+static void make_tmpdir(void)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/ul-fsb.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void remove_tmpdir(void)
+{
+	char path[128];
+	int fd = open(tmpdir, O_RDONLY | O_DIRECTORY);
+
+	ck_assert_int_ge(fd, 0);
+	ul_fsb_remove_tree(fd, "clients");
+	close(fd);
+	snprintf(path, sizeof(path), "%s/trace.txt", tmpdir);
+	unlink(path); /* absent when no trace was written */
+	ck_assert_int_eq(rmdir(tmpdir), 0);
+}
+
+/* Write `text` as tmpdir/trace.txt and return its path (static buffer). */
+static const char *write_trace(const char *text)
+{
+	static char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/trace.txt", tmpdir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fputs(text, f) >= 0, 1);
+	ck_assert_int_eq(fclose(f), 0);
+	return path;
+}
+
+START_TEST(test_parse_every_kind)
+{
+	struct ul_fsb_trace t;
+	struct ul_fsb_totals tot;
+	char err[256] = "";
+	const struct ul_fsb_op *op;
+
+	make_tmpdir();
+	ul_fsb_trace_init(&t);
+	ck_assert_int_eq(ul_fsb_trace_load(&t, write_trace(hand_trace), err, sizeof(err)), 0);
+	ck_assert_uint_eq(t.n, 27);
+	ul_fsb_trace_totals(&t, &tot);
+	for (int k = 0; k < UL_FSB_N_KINDS; k++)
+		ck_assert_msg(tot.ops[k] > 0, "no %s in the hand trace", ul_fsb_kind_name(k));
+	ck_assert_uint_eq(tot.read_bytes, 4096 + 536);
+	ck_assert_uint_eq(tot.write_bytes, 65536 + 1000);
+	ck_assert_uint_eq(t.max_io_bytes, 65536);
+
+	op = &t.ops[0]; /* Deltree, line 3 (comment and blank skipped) */
+	ck_assert_int_eq(op->kind, UL_FSB_DELTREE);
+	ck_assert_uint_eq(op->line, 3);
+	ck_assert_str_eq(ul_fsb_path(&t, op->path[0]), "clients/client1");
+	ck_assert_uint_eq(op->sub[0], 8);
+	op = &t.ops[5]; /* the timestamped NTCreateX */
+	ck_assert_int_eq(op->kind, UL_FSB_NTCREATEX);
+	ck_assert_str_eq(ul_fsb_path(&t, op->path[0]), "clients/client1/dir/a.dat");
+	ck_assert_int_eq(op->arg[0], 0x40);
+	ck_assert_int_eq(op->arg[1], 2);
+	ck_assert_int_eq(op->arg[2], 7);
+	ck_assert(op->expect_ok);
+	op = &t.ops[11]; /* LockX: an offset beyond 2^31 - 1 fits */
+	ck_assert_int_eq(op->kind, UL_FSB_LOCKX);
+	ck_assert_int_eq(op->arg[1], 2147483538);
+	op = &t.ops[15]; /* Close with a 0x status: success */
+	ck_assert_int_eq(op->kind, UL_FSB_CLOSE);
+	ck_assert(op->expect_ok);
+	op = &t.ops[17];
+	ck_assert(!op->expect_ok);
+	op = &t.ops[20]; /* Rename: two paths */
+	ck_assert_str_eq(ul_fsb_path(&t, op->path[1]), "clients/client1/dir/b.dat");
+	ck_assert_uint_eq(op->sub[1], 8);
+	ck_assert_int_eq(t.ops[2].sub[0], 8);
+	ck_assert_int_eq(t.ops[1].sub[0], UL_FSB_NO_SUB); /* "clients" alone */
+	ul_fsb_trace_free(&t);
+	remove_tmpdir();
+}
+END_TEST
+
+static const struct {
+	const char *line, *expect;
+} bad_lines[] = {
+	{ "Frobnicate 1 NT_STATUS_OK", "unknown operation 'Frobnicate'" },
+	{ "Close 7", "expected a status" },
+	{ "Close 7 8 NT_STATUS_OK", "Close: expected 1 argument (N) then a status, got 2" },
+	{ "WriteX 7 0 x 4096 NT_STATUS_OK", "expected a number for argument 3, got 'x'" },
+	{ "Unlink \"\\clients\\..\\..\\etc\\passwd\" 0x6 NT_STATUS_OK", "leaves its directory" },
+	{ "SMBopenX \"\\x\" NT_STATUS_OK", "dbench 1 operation" },
+	{ "Mkdir \"\\clients NT_STATUS_OK", "unterminated quote" },
+	{ "ReadX 7 0 999999999 1 NT_STATUS_OK", "size of 0..16M" },
+	{ "1.5", "expected an operation after the time" },
+};
+
+START_TEST(test_parse_malformed)
+{
+	struct ul_fsb_trace t;
+	char err[256], text[512], want[64];
+	const char *path;
+
+	make_tmpdir();
+	for (size_t i = 0; i < UL_ARRAY_SIZE(bad_lines); i++) {
+		/* Two good lines first: the error must name line 3. */
+		snprintf(text, sizeof(text), "Mkdir \"\\clients\" NT_STATUS_OK\n# ok\n%s\n",
+			 bad_lines[i].line);
+		path = write_trace(text);
+		ul_fsb_trace_init(&t);
+		err[0] = '\0';
+		ck_assert_int_eq(ul_fsb_trace_load(&t, path, err, sizeof(err)), -EINVAL);
+		snprintf(want, sizeof(want), "%s:3: ", path);
+		ck_assert_msg(!strncmp(err, want, strlen(want)), "'%s' lacks '%s'", err, want);
+		ck_assert_msg(strstr(err, bad_lines[i].expect), "'%s' lacks '%s'", err,
+			      bad_lines[i].expect);
+		ul_fsb_trace_free(&t);
+	}
+	ul_fsb_trace_init(&t);
+	ck_assert_int_eq(ul_fsb_trace_load(&t, write_trace("# nothing\n"), err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "no operation"));
+	ul_fsb_trace_free(&t);
+	ck_assert_int_eq(ul_fsb_trace_load(&t, "/nonexistent/client.txt", err, sizeof(err)),
+			 -ENOENT);
+	ck_assert_ptr_nonnull(strstr(err, "/nonexistent/client.txt"));
+	ul_fsb_trace_free(&t);
+	remove_tmpdir();
+}
+END_TEST
+
+/* Replay a trace once with one in-process client in tmpdir. */
+static void replay_once(const struct ul_fsb_trace *t, struct ul_fsb_stats *st, int index)
+{
+	struct ul_fsb_client c;
+	_Atomic int phase = UL_FSB_MEASURE;
+	int root = open(tmpdir, O_RDONLY | O_DIRECTORY);
+
+	ck_assert_int_ge(root, 0);
+	ck_assert_int_eq(ul_fsb_client_init(&c, t, root, index, 0), 0);
+	c.stats = st;
+	ck_assert_int_eq(ul_fsb_client_run(&c, &phase, true, 0), 0);
+	ul_fsb_client_cleanup(&c);
+	ul_fsb_client_fini(&c);
+	close(root);
+}
+
+START_TEST(test_replay_mismatches_and_bytes)
+{
+	struct ul_fsb_trace t;
+	struct ul_fsb_stats *st = calloc(1, sizeof(*st));
+	char err[256], dir[128];
+	struct stat sb;
+
+	ck_assert_ptr_nonnull(st);
+	make_tmpdir();
+	ul_fsb_trace_init(&t);
+	ck_assert_int_eq(ul_fsb_trace_load(&t, write_trace(hand_trace), err, sizeof(err)), 0);
+	replay_once(&t, st, 2); /* client3: `client1` in paths becomes client3 */
+	ck_assert_uint_eq(st->passes, 1);
+	ck_assert_uint_eq(st->ops, t.n);
+	ck_assert_uint_eq(st->mismatches, 3);
+	ck_assert_uint_eq(st->op[UL_FSB_QUERY_PATH_INFORMATION].mismatches, 1);
+	ck_assert_uint_eq(st->op[UL_FSB_UNLINK].mismatches, 1);
+	ck_assert_uint_eq(st->op[UL_FSB_NTCREATEX].mismatches, 1);
+	/* Bytes really moved: the short read at EOF counts 536, not 1000. */
+	ck_assert_uint_eq(st->read_bytes, 4096 + 536);
+	ck_assert_uint_eq(st->write_bytes, 65536 + 1000);
+	ck_assert_uint_eq(st->op[UL_FSB_WRITEX].count, 2);
+	ck_assert_uint_eq(st->op[UL_FSB_READX].count, 2);
+	ck_assert_uint_ge(st->op[UL_FSB_SLEEP].sum_ns, 1000);
+	/* The cleanup removed the client's directory. */
+	snprintf(dir, sizeof(dir), "%s/clients/client3", tmpdir);
+	ck_assert_int_eq(stat(dir, &sb), -1);
+	free(st);
+	ul_fsb_trace_free(&t);
+	remove_tmpdir();
+}
+END_TEST
+
+START_TEST(test_builtin_trace)
+{
+	struct ul_fsb_trace a, b;
+	struct ul_fsb_totals tot;
+	struct ul_fsb_stats *st = calloc(1, sizeof(*st));
+	uint64_t n;
+
+	ck_assert_ptr_nonnull(st);
+	ul_fsb_trace_init(&a);
+	ul_fsb_trace_init(&b);
+	ck_assert_int_eq(ul_fsb_trace_generate(&a, 200), 0);
+	ck_assert_int_eq(ul_fsb_trace_generate(&b, 200), 0);
+	/* Deterministic: the same operations every time. */
+	ck_assert_uint_eq(a.n, b.n);
+	ck_assert_int_eq(memcmp(a.ops, b.ops, a.n * sizeof(a.ops[0])), 0);
+	ck_assert_int_eq(memcmp(a.pool, b.pool, a.pool_len), 0);
+	ul_fsb_trace_totals(&a, &tot);
+	n = a.n;
+	/* The documented mix: reads lead, then opens and name look-ups. */
+	ck_assert_uint_gt(tot.ops[UL_FSB_READX] * 100, 15 * n);
+	ck_assert_uint_gt(tot.ops[UL_FSB_NTCREATEX] * 100, 10 * n);
+	ck_assert_uint_gt(tot.ops[UL_FSB_QUERY_PATH_INFORMATION] * 100, 10 * n);
+	ck_assert_uint_gt(tot.read_bytes, tot.write_bytes);
+	/* Byte accounting of a whole pass: what was moved is what the trace says. */
+	make_tmpdir();
+	replay_once(&a, st, 0);
+	ck_assert_uint_eq(st->mismatches, 0);
+	ck_assert_uint_eq(st->ops, a.n);
+	ck_assert_uint_eq(st->read_bytes, tot.read_bytes);
+	ck_assert_uint_eq(st->write_bytes, tot.write_bytes);
+	free(st);
+	ul_fsb_trace_free(&a);
+	ul_fsb_trace_free(&b);
+	remove_tmpdir();
+}
+END_TEST
+
+START_TEST(test_histogram)
+{
+	static uint32_t hist[UL_FSB_HIST_N];
+	uint64_t vals[] = { 0, 1, 63, 64, 65, 1000, 123456, 999999999, UINT64_C(1) << 50 };
+
+	for (size_t i = 0; i < UL_ARRAY_SIZE(vals); i++) {
+		unsigned b = ul_fsb_hist_bucket(vals[i]);
+		double rep = (double)ul_fsb_hist_value(b);
+
+		ck_assert_uint_lt(b, UL_FSB_HIST_N);
+		if (vals[i] < 64)
+			ck_assert_uint_eq(b, vals[i]);
+		else if (vals[i] < (UINT64_C(1) << 40))
+			ck_assert_msg(rep >= vals[i] * 0.969 && rep <= vals[i] * 1.032,
+				      "%llu -> %f", (unsigned long long)vals[i], rep);
+	}
+	/* 1..1000 µs: p50 about 500 µs, p99 about 990 µs, within 3.2%. */
+	memset(hist, 0, sizeof(hist));
+	for (uint64_t us = 1; us <= 1000; us++)
+		hist[ul_fsb_hist_bucket(us * 1000)]++;
+	ck_assert_double_eq_tol((double)ul_fsb_hist_quantile(hist, 1000, 0.5), 500e3, 500e3 * 0.032);
+	ck_assert_double_eq_tol((double)ul_fsb_hist_quantile(hist, 1000, 0.99), 990e3,
+				990e3 * 0.032);
+	ck_assert_uint_eq(ul_fsb_hist_quantile(hist, 0, 0.5), 0);
+}
+END_TEST
+
+Suite *ul_test_suite_fsbench(void)
+{
+	Suite *s = suite_create("fsbench");
+	TCase *tc = tcase_create("fsbench");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_parse_every_kind);
+	tcase_add_test(tc, test_parse_malformed);
+	tcase_add_test(tc, test_replay_mismatches_and_bytes);
+	tcase_add_test(tc, test_builtin_trace);
+	tcase_add_test(tc, test_histogram);
+	suite_add_tcase(s, tc);
+	return s;
+}
