@@ -18,7 +18,7 @@
  * the job itself is broken and the suite stops.
  */
 #include "core/compat.h"
-#include "engine/contest.h"
+#include "engine/contest_int.h"
 #include "core/log.h"
 #include "core/parse.h"
 #include "engine/engine.h"
@@ -57,12 +57,6 @@ static const struct ul_suite_metric contest_metrics[] = {
  * delays the diagnosis of a load that hangs.
  */
 #define CONTEST_READY_TIMEOUT_NS (30 * 60 * UL_NS_PER_SEC)
-/* The untimed preparation (make clean) must not take long. */
-#define CONTEST_PREP_TIMEOUT_NS (10 * 60 * UL_NS_PER_SEC)
-/* How often the wait for a job wakes up to refresh the progress line. */
-#define CONTEST_TICK_NS (1 * UL_NS_PER_SEC)
-/* Lines of a failed job's output quoted in the error. */
-#define CONTEST_LOG_TAIL 4
 
 double ul_contest_loads_divisor(const char *load)
 {
@@ -80,285 +74,6 @@ double ul_contest_loads_divisor(const char *load)
 		if (!strcmp(table[i].load, load))
 			return table[i].divisor;
 	return 1.0;
-}
-
-/* A command the suite runs: the job or its preparation. */
-struct command {
-	char **argv;	     /* from ul_contest_split() or static; argv[0] as typed */
-	bool argv_owned;     /* free(argv) when done */
-	char path[PATH_MAX]; /* resolved argv[0] */
-	const char *text;    /* as the user wrote it, for messages */
-};
-
-struct contest {
-	struct ul_engine *eng;
-	struct ul_contest_opts o;
-	struct command job, prep;
-	bool have_prep;
-	char job_dir[PATH_MAX];
-	char tree[PATH_MAX]; /* the generated tree, "" if none */
-	struct ul_srctree_spec spec;
-	uint64_t tree_bytes;
-	char make_jobs[16];
-	char *make_argv[3], *clean_argv[3];
-	int runs;
-	bool drop_caches, drop_warned;
-	size_t cells_done, cells_total;
-	int jobs_run;	    /* jobs that ran to an exit, successful or not */
-	int64_t job_ns_sum; /* of successful jobs, for the time-left estimate */
-	int jobs_ok;
-};
-
-/* What the forked child does before exec: a directory, a log, no stdin. */
-struct exec_spec {
-	const struct command *cmd;
-	const char *dir;
-	const char *log;
-};
-
-/*
- * The job's child, after ul_spawn()'s set-up: stdout and stderr to the
- * log (read back when the job fails), stdin from /dev/null, the job's
- * directory, then exec.  Failures are written to the log and end the child
- * with the shell's codes (126 cannot enter / open, 127 cannot execute).
- */
-static int exec_child(void *arg)
-{
-	const struct exec_spec *x = arg;
-	int fd = open(x->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0 || in < 0 || dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0 ||
-	    dup2(in, STDIN_FILENO) < 0)
-		return 126;
-	if (chdir(x->dir) < 0) {
-		dprintf(STDERR_FILENO, "underload: cannot enter '%s': %s\n", x->dir,
-			strerror(errno));
-		return 126;
-	}
-	execv(x->cmd->path, x->cmd->argv);
-	dprintf(STDERR_FILENO, "underload: cannot execute '%s': %s\n", x->cmd->path,
-		strerror(errno));
-	return 127;
-}
-
-/*
- * The last `lines` non-empty lines of a log, joined by " | " into buf (""
- * when the log is empty or unreadable).  Only the last 4 KiB are read.
- */
-static void log_tail(const char *path, int lines, char *buf, size_t len)
-{
-	char data[4096];
-	ssize_t n = 0;
-	off_t size;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	char *starts[16];
-	int k = 0;
-
-	buf[0] = '\0';
-	if (fd < 0)
-		return;
-	size = lseek(fd, 0, SEEK_END);
-	if (size > 0)
-		n = pread(fd, data, sizeof(data) - 1, size > (off_t)sizeof(data) - 1 ?
-							    size - (off_t)sizeof(data) + 1 : 0);
-	close(fd);
-	if (n <= 0)
-		return;
-	data[n] = '\0';
-	if (lines > (int)UL_ARRAY_SIZE(starts))
-		lines = (int)UL_ARRAY_SIZE(starts);
-	/* Walk backwards collecting line starts; blank lines are skipped. */
-	for (char *e = data + n; e > data && k < lines;) {
-		char *s = e;
-
-		while (s > data && s[-1] != '\n')
-			s--;
-		if (e > s && e[-1] == '\n')
-			e[-1] = '\0';
-		if (*s)
-			starts[k++] = s;
-		e = s > data ? s - 1 : data;
-		if (s > data)
-			*e = '\0';
-		if (s == data)
-			break;
-	}
-	for (int i = k - 1; i >= 0; i--) {
-		size_t used = strlen(buf);
-
-		snprintf(buf + used, len - used, "%s%s", used ? " | " : "", starts[i]);
-	}
-}
-
-/* Set the cell's note; a long reason is cut at the note's size (it is for people). */
-static void set_note(struct ul_cell *cell, const char *fmt, ...) UL_PRINTF(2, 3);
-static void set_note(struct ul_cell *cell, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cell->note, sizeof(cell->note), fmt, ap);
-	va_end(ap);
-}
-
-/* A cell's private directory; its name carries the scratch prefix so it can be removed. */
-static int cell_dir(const struct ul_engine *eng, const struct ul_cell *cell, char *buf, size_t len)
-{
-	int n = snprintf(buf, len, "%s/" UL_SCRATCH_PREFIX "cell-%d", eng->scratch, cell->seq);
-
-	if (n < 0 || (size_t)n >= len)
-		return -ENAMETOOLONG;
-	return mkdir(buf, 0700) < 0 ? -errno : 0;
-}
-
-/*
- * sync(), then, as root and unless told not to, drop clean page cache,
- * dentries and inodes, so every job starts from the disk as contest's
- * flushed runs did.  Returns whether the caches were dropped.
- */
-static bool flush_caches(struct contest *ct)
-{
-	static const char three[] = "3\n";
-	int fd, err = 0;
-
-	sync();
-	if (!ct->drop_caches)
-		return false;
-	fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, three, sizeof(three) - 1) != (ssize_t)(sizeof(three) - 1))
-		err = errno ? errno : EIO;
-	if (fd >= 0)
-		close(fd);
-	if (!err)
-		return true;
-	if (!ct->drop_warned) {
-		ul_engine_progress_done(ct->eng);
-		ul_warning("contest: cannot drop the page cache (%s): jobs start with a warm cache",
-			   strerror(err));
-		ct->drop_warned = true;
-	}
-	ct->drop_caches = false;
-	return false;
-}
-
-enum run_result {
-	RUN_EXITED,	 /* the command ran to its exit: see *wstatus */
-	RUN_SPAWN_FAILED,
-	RUN_TIMEOUT,	 /* stopped at the deadline */
-	RUN_LOAD_DIED,	 /* the load died first; the command was stopped */
-	RUN_INTERRUPTED, /* INT/TERM/HUP; the command was stopped */
-	RUN_UNKILLABLE,	 /* could not be reaped even by SIGKILL */
-};
-
-/*
- * Spawn `cmd` and wait for it until `timeout_ns`, watching `load_child`
- * (may be NULL).  On return the command is reaped (except RUN_UNKILLABLE,
- * where its heap record stays with the supervisor) and *child holds its
- * rusage; *elapsed_ns is fork to reap.  `prog` (may be NULL) and `left`
- * make the progress line, refreshed every second.
- */
-static enum run_result run_command(struct contest *ct, const struct command *cmd, const char *dir,
-				   const char *log, int64_t timeout_ns, struct ul_child *load_child,
-				   const char *prog, const char *left, struct ul_child *result,
-				   int64_t *elapsed_ns, int *spawn_err)
-{
-	struct ul_engine *eng = ct->eng;
-	struct exec_spec x = { .cmd = cmd, .dir = dir, .log = log };
-	struct ul_spawn_opts so;
-	struct ul_child *c = calloc(1, sizeof(*c));
-	enum run_result rr = RUN_EXITED;
-	ul_nsec t0, deadline;
-	char ran[32];
-
-	*elapsed_ns = 0;
-	if (!c) {
-		*spawn_err = -ENOMEM;
-		return RUN_SPAWN_FAILED;
-	}
-	memset(&so, 0, sizeof(so));
-	so.name = "job";
-	so.fn = exec_child;
-	so.arg = &x;
-	/* The job is what the memory limit is about, like resp's probe. */
-	so.cgroup_procs = eng->have_cgroup ? eng->cgroup.procs : NULL;
-	t0 = ul_now_ns();
-	*spawn_err = ul_spawn(&eng->sup, &so, c);
-	if (*spawn_err) {
-		free(c);
-		return RUN_SPAWN_FAILED;
-	}
-	deadline = t0 + timeout_ns;
-	while (!c->reaped) {
-		struct ul_child *exited = NULL;
-		ul_nsec now = ul_now_ns(), wake = now + CONTEST_TICK_NS;
-		enum ul_wait_result w;
-
-		if (prog) {
-			ul_fmt_duration(ran, sizeof(ran),
-					(now - t0) / UL_NS_PER_SEC * UL_NS_PER_SEC);
-			ul_engine_progress(eng, "%s: job running %s%s", prog, ran, left);
-		}
-		w = ul_sup_wait(&eng->sup, -1, wake < deadline ? wake : deadline, &exited);
-		if (w == UL_WAIT_CHILD_EXITED && exited == c)
-			break;
-		if (w == UL_WAIT_CHILD_EXITED && load_child && exited == load_child) {
-			rr = RUN_LOAD_DIED;
-			break;
-		}
-		if (w == UL_WAIT_INTERRUPTED) {
-			rr = RUN_INTERRUPTED;
-			break;
-		}
-		if (w == UL_WAIT_TIMEOUT && ul_now_ns() >= deadline) {
-			rr = RUN_TIMEOUT;
-			break;
-		}
-	}
-	*elapsed_ns = ul_now_ns() - t0;
-	if (!c->reaped && ul_sup_stop(&eng->sup, c, ul_engine_stop_grace(eng)) < 0)
-		return RUN_UNKILLABLE; /* c stays registered: deliberately not freed */
-	*result = *c;
-	free(c);
-	return rr;
-}
-
-/* The untimed preparation before a job; 0, or -1 after filling the cell's failure. */
-static int run_prep(struct contest *ct, struct ul_cell *cell, const char *dir, int *result)
-{
-	struct ul_engine *eng = ct->eng;
-	struct ul_child c;
-	char log[PATH_MAX + 16], how[96], tail[160];
-	int64_t ns;
-	int err = 0;
-	enum run_result rr;
-
-	snprintf(log, sizeof(log), "%s/prep.log", dir);
-	rr = run_command(ct, &ct->prep, ct->job_dir, log, CONTEST_PREP_TIMEOUT_NS, NULL, NULL, "",
-			 &c, &ns, &err);
-	if (rr == RUN_EXITED && WIFEXITED(c.wstatus) && WEXITSTATUS(c.wstatus) == 0)
-		return 0;
-	cell->outcome = rr == RUN_INTERRUPTED ? UL_CELL_INTERRUPTED : UL_CELL_PROBE_FAILED;
-	if (rr == RUN_EXITED) {
-		ul_wstatus_describe(c.wstatus, how, sizeof(how));
-		log_tail(log, 2, tail, sizeof(tail));
-		set_note(cell, "job preparation '%s' failed (%s)%s%s",
-			 ct->prep.text, how, *tail ? ": " : "", tail);
-	} else if (rr == RUN_SPAWN_FAILED) {
-		set_note(cell, "cannot start job preparation '%s': %s",
-			 ct->prep.text, strerror(-err));
-	} else if (rr == RUN_INTERRUPTED) {
-		set_note(cell, "interrupted during job preparation");
-	} else {
-		snprintf(cell->note, sizeof(cell->note),
-			 "job preparation '%s' did not finish within 10m", ct->prep.text);
-	}
-	*result = rr == RUN_INTERRUPTED ? UL_ENGINE_INTERRUPTED : UL_ENGINE_ERROR;
-	if (rr != RUN_INTERRUPTED) {
-		ul_engine_progress_done(eng);
-		ul_error("contest: %s", cell->note);
-	}
-	return -1;
 }
 
 /* The load's context: its own directory, and the tree it reads. */
@@ -472,9 +187,9 @@ static int job_outcome(struct contest *ct, struct ul_cell *cell, enum run_result
 		if (WIFEXITED(job->wstatus) && WEXITSTATUS(job->wstatus) == 0)
 			return UL_ENGINE_OK;
 		ul_wstatus_describe(job->wstatus, how, sizeof(how));
-		log_tail(log, CONTEST_LOG_TAIL, tail, sizeof(tail));
+		ul_contest_log_tail(log, CONTEST_LOG_TAIL, tail, sizeof(tail));
 		cell->outcome = UL_CELL_PROBE_FAILED;
-		set_note(cell, "job '%s' failed (%s)%s%s", ct->job.text,
+		ul_contest_note(cell, "job '%s' failed (%s)%s%s", ct->job.text,
 			 how, *tail ? ": " : "", tail);
 		ul_engine_progress_done(eng);
 		ul_error("contest: under %s: %s", cell->load, cell->note);
@@ -487,7 +202,7 @@ static int job_outcome(struct contest *ct, struct ul_cell *cell, enum run_result
 		return UL_ENGINE_OK;
 	case RUN_SPAWN_FAILED:
 		cell->outcome = UL_CELL_PROBE_FAILED;
-		set_note(cell, "cannot start job '%s': %s", ct->job.text,
+		ul_contest_note(cell, "cannot start job '%s': %s", ct->job.text,
 			 strerror(-spawn_err));
 		ul_engine_progress_done(eng);
 		ul_error("contest: %s", cell->note);
@@ -495,18 +210,18 @@ static int job_outcome(struct contest *ct, struct ul_cell *cell, enum run_result
 	case RUN_TIMEOUT:
 		ul_fmt_duration(d, sizeof(d), ct->o.job_timeout_ns);
 		cell->outcome = UL_CELL_PROBE_FAILED;
-		set_note(cell, "job '%s' did not finish within %s",
+		ul_contest_note(cell, "job '%s' did not finish within %s",
 			 ct->job.text, d);
 		ul_engine_progress_done(eng);
 		ul_error("contest: under %s: %s", cell->load, cell->note);
 		return UL_ENGINE_OK;
 	case RUN_INTERRUPTED:
 		cell->outcome = UL_CELL_INTERRUPTED;
-		set_note(cell, "interrupted while the job ran");
+		ul_contest_note(cell, "interrupted while the job ran");
 		return UL_ENGINE_INTERRUPTED;
 	case RUN_UNKILLABLE:
 		cell->outcome = UL_CELL_PROBE_FAILED;
-		set_note(cell, "the job could not be killed");
+		ul_contest_note(cell, "the job could not be killed");
 		ul_engine_progress_done(eng);
 		ul_error("contest: %s", cell->note);
 		return UL_ENGINE_ERROR;
@@ -523,7 +238,7 @@ static void load_died(struct ul_cell *cell, const char *when, const struct ul_ch
 
 	ul_wstatus_describe(lc->wstatus, how, sizeof(how));
 	cell->outcome = UL_CELL_LOAD_DIED;
-	set_note(cell, "load '%s' died %s (%s%s%s)", cell->load, when, how,
+	ul_contest_note(cell, "load '%s' died %s (%s%s%s)", cell->load, when, how,
 		 err ? ": " : "", err ? strerror(err) : "");
 }
 
@@ -539,7 +254,7 @@ static int lead_time(struct contest *ct, struct ul_cell *cell, struct ul_running
 
 		if (w == UL_WAIT_INTERRUPTED) {
 			cell->outcome = UL_CELL_INTERRUPTED;
-			set_note(cell, "interrupted before the job started");
+			ul_contest_note(cell, "interrupted before the job started");
 			return UL_ENGINE_INTERRUPTED;
 		}
 		if (w == UL_WAIT_CHILD_EXITED && exited == ul_load_child(rl)) {
@@ -550,119 +265,113 @@ static int lead_time(struct contest *ct, struct ul_cell *cell, struct ul_running
 	return UL_ENGINE_OK;
 }
 
-static int run_cell(struct contest *ct, const struct ul_load *load, int round)
+/* The cell of one job, its series made first (series[0] is the primary). */
+static struct ul_cell *new_cell(struct contest *ct, const struct ul_load *load)
+{
+	static const char *const series[] = { "wall_ns", "user_ns", "sys_ns", NULL };
+
+	return ul_engine_new_cell_named(ct->eng, "contest", load->name, load->unit, "job",
+					series);
+}
+
+/*
+ * Start the cell's load in its private directory.  0 with *rl set, or -1
+ * with the cell's outcome filled and *result set.
+ */
+static int start_load(struct contest *ct, struct ul_cell *cell, const struct ul_load *load,
+		      const char *dir, struct ul_running_load **rl, int *result)
 {
 	struct ul_engine *eng = ct->eng;
-	struct ul_running_load *rl = NULL;
-	struct ul_load_usage lu = { 0 };
 	struct ul_load_ctx ctx;
-	struct ul_child job;
-	struct ul_cell *cell;
-	enum run_result rr = RUN_EXITED;
-	char dir[PATH_MAX], log[PATH_MAX + 16], why[512], left[48], prog[160];
-	uint64_t units = 0;
-	int64_t wall = 0;
-	bool needed_kill = false, dropped;
-	int rc, err = 0, result = UL_ENGINE_OK, lead;
-
-	cell = ul_run_add_cell(eng->run);
-	if (!cell)
-		return ul_error("out of memory"), UL_ENGINE_ERROR;
-	snprintf(cell->suite, sizeof(cell->suite), "contest");
-	snprintf(cell->load, sizeof(cell->load), "%s", load->name);
-	snprintf(cell->probe, sizeof(cell->probe), "job");
-	snprintf(cell->load_unit, sizeof(cell->load_unit), "%s", load->unit);
-	cell->started_wall_ns = ul_wall_ns();
-	/* series[0] is the primary measurement: created before any monitor adds its own. */
-	if (!ul_cell_series(cell, "wall_ns") || !ul_cell_series(cell, "user_ns") ||
-	    !ul_cell_series(cell, "sys_ns"))
-		return ul_error("out of memory"), UL_ENGINE_ERROR;
-	time_left(ct, left, sizeof(left));
-	snprintf(prog, sizeof(prog), "[contest %zu/%zu] %s, round %d/%d", ct->cells_done + 1,
-		 ct->cells_total, load->name, round + 1, ct->runs);
-
-	rc = cell_dir(eng, cell, dir, sizeof(dir));
-	if (rc) {
-		ul_error_errno(rc, "contest: cannot create a directory in '%s'", eng->scratch);
-		return UL_ENGINE_ERROR;
-	}
-	snprintf(log, sizeof(log), "%s/job.log", dir);
-
-	if (ct->have_prep) {
-		ul_engine_progress(eng, "%s: preparing the job%s", prog, left);
-		if (run_prep(ct, cell, dir, &result))
-			goto commit;
-	}
-	ul_engine_progress(eng, "%s: flushing caches, starting the load%s", prog, left);
-	dropped = flush_caches(ct);
+	char why[512];
+	int rc;
 
 	load_ctx(ct, load, dir, &ctx);
-	rc = ul_load_start(&eng->sup, load, &ctx, CONTEST_READY_TIMEOUT_NS, &rl, why, sizeof(why));
+	rc = ul_load_start(&eng->sup, load, &ctx, CONTEST_READY_TIMEOUT_NS, rl, why, sizeof(why));
 	if (rc == -EINTR) {
 		cell->outcome = UL_CELL_INTERRUPTED;
-		set_note(cell, "interrupted while starting the load");
-		result = UL_ENGINE_INTERRUPTED;
-		goto commit;
+		ul_contest_note(cell, "interrupted while starting the load");
+		*result = UL_ENGINE_INTERRUPTED;
+		return -1;
 	}
 	if (rc) {
 		cell->outcome = UL_CELL_LOAD_FAILED;
-		set_note(cell, "%s", why);
+		ul_contest_note(cell, "%s", why);
 		ul_engine_progress_done(eng);
 		ul_error("contest: %s", why);
-		goto commit;
+		return -1;
 	}
+	return 0;
+}
 
-	ul_monitors_begin(eng, cell);
-	lead = lead_time(ct, cell, rl);
-	if (lead == UL_ENGINE_OK) {
-		struct ul_child *lc = ul_load_child(rl);
+/* What one job gave: how it ended, its record and its time. */
+struct job_run {
+	enum run_result rr;
+	struct ul_child job;
+	int64_t wall_ns;
+};
 
-		ul_engine_work_begin(eng, rl);
-		rr = run_command(ct, &ct->job, ct->job_dir, log, ct->o.job_timeout_ns, lc, prog,
-				 left, &job, &wall, &err);
-		ul_engine_work_end(eng, cell, rl);
-		if (rr == RUN_LOAD_DIED)
-			load_died(cell, "while the job ran", lc, ul_load_failed_errno(rl));
-		else
-			result = job_outcome(ct, cell, rr, &job, err, log);
-	} else if (lead != -1) {
-		result = lead;
-	}
-	ul_monitors_end(eng, cell);
+/* The lead time, then the job timed with the load watched; an engine result. */
+static int measure(struct contest *ct, struct ul_cell *cell, struct ul_running_load *rl,
+		   const char *dir, const char *prog, const char *left, struct job_run *jr)
+{
+	struct ul_engine *eng = ct->eng;
+	struct ul_child *lc = ul_load_child(rl);
+	char log[PATH_MAX + 16];
+	int lead = lead_time(ct, cell, rl), err = 0, result = UL_ENGINE_OK;
 
-	ul_engine_progress(eng, "%s: stopping the load", prog);
-	err = ul_load_failed_errno(rl);
-	rc = ul_load_stop_usage(&eng->sup, rl, ul_engine_stop_grace(eng), &units, &needed_kill, &lu);
+	if (lead != UL_ENGINE_OK)
+		return lead == -1 ? UL_ENGINE_OK : lead;
+	snprintf(log, sizeof(log), "%s/job.log", dir);
+	ul_engine_work_begin(eng, rl);
+	jr->rr = ul_contest_run_command(ct, &ct->job, ct->job_dir, log, ct->o.job_timeout_ns, lc,
+					prog, left, &jr->job, &jr->wall_ns, &err);
+	ul_engine_work_end(eng, cell, rl);
+	if (jr->rr == RUN_LOAD_DIED)
+		load_died(cell, "while the job ran", lc, ul_load_failed_errno(rl));
+	else
+		result = job_outcome(ct, cell, jr->rr, &jr->job, err, log);
+	return result;
+}
+
+/*
+ * Stop the cell's load: its units, its CPU, and whether it had died
+ * unnoticed (then the cell is load-died).  Returns `result`, or
+ * UL_ENGINE_ERROR when the load could not be stopped.
+ */
+static int stop_load(struct contest *ct, struct ul_cell *cell, struct ul_running_load *rl,
+		     uint64_t *units, struct ul_load_usage *lu, int result)
+{
+	struct ul_engine *eng = ct->eng;
+	int err = ul_load_failed_errno(rl), rc;
+	bool needed_kill = false;
+
+	rc = ul_load_stop_usage(&eng->sup, rl, ul_engine_stop_grace(eng), units, &needed_kill, lu);
 	if (needed_kill)
 		cell->flags |= UL_CELL_LOAD_KILLED;
 	if (rc == -ECHILD && cell->outcome == UL_CELL_OK) {
 		/* It exited after the job without anybody noticing: it may
 		 * have been dead for part of the job. */
 		cell->outcome = UL_CELL_LOAD_DIED;
-		set_note(cell, "load '%s' had died when it was stopped%s%s",
-			 load->name, err ? ": " : "", err ? strerror(err) : "");
+		ul_contest_note(cell, "load '%s' had died when it was stopped%s%s", cell->load,
+				err ? ": " : "", err ? strerror(err) : "");
 	} else if (rc && rc != -ECHILD && result == UL_ENGINE_OK) {
 		ul_engine_progress_done(eng);
-		ul_error_errno(rc, "contest: load '%s' could not be stopped", load->name);
+		ul_error_errno(rc, "contest: load '%s' could not be stopped", cell->load);
 		result = UL_ENGINE_ERROR;
 	}
 	if (cell->outcome == UL_CELL_LOAD_DIED) {
 		ul_engine_progress_done(eng);
 		ul_error("contest: %s", cell->note);
 	}
-	if (cell->outcome == UL_CELL_OK && rr == RUN_EXITED &&
-	    store_results(ct, cell, &job, wall, &lu, units)) {
-		ul_error("out of memory");
-		result = UL_ENGINE_ERROR;
-	}
-	if (ul_cell_set_metric(cell, "caches_dropped", dropped ? 1.0 : 0.0) ||
-	    ul_cell_set_metric(cell, "round", round + 1) ||
-	    ul_cell_set_metric(cell, "lead_ns", (double)ct->o.lead_ns)) {
-		ul_error("out of memory");
-		result = UL_ENGINE_ERROR;
-	}
+	return result;
+}
 
-commit:
+/* The tree's metrics, the cell's directory removed, the cell stored. */
+static int finish_cell(struct contest *ct, struct ul_cell *cell, const char *dir, int result)
+{
+	int rc;
+
 	if (ct->tree[0] && (ul_cell_set_metric(cell, "tree_bytes", (double)ct->tree_bytes) ||
 			    ul_cell_set_metric(cell, "tree_seed", (double)ct->spec.seed) ||
 			    ul_cell_set_metric(cell, "tree_units", ct->spec.units)))
@@ -675,38 +384,55 @@ commit:
 			result = UL_ENGINE_ERROR;
 	}
 	ct->cells_done++;
-	int committed = ul_engine_commit_cell(eng, cell);
-	if (committed && result == UL_ENGINE_OK)
-		result = committed;
-	return result;
+	rc = ul_engine_commit_cell(ct->eng, cell);
+	return rc && result == UL_ENGINE_OK ? rc : result;
 }
 
-/* Resolve a command's program; prints the error.  `what` is "job" or "job preparation". */
-static int resolve(struct command *cmd, const char *dir, const char *what)
+/* One job under one load: preparation, flush, load, lead time, job, stop. */
+static int run_cell(struct contest *ct, const struct ul_load *load, int round)
 {
-	int r = ul_contest_which(cmd->argv[0], dir, cmd->path, sizeof(cmd->path));
+	struct ul_engine *eng = ct->eng;
+	struct ul_running_load *rl = NULL;
+	struct ul_load_usage lu = { 0 };
+	struct job_run jr = { .rr = RUN_EXITED };
+	struct ul_cell *cell = new_cell(ct, load);
+	char dir[PATH_MAX], left[48], prog[160];
+	uint64_t units = 0;
+	bool dropped;
+	int rc, result = UL_ENGINE_OK;
 
-	if (r) {
-		ul_error("contest: %s '%s': cannot execute '%s': %s", what, cmd->text,
-			 cmd->argv[0], r == -ENOENT && !strchr(cmd->argv[0], '/') ?
-					       "not found in PATH" : strerror(-r));
-		return -1;
+	if (!cell)
+		return UL_ENGINE_ERROR;
+	time_left(ct, left, sizeof(left));
+	snprintf(prog, sizeof(prog), "[contest %zu/%zu] %s, round %d/%d", ct->cells_done + 1,
+		 ct->cells_total, load->name, round + 1, ct->runs);
+	rc = ul_contest_cell_dir(eng, cell, dir, sizeof(dir));
+	if (rc)
+		return ul_engine_fail_errno(rc, "contest: cannot create a directory in '%s'",
+					    eng->scratch);
+	if (ct->have_prep) {
+		ul_engine_progress(eng, "%s: preparing the job%s", prog, left);
+		if (ul_contest_run_prep(ct, cell, dir, &result))
+			return finish_cell(ct, cell, dir, result);
 	}
-	return 0;
-}
+	ul_engine_progress(eng, "%s: flushing caches, starting the load%s", prog, left);
+	dropped = ul_contest_flush_caches(ct);
+	if (start_load(ct, cell, load, dir, &rl, &result))
+		return finish_cell(ct, cell, dir, result);
 
-static int split_command(struct command *cmd, const char *text, const char *what)
-{
-	char why[128];
-	int r = ul_contest_split(text, &cmd->argv, why, sizeof(why));
-
-	cmd->text = text;
-	cmd->argv_owned = r == 0;
-	if (r == -ENOMEM)
-		return ul_error("out of memory");
-	if (r)
-		return ul_error("contest: %s '%s': %s", what, text, why);
-	return 0;
+	ul_monitors_begin(eng, cell);
+	result = measure(ct, cell, rl, dir, prog, left, &jr);
+	ul_monitors_end(eng, cell);
+	ul_engine_progress(eng, "%s: stopping the load", prog);
+	result = stop_load(ct, cell, rl, &units, &lu, result);
+	if (cell->outcome == UL_CELL_OK && jr.rr == RUN_EXITED &&
+	    store_results(ct, cell, &jr.job, jr.wall_ns, &lu, units))
+		result = ul_engine_fail("out of memory");
+	if (ul_cell_set_metric(cell, "caches_dropped", dropped ? 1.0 : 0.0) ||
+	    ul_cell_set_metric(cell, "round", round + 1) ||
+	    ul_cell_set_metric(cell, "lead_ns", (double)ct->o.lead_ns))
+		result = ul_engine_fail("out of memory");
+	return finish_cell(ct, cell, dir, result);
 }
 
 static bool tar_selected(const char *const *tests, size_t n)
@@ -742,55 +468,6 @@ static int make_tree(struct contest *ct)
 		ul_engine_progress_done(eng);
 		ul_error_errno(r, "contest: cannot generate the reference tree in '%s'", ct->tree);
 		return -1;
-	}
-	return 0;
-}
-
-/* The default job: make -jNCPU in the generated tree, `make clean` before each. */
-static int default_job(struct contest *ct)
-{
-	char cc[PATH_MAX];
-	int ncpu = ct->eng->run->host.ncpu > 0 ? ct->eng->run->host.ncpu : 1;
-
-	snprintf(ct->make_jobs, sizeof(ct->make_jobs), "-j%d", ncpu);
-	ct->make_argv[0] = (char *)"make";
-	ct->make_argv[1] = ct->make_jobs;
-	ct->make_argv[2] = NULL;
-	ct->clean_argv[0] = (char *)"make";
-	ct->clean_argv[1] = (char *)"clean";
-	ct->clean_argv[2] = NULL;
-	ct->job.argv = ct->make_argv;
-	ct->job.text = "make -jNCPU (the generated tree)";
-	ct->prep.argv = ct->clean_argv;
-	ct->prep.text = "make clean";
-	ct->have_prep = true;
-	if (resolve(&ct->job, NULL, "job") || resolve(&ct->prep, NULL, "job preparation"))
-		return -1;
-	/* make would only say "cc: No such file" on the first job. */
-	if (ul_contest_which("cc", NULL, cc, sizeof(cc))) {
-		ul_error("contest: the default job needs a C compiler as 'cc' in PATH "
-			 "(or give --job)");
-		return -1;
-	}
-	snprintf(ct->job_dir, sizeof(ct->job_dir), "%s", ct->tree);
-	return 0;
-}
-
-static int user_job(struct contest *ct)
-{
-	if (ct->o.job_dir) {
-		if (!realpath(ct->o.job_dir, ct->job_dir))
-			return ul_error_errno(errno, "contest: --job-dir '%s'", ct->o.job_dir);
-	} else if (!getcwd(ct->job_dir, sizeof(ct->job_dir))) {
-		return ul_error_errno(errno, "contest: cannot find the current directory");
-	}
-	if (split_command(&ct->job, ct->o.job, "job") || resolve(&ct->job, ct->job_dir, "job"))
-		return -1;
-	if (ct->o.job_prep) {
-		if (split_command(&ct->prep, ct->o.job_prep, "job preparation") ||
-		    resolve(&ct->prep, ct->job_dir, "job preparation"))
-			return -1;
-		ct->have_prep = true;
 	}
 	return 0;
 }
@@ -859,7 +536,7 @@ static int contest_preflight(struct ul_engine *eng, const struct ul_suite *suite
 		return UL_ENGINE_OK;
 	if ((!ct->o.job || (!ct->o.job_dir && tar_selected(tests, n))) && make_tree(ct))
 		return UL_ENGINE_ERROR;
-	if (ct->o.job ? user_job(ct) : default_job(ct))
+	if (ct->o.job ? ul_contest_user_job(ct) : ul_contest_default_job(ct))
 		return UL_ENGINE_ERROR;
 	return preflight(ct, tests, n);
 }

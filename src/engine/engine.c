@@ -167,8 +167,9 @@ int64_t ul_engine_stop_grace(const struct ul_engine *eng)
 	return ul_sup_aborting(&eng->sup) ? 0 : eng->cfg->stop_grace_ns;
 }
 
-struct ul_cell *ul_engine_new_cell(struct ul_engine *eng, const char *suite,
-				   const struct ul_load *load, const char *probe)
+struct ul_cell *ul_engine_new_cell_named(struct ul_engine *eng, const char *suite,
+					 const char *load, const char *unit, const char *probe,
+					 const char *const *series)
 {
 	struct ul_cell *cell = ul_run_add_cell(eng->run);
 
@@ -177,11 +178,22 @@ struct ul_cell *ul_engine_new_cell(struct ul_engine *eng, const char *suite,
 		return NULL;
 	}
 	snprintf(cell->suite, sizeof(cell->suite), "%s", suite);
-	snprintf(cell->load, sizeof(cell->load), "%s", load->name);
+	snprintf(cell->load, sizeof(cell->load), "%s", load);
 	snprintf(cell->probe, sizeof(cell->probe), "%s", probe);
-	snprintf(cell->load_unit, sizeof(cell->load_unit), "%s", load->unit);
+	snprintf(cell->load_unit, sizeof(cell->load_unit), "%s", unit);
 	cell->started_wall_ns = ul_wall_ns();
+	for (size_t i = 0; series && series[i]; i++)
+		if (!ul_cell_series(cell, series[i])) {
+			ul_error("out of memory");
+			return NULL;
+		}
 	return cell;
+}
+
+struct ul_cell *ul_engine_new_cell(struct ul_engine *eng, const char *suite,
+				   const struct ul_load *load, const char *probe)
+{
+	return ul_engine_new_cell_named(eng, suite, load->name, load->unit, probe, NULL);
 }
 
 int ul_engine_start_load(struct ul_engine *eng, struct ul_cell *cell, const struct ul_load *load,
@@ -462,14 +474,14 @@ int ul_engine_run(const struct ul_engine_config *cfg, struct ul_store *store, st
 	 * interrupt during swapoff must not kill us half-way (ul_sup_fini()
 	 * restores the mask it found, which keeps them blocked). */
 	if (ul_sup_block_signals(&saved_mask))
-		return ul_error("cannot block signals"), UL_ENGINE_ERROR;
+		return ul_engine_fail("cannot block signals");
 	eng.started_ns = ul_now_ns();
 	eng.journal.fd = -1;
 	hint_stale_journals();
 	rc = ul_sup_init(&eng.sup);
 	if (rc) {
 		ul_sup_unblock_signals(&saved_mask);
-		return ul_error_errno(rc, "cannot set up process supervision"), UL_ENGINE_ERROR;
+		return ul_engine_fail_errno(rc, "cannot set up process supervision");
 	}
 	rc = ul_journal_open(&eng.journal);
 	if (rc) {

@@ -154,6 +154,12 @@ int64_t ul_engine_stop_grace(const struct ul_engine *eng);
  * (error printed) when out of memory. */
 struct ul_cell *ul_engine_new_cell(struct ul_engine *eng, const char *suite,
 				   const struct ul_load *load, const char *probe);
+/* The same by names (a suite whose test is its own work: mtest01), with
+ * the cell's series made first in this order (NULL-terminated, may be
+ * NULL): series[0] is the primary measurement. */
+struct ul_cell *ul_engine_new_cell_named(struct ul_engine *eng, const char *suite,
+					 const char *load, const char *unit, const char *probe,
+					 const char *const *series);
 struct ul_running_load;
 /*
  * For suites: start the cell's load with the run's settings.  Returns

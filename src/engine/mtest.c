@@ -64,7 +64,7 @@ static const struct ul_opt mtest_opts[] = {
 
 /* The series of one run, in storage order; [0] is the cell's primary. */
 enum { S_ELAPSED, S_BYTES, S_USER, S_SYS, S_CPU, S_MAJFLT, S_MINFLT, S_STATUS, S_N };
-static const char *const series_names[S_N] = {
+static const char *const series_names[S_N + 1] = {
 	"mtest_elapsed_ns", "mtest_bytes",  "mtest_user_ns", "mtest_sys_ns",
 	"mtest_cpu_centi",  "mtest_majflt", "mtest_minflt",  "mtest_status",
 };
@@ -149,7 +149,7 @@ static int plan_target(struct mtest_state *st)
 
 	rc = ul_meminfo_read(&mi);
 	if (rc)
-		return ul_error_errno(rc, "mtest: cannot read /proc/meminfo"), UL_ENGINE_ERROR;
+		return ul_engine_fail_errno(rc, "mtest: cannot read /proc/meminfo");
 	available = mi.available;
 	swap_free = mi.swap_free;
 	if (eng->have_cgroup) {
@@ -265,7 +265,7 @@ static int one_run(struct mtest_state *st, int run_i, int runs)
 	 * keeps pointing at the record, which must then outlive this call. */
 	child = calloc(1, sizeof(*child));
 	if (!child)
-		return ul_error("out of memory"), UL_ENGINE_ERROR;
+		return ul_engine_fail("out of memory");
 	child->pidfd = -1;
 	atomic_store(st->bytes, 0);
 	t0 = ul_now_ns();
@@ -336,7 +336,7 @@ static int one_run(struct mtest_state *st, int run_i, int runs)
 		break;
 	}
 	if (push_run(cell, v))
-		return ul_error("out of memory"), UL_ENGINE_ERROR;
+		return ul_engine_fail("out of memory");
 	return UL_ENGINE_OK;
 }
 
@@ -393,7 +393,7 @@ static int mtest_run(struct ul_engine *eng, const struct ul_suite *suite)
 	st.bytes = mmap(NULL, sizeof(*st.bytes), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 			-1, 0);
 	if (st.bytes == MAP_FAILED)
-		return ul_error_errno(errno, "mtest: cannot map a counter"), UL_ENGINE_ERROR;
+		return ul_engine_fail_errno(errno, "mtest: cannot map a counter");
 
 	/* The audio probe runs alongside unless --deadline chose another
 	 * (then the deadline monitor runs it) or --deadline none. */
@@ -407,23 +407,14 @@ static int mtest_run(struct ul_engine *eng, const struct ul_suite *suite)
 		}
 	}
 
-	st.cell = ul_run_add_cell(eng->run);
+	st.cell = ul_engine_new_cell_named(eng, suite->name, suite->tests[0].load, "bytes",
+					   suite->probe, series_names);
 	if (!st.cell) {
-		result = (ul_error("out of memory"), UL_ENGINE_ERROR);
+		result = UL_ENGINE_ERROR;
 		goto out;
 	}
-	snprintf(st.cell->suite, sizeof(st.cell->suite), "mtest");
-	snprintf(st.cell->load, sizeof(st.cell->load), "mtest01");
-	snprintf(st.cell->probe, sizeof(st.cell->probe), "mtest01");
-	snprintf(st.cell->load_unit, sizeof(st.cell->load_unit), "bytes");
-	st.cell->started_wall_ns = ul_wall_ns();
-	for (int i = 0; i < S_N; i++)
-		if (!ul_cell_series(st.cell, series_names[i])) {
-			result = (ul_error("out of memory"), UL_ENGINE_ERROR);
-			goto out;
-		}
 	if (record_plan(&st, runs)) {
-		result = (ul_error("out of memory"), UL_ENGINE_ERROR);
+		result = ul_engine_fail("out of memory");
 		goto out;
 	}
 
@@ -447,7 +438,7 @@ static int mtest_run(struct ul_engine *eng, const struct ul_suite *suite)
 			st.cell->load_units += (uint64_t)b->v[i];
 	}
 	if (finish_cell(&st, done))
-		result = (ul_error("out of memory"), UL_ENGINE_ERROR);
+		result = ul_engine_fail("out of memory");
 	ul_engine_progress_done(eng);
 	if (st.cell->note[0])
 		ul_note("%s", st.cell->note);

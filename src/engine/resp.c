@@ -142,7 +142,7 @@ static int sample_cell(struct resp_state *st, struct ul_cell *cell, struct ul_ru
 	char how[96];
 
 	if (!s)
-		return ul_error("out of memory"), UL_ENGINE_ERROR;
+		return ul_engine_fail("out of memory");
 	while (!enough_points(eng, s)) {
 		int64_t value = 0;
 		int err = 0;
@@ -158,7 +158,7 @@ static int sample_cell(struct resp_state *st, struct ul_cell *cell, struct ul_ru
 		switch (r) {
 		case UL_MEASURE_OK:
 			if (ul_series_push(s, value))
-				return ul_error("out of memory"), UL_ENGINE_ERROR;
+				return ul_engine_fail("out of memory");
 			st->point_ns_sum += (int64_t)(ul_now_ns() - t0);
 			st->points_done++;
 			think = cfg->interval_ns;
