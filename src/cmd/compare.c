@@ -53,17 +53,8 @@ static const char compare_help[] =
 	"resp samples adaptively; only the first --min-points points of each cell (taken\n"
 	"before the stopping rule looked at the data) enter the test.  See underload(1).\n";
 
-/*
- * What compare tests per suite.  TEMPORARY: this table moves into the suite
- * descriptors (struct ul_suite's metrics) when they carry them; nothing
- * else here knows a suite by name.
- */
-static const struct ul_runcmp_metric compare_metrics[] = {
-	{ "resp", "delay_ns", "delay", "ns", UL_BETTER_LOWER },
-	{ "deadline", "dl_lat_ns", "latency", "ns", UL_BETTER_LOWER },
-	{ "mtest", "mtest_elapsed_ns", "elapsed", "ns", UL_BETTER_LOWER },
-	{ "contest", "wall_ns", "Time", "ns", UL_BETTER_LOWER },
-};
+/* At most this many metrics over all suites are compared at once. */
+#define CMP_MAX_METRICS 64
 
 struct cmp_args {
 	const char *db;
@@ -326,7 +317,8 @@ static bool groups_have_suite(const struct cmp_state *st, const char *suite)
 static int seed_tables(const struct cmp_state *st, const struct ul_suite *suite,
 		       const char *baseline_label)
 {
-	const struct ul_format *fmt = suite->format ? ul_format_find(suite->format) : NULL;
+	const char *name = suite->compare_format ? suite->compare_format : suite->format;
+	const struct ul_format *fmt = name ? ul_format_find(name) : NULL;
 	struct ul_report_opts ropts = { .baseline = baseline_label };
 	int rc = 0;
 
@@ -366,17 +358,32 @@ static int seed_tables(const struct cmp_state *st, const struct ul_suite *suite,
 	return rc;
 }
 
-/* The metrics of the selected suites that have results. */
+/* The metrics the selected suites with results declare (struct ul_suite's metrics). */
 static size_t pick_metrics(const struct cmp_state *st, const char *only,
 			   struct ul_runcmp_metric *out)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < UL_ARRAY_SIZE(compare_metrics); i++) {
-		const struct ul_runcmp_metric *m = &compare_metrics[i];
+	for (size_t i = 0; i < ul_suite_count(); i++) {
+		const struct ul_suite *suite = ul_suite_at(i);
 
-		if ((!only || !strcmp(only, m->suite)) && groups_have_suite(st, m->suite))
-			out[n++] = *m;
+		if ((only && strcmp(only, suite->name)) || !suite->metrics ||
+		    !groups_have_suite(st, suite->name))
+			continue;
+		for (const struct ul_suite_metric *m = suite->metrics; m->series; m++) {
+			if (n == CMP_MAX_METRICS)
+				return n;
+			out[n++] = (struct ul_runcmp_metric){
+				.suite = suite->name,
+				.series = m->series,
+				.label = m->label,
+				.unit = m->unit,
+				.better = m->direction == UL_HIGHER_IS_BETTER ? UL_BETTER_HIGHER
+									      : UL_BETTER_LOWER,
+				.values = suite->metric_values,
+				.src = m,
+			};
+		}
 	}
 	return n;
 }
@@ -406,7 +413,7 @@ static int print_text(const struct cmp_state *st, const struct cmp_args *a,
 
 static int run_compare(struct cmp_state *st, const struct cmp_args *a)
 {
-	struct ul_runcmp_metric metrics[UL_ARRAY_SIZE(compare_metrics)];
+	struct ul_runcmp_metric metrics[CMP_MAX_METRICS];
 	struct ul_runcmp c;
 	size_t nm = pick_metrics(st, a->suite, metrics);
 	int rc, ret = UL_EXIT_OK;

@@ -32,8 +32,21 @@ static int push_values(double **v, size_t *n, size_t *cap, const int64_t *x, siz
 	return 0;
 }
 
-int ul_runcmp_pool(const struct ul_runcmp_group *g, const char *suite, const char *test,
-		   const char *series, double **v, size_t *n, size_t *runs, size_t *prefix)
+/* The values of m in cell c: the hook's, or the series'; 0 when none. */
+static size_t cell_values(const struct ul_cell *c, const struct ul_runcmp_metric *m,
+			  const int64_t **v)
+{
+	const struct ul_series *s;
+
+	if (m->values)
+		return m->values(c, m->src, v);
+	s = ul_cell_find_series(c, m->series);
+	*v = s ? s->v : NULL;
+	return s ? s->n : 0;
+}
+
+int ul_runcmp_pool(const struct ul_runcmp_group *g, const struct ul_runcmp_metric *m,
+		   const char *test, double **v, size_t *n, size_t *runs, size_t *prefix)
 {
 	size_t cap = 0;
 
@@ -45,23 +58,23 @@ int ul_runcmp_pool(const struct ul_runcmp_group *g, const char *suite, const cha
 
 		for (size_t i = 0; i < run->n_cells; i++) {
 			const struct ul_cell *c = &run->cells[i];
-			const struct ul_series *s;
+			const int64_t *x = NULL;
 			double fixed;
 			size_t take;
 
-			if (c->outcome != UL_CELL_OK || strcmp(c->suite, suite) || strcmp(c->load, test))
+			if (c->outcome != UL_CELL_OK || strcmp(c->suite, m->suite) ||
+			    strcmp(c->load, test))
 				continue;
-			s = ul_cell_find_series(c, series);
-			if (!s || !s->n)
+			take = cell_values(c, m, &x);
+			if (!take || !x)
 				continue;
-			take = s->n;
 			if (ul_cell_metric(c, UL_RUNCMP_FIXED_N, &fixed) && fixed >= 1 &&
 			    fixed < (double)take) {
 				take = (size_t)fixed;
 				if (take > *prefix)
 					*prefix = take;
 			}
-			if (push_values(v, n, &cap, s->v, take)) {
+			if (push_values(v, n, &cap, x, take)) {
 				free(*v);
 				*v = NULL;
 				return -ENOMEM;
@@ -91,11 +104,10 @@ static int compare_row(const struct ul_runcmp_group *groups, struct ul_runcmp_ro
 	size_t nb, nc;
 	int rc;
 
-	rc = ul_runcmp_pool(&groups[0], m->suite, row->test, m->series, &b, &nb, &row->runs_base,
-			    &row->prefix_base);
+	rc = ul_runcmp_pool(&groups[0], m, row->test, &b, &nb, &row->runs_base, &row->prefix_base);
 	if (!rc)
-		rc = ul_runcmp_pool(&groups[row->cand], m->suite, row->test, m->series, &c, &nc,
-				    &row->runs_cand, &row->prefix_cand);
+		rc = ul_runcmp_pool(&groups[row->cand], m, row->test, &c, &nc, &row->runs_cand,
+				    &row->prefix_cand);
 	row->p_holm = NAN;
 	if (rc)
 		goto out;
@@ -193,8 +205,9 @@ static int add_metric_rows(struct ul_runcmp *c, size_t *cap, const struct ul_run
 			for (size_t i = 0; i < run->n_cells; i++) {
 				const struct ul_cell *cell = &run->cells[i];
 
-				if (strcmp(cell->suite, m->suite) ||
-				    !ul_cell_find_series(cell, m->series) ||
+				const int64_t *x;
+
+				if (strcmp(cell->suite, m->suite) || !cell_values(cell, m, &x) ||
 				    test_seen_before(c->rows, c->n_rows, m, cell->load))
 					continue;
 				if (add_test_rows(c, cap, m, cell->load))

@@ -23,13 +23,20 @@
 /* The cell metric naming the fixed prefix of its primary series. */
 #define UL_RUNCMP_FIXED_N "fixed_n"
 
-/* One measurement compared per test, as a suite declares it. */
+struct ul_suite_metric;
+
+/* One measurement compared per test, as a suite declares it (model/suite.h). */
 struct ul_runcmp_metric {
 	const char *suite;  /* cells of this suite */
 	const char *series; /* holding the samples: "delay_ns" */
 	const char *label;  /* "delay" */
 	const char *unit;   /* of the values: "ns" */
 	enum ul_cmp_better better;
+	/* Optional, the suite's metric_values hook: the values of `src` in a
+	 * cell when they are not simply its series.  NULL = the series. */
+	size_t (*values)(const struct ul_cell *cell, const struct ul_suite_metric *src,
+			 const int64_t **v);
+	const struct ul_suite_metric *src;
 };
 
 /* A label and its runs (pooled), newest first. */
@@ -85,12 +92,12 @@ int ul_runcmp_add_env(struct ul_runcmp *c, const struct ul_runcmp_env *e) UL_MUS
 void ul_runcmp_free(struct ul_runcmp *c);
 
 /*
- * The pooled samples of one group for (suite, test, series), appended to
+ * The pooled samples of one group for metric m of test, appended to
  * *v (malloc'ed, *n values): every ok cell, each cut to its fixed prefix.
  * *runs counts the runs that contributed, *prefix the largest prefix cut
  * (0 = none).  0 or -ENOMEM.
  */
-int ul_runcmp_pool(const struct ul_runcmp_group *g, const char *suite, const char *test,
-		   const char *series, double **v, size_t *n, size_t *runs, size_t *prefix);
+int ul_runcmp_pool(const struct ul_runcmp_group *g, const struct ul_runcmp_metric *m,
+		   const char *test, double **v, size_t *n, size_t *runs, size_t *prefix);
 
 #endif
