@@ -59,61 +59,103 @@ static void item_options(const char *argv, bool want_probe, char *buf, size_t le
 		snprintf(buf, len, "(defaults)");
 }
 
-/* One property: its text per run. */
-typedef void (*prop_fn)(const struct ul_run *run, char *buf, size_t len);
-
-static void p_release(const struct ul_run *r, char *b, size_t l) { snprintf(b, l, "%s", r->host.kernel_release); }
-static void p_version(const struct ul_run *r, char *b, size_t l) { snprintf(b, l, "%s", r->host.kernel_version); }
-static void p_host(const struct ul_run *r, char *b, size_t l) { snprintf(b, l, "%s", r->host.hostname); }
-static void p_cpus(const struct ul_run *r, char *b, size_t l) { snprintf(b, l, "%d", r->host.ncpu); }
-static void p_model(const struct ul_run *r, char *b, size_t l) { snprintf(b, l, "%s", r->host.cpu_model); }
-static void p_mem(const struct ul_run *r, char *b, size_t l) { fmt_bytes(b, l, r->host.mem_total_bytes); }
-static void p_swap(const struct ul_run *r, char *b, size_t l) { fmt_bytes(b, l, r->host.swap_total_bytes); }
-static void p_limit(const struct ul_run *r, char *b, size_t l) { fmt_bytes(b, l, r->params.mem_limit_bytes); }
-static void p_budget(const struct ul_run *r, char *b, size_t l) { fmt_bytes(b, l, r->params.mem_budget_bytes); }
-static void p_runswap(const struct ul_run *r, char *b, size_t l) { fmt_bytes(b, l, r->params.swap_bytes); }
-static void p_tool(const struct ul_run *r, char *b, size_t l) { snprintf(b, l, "%s", r->tool_version); }
-static void p_probe(const struct ul_run *r, char *b, size_t l) { item_options(r->argv, true, b, l); }
-static void p_load(const struct ul_run *r, char *b, size_t l) { item_options(r->argv, false, b, l); }
-
-static void p_interval(const struct ul_run *r, char *b, size_t l)
-{
-	ul_fmt_duration(b, l, r->params.interval_ns);
-}
-
-static void p_points(const struct ul_run *r, char *b, size_t l)
-{
-	snprintf(b, l, "%d-%d, CI target %.2f%%", r->params.min_points, r->params.max_points,
-		 (double)r->params.ci_target_centi / 100.0);
-}
+enum prop_kind {
+	P_RELEASE, P_VERSION, P_HOST, P_CPUS, P_MODEL, P_MEM, P_SWAP, P_LIMIT, P_BUDGET,
+	P_RUNSWAP, P_TOOL, P_INTERVAL, P_POINTS, P_PROBE, P_LOAD,
+};
 
 static const struct prop {
 	const char *what;
-	prop_fn fn;
+	enum prop_kind kind;
 	bool unfair; /* a difference makes the comparison unfair */
 } props[] = {
-	{ "kernel release", p_release, false },	 { "kernel version", p_version, false },
-	{ "host", p_host, false },		 { "CPU count", p_cpus, false },
-	{ "CPU model", p_model, false },	 { "memory", p_mem, false },
-	{ "swap", p_swap, false },		 { "memory limit", p_limit, true },
-	{ "memory budget", p_budget, true },	 { "swap file", p_runswap, false },
-	{ "tool version", p_tool, true },	 { "interval", p_interval, false },
-	{ "points", p_points, false },		 { "probe options", p_probe, true },
-	{ "load options", p_load, false },
+	{ "kernel release", P_RELEASE, false }, { "kernel version", P_VERSION, false },
+	{ "host", P_HOST, false },		{ "CPU count", P_CPUS, false },
+	{ "CPU model", P_MODEL, false },	{ "memory", P_MEM, false },
+	{ "swap", P_SWAP, false },		{ "memory limit", P_LIMIT, true },
+	{ "memory budget", P_BUDGET, true },	{ "swap file", P_RUNSWAP, false },
+	{ "tool version", P_TOOL, true },	{ "interval", P_INTERVAL, false },
+	{ "points", P_POINTS, false },		{ "probe options", P_PROBE, true },
+	{ "load options", P_LOAD, false },
 };
 
+/* Copy s into b[l], cut to fit (text for people: a cut value still reads). */
+static void put(char *b, size_t l, const char *s)
+{
+	size_t n = strnlen(s, l - 1);
+
+	memcpy(b, s, n);
+	b[n] = '\0';
+}
+
+/* A property of one run as text. */
+static void prop_value(enum prop_kind k, const struct ul_run *r, char *b, size_t l)
+{
+	switch (k) {
+	case P_RELEASE:
+		put(b, l, r->host.kernel_release);
+		break;
+	case P_VERSION:
+		put(b, l, r->host.kernel_version);
+		break;
+	case P_HOST:
+		put(b, l, r->host.hostname);
+		break;
+	case P_CPUS:
+		snprintf(b, l, "%d", r->host.ncpu);
+		break;
+	case P_MODEL:
+		put(b, l, r->host.cpu_model);
+		break;
+	case P_MEM:
+		fmt_bytes(b, l, r->host.mem_total_bytes);
+		break;
+	case P_SWAP:
+		fmt_bytes(b, l, r->host.swap_total_bytes);
+		break;
+	case P_LIMIT:
+		fmt_bytes(b, l, r->params.mem_limit_bytes);
+		break;
+	case P_BUDGET:
+		fmt_bytes(b, l, r->params.mem_budget_bytes);
+		break;
+	case P_RUNSWAP:
+		fmt_bytes(b, l, r->params.swap_bytes);
+		break;
+	case P_TOOL:
+		put(b, l, r->tool_version);
+		break;
+	case P_INTERVAL:
+		ul_fmt_duration(b, l, r->params.interval_ns);
+		break;
+	case P_POINTS:
+		snprintf(b, l, "%d-%d, CI target %.2f%%", r->params.min_points,
+			 r->params.max_points, (double)r->params.ci_target_centi / 100.0);
+		break;
+	case P_PROBE:
+	case P_LOAD:
+		item_options(r->argv, k == P_PROBE, b, l);
+		break;
+	}
+}
+
 /* The value of a property for a group: its runs' values, distinct ones joined by " | ". */
-static void group_value(const struct ul_runcmp_group *g, prop_fn fn, char *buf, size_t len)
+static void group_value(const struct ul_runcmp_group *g, enum prop_kind k, char *buf, size_t len)
 {
 	char one[160];
 	size_t off = 0;
 
 	buf[0] = '\0';
 	for (size_t r = 0; r < g->n_runs && off < len; r++) {
-		fn(g->runs[r], one, sizeof(one));
+		prop_value(k, g->runs[r], one, sizeof(one));
 		if (r && strstr(buf, one))
 			continue;
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? " | " : "", one);
+		if (off) {
+			put(buf + off, len - off, " | ");
+			off = strlen(buf);
+		}
+		put(buf + off, len - off, one);
+		off = strlen(buf);
 	}
 }
 
@@ -126,7 +168,7 @@ int ul_compare_env(struct ul_runcmp *c)
 		memset(&e, 0, sizeof(e));
 		snprintf(e.what, sizeof(e.what), "%s", props[i].what);
 		for (size_t g = 0; g < c->n_groups; g++) {
-			group_value(&c->groups[g], props[i].fn, e.value[g], sizeof(e.value[g]));
+			group_value(&c->groups[g], props[i].kind, e.value[g], sizeof(e.value[g]));
 			differ |= strstr(e.value[g], " | ") != NULL ||
 				  (g && strcmp(e.value[g], e.value[0]));
 		}

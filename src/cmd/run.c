@@ -154,12 +154,16 @@ static const struct ul_opt run_opts[] = {
 	  "think time before each sample", .arg = "DURATION", A(cfg.interval_ns),
 	  .man = "Durations take\n.BR ns \", \" us \", \" ms \", \" s \", \" m \", \" h ;\n"
 		 "a bare number is seconds." },
-	{ "min-points", UL_OPT_COUNT, 1, 100000, 5, "fewest samples per test", .arg = "N",
-	  A(cfg.min_points) },
+	{ "min-points", UL_OPT_COUNT, 1, 100000, 5,
+	  "samples every test takes; compare tests only these", .arg = "N", A(cfg.min_points),
+	  .man = "They are taken before the stopping rule looks at the data, so their number\n"
+		 "is fixed in advance (see RESP STOPPING RULE)." },
 	{ "max-points", UL_OPT_COUNT, 1, 100000, 20, "most samples per test", .arg = "N",
 	  A(cfg.max_points),
-	  .man = "Between min and max points a test stops once the distribution-free 95%\n"
-		 "confidence interval of the median is within the target." },
+	  .man = "Between min and max points a test takes one more point while the\n"
+		 "distribution-free 95% confidence interval of the median is wider than\n"
+		 "the target.  That interval needs 6 points, so with --min-points below 6\n"
+		 "and --max-points above it a test takes at least 6." },
 	{ "ci-target", UL_OPT_PCT, 1, 10000, 1000,
 	  "stop early once the median's 95% CI half-width is within PCT of the median",
 	  .arg = "PCT", A(cfg.ci_target_centi),

@@ -7,6 +7,7 @@
  */
 #include "unit.h"
 #include "stats/compare.h"
+#include "stats/runcmp.h"
 #include "ministat_student.h"
 
 #include <errno.h>
@@ -313,6 +314,69 @@ START_TEST(test_compare_refusals)
 }
 END_TEST
 
+/* A run with one resp noload cell of the given samples (and fixed_n when > 0). */
+static void make_run(struct ul_run *run, int64_t id, const char *label, const int64_t *v, size_t n,
+		     double fixed_n)
+{
+	struct ul_cell *c;
+	struct ul_series *s;
+
+	ul_run_init(run);
+	run->id = id;
+	snprintf(run->label, sizeof(run->label), "%s", label);
+	c = ul_run_add_cell(run);
+	ck_assert_ptr_nonnull(c);
+	snprintf(c->suite, sizeof(c->suite), "resp");
+	snprintf(c->load, sizeof(c->load), "noload");
+	s = ul_cell_series(c, "delay_ns");
+	ck_assert_ptr_nonnull(s);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_eq(ul_series_push(s, v[i]), 0);
+	if (fixed_n > 0)
+		ck_assert_int_eq(ul_cell_set_metric(c, UL_RUNCMP_FIXED_N, fixed_n), 0);
+}
+
+/* Pooling, the fixed prefix, untestable rows and Holm over stored-run shapes. */
+START_TEST(test_runcmp_pool_prefix)
+{
+	/* base: two runs; the second was adaptive (fixed_n 3) and its tail is huge */
+	const int64_t b1[] = { 100, 101, 102, 103 }, b2[] = { 99, 100, 104, 9000, 9001 };
+	const int64_t c1[] = { 200, 201, 202, 203, 204, 205 }, one[] = { 150 };
+	struct ul_run r1, r2, r3, r4;
+	const struct ul_run *ga[] = { &r1, &r2 }, *gb[] = { &r3 }, *gc[] = { &r4 };
+	struct ul_runcmp_group g[3] = {
+		{ .label = "A", .runs = ga, .n_runs = 2 },
+		{ .label = "B", .runs = gb, .n_runs = 1 },
+		{ .label = "C", .runs = gc, .n_runs = 1 },
+	};
+	const struct ul_runcmp_metric m = { "resp", "delay_ns", "delay", "ns", UL_BETTER_LOWER };
+	struct ul_cmp_opts o = { .alpha = 0.05 };
+	struct ul_runcmp c;
+
+	make_run(&r1, 1, "A", b1, 4, 4);
+	make_run(&r2, 2, "A", b2, 5, 3);
+	make_run(&r3, 3, "B", c1, 6, 0);
+	make_run(&r4, 4, "C", one, 1, 0);
+	ck_assert_int_eq(ul_runcmp_build(g, 3, &m, 1, &o, &c), 0);
+	ck_assert_uint_eq(c.n_rows, 2);
+	ck_assert(c.rows[0].tested);
+	ck_assert_uint_eq(c.rows[0].runs_base, 2);
+	ck_assert_uint_eq(c.rows[0].res.n_base, 4 + 3); /* 9000 and 9001 never enter */
+	ck_assert_uint_eq(c.rows[0].prefix_base, 3);
+	ck_assert_double_eq(c.rows[0].res.median_base, 101);
+	ck_assert_int_eq(c.rows[0].res.verdict, UL_VERDICT_SLOWER);
+	ck_assert(c.rows[0].holm_survives);
+	ck_assert(!c.rows[1].tested); /* C has one point */
+	ck_assert_str_eq(c.rows[1].why, "candidate has 1 valid point (2 needed)");
+	ck_assert(isnan(c.rows[1].p_holm));
+	ul_runcmp_free(&c);
+	ul_run_release(&r1);
+	ul_run_release(&r2);
+	ul_run_release(&r3);
+	ul_run_release(&r4);
+}
+END_TEST
+
 Suite *ul_test_suite_compare(void)
 {
 	Suite *s = suite_create("compare");
@@ -329,6 +393,7 @@ Suite *ul_test_suite_compare(void)
 	tcase_add_test(tc, test_aa_false_positive_rate);
 	tcase_add_test(tc, test_holm);
 	tcase_add_test(tc, test_compare_refusals);
+	tcase_add_test(tc, test_runcmp_pool_prefix);
 	suite_add_tcase(s, tc);
 	return s;
 }
