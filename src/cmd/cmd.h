@@ -71,6 +71,7 @@ struct ul_output {
 struct ul_outputs {
 	struct ul_output out[UL_MAX_OUTPUTS];
 	size_t n;
+	char spec[2048]; /* the parsed copy the paths point into */
 };
 /* Parse "text,resp1,json=FILE"; on error prints a usage error and returns -1. */
 int ul_outputs_parse(const char *cmd, const char *spec, struct ul_outputs *outs);

@@ -102,13 +102,15 @@ static int check_path(const char *cmd, const char *fmt, const char *path)
 
 int ul_outputs_parse(const char *cmd, const char *spec, struct ul_outputs *outs)
 {
-	char *copy = strdup(spec), *save = NULL, *tok;
+	char *copy = outs->spec, *save = NULL, *tok;
 	char names[256];
 	int rc = 0;
 
-	if (!copy)
-		return ul_error("out of memory");
 	outs->n = 0;
+	if (strlen(spec) >= sizeof(outs->spec))
+		return ul_usage_error(cmd, "--format is longer than %zu bytes",
+				      sizeof(outs->spec) - 1);
+	snprintf(outs->spec, sizeof(outs->spec), "%s", spec);
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(tok, '=');
 		const struct ul_format *f;
@@ -132,7 +134,7 @@ int ul_outputs_parse(const char *cmd, const char *spec, struct ul_outputs *outs)
 			break;
 		}
 		for (size_t i = 0; eq && i < outs->n; i++) {
-			if (outs->out[i].path && !strcmp(outs->out[i].path, spec + (eq + 1 - copy))) {
+			if (outs->out[i].path && !strcmp(outs->out[i].path, eq + 1)) {
 				ul_usage_error(cmd, "file '%s' named twice in --format", eq + 1);
 				rc = -1;
 				break;
@@ -146,15 +148,14 @@ int ul_outputs_parse(const char *cmd, const char *spec, struct ul_outputs *outs)
 			break;
 		}
 		outs->out[outs->n].format = f;
-		/* Points into spec, which outlives outs (argv or a literal). */
-		outs->out[outs->n].path = eq ? spec + (eq + 1 - copy) : NULL;
+		/* Points into outs->spec, cut at each comma. */
+		outs->out[outs->n].path = eq ? eq + 1 : NULL;
 		outs->n++;
 	}
 	if (!rc && outs->n == 0) {
 		ul_usage_error(cmd, "--format needs at least one format");
 		rc = -1;
 	}
-	free(copy);
 	return rc;
 }
 

@@ -186,21 +186,16 @@ int ul_load_check_room(const struct ul_load_ctx *ctx, uint64_t need, const char 
 static int stream_pass(struct ul_load_ctx *ctx, const char *name, char *buf, uint64_t chunks,
 		       unsigned int flags, uint64_t *written)
 {
-	int fd = ul_scratch_openat(ctx->scratch_dir, name, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	int err = 0, r;
+	/* With UNLINK the file has no name: its blocks go with the last fd,
+	 * even when the load is killed mid-pass. */
+	int fd = flags & UL_LOAD_STREAM_UNLINK ?
+			 ul_scratch_open_anon(ctx->scratch_dir, name, O_WRONLY) :
+			 ul_scratch_openat(ctx->scratch_dir, name, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	int err = 0;
 
 	*written = 0;
 	if (fd < 0)
 		return -fd;
-	/* Gone from the directory at once: the blocks go with the last fd,
-	 * even when the load is killed mid-pass. */
-	if (flags & UL_LOAD_STREAM_UNLINK) {
-		r = ul_scratch_unlinkat(ctx->scratch_dir, name);
-		if (r) {
-			close(fd);
-			return -r;
-		}
-	}
 	for (uint64_t i = 0; i < chunks; i++) {
 		if (flags & UL_LOAD_STREAM_STAMP)
 			buf[0] = (char)i;

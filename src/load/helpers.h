@@ -55,8 +55,9 @@ int ul_load_check_room(const struct ul_load_ctx *ctx, uint64_t need, const char 
  *
  * UL_LOAD_STREAM_STAMP: store the chunk's index in buf[0] before each
  * write, so consecutive chunks differ.
- * UL_LOAD_STREAM_UNLINK: the file is deleted as soon as it is opened and
- * lives only as long as the pass (or the load: a stopped or killed load
+ * UL_LOAD_STREAM_UNLINK: the file has no name (ul_scratch_open_anon():
+ * O_TMPFILE, or deleted as soon as it is opened) and lives only as long
+ * as the pass (or the load: a stopped or killed load
  * leaves no file behind to fill the scratch filesystem for the rest of the
  * run); an error from close() is then not reported (the data are
  * discarded), one from unlink() is.  Without it the file stays and

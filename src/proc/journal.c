@@ -442,6 +442,7 @@ struct scan {
 	void *arg;
 	int stale;	/* stale journals with pending entries */
 	bool dry;	/* only count */
+	int err;	/* the first error a visitor returned */
 };
 
 /* A temporary file whose creator is gone is an incomplete, empty journal. */
@@ -549,8 +550,8 @@ static int scan_dir(const char *dir, struct scan *sc)
 		if (!has_suffix(e->d_name, SUFFIX))
 			continue;
 		rc = scan_one(dfd, dir, e->d_name, sc);
-		if (rc && !err)
-			err = rc;
+		if (rc && !sc->err)
+			sc->err = rc;
 	}
 	closedir(d);
 	close(dfd);
@@ -578,8 +579,9 @@ static int scan_all(const char *dir, struct scan *sc)
 int ul_journal_visit_stale(const char *dir, ul_journal_visit_fn fn, void *arg)
 {
 	struct scan sc = { .fn = fn, .arg = arg };
+	int rc = scan_all(dir, &sc);
 
-	return scan_all(dir, &sc);
+	return sc.err ? sc.err : rc;
 }
 
 int ul_journal_stale(const char *dir, int *n)

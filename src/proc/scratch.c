@@ -377,7 +377,8 @@ int ul_scratch_openat(const char *dir, const char *name, int flags, mode_t mode)
 	struct stat st;
 	int dfd, fd;
 
-	if (!name || !name[0] || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+	if (!name || !name[0] || strchr(name, '/') || !strcmp(name, "..") ||
+	    (!strcmp(name, ".") && (flags & O_TMPFILE) != O_TMPFILE))
 		return -EINVAL;
 	dfd = ul_open_dir_nofollow(dir, O_PATH);
 	if (dfd < 0)
@@ -392,6 +393,24 @@ int ul_scratch_openat(const char *dir, const char *name, int flags, mode_t mode)
 			fd = -errno;
 	}
 	close(dfd);
+	return fd;
+}
+
+int ul_scratch_open_anon(const char *dir, const char *name, int flags)
+{
+	int fd = ul_scratch_openat(dir, ".", flags | O_TMPFILE, 0600), rc;
+
+	if (fd >= 0 || (fd != -EOPNOTSUPP && fd != -EISDIR && fd != -EINVAL))
+		return fd;
+	/* No O_TMPFILE here: a name for as short a time as possible. */
+	fd = ul_scratch_openat(dir, name, flags | O_CREAT | O_EXCL, 0600);
+	if (fd < 0)
+		return fd;
+	rc = ul_scratch_unlinkat(dir, name);
+	if (rc) {
+		close(fd);
+		return rc;
+	}
 	return fd;
 }
 

@@ -75,6 +75,14 @@ int ul_open_dir_nofollow(const char *path, int flags);
  */
 int ul_scratch_openat(const char *dir, const char *name, int flags, mode_t mode);
 
+/*
+ * An anonymous file in the scratch directory dir (checked as for
+ * ul_scratch_openat()): O_TMPFILE where the filesystem has it, else NAME
+ * created with O_EXCL and unlinked at once.  It has no name, so it lives
+ * exactly as long as its fds, even when its process is killed.  flags:
+ * O_WRONLY or O_RDWR.  fd or -errno.
+ */
+int ul_scratch_open_anon(const char *dir, const char *name, int flags);
 /* unlinkat() of NAME in dir, reached as ul_scratch_openat() does. 0 or -errno. */
 int ul_scratch_unlinkat(const char *dir, const char *name);
 

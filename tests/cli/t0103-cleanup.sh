@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# `underload cleanup` after a kill -9: the run's scratch directory goes and
+# the run is marked interrupted (list shows it); crafted journals are
+# refused entry by entry and retired, never acted on.  A private journal
+# directory ($UL_JOURNAL_DIR) keeps other runs on the machine out of it.
+. "$(dirname "$0")/lib.bash"
+
+export UL_JOURNAL_DIR=$TMP/journal
+mkdir -m 0700 "$UL_JOURNAL_DIR"
+cells() {
+	sqlite3 "$DB" "SELECT count(*) FROM cells c JOIN runs r ON c.run_id = r.id WHERE r.label = '$1'" \
+		2>/dev/null || echo 0
+}
+wait_for() { for _ in $(seq 600); do "$@" && return 0; sleep 0.1; done; return 1; }
+
+# SIGKILL mid-run, then cleanup: status interrupted, finished at the last cell.
+"$UL" run "${TINY[@]}" --interval 300ms --label killed >/dev/null 2>&1 &
+pid=$!
+measuring() { [ "$(cells killed)" -ge 2 ]; }
+wait_for measuring
+ok $? "the run stored two cells before SIGKILL"
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+is "$(sqlite3 "$DB" "SELECT status FROM runs WHERE label = 'killed'")" running \
+	"after SIGKILL the run is still 'running'"
+out=$("$UL" cleanup 2>"$TMP/err")
+is $? 0 "cleanup exits 0"
+like "$out" "marked run [0-9a-f-]{36} interrupted \(finished at [0-9-]+ [0-9:]+ UTC\) in $DB" \
+	"cleanup says it marked the run interrupted"
+like "$out" 'removed scratch .*/underload-' "cleanup removed the scratch directory"
+is "$(sqlite3 "$DB" "SELECT status FROM runs WHERE label = 'killed'")" interrupted \
+	"the run is stored as interrupted"
+is "$(sqlite3 "$DB" "SELECT r.finished_wall_ns = max(c.finished_wall_ns) FROM runs r JOIN cells c ON c.run_id = r.id WHERE r.label = 'killed'")" 1 \
+	"its finish time is that of its last cell"
+like "$("$UL" list --db "$DB")" 'killed .* interrupted' "list shows it interrupted"
+is "$(scratch_left)$(ul_procs)" 00 "no scratch directory and no process left"
+is "$(find "$UL_JOURNAL_DIR" -type f | wc -l)" 0 "the journal is gone"
+is "$("$UL" cleanup | tail -n 1)" "0 changes undone" "a second cleanup has nothing to do"
+
+# Crafted journals: every entry is checked before anything is done.
+uuid=0badc0de-0000-4000-8000-000000000000
+victim=$TMP/victim
+mkdir -p "$victim/underload-AAAAAA" "$victim/real/underload-BBBBBB" "$victim/underload-CCCCCC"
+chmod 0700 "$victim/underload-AAAAAA" "$victim/real/underload-BBBBBB"
+chmod 0755 "$victim/underload-CCCCCC"
+chown nobody "$victim/underload-AAAAAA"
+ln -s real "$victim/link"
+echo keep >"$victim/real/underload-BBBBBB/file"
+echo keep >"$victim/underload-swap-DDDDDD"
+swappiness=$(cat /proc/sys/vm/swappiness)
+core=$(cat /proc/sys/kernel/core_pattern)
+{
+	echo "underload-journal 1 999999999 0"
+	echo "run $uuid $TMP/none.db"
+	echo "scratch $victim/underload-AAAAAA"
+	echo "scratch $victim/link/underload-BBBBBB"
+	echo "scratch $victim/underload-CCCCCC"
+	echo "scratch $victim/real"
+	echo "swap $victim/underload-swap-DDDDDD"
+	echo "cgroup /sys/fs/cgroup/underload-deadbeef"
+	echo "cgroup $victim/underload-0badc0de"
+	echo "sysctl kernel.core_pattern |/bin/false"
+	echo "sysctl vm.swappiness 1; reboot"
+} >"$UL_JOURNAL_DIR/999999999.journal"
+chmod 0600 "$UL_JOURNAL_DIR/999999999.journal"
+out=$("$UL" cleanup 2>"$TMP/err")
+is $? 1 "cleanup of a crafted journal exits 1"
+is "$(grep -c 'retired: it will not be tried again' "$TMP/err")" 9 \
+	"each of the 9 foreign entries is refused and retired"
+like "$(cat "$TMP/err")" "scratch '$victim/link/underload-BBBBBB': not a scratch directory of ours" \
+	"a symlinked intermediate is refused"
+like "$(cat "$TMP/err")" "cgroup '/sys/fs/cgroup/underload-deadbeef': not the cgroup of this run" \
+	"a cgroup not named after the run is refused"
+like "$(cat "$TMP/err")" "sysctl 'kernel.core_pattern .*': not a sysctl underload changes" \
+	"an arbitrary sysctl is refused"
+[ -d "$victim/underload-AAAAAA" ] && [ -d "$victim/underload-CCCCCC" ] && [ -d "$victim/real" ] &&
+	[ -f "$victim/real/underload-BBBBBB/file" ] && [ -f "$victim/underload-swap-DDDDDD" ]
+ok $? "nothing the crafted journal named was touched"
+is "$(cat /proc/sys/vm/swappiness):$(cat /proc/sys/kernel/core_pattern)" "$swappiness:$core" \
+	"no sysctl was written"
+out=$("$UL" cleanup 2>"$TMP/err")
+is $? 0 "the next cleanup exits 0: retired entries are not retried"
+is "$(cat "$TMP/err")" "" "and reports nothing"
+
+# A journal that is not ours (mode, symlink, owner) is not even read.
+{
+	echo "underload-journal 1 999999998 0"
+	echo "scratch $victim/real/underload-BBBBBB"
+} >"$TMP/j"
+cp "$TMP/j" "$UL_JOURNAL_DIR/999999998.journal"
+chmod 0644 "$UL_JOURNAL_DIR/999999998.journal"
+ln -s "$TMP/j" "$UL_JOURNAL_DIR/999999997.journal"
+cp "$TMP/j" "$UL_JOURNAL_DIR/999999996.journal"
+chown nobody "$UL_JOURNAL_DIR/999999996.journal"
+out=$("$UL" cleanup 2>"$TMP/err")
+is "$?:$(tail -n 1 <<<"$out")" "0:0 changes undone" "journals open to others, symlinked or foreign are skipped"
+[ -f "$victim/real/underload-BBBBBB/file" ]; ok $? "their entries were not acted on"
+rm -f "$UL_JOURNAL_DIR"/*.journal
+chmod 0755 "$UL_JOURNAL_DIR"
+cp "$TMP/j" "$UL_JOURNAL_DIR/999999998.journal"
+chmod 0600 "$UL_JOURNAL_DIR/999999998.journal"
+"$UL" cleanup >/dev/null 2>&1
+[ -f "$victim/real/underload-BBBBBB/file" ]; ok $? "a journal directory open to others is not read"
+done_testing
