@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Helpers shared by the load implementations in this directory only; the
- * engine uses load.h.  Defined in load/load.c.
+ * engine uses load.h.  Defined in load/child.c.
  */
 #ifndef UL_LOAD_INTERNAL_H
 #define UL_LOAD_INTERNAL_H
@@ -34,6 +34,15 @@ static inline uint64_t ul_load_rand(uint64_t *s)
 	*s ^= *s >> 27;
 	return *s * UINT64_C(2685821657736338717);
 }
+
+struct ul_barrier;
+/*
+ * The leader child (load/child.c): prepare, report ready, wait for go,
+ * run.  Its return value is the exit status: 0 is never returned, because
+ * a load only ends on failure (or by a signal from the supervisor).
+ */
+int ul_load_leader_main(const struct ul_load *load, struct ul_load_ctx *ctx,
+			struct ul_barrier *barrier);
 
 /* write() all of buf, retrying short writes and EINTR; 0 or a positive errno. */
 int ul_load_write_all(int fd, const void *buf, size_t len);
