@@ -118,25 +118,28 @@ int ul_report_compare_header(FILE *out, const struct ul_runcmp *c)
 	return stream_status(out);
 }
 
-/* The note of a row: why untested, or what n a verdict would need. */
+/* The note of a row: why untested, what n a verdict would need, disturbed cells. */
 static void row_note(char *buf, size_t len, const struct ul_runcmp_row *r)
 {
-	size_t have;
+	size_t have, off;
 
 	buf[0] = '\0';
 	if (!r->tested) {
 		snprintf(buf, len, "not tested: %s", r->why);
 		return;
 	}
-	if (r->res.verdict != UL_VERDICT_NONE)
-		return;
 	have = r->res.n_base < r->res.n_cand ? r->res.n_base : r->res.n_cand;
-	if (!r->res.can_decide)
+	if (r->res.verdict == UL_VERDICT_NONE && !r->res.can_decide)
 		snprintf(buf, len, "too few points for any verdict: ~%zu/side needed",
 			 r->res.need_per_side);
-	else if (r->res.need_per_side > have)
+	else if (r->res.verdict == UL_VERDICT_NONE && r->res.need_per_side > have)
 		snprintf(buf, len, "a shift this size needs ~%zu/side (%zu more)",
 			 r->res.need_per_side, r->res.need_per_side - have);
+	off = strlen(buf);
+	if ((r->disturbed_base || r->disturbed_cand) && off < len)
+		snprintf(buf + off, len - off, "%sdisturbed cells: base %zu/%zu, cand %zu/%zu",
+			 off ? "; " : "", r->disturbed_base, r->cells_base, r->disturbed_cand,
+			 r->cells_cand);
 }
 
 static void table_head(FILE *out, const struct ul_runcmp *c, const struct ul_runcmp_metric *m,
@@ -191,6 +194,31 @@ static void table_row(FILE *out, const struct ul_runcmp *c, const struct ul_runc
 		x->verdict == UL_VERDICT_NONE ? "-" : r->holm_survives ? "yes" : "no", note);
 }
 
+/* After a suite's table: a warning when cells it compared were disturbed. */
+static void disturbed_warning(FILE *out, const struct ul_runcmp *c, const char *suite)
+{
+	size_t cells = 0, disturbed = 0;
+
+	for (size_t i = 0; i < c->n_rows; i++) {
+		const struct ul_runcmp_row *r = &c->rows[i];
+
+		if (strcmp(r->metric->suite, suite) || !r->tested)
+			continue;
+		/* the baseline's cells are in every row: count them once per test */
+		if (r->cand == 1) {
+			cells += r->cells_base;
+			disturbed += r->disturbed_base;
+		}
+		cells += r->cells_cand;
+		disturbed += r->disturbed_cand;
+	}
+	if (disturbed)
+		fprintf(out, "warning: %zu of %zu compared cells were disturbed (CPU used outside "
+			     "the run): the machine's other work varies between runs and can make "
+			     "a difference or hide one\n",
+			disturbed, cells);
+}
+
 int ul_report_compare_table(FILE *out, const struct ul_runcmp *c, const char *suite)
 {
 	const struct ul_runcmp_metric *m = NULL;
@@ -211,6 +239,7 @@ int ul_report_compare_table(FILE *out, const struct ul_runcmp *c, const char *su
 		}
 		table_row(out, c, r);
 	}
+	disturbed_warning(out, c, suite);
 	return stream_status(out);
 }
 
@@ -267,6 +296,10 @@ static json_t *json_row(const struct ul_runcmp *c, const struct ul_runcmp_row *r
 	json_object_set_new(o, "runs_cand", json_integer((json_int_t)r->runs_cand));
 	json_object_set_new(o, "prefix_base", json_integer((json_int_t)r->prefix_base));
 	json_object_set_new(o, "prefix_cand", json_integer((json_int_t)r->prefix_cand));
+	json_object_set_new(o, "cells_base", json_integer((json_int_t)r->cells_base));
+	json_object_set_new(o, "cells_cand", json_integer((json_int_t)r->cells_cand));
+	json_object_set_new(o, "disturbed_base", json_integer((json_int_t)r->disturbed_base));
+	json_object_set_new(o, "disturbed_cand", json_integer((json_int_t)r->disturbed_cand));
 	if (!r->tested) {
 		json_object_set_new(o, "why", jstr(r->why));
 		return o;

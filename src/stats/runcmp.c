@@ -46,12 +46,11 @@ static size_t cell_values(const struct ul_cell *c, const struct ul_runcmp_metric
 }
 
 int ul_runcmp_pool(const struct ul_runcmp_group *g, const struct ul_runcmp_metric *m,
-		   const char *test, double **v, size_t *n, size_t *runs, size_t *prefix)
+		   const char *test, struct ul_runcmp_pooled *out)
 {
 	size_t cap = 0;
 
-	*v = NULL;
-	*n = *runs = *prefix = 0;
+	memset(out, 0, sizeof(*out));
 	for (size_t r = 0; r < g->n_runs; r++) {
 		const struct ul_run *run = g->runs[r];
 		bool used = false;
@@ -71,17 +70,19 @@ int ul_runcmp_pool(const struct ul_runcmp_group *g, const struct ul_runcmp_metri
 			if (ul_cell_metric(c, UL_RUNCMP_FIXED_N, &fixed) && fixed >= 1 &&
 			    fixed < (double)take) {
 				take = (size_t)fixed;
-				if (take > *prefix)
-					*prefix = take;
+				if (take > out->prefix)
+					out->prefix = take;
 			}
-			if (push_values(v, n, &cap, x, take)) {
-				free(*v);
-				*v = NULL;
+			if (push_values(&out->v, &out->n, &cap, x, take)) {
+				free(out->v);
+				out->v = NULL;
 				return -ENOMEM;
 			}
 			used = true;
+			out->cells++;
+			out->disturbed += (c->flags & UL_CELL_DISTURBED) != 0;
 		}
-		*runs += used;
+		out->runs += used;
 	}
 	return 0;
 }
@@ -99,25 +100,31 @@ static bool test_seen_before(const struct ul_runcmp_row *rows, size_t n_rows,
 static int compare_row(const struct ul_runcmp_group *groups, struct ul_runcmp_row *row,
 		       const struct ul_cmp_opts *opts)
 {
-	const struct ul_runcmp_metric *m = row->metric;
-	double *b = NULL, *c = NULL;
-	size_t nb, nc;
+	struct ul_runcmp_pooled b = { 0 }, c = { 0 };
 	int rc;
 
-	rc = ul_runcmp_pool(&groups[0], m, row->test, &b, &nb, &row->runs_base, &row->prefix_base);
+	rc = ul_runcmp_pool(&groups[0], row->metric, row->test, &b);
 	if (!rc)
-		rc = ul_runcmp_pool(&groups[row->cand], m, row->test, &c, &nc, &row->runs_cand,
-				    &row->prefix_cand);
+		rc = ul_runcmp_pool(&groups[row->cand], row->metric, row->test, &c);
 	row->p_holm = NAN;
+	row->runs_base = b.runs;
+	row->runs_cand = c.runs;
+	row->prefix_base = b.prefix;
+	row->prefix_cand = c.prefix;
+	row->cells_base = b.cells;
+	row->cells_cand = c.cells;
+	row->disturbed_base = b.disturbed;
+	row->disturbed_cand = c.disturbed;
 	if (rc)
 		goto out;
-	if (nb < 2 || nc < 2) {
+	if (b.n < 2 || c.n < 2) {
+		size_t few = b.n < 2 ? b.n : c.n;
+
 		snprintf(row->why, sizeof(row->why), "%s has %zu valid point%s (2 needed)",
-			 nb < 2 ? "baseline" : "candidate", nb < 2 ? nb : nc,
-			 (nb < 2 ? nb : nc) == 1 ? "" : "s");
+			 b.n < 2 ? "baseline" : "candidate", few, few == 1 ? "" : "s");
 		goto out;
 	}
-	rc = ul_stats_compare(b, nb, c, nc, opts, &row->res);
+	rc = ul_stats_compare(b.v, b.n, c.v, c.n, opts, &row->res);
 	if (rc == -EINVAL || rc == -EDOM) {
 		snprintf(row->why, sizeof(row->why), "samples cannot be compared (%s)",
 			 strerror(-rc));
@@ -126,8 +133,8 @@ static int compare_row(const struct ul_runcmp_group *groups, struct ul_runcmp_ro
 	}
 	row->tested = rc == 0;
 out:
-	free(b);
-	free(c);
+	free(b.v);
+	free(c.v);
 	return rc;
 }
 

@@ -52,6 +52,8 @@ struct ul_runcmp_row {
 	size_t cand;	     /* index of the candidate group (> 0) */
 	size_t runs_base, runs_cand; /* runs that contributed cells */
 	size_t prefix_base, prefix_cand; /* largest fixed prefix used per cell, 0 = all points */
+	size_t cells_base, cells_cand;	 /* cells pooled */
+	size_t disturbed_base, disturbed_cand; /* of them flagged disturbed (foreign CPU) */
 	bool tested;	     /* false: why says why, res is zero */
 	char why[96];
 	struct ul_cmp_result res;
@@ -92,12 +94,18 @@ int ul_runcmp_add_env(struct ul_runcmp *c, const struct ul_runcmp_env *e) UL_MUS
 void ul_runcmp_free(struct ul_runcmp *c);
 
 /*
- * The pooled samples of one group for metric m of test, appended to
- * *v (malloc'ed, *n values): every ok cell, each cut to its fixed prefix.
- * *runs counts the runs that contributed, *prefix the largest prefix cut
- * (0 = none).  0 or -ENOMEM.
+ * The pooled samples of one group for metric m of test: every ok cell,
+ * each cut to its fixed prefix.  0 or -ENOMEM (out->v NULL).
  */
+struct ul_runcmp_pooled {
+	double *v;	  /* malloc'ed */
+	size_t n;
+	size_t runs;	  /* runs that contributed */
+	size_t cells;	  /* cells that contributed */
+	size_t disturbed; /* of them flagged disturbed */
+	size_t prefix;	  /* largest prefix cut, 0 = none */
+};
 int ul_runcmp_pool(const struct ul_runcmp_group *g, const struct ul_runcmp_metric *m,
-		   const char *test, double **v, size_t *n, size_t *runs, size_t *prefix);
+		   const char *test, struct ul_runcmp_pooled *out);
 
 #endif

@@ -357,12 +357,16 @@ START_TEST(test_runcmp_pool_prefix)
 	make_run(&r2, 2, "A", b2, 5, 3);
 	make_run(&r3, 3, "B", c1, 6, 0);
 	make_run(&r4, 4, "C", one, 1, 0);
+	r2.cells[0].flags |= UL_CELL_DISTURBED;
 	ck_assert_int_eq(ul_runcmp_build(g, 3, &m, 1, &o, &c), 0);
 	ck_assert_uint_eq(c.n_rows, 2);
 	ck_assert(c.rows[0].tested);
 	ck_assert_uint_eq(c.rows[0].runs_base, 2);
 	ck_assert_uint_eq(c.rows[0].res.n_base, 4 + 3); /* 9000 and 9001 never enter */
 	ck_assert_uint_eq(c.rows[0].prefix_base, 3);
+	ck_assert_uint_eq(c.rows[0].cells_base, 2);
+	ck_assert_uint_eq(c.rows[0].disturbed_base, 1);
+	ck_assert_uint_eq(c.rows[0].disturbed_cand, 0);
 	ck_assert_double_eq(c.rows[0].res.median_base, 101);
 	ck_assert_int_eq(c.rows[0].res.verdict, UL_VERDICT_SLOWER);
 	ck_assert(c.rows[0].holm_survives);
