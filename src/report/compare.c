@@ -135,6 +135,15 @@ static void row_note(char *buf, size_t len, const struct ul_runcmp_row *r)
 	else if (r->res.verdict == UL_VERDICT_NONE && r->res.need_per_side > have)
 		snprintf(buf, len, "a shift this size needs ~%zu/side (%zu more)",
 			 r->res.need_per_side, r->res.need_per_side - have);
+	for (int side = 0; side < 2; side++) {
+		double pr = side ? r->p_runs_cand : r->p_runs_base;
+
+		off = strlen(buf);
+		if (!isnan(pr) && pr <= r->res.alpha && off < len)
+			snprintf(buf + off, len - off, "%sruns of the %s differ among themselves "
+						       "(p %.2g)",
+				 off ? "; " : "", side ? "candidate" : "baseline", pr);
+	}
 	off = strlen(buf);
 	if ((r->disturbed_base || r->disturbed_cand) && off < len)
 		snprintf(buf + off, len - off, "%sdisturbed cells: base %zu/%zu, cand %zu/%zu",
@@ -168,7 +177,7 @@ static void table_head(FILE *out, const struct ul_runcmp *c, const struct ul_run
 
 static void table_row(FILE *out, const struct ul_runcmp *c, const struct ul_runcmp_row *r)
 {
-	char lab[64], test[64], mb[24], mc[24], ch[16], lo[16], hi[16], ci[40], p[16], note[128];
+	char lab[64], test[64], mb[24], mc[24], ch[16], lo[16], hi[16], ci[40], p[16], note[256];
 	const struct ul_cmp_result *x = &r->res;
 
 	clean(lab, sizeof(lab), c->groups[r->cand].label);
@@ -300,6 +309,8 @@ static json_t *json_row(const struct ul_runcmp *c, const struct ul_runcmp_row *r
 	json_object_set_new(o, "cells_cand", json_integer((json_int_t)r->cells_cand));
 	json_object_set_new(o, "disturbed_base", json_integer((json_int_t)r->disturbed_base));
 	json_object_set_new(o, "disturbed_cand", json_integer((json_int_t)r->disturbed_cand));
+	json_object_set_new(o, "p_runs_base", jnum(r->p_runs_base));
+	json_object_set_new(o, "p_runs_cand", jnum(r->p_runs_cand));
 	if (!r->tested) {
 		json_object_set_new(o, "why", jstr(r->why));
 		return o;
@@ -390,7 +401,7 @@ int ul_report_compare_csv(FILE *out, const struct ul_runcmp *c)
 		"shift", "shift_lo", "shift_hi", "ci_lo_rel", "ci_hi_rel", "ci_level", "p",
 		"exact", "verdict", "p_holm", "holm_survives", "need_per_side", "note",
 	};
-	char note[128];
+	char note[256];
 
 	for (size_t i = 0; i < UL_ARRAY_SIZE(head); i++)
 		csv_field(out, head[i], i + 1 == UL_ARRAY_SIZE(head));

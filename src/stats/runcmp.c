@@ -97,6 +97,31 @@ static bool test_seen_before(const struct ul_runcmp_row *rows, size_t n_rows,
 	return false;
 }
 
+/* p of the group's newest run against its other runs for (m, test); NAN if untestable. */
+static int runs_agree(const struct ul_runcmp_group *g, const struct ul_runcmp_metric *m,
+		      const char *test, const struct ul_cmp_opts *opts, double *p)
+{
+	struct ul_runcmp_group newest = *g, rest = *g;
+	struct ul_runcmp_pooled a = { 0 }, b = { 0 };
+	struct ul_cmp_result r;
+	int rc;
+
+	*p = NAN;
+	if (g->n_runs < 2)
+		return 0;
+	newest.n_runs = 1;
+	rest.runs = g->runs + 1;
+	rest.n_runs = g->n_runs - 1;
+	rc = ul_runcmp_pool(&newest, m, test, &a);
+	if (!rc)
+		rc = ul_runcmp_pool(&rest, m, test, &b);
+	if (!rc && a.n >= 2 && b.n >= 2 && !ul_stats_compare(a.v, a.n, b.v, b.n, opts, &r))
+		*p = r.p;
+	free(a.v);
+	free(b.v);
+	return rc;
+}
+
 static int compare_row(const struct ul_runcmp_group *groups, struct ul_runcmp_row *row,
 		       const struct ul_cmp_opts *opts)
 {
@@ -107,6 +132,7 @@ static int compare_row(const struct ul_runcmp_group *groups, struct ul_runcmp_ro
 	if (!rc)
 		rc = ul_runcmp_pool(&groups[row->cand], row->metric, row->test, &c);
 	row->p_holm = NAN;
+	row->p_runs_base = row->p_runs_cand = NAN;
 	row->runs_base = b.runs;
 	row->runs_cand = c.runs;
 	row->prefix_base = b.prefix;
@@ -132,6 +158,11 @@ static int compare_row(const struct ul_runcmp_group *groups, struct ul_runcmp_ro
 		goto out;
 	}
 	row->tested = rc == 0;
+	if (!rc)
+		rc = runs_agree(&groups[0], row->metric, row->test, opts, &row->p_runs_base);
+	if (!rc)
+		rc = runs_agree(&groups[row->cand], row->metric, row->test, opts,
+				&row->p_runs_cand);
 out:
 	free(b.v);
 	free(c.v);

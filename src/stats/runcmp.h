@@ -54,6 +54,11 @@ struct ul_runcmp_row {
 	size_t prefix_base, prefix_cand; /* largest fixed prefix used per cell, 0 = all points */
 	size_t cells_base, cells_cand;	 /* cells pooled */
 	size_t disturbed_base, disturbed_cand; /* of them flagged disturbed (foreign CPU) */
+	/* Do a label's own runs agree?  p of its newest run against its other
+	 * runs (same test); NAN with fewer than 2 runs.  Below alpha, the
+	 * runs differ among themselves: run-to-run noise the test between
+	 * labels does not model, so its verdict deserves doubt. */
+	double p_runs_base, p_runs_cand;
 	bool tested;	     /* false: why says why, res is zero */
 	char why[96];
 	struct ul_cmp_result res;

@@ -367,6 +367,9 @@ START_TEST(test_runcmp_pool_prefix)
 	ck_assert_uint_eq(c.rows[0].cells_base, 2);
 	ck_assert_uint_eq(c.rows[0].disturbed_base, 1);
 	ck_assert_uint_eq(c.rows[0].disturbed_cand, 0);
+	/* the baseline's two runs agree (4 v 3 points, interleaved); B has one run */
+	ck_assert(c.rows[0].p_runs_base > 0.5);
+	ck_assert(isnan(c.rows[0].p_runs_cand));
 	ck_assert_double_eq(c.rows[0].res.median_base, 101);
 	ck_assert_int_eq(c.rows[0].res.verdict, UL_VERDICT_SLOWER);
 	ck_assert(c.rows[0].holm_survives);
