@@ -10,81 +10,71 @@
 #include "store/store.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 static const char report_help[] =
-	"usage: underload report [LABEL|RUN]... [-o FILE] [--format html|svg] [--baseline LABEL]\n"
-	"                        [--db PATH]\n"
+	"usage: underload report [LABEL|RUN]... [-o PATH] [--format html|svg] [--baseline LABEL]\n"
 	"\n"
 	"Write the pictures of stored runs: for every suite and test, every raw sample\n"
 	"in time order, the empirical CDF and box plots, one colour per label; the\n"
 	"change of each label against the baseline with its 95% CI and verdict;\n"
 	"contest's Time and Loads, the deadline probe's latency over time with missed\n"
-	"periods marked; per run, the monitors' time series with the tests marked; the\n"
-	"environment of the runs with their differences highlighted.\n"
+	"periods marked, micro's memory latency against working-set size; per run, the\n"
+	"monitors' time series with the tests marked; the environment of the runs with\n"
+	"their differences highlighted.\n"
 	"\n"
 	"A LABEL names that label's newest run of each suite; a RUN is an id, a UUID (or\n"
 	"a unique prefix of one) or 'last'.  Several runs of one label pool their\n"
 	"samples.  No argument: every label so, oldest label first.  The first label is\n"
 	"the baseline.\n"
-	"\n"
-	"  -o, --output PATH  html: the file to write (default: standard output);\n"
-	"                     svg: the directory for the NN-suite-test-kind.svg files\n"
-	"                     (created if missing; required)\n"
-	"  --format html|svg  one HTML page (default) or one SVG file per plot\n"
-	"  --baseline LABEL   the label the others are compared with\n"
-	"  --db PATH          results database (default: $XDG_DATA_HOME/underload/results.db)\n"
-	"  -h, --help         this help\n";
+	"\n";
 
 struct rep_args {
-	const char *db, *output, *baseline;
+	const char *db, *output, *format, *baseline;
 	bool svg;
 	char **refs;
 	size_t n_refs;
 };
 
+#define A(member) UL_OPT_AT(struct rep_args, member)
+
+static const struct ul_opt report_opts[] = {
+	{ "output", UL_OPT_STRING, .short_name = 'o', .arg = "PATH", A(output),
+	  .def_text = "standard output (html)",
+	  .help = "the page to write (html), or the directory for one NN-suite-test-kind.svg "
+		  "file per plot (svg: created if missing; required)" },
+	{ "format", UL_OPT_STRING, .arg = "html|svg", A(format), .def_str = "html",
+	  .help = "one self-contained HTML page, or one SVG file per plot" },
+	{ "baseline", UL_OPT_STRING, 0, 127, .arg = "LABEL", A(baseline),
+	  .def_text = "the first label", .help = "the label the others are compared with" },
+	{ "db", UL_OPT_STRING, .arg = "PATH", A(db), .help = "results database",
+	  .def_text = "$XDG_DATA_HOME/underload/results.db" },
+	{ NULL },
+};
+
+extern const struct ul_cmd ul_cmd_desc_report;
+
+/* 0, or an exit code (UL_EXIT_USAGE, or -1 after --help). */
 static int parse_args(int argc, char **argv, struct rep_args *a)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "baseline", required_argument, NULL, 'b' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
+	int first, rc;
 
 	memset(a, 0, sizeof(*a));
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd': a->db = optarg; break;
-		case 'o': a->output = optarg; break;
-		case 'b': a->baseline = optarg; break;
-		case 'f':
-			if (strcmp(optarg, "html") && strcmp(optarg, "svg"))
-				return ul_usage_error("report", "--format '%s': expected html or svg",
-						      optarg);
-			a->svg = !strcmp(optarg, "svg");
-			break;
-		case 'h':
-			fputs(report_help, stdout);
-			return -1;
-		default:
-			return ul_usage_error("report", "unknown option");
-		}
-	}
+	rc = ul_cmd_parse(&ul_cmd_desc_report, a, argc, argv, &first);
+	if (rc)
+		return rc == -2 ? -1 : rc;
+	if (strcmp(a->format, "html") && strcmp(a->format, "svg"))
+		return ul_usage_error("report", "--format '%s': expected html or svg", a->format);
+	a->svg = !strcmp(a->format, "svg");
 	if (a->output && !*a->output)
 		return ul_usage_error("report", "-o needs a path");
 	if (a->svg && !a->output)
 		return ul_usage_error("report", "--format svg needs -o DIRECTORY");
-	a->refs = argv + optind;
-	a->n_refs = (size_t)(argc - optind);
+	a->refs = argv + first;
+	a->n_refs = (size_t)(argc - first);
 	return 0;
 }
 
@@ -337,5 +327,6 @@ const struct ul_cmd ul_cmd_desc_report = {
 	.name = "report",
 	.summary = "an HTML page (or SVG files) of plots of stored runs, one colour per label",
 	.help = report_help,
+	.opts = report_opts,
 	.fn = ul_cmd_report,
 };
