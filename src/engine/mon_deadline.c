@@ -158,7 +158,7 @@ static int dl_cell_end(struct ul_engine *eng, void *state, struct ul_cell *cell)
 	const struct ul_deadline_spec *spec = ul_deadline_spec_of(m->d);
 	struct ul_deadline_snap a = m->begin, b;
 	struct ul_deadline_rec *recs = NULL;
-	struct ul_series *s;
+	struct ul_series *s, *st;
 	uint64_t lost = 0, periods, want;
 	size_t n = 0;
 	int rc = 0, refused = 0;
@@ -179,7 +179,12 @@ static int dl_cell_end(struct ul_engine *eng, void *state, struct ul_cell *cell)
 	s = ul_cell_series(cell, "dl_lat_ns");
 	for (size_t i = 0; s && i < n && !rc; i++)
 		rc = ul_series_push(s, recs[i].lat_ns);
-	if (!s || rc) {
+	/* Each period's stall too (< 0: a skipped period): with it a report
+	 * knows exactly which periods missed (lat + work + stall > period). */
+	st = s && !rc ? ul_cell_series(cell, "dl_stall_ns") : NULL;
+	for (size_t i = 0; st && i < n && !rc; i++)
+		rc = ul_series_push(st, recs[i].stall_ns);
+	if (!s || !st || rc) {
 		free(recs);
 		return -ENOMEM;
 	}

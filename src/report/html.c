@@ -100,8 +100,9 @@ void ul_hdoc_figure_end(struct ul_hdoc *d, FILE *f, int rc, const char *caption)
 		d->err = rc;
 }
 
-int ul_hdoc_values(const struct ul_hlabel *l, const char *suite, const char *load, double div,
-		   double **out, size_t *n, const char **series, size_t *bad)
+int ul_hdoc_values(const struct ul_hlabel *l, const char *suite, const char *load,
+		   const char *probe, double div, double **out, size_t *n, const char **series,
+		   size_t *bad)
 {
 	size_t total = 0, k = 0;
 
@@ -114,7 +115,8 @@ int ul_hdoc_values(const struct ul_hlabel *l, const char *suite, const char *loa
 				const struct ul_cell *c = &l->runs[r]->cells[i];
 				const struct ul_series *s = ul_report_primary(c);
 
-				if (strcmp(c->suite, suite) || strcmp(c->load, load) || !s)
+				if (strcmp(c->suite, suite) || strcmp(c->load, load) || !s ||
+				    (probe && strcmp(c->probe, probe)))
 					continue;
 				if (!pass) {
 					total += s->n;

@@ -44,13 +44,15 @@ void ul_hdoc_figure_end(struct ul_hdoc *d, FILE *f, int rc, const char *caption)
 void ul_hdoc_heading(struct ul_hdoc *d, int level, const char *id, const char *text);
 
 /*
- * Values of the primary series of every cell of (suite, load) in the
+ * Values of the primary series of every cell of (suite, load, probe; a
+ * NULL probe matches any) in the
  * label's runs, in time order, divided by div; *out is malloc'ed (NULL and
  * 0 when there are none).  -ENOMEM on failure.  *series gets the series
  * name, *cells the number of cells found and *bad those not OK.
  */
-int ul_hdoc_values(const struct ul_hlabel *l, const char *suite, const char *load, double div,
-		   double **out, size_t *n, const char **series, size_t *bad);
+int ul_hdoc_values(const struct ul_hlabel *l, const char *suite, const char *load,
+		   const char *probe, double div, double **out, size_t *n, const char **series,
+		   size_t *bad);
 
 /* The sections, in page order. */
 void ul_html_environment(struct ul_hdoc *d);
@@ -58,10 +60,13 @@ void ul_html_suites(struct ul_hdoc *d);
 void ul_html_monitors(struct ul_hdoc *d);
 /* contest: Time and Loads per load, one bar per label. */
 void ul_html_contest(struct ul_hdoc *d, const char *suite);
+/* micro: each label's memory latency against working-set size, when the
+ * cells of (suite, load, probe) hold lat_mem's curve. */
+void ul_html_micro_curve(struct ul_hdoc *d, const char *suite, const char *load,
+			 const char *probe);
 /* deadline: each label's latency over time with its missed periods marked. */
 void ul_html_deadline(struct ul_hdoc *d, const char *load);
 /* Per suite: change of each label against the baseline with verdicts. */
-void ul_html_verdicts(struct ul_hdoc *d, const char *suite, const char *const *loads,
-		      size_t n_loads);
+void ul_html_verdicts(struct ul_hdoc *d, const char *suite);
 
 #endif

@@ -7,6 +7,7 @@
 #include "core/compat.h"
 #include "report/common.h"
 #include "report/html_doc.h"
+#include "stats/stats.h"
 
 #include <errno.h>
 #include <math.h>
@@ -105,20 +106,34 @@ void ul_html_contest(struct ul_hdoc *d, const char *suite)
 }
 
 /*
- * Whether period i of a deadline cell was missed.  With the stall series
- * (dl_stall_ns, synthetic records < 0) this is exact: the work ended at
- * due + lat + W + stall, after the deadline due + P.  Runs stored before
- * it existed only have the latency: lat + W > P is a certain miss, so the
- * marks are then a lower bound (the caption says which).
+ * Which periods of a deadline cell were missed, into miss[0..n-1].  With
+ * the stall series (dl_stall_ns; < 0 marks a skipped period) this replays
+ * the probe's own accounting (probe/deadline.h): period k, due at k*P,
+ * starts when it is due or when the previous period's work ended, its work
+ * ends W + stall later, and it is missed when that is after k*P + P.  Runs
+ * stored before the stall series only have the latency: lat + W > P is a
+ * certain miss, so the marks are then a lower bound (the caption says so).
  */
-static bool missed(const struct ul_series *lat, const struct ul_series *stall, size_t i,
-		   double work_ns, double period_ns)
+static void deadline_misses(const struct ul_series *lat, const struct ul_series *stall,
+			    double work_ns, double period_ns, bool *miss)
 {
-	double late = (double)lat->v[i] + work_ns;
+	double prev_end = -INFINITY;
 
-	if (stall)
-		return stall->v[i] < 0 || late + (double)stall->v[i] > period_ns;
-	return late > period_ns;
+	for (size_t k = 0; k < lat->n; k++) {
+		double due = (double)k * period_ns, end;
+
+		if (!stall) {
+			miss[k] = (double)lat->v[k] + work_ns > period_ns;
+			continue;
+		}
+		if (stall->v[k] < 0) {
+			miss[k] = true;
+			continue;
+		}
+		end = fmax(due, prev_end) + work_ns + (double)stall->v[k];
+		miss[k] = end > due + period_ns;
+		prev_end = end;
+	}
 }
 
 struct timeline {
@@ -141,6 +156,7 @@ static int timeline_load(const struct ul_hlabel *l, const char *load, struct tim
 			const struct ul_series *st = ul_cell_find_series(c, "dl_stall_ns");
 			double p = 0, w = 0;
 			void *nx, *ny, *nm;
+			bool *miss;
 
 			if (strcmp(c->suite, "deadline") || strcmp(c->load, load) || !lat ||
 			    !lat->n || !ul_cell_metric(c, "dl_period_ns", &p) || p <= 0)
@@ -159,12 +175,17 @@ static int timeline_load(const struct ul_hlabel *l, const char *load, struct tim
 			if (!nm)
 				return -ENOMEM;
 			t->marks = nm;
+			miss = calloc(lat->n, sizeof(*miss));
+			if (!miss)
+				return -ENOMEM;
+			deadline_misses(lat, st, w, p, miss);
 			for (size_t k = 0; k < lat->n; k++) {
 				t->x[t->n] = t0 + (double)k * p / 1e9;
 				t->y[t->n++] = (double)lat->v[k] / 1e6;
-				if (missed(lat, st, k, w, p))
+				if (miss[k])
 					t->marks[t->n_marks++] = t0 + (double)k * p / 1e9;
 			}
+			free(miss);
 			t0 += (double)lat->n * p / 1e9;
 		}
 	return 0;
@@ -203,5 +224,83 @@ void ul_html_deadline(struct ul_hdoc *d, const char *load)
 		free(t.x);
 		free(t.y);
 		free(t.marks);
+	}
+}
+
+/* Median of n int64 values (n > 0) via the stats definition; NAN without memory. */
+static double median_of(const int64_t *v, size_t n)
+{
+	struct ul_summary s;
+
+	return ul_stats_summarize_i64(v, n, &s) ? NAN : s.median;
+}
+
+struct curve {
+	double *x, *y; /* KiB, ns */
+	size_t n;
+};
+
+/* One label's lat_mem curve: series "curve_<KiB>k_ps", batches in ps per load. */
+static int curve_load(const struct ul_hlabel *l, const char *suite, const char *load,
+		      const char *probe, struct curve *cv)
+{
+	memset(cv, 0, sizeof(*cv));
+	for (size_t r = 0; r < l->n_runs && !cv->n; r++)
+		for (size_t i = 0; i < l->runs[r]->n_cells && !cv->n; i++) {
+			const struct ul_cell *c = &l->runs[r]->cells[i];
+
+			if (strcmp(c->suite, suite) || strcmp(c->load, load) ||
+			    strcmp(c->probe, probe) || c->outcome != UL_CELL_OK)
+				continue;
+			cv->x = calloc(c->n_series + 1, sizeof(double));
+			cv->y = calloc(c->n_series + 1, sizeof(double));
+			if (!cv->x || !cv->y)
+				return -ENOMEM;
+			for (size_t k = 0; k < c->n_series; k++) {
+				const struct ul_series *s = &c->series[k];
+				unsigned long kib;
+				char tail[8];
+
+				if (sscanf(s->name, "curve_%luk_p%7s", &kib, tail) != 2 ||
+				    strcmp(tail, "s") || !s->n)
+					continue;
+				cv->x[cv->n] = (double)kib;
+				cv->y[cv->n++] = median_of(s->v, s->n) / 1000;
+			}
+		}
+	return 0;
+}
+
+void ul_html_micro_curve(struct ul_hdoc *d, const char *suite, const char *load,
+			 const char *probe)
+{
+	struct ul_chart_line lines[UL_HTML_MAX_LABELS];
+	struct curve cv[UL_HTML_MAX_LABELS];
+	struct ul_chart_series s = { .lines = lines, .log_x = true, .log_y = true, .height = 220 };
+	struct ul_chart_text tx = { .title = "memory latency against working-set size",
+				    .x_label = "working set (KiB)",
+				    .y_label = "ns per load (median of batches)" };
+	FILE *f;
+
+	for (size_t j = 0; j < d->n_labels; j++) {
+		int rc = curve_load(&d->labels[j], suite, load, probe, &cv[j]);
+
+		if (rc)
+			d->err = rc;
+		else if (cv[j].n)
+			lines[s.n_lines++] = (struct ul_chart_line){
+				.name = d->labels[j].label, .colour = d->labels[j].colour,
+				.x = cv[j].x, .y = cv[j].y, .n = cv[j].n,
+			};
+	}
+	if (s.n_lines && !d->err) {
+		f = ul_hdoc_figure_begin(d, suite, probe, "curve");
+		ul_hdoc_figure_end(d, f, f ? ul_chart_lines(f, &tx, &s) : 0,
+				   "Random-order pointer chase over working sets of growing size: "
+				   "the steps are the caches (lat_mem, as LMbench's lat_mem_rd).");
+	}
+	for (size_t j = 0; j < d->n_labels; j++) {
+		free(cv[j].x);
+		free(cv[j].y);
 	}
 }

@@ -16,6 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define MAX_NAMES 64
+
+/* A test of a suite: a load measured by a probe (micro has many per load). */
+struct test_key {
+	const char *load, *probe;
+	char name[2 * UL_NAME_LEN + 8]; /* for people: "cpuload", or "lat_mem under cpuload" */
+};
+
 /* The values of one test, one group per label that has some. */
 struct test_data {
 	struct ul_chart_group g[UL_HTML_MAX_LABELS];
@@ -31,7 +39,7 @@ static void test_data_free(struct test_data *t)
 		free(t->v[i]);
 }
 
-static int test_data_load(const struct ul_hdoc *d, const char *suite, const char *load,
+static int test_data_load(const struct ul_hdoc *d, const char *suite, const struct test_key *key,
 			  struct test_data *t)
 {
 	double max_abs = 0, div;
@@ -41,7 +49,8 @@ static int test_data_load(const struct ul_hdoc *d, const char *suite, const char
 	for (size_t j = 0; j < d->n_labels; j++) {
 		size_t n, bad;
 		double *v;
-		int rc = ul_hdoc_values(&d->labels[j], suite, load, 1, &v, &n, &t->series, &bad);
+		int rc = ul_hdoc_values(&d->labels[j], suite, key->load, key->probe, 1, &v, &n,
+					&t->series, &bad);
 
 		if (rc)
 			return rc;
@@ -64,29 +73,55 @@ static int test_data_load(const struct ul_hdoc *d, const char *suite, const char
 	return 0;
 }
 
-#define MAX_NAMES 64
-
-/*
- * The suite names (suite NULL) or the load names of `suite`, each once, in
- * order of first appearance over the runs; at most MAX_NAMES.
- */
-static size_t list_names(const struct ul_hdoc *d, const char *suite, const char **out)
+/* The suite names of the runs, each once, in order of first appearance; at most MAX_NAMES. */
+static size_t list_suites(const struct ul_hdoc *d, const char **out)
 {
 	size_t n = 0;
 
 	for (size_t r = 0; r < d->n_runs; r++)
 		for (size_t i = 0; i < d->runs[r]->n_cells; i++) {
-			const struct ul_cell *c = &d->runs[r]->cells[i];
-			const char *name = suite ? c->load : c->suite;
+			const char *name = d->runs[r]->cells[i].suite;
 			size_t k;
 
-			if (suite && strcmp(c->suite, suite))
-				continue;
 			for (k = 0; k < n && strcmp(out[k], name); k++)
 				;
 			if (k == n && n < MAX_NAMES)
 				out[n++] = name;
 		}
+	return n;
+}
+
+/* The (load, probe) tests of `suite`, each once, in order of first appearance. */
+static size_t list_tests(const struct ul_hdoc *d, const char *suite, struct test_key *out)
+{
+	size_t n = 0;
+	bool probes = false, loads = false;
+
+	for (size_t r = 0; r < d->n_runs; r++)
+		for (size_t i = 0; i < d->runs[r]->n_cells; i++) {
+			const struct ul_cell *c = &d->runs[r]->cells[i];
+			size_t k;
+
+			if (strcmp(c->suite, suite))
+				continue;
+			for (k = 0; k < n && (strcmp(out[k].load, c->load) ||
+					      strcmp(out[k].probe, c->probe));
+			     k++)
+				;
+			if (k < n || n == MAX_NAMES)
+				continue;
+			out[n++] = (struct test_key){ .load = c->load, .probe = c->probe };
+			probes |= strcmp(out[0].probe, c->probe) != 0;
+			loads |= strcmp(out[0].load, c->load) != 0;
+		}
+	for (size_t k = 0; k < n; k++)
+		if (!probes)
+			snprintf(out[k].name, sizeof(out[k].name), "%s", out[k].load);
+		else if (!loads)
+			snprintf(out[k].name, sizeof(out[k].name), "%s", out[k].probe);
+		else
+			snprintf(out[k].name, sizeof(out[k].name), "%s under %s", out[k].probe,
+				 out[k].load);
 	return n;
 }
 
@@ -102,7 +137,8 @@ static void caption_counts(char *buf, size_t len, const struct test_data *t, con
 			 t->bad, t->bad == 1 ? "" : "s");
 }
 
-static void test_plots(struct ul_hdoc *d, const char *suite, const char *load,
+/* The distribution plots of one test (`test`: its name for people). */
+static void test_plots(struct ul_hdoc *d, const char *suite, const char *test,
 		       const struct test_data *t)
 {
 	char title[256], ylab[96], cap[1024];
@@ -113,63 +149,66 @@ static void test_plots(struct ul_hdoc *d, const char *suite, const char *load,
 	snprintf(ylab, sizeof(ylab), "%.*s%s%s%s", (int)ul_plot_unit_stem(t->series), t->series,
 		 *t->unit ? " (" : "", t->unit, *t->unit ? ")" : "");
 	if (strcmp(suite, "deadline")) {
-		snprintf(title, sizeof(title), "%s %s: every sample in time order", suite, load);
+		snprintf(title, sizeof(title), "%s %s: every sample in time order", suite, test);
 		tx.x_label = "sample (in time order)";
 		caption_counts(cap, sizeof(cap), t, "Every raw sample, one dot each (long series "
 						    "keep each pixel column's smallest and largest)");
-		f = ul_hdoc_figure_begin(d, suite, load, "scatter");
+		f = ul_hdoc_figure_begin(d, suite, test, "scatter");
 		ul_hdoc_figure_end(d, f, f ? ul_chart_scatter(f, &tx, t->g, t->ng) : 0, cap);
 	}
-	snprintf(title, sizeof(title), "%s %s: empirical CDF", suite, load);
+	snprintf(title, sizeof(title), "%s %s: empirical CDF", suite, test);
 	tx.x_label = ylab;
 	tx.y_label = "fraction of samples \xe2\x89\xa4 x";
 	caption_counts(cap, sizeof(cap), t, "Share of samples at or below each value (log x when "
 					    "the values span two decades)");
-	f = ul_hdoc_figure_begin(d, suite, load, "cdf");
+	f = ul_hdoc_figure_begin(d, suite, test, "cdf");
 	ul_hdoc_figure_end(d, f, f ? ul_chart_cdf(f, &tx, t->g, t->ng) : 0, cap);
 
-	snprintf(title, sizeof(title), "%s %s: box plots", suite, load);
+	snprintf(title, sizeof(title), "%s %s: box plots", suite, test);
 	tx.x_label = "";
 	tx.y_label = ylab;
 	caption_counts(cap, sizeof(cap), t, "Median, quartiles, whiskers at 1.5 IQR, points "
 					    "beyond them");
-	f = ul_hdoc_figure_begin(d, suite, load, "box");
+	f = ul_hdoc_figure_begin(d, suite, test, "box");
 	ul_hdoc_figure_end(d, f, f ? ul_chart_box(f, &tx, t->g, t->ng) : 0, cap);
 }
 
 static void suite_section(struct ul_hdoc *d, const char *suite)
 {
-	const char *loads[MAX_NAMES];
+	struct test_key *tests = calloc(MAX_NAMES, sizeof(*tests));
 	char title[160];
-	size_t n = list_names(d, suite, loads);
+	size_t n = tests ? list_tests(d, suite, tests) : 0;
 
 	snprintf(title, sizeof(title), "Suite %s", suite);
 	ul_hdoc_heading(d, 2, suite, title);
 	if (!strcmp(suite, "contest"))
 		ul_html_contest(d, suite);
-	ul_html_verdicts(d, suite, loads, n);
+	ul_html_verdicts(d, suite);
+	if (!tests)
+		d->err = -ENOMEM;
 	for (size_t k = 0; k < n && !d->err; k++) {
-		const char *load = loads[k];
 		struct test_data t;
-		int rc = test_data_load(d, suite, load, &t);
+		int rc = test_data_load(d, suite, &tests[k], &t);
 
-		snprintf(title, sizeof(title), "%s \xc2\xb7 %s", suite, load);
+		snprintf(title, sizeof(title), "%s \xc2\xb7 %s", suite, tests[k].name);
 		ul_hdoc_heading(d, 3, NULL, title);
 		if (rc) {
 			d->err = rc;
 		} else if (t.ng) {
 			if (!strcmp(suite, "deadline"))
-				ul_html_deadline(d, load);
-			test_plots(d, suite, load, &t);
+				ul_html_deadline(d, tests[k].load);
+			ul_html_micro_curve(d, suite, tests[k].load, tests[k].probe);
+			test_plots(d, suite, tests[k].name, &t);
 		}
 		test_data_free(&t);
 	}
+	free(tests);
 }
 
 void ul_html_suites(struct ul_hdoc *d)
 {
 	const char *suites[MAX_NAMES];
-	size_t n = list_names(d, NULL, suites);
+	size_t n = list_suites(d, suites);
 
 	for (size_t k = 0; k < n && !d->err; k++)
 		suite_section(d, suites[k]);

@@ -2,14 +2,16 @@
 /*
  * The report's comparison of each label against the baseline, per suite
  * and test: the relative change of the median with its confidence interval
- * as bars, and a table with n, medians, p-value, verdict and whether the
- * row survives Holm's correction over the suite's tests.  Every number
- * comes from stats/compare.h (ul_stats_compare); nothing is computed here.
+ * as bars, and a table with n, medians, p-value, verdict and Holm's
+ * correction.  The rows are `underload compare`'s own (stats/runcmp.h:
+ * same pooling, same fixed prefix of adaptively sampled cells, same test):
+ * nothing is computed here, only drawn.
  */
 #include "core/compat.h"
+#include "model/suite.h"
 #include "report/html_doc.h"
 #include "report/plot.h"
-#include "stats/compare.h"
+#include "stats/runcmp.h"
 
 #include <errno.h>
 #include <math.h>
@@ -17,138 +19,142 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct vrow {
-	const char *load;
-	size_t label;
-	struct ul_cmp_result r;
-	char note[64];
-	const char *unit;
+static void verdict_row(FILE *o, const struct ul_runcmp *c,
+			const struct ul_runcmp_row *w)
+{
+	const struct ul_cmp_result *r = &w->res;
 	double div;
-};
+	const char *unit = ul_plot_unit(w->metric->series,
+					fmax(fabs(r->median_base), fabs(r->median_cand)), &div);
 
-/* Which way is better for a suite's primary series: all of today's are
- * times (lower is better); a rate ("_per_s") is better higher. */
-static enum ul_cmp_better better_of(const char *series)
-{
-	size_t n = strlen(series);
-
-	return n > 6 && !strcmp(series + n - 6, "_per_s") ? UL_BETTER_HIGHER : UL_BETTER_LOWER;
-}
-
-/* Compares every label with the baseline on `load`; appends rows; 0 or -ENOMEM. */
-static int compare_load(const struct ul_hdoc *d, const char *suite, const char *load,
-			struct vrow *rows, size_t *nrows)
-{
-	const struct ul_hlabel *b = &d->labels[d->baseline];
-	const char *series = "";
-	double *bv, *cv;
-	size_t nb, nc, bad;
-	int rc = ul_hdoc_values(b, suite, load, 1, &bv, &nb, &series, &bad);
-
-	for (size_t j = 0; !rc && j < d->n_labels; j++) {
-		struct ul_cmp_opts o = { .test = UL_CMP_MWU, .alpha = 0.05, .better = better_of(series) };
-		struct vrow *v = &rows[*nrows];
-
-		if (j == d->baseline)
-			continue;
-		rc = ul_hdoc_values(&d->labels[j], suite, load, 1, &cv, &nc, &series, &bad);
-		if (rc)
-			break;
-		if (nb >= 2 && nc >= 2 && !ul_stats_compare(bv, nb, cv, nc, &o, &v->r)) {
-			v->load = load;
-			v->label = j;
-			v->unit = ul_plot_unit(series, fmax(fabs(v->r.median_base),
-							    fabs(v->r.median_cand)), &v->div);
-			snprintf(v->note, sizeof(v->note), "%s", ul_cmp_verdict_name(v->r.verdict));
-			(*nrows)++;
-		}
-		free(cv);
+	fputs("<tr><td>", o);
+	ul_svg_escape(o, w->test, sizeof(w->test));
+	fputs("</td><td>", o);
+	ul_svg_escape(o, c->groups[w->cand].label, sizeof(c->groups[w->cand].label));
+	if (!w->tested) {
+		fputs("</td><td colspan=\"9\">", o);
+		ul_svg_escape(o, w->why, sizeof(w->why));
+		fputs("</td></tr>\n", o);
+		return;
 	}
-	free(bv);
-	return rc;
+	fprintf(o, "</td><td>%zu</td><td>%zu</td><td>%.3f %s</td><td>%.3f %s</td><td>%+.1f%%</td>",
+		r->n_base, r->n_cand, r->median_base / div, unit, r->median_cand / div, unit,
+		r->change_rel * 100);
+	if (r->has_ci)
+		fprintf(o, "<td>%+.1f%% .. %+.1f%%</td>", r->ci_lo_rel * 100, r->ci_hi_rel * 100);
+	else
+		fputs("<td>n too small</td>", o);
+	fprintf(o, "<td>%.3g</td><td>%s", r->p, ul_cmp_verdict_name(r->verdict));
+	if (r->need_per_side)
+		fprintf(o, " (about %zu points per side would show a shift this size)",
+			r->need_per_side);
+	fprintf(o, "</td><td>%s</td></tr>\n",
+		r->verdict == UL_VERDICT_NONE ? "" : w->holm_survives ? "survives" : "does not survive");
 }
 
-static void verdict_table(FILE *o, const struct ul_hdoc *d, const struct vrow *rows, size_t n,
-			  const bool *survive)
+static void verdict_table(FILE *o, const struct ul_runcmp *c)
 {
+	bool prefix = false;
+
 	fputs("<table class=\"verdicts\"><tr><th>test</th><th>label</th><th>n base</th>"
 	      "<th>n</th><th>median base</th><th>median</th><th>change</th><th>95% CI</th>"
 	      "<th>p</th><th>verdict</th><th>Holm</th></tr>\n",
 	      o);
-	for (size_t i = 0; i < n; i++) {
-		const struct ul_cmp_result *r = &rows[i].r;
-
-		fputs("<tr><td>", o);
-		ul_svg_escape(o, rows[i].load, SIZE_MAX);
-		fputs("</td><td>", o);
-		ul_svg_escape(o, d->labels[rows[i].label].label, SIZE_MAX);
-		fprintf(o, "</td><td>%zu</td><td>%zu</td><td>%.3f %s</td><td>%.3f %s</td>"
-			   "<td>%+.1f%%</td>",
-			r->n_base, r->n_cand, r->median_base / rows[i].div, rows[i].unit,
-			r->median_cand / rows[i].div, rows[i].unit, r->change_rel * 100);
-		if (r->has_ci)
-			fprintf(o, "<td>%+.1f%% .. %+.1f%%</td>", r->ci_lo_rel * 100,
-				r->ci_hi_rel * 100);
-		else
-			fputs("<td>n too small</td>", o);
-		fprintf(o, "<td>%.3g</td><td>%s", r->p, ul_cmp_verdict_name(r->verdict));
-		if (r->need_per_side)
-			fprintf(o, " (about %zu points per side would show a shift this size)",
-				r->need_per_side);
-		fprintf(o, "</td><td>%s</td></tr>\n",
-			r->verdict == UL_VERDICT_NONE ? "" : survive[i] ? "survives" : "does not survive");
+	for (size_t i = 0; i < c->n_rows; i++) {
+		verdict_row(o, c, &c->rows[i]);
+		prefix |= c->rows[i].prefix_base || c->rows[i].prefix_cand;
 	}
 	fputs("</table>\n", o);
+	if (prefix)
+		fputs("<p class=\"note\">Adaptively sampled cells enter the test with the points "
+		      "taken before their stopping rule looked at the data (as in underload "
+		      "compare); the plots below show every point.</p>\n",
+		      o);
 }
 
-void ul_html_verdicts(struct ul_hdoc *d, const char *suite, const char *const *loads,
-		      size_t n_loads)
+/* The bars of the tested rows; returns how many. */
+static size_t verdict_bars(const struct ul_hdoc *d, const struct ul_runcmp *c,
+			   const size_t *label_of, struct ul_chart_bar *bars)
 {
-	size_t cap = n_loads * d->n_labels + 1, n = 0;
-	struct vrow *rows;
-	struct ul_chart_bar *bars;
-	double *p;
-	bool *survive;
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->n_rows; i++) {
+		const struct ul_runcmp_row *w = &c->rows[i];
+		const struct ul_hlabel *l = &d->labels[label_of[w->cand]];
+
+		if (!w->tested)
+			continue;
+		bars[n++] = (struct ul_chart_bar){
+			.category = w->test, .group = l->label, .colour = l->colour,
+			.value = w->res.change_rel * 100, .has_ci = w->res.has_ci,
+			.lo = w->res.ci_lo_rel * 100, .hi = w->res.ci_hi_rel * 100,
+			.note = ul_cmp_verdict_name(w->res.verdict),
+		};
+	}
+	return n;
+}
+
+static void draw(struct ul_hdoc *d, const char *suite, const struct ul_runcmp *c,
+		 const size_t *label_of)
+{
+	struct ul_chart_bar *bars = calloc(c->n_rows + 1, sizeof(*bars));
 	char title[256];
 	struct ul_chart_text tx = { .title = title, .x_label = "change of the median (%)" };
+	size_t nb;
 	FILE *f;
 
-	if (d->n_labels < 2 || d->err)
-		return;
-	rows = calloc(cap, sizeof(*rows));
-	bars = calloc(cap, sizeof(*bars));
-	p = calloc(cap, sizeof(*p));
-	survive = calloc(cap, sizeof(*survive));
-	for (size_t k = 0; rows && bars && p && survive && k < n_loads && !d->err; k++)
-		d->err = compare_load(d, suite, loads[k], rows, &n);
-	if (!rows || !bars || !p || !survive)
+	if (!bars) {
 		d->err = -ENOMEM;
-	if (n && !d->err) {
-		for (size_t i = 0; i < n; i++) {
-			const struct ul_cmp_result *r = &rows[i].r;
-
-			p[i] = r->p;
-			bars[i] = (struct ul_chart_bar){
-				.category = rows[i].load, .group = d->labels[rows[i].label].label,
-				.colour = d->labels[rows[i].label].colour, .value = r->change_rel * 100,
-				.has_ci = r->has_ci, .lo = r->ci_lo_rel * 100, .hi = r->ci_hi_rel * 100,
-				.note = rows[i].note,
-			};
-		}
-		ul_stats_holm(p, n, 0.05, NULL, survive);
-		snprintf(title, sizeof(title), "%s: each label against %s", suite,
-			 d->labels[d->baseline].label);
+		return;
+	}
+	nb = verdict_bars(d, c, label_of, bars);
+	snprintf(title, sizeof(title), "%s: each label against %s", suite,
+		 d->labels[d->baseline].label);
+	if (nb) {
 		f = ul_hdoc_figure_begin(d, suite, "versus", "baseline");
-		ul_hdoc_figure_end(d, f, f ? ul_chart_bars(f, &tx, bars, n, true, 0) : 0,
+		ul_hdoc_figure_end(d, f, f ? ul_chart_bars(f, &tx, bars, nb, true, 0) : 0,
 				   "Relative change of the median against the baseline label, with "
 				   "the 95% confidence interval of the Hodges-Lehmann shift; verdict "
-				   "of the two-sided Mann-Whitney test at alpha 0.05 (underload "
-				   "compare's statistics).");
-		if (d->html)
-			verdict_table(d->html, d, rows, n, survive);
+				   "of the two-sided Mann-Whitney test at alpha 0.05, as underload "
+				   "compare gives it.");
 	}
-	free(rows);
+	if (d->html)
+		verdict_table(d->html, c);
 	free(bars);
-	free(p);
-	free(survive);
+}
+
+void ul_html_verdicts(struct ul_hdoc *d, const char *suite)
+{
+	const struct ul_suite *su = ul_suite_find(suite);
+	struct ul_runcmp_group g[UL_HTML_MAX_LABELS];
+	size_t label_of[UL_HTML_MAX_LABELS], n = 0;
+	struct ul_runcmp_metric m;
+	struct ul_cmp_opts o = { .test = UL_CMP_MWU, .alpha = 0.05 };
+	struct ul_runcmp c;
+	int rc;
+
+	/* Only a metric the suite declares has a direction to judge by. */
+	if (d->n_labels < 2 || d->err || !su || !su->metrics || !su->metrics[0].series)
+		return;
+	m = (struct ul_runcmp_metric){
+		suite, su->metrics[0].series, su->metrics[0].label, su->metrics[0].unit,
+		su->metrics[0].direction == UL_HIGHER_IS_BETTER ? UL_BETTER_HIGHER : UL_BETTER_LOWER,
+	};
+	for (size_t k = 0; k < d->n_labels; k++) { /* the baseline first */
+		size_t j = k == 0 ? d->baseline : k <= d->baseline ? k - 1 : k;
+
+		memset(&g[n], 0, sizeof(g[n]));
+		snprintf(g[n].label, sizeof(g[n].label), "%s", d->labels[j].label);
+		g[n].runs = d->labels[j].runs;
+		g[n].n_runs = d->labels[j].n_runs;
+		label_of[n++] = j;
+	}
+	rc = ul_runcmp_build(g, n, &m, 1, &o, &c);
+	if (rc) {
+		d->err = rc;
+		return;
+	}
+	if (c.n_rows)
+		draw(d, suite, &c, label_of);
+	ul_runcmp_free(&c);
 }

@@ -140,6 +140,31 @@ size_t ul_plot_log_ticks(double lo, double hi, double *out, size_t cap)
 	return n;
 }
 
+/* The largest (up = false) or smallest (up) 1-2-5 value below or above v > 0. */
+static double step125(double v, bool up)
+{
+	static const double m[] = { 1, 2, 5, 10 };
+	double mag = pow(10, floor(log10(v)));
+
+	if (up) {
+		for (size_t i = 0; i < 4; i++)
+			if (m[i] * mag >= v * (1 - 1e-12))
+				return m[i] * mag;
+	}
+	for (size_t i = 3; i-- > 0;)
+		if (m[i] * mag <= v * (1 + 1e-12))
+			return m[i] * mag;
+	return mag;
+}
+
+void ul_plot_log_range(double *lo, double *hi)
+{
+	if (!(*lo > 0) || !(*hi >= *lo) || !isfinite(*hi))
+		return;
+	*lo = step125(*lo, false);
+	*hi = step125(*hi, true);
+}
+
 char *ul_plot_tick_label(double v, double step, char *buf, size_t len)
 {
 	int dec = 0;
@@ -193,6 +218,16 @@ const char *ul_plot_unit(const char *series, double max_abs, double *div)
 		*div = 1e9;
 		return "s";
 	}
+	if (has_suffix(series, "_ps")) { /* micro: picoseconds per operation */
+		if (max_abs < 1e3)
+			return "ps";
+		*div = max_abs < 1e6 ? 1e3 : 1e6;
+		return max_abs < 1e6 ? "ns" : "\xc2\xb5s";
+	}
+	if (has_suffix(series, "_bytes_s")) { /* micro: bandwidth, decimal as LMbench */
+		*div = 1e6;
+		return "MB/s";
+	}
 	if (has_suffix(series, "_kb"))
 		bytes = 1024;
 	else if (!has_suffix(series, "_bytes"))
@@ -212,7 +247,7 @@ const char *ul_plot_unit(const char *series, double max_abs, double *div)
 
 size_t ul_plot_unit_stem(const char *series)
 {
-	static const char *const suffixes[] = { "_ns", "_bytes", "_kb" };
+	static const char *const suffixes[] = { "_ns", "_ps", "_bytes_s", "_bytes", "_kb" };
 	size_t n = strlen(series);
 
 	for (size_t i = 0; i < UL_ARRAY_SIZE(suffixes); i++)

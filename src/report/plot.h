@@ -53,6 +53,9 @@ size_t ul_plot_ticks_at(double lo, double hi, double step, double *out, size_t c
  * (0 if lo <= 0), at most `cap`.
  */
 size_t ul_plot_log_ticks(double lo, double hi, double *out, size_t cap);
+/* Widens [*lo, *hi] (0 < lo <= hi) outward to values 1, 2 or 5 times a
+ * power of ten, so a log axis starts and ends on a tick. */
+void ul_plot_log_range(double *lo, double *hi);
 /*
  * A tick label: as many decimals as `step` needs (0.25 -> 2, 5 -> 0), no
  * "-0"; step <= 0 (log ticks) prints %g.  Returns buf.
@@ -65,8 +68,9 @@ const char *ul_plot_colour(size_t i);
 
 /*
  * The display unit of a series from its name's unit suffix and its largest
- * absolute value: "_ns" -> us, ms or s; "_bytes" and "_kb" -> KiB, MiB or
- * GiB; anything else is shown as stored with an empty unit.  *div is what
+ * absolute value: "_ns" -> us, ms or s; "_ps" -> ps, ns or us; "_bytes_s"
+ * -> MB/s (10^6, as LMbench); "_bytes" and "_kb" -> KiB, MiB or GiB;
+ * anything else is shown as stored with an empty unit.  *div is what
  * a stored value is divided by.  Returns the unit name ("ms", "" ...).
  */
 const char *ul_plot_unit(const char *series, double max_abs, double *div);

@@ -88,7 +88,8 @@ struct ul_chart_band {
  * Lines over x, with optional bands (cells, named at the top) and marks
  * (x positions drawn as red ticks under the plot: missed deadlines).
  * Lines are downsampled keeping extremes; y starts at 0 unless a value
- * is negative; log_y draws a log10 y axis (values <= 0 are skipped).
+ * is negative; log_y draws a log10 y axis (values <= 0 are skipped), log_x
+ * a log10 x axis when the range spans two decades.
  */
 struct ul_chart_series {
 	const struct ul_chart_line *lines;
@@ -98,6 +99,7 @@ struct ul_chart_series {
 	const double *marks;
 	size_t n_marks;
 	bool log_y;
+	bool log_x; /* log10 x axis when x spans two decades */
 	double height; /* pixels of the plot area; 0 = default */
 };
 int ul_chart_lines(FILE *out, const struct ul_chart_text *t, const struct ul_chart_series *s);

@@ -83,6 +83,7 @@ void ul_frame_x(struct ul_frame *f, double lo, double hi, bool log)
 {
 	if (log && ul_plot_spans_decades(lo, hi)) {
 		f->xstep = 0;
+		ul_plot_log_range(&lo, &hi);
 		ul_scale_init(&f->xs, lo, hi, f->x0, f->x1, true);
 		return;
 	}
@@ -95,6 +96,7 @@ void ul_frame_y(struct ul_frame *f, double lo, double hi, bool log)
 {
 	if (log && lo > 0 && hi > lo) {
 		f->ystep = 0;
+		ul_plot_log_range(&lo, &hi);
 		ul_scale_init(&f->ys, lo, hi, f->y1, f->y0, true);
 		return;
 	}

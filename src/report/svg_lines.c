@@ -178,8 +178,12 @@ int ul_chart_lines(FILE *out, const struct ul_chart_text *t, const struct ul_cha
 	for (size_t i = 0; i < s->n_lines; i++)
 		nmax = s->lines[i].n > nmax ? s->lines[i].n : nmax;
 	ul_frame_init(&f, 900, h + 28 + 40, s->n_lines > 1 ? 1 : 0);
-	ul_scale_init(&f.xs, xlo, xhi, f.x0, f.x1, false);
-	f.xstep = ul_plot_nice_step(xlo, xhi, 8);
+	if (s->log_x && ul_plot_spans_decades(xlo, xhi)) {
+		ul_frame_x(&f, xlo, xhi, true);
+	} else {
+		ul_scale_init(&f.xs, xlo, xhi, f.x0, f.x1, false);
+		f.xstep = ul_plot_nice_step(xlo, xhi, 8);
+	}
 	ul_frame_y(&f, s->log_y ? ylo : fmin(0, ylo), yhi > 0 || s->log_y ? yhi : 1, s->log_y);
 	keep = malloc((nmax ? nmax : 1) * sizeof(*keep));
 	if (!keep)

@@ -16,7 +16,8 @@ is $? 0 "resp run of label base"
 "$UL" run "${R[@]}" --tests noload,cpuload --label "$HOSTILE" -o resp.cpu-work=68000000 \
 	>/dev/null 2>"$TMP/err"
 is $? 0 "resp run of the hostile label, twice the CPU work"
-"$UL" run deadline "${R[@]}" --format deadline --tests noload --label base >/dev/null 2>"$TMP/err"
+"$UL" run deadline "${R[@]}" --format deadline,json="$TMP/dl.json" --tests noload,cpuload \
+	--label base >/dev/null 2>"$TMP/err"
 is $? 0 "deadline run of label base"
 
 "$UL" report --db "$DB" base "$HOSTILE" -o "$TMP/r.html" 2>"$TMP/err"
@@ -28,9 +29,13 @@ is "$(grep -c '<script' <<<"$page")" 0 "no <script> in the page: the label is es
 like "$page" '&lt;script&gt;alert\(1\)&lt;/script&gt;' "the hostile label is shown as text"
 is "$(grep -Eco '(src|href)="https?:' <<<"$page")" 0 "nothing loaded from the network"
 figures=$(grep -o '<figure ' <<<"$page" | wc -l)
-# resp: the comparison, 2 tests x 3 plots; deadline noload (base only): its
-# timeline, CDF and box; monitors: 5 charts for each of the 3 runs.
-is "$figures" $((1 + 2 * 3 + 3 + 3 * 5)) "figures: comparison, every test, each run's monitors"
+# resp: the comparison, 2 tests x 3 plots; deadline's 2 tests (base only):
+# timeline, CDF and box each; monitors: 5 charts for each of the 3 runs.
+is "$figures" $((1 + 2 * 3 + 2 * 3 + 3 * 5)) "figures: comparison, every test, each run's monitors"
+marked=$(grep -o 'red ticks: [0-9]* missed' <<<"$page" | awk '{ s += $3 } END { print s }')
+stored=$(python3 -c 'import json, sys
+print(int(sum(c["metrics"]["dl_missed"] for c in json.load(open(sys.argv[1]))["cells"])))' "$TMP/dl.json")
+is "$marked" "$stored" "the deadline timelines mark as many missed periods as the probe counted"
 like "$page" '<td>cpuload</td><td>&lt;script&gt;alert\(1\)&lt;/script&gt;</td>.*<td>slower' \
 	"twice the CPU work is called slower under cpuload"
 
@@ -60,11 +65,11 @@ else
 	is "$(n '<svg ')" "$figures" "DOM: one <svg> per figure"
 	is "$(n 'class="ul-pts"')" 4 "DOM: a scatter of every sample per resp test and label"
 	is "$(n 'class="ul-bar"')" 2 "DOM: a bar per resp test against the baseline"
-	is "$(n 'class="ul-cdf"')" 5 "DOM: a CDF line per test and label (deadline: one label)"
-	is "$(n 'class="ul-box"')" 5 "DOM: a box per test and label"
-	is "$(n 'class="ul-line"')" $((1 + 3 * (2 + 5 + 2 + 2 + 1))) \
-		"DOM: the deadline timeline and every monitor line of the 3 runs"
-	is "$(n 'class="ul-cell"')" $(((2 + 2 + 1) * 5)) "DOM: each run's cells (2, 2, 1) marked on its 5 charts"
+	is "$(n 'class="ul-cdf"')" 6 "DOM: a CDF line per test and label (deadline: one label)"
+	is "$(n 'class="ul-box"')" 6 "DOM: a box per test and label"
+	is "$(n 'class="ul-line"')" $((2 + 3 * (2 + 5 + 2 + 2 + 1))) \
+		"DOM: the deadline timelines and every monitor line of the 3 runs"
+	is "$(n 'class="ul-cell"')" $((3 * 2 * 5)) "DOM: each run's 2 cells marked on its 5 charts"
 
 	browser "$TMP/shot.out" --window-size=1000,1800 --screenshot="$TMP/shot.png" "file://$TMP/r.html"
 	read -r w h ink colours < <(python3 "$HERE/png.py" stats "$TMP/shot.png")

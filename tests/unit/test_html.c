@@ -76,7 +76,7 @@ static void make_run(struct ul_run *r, const char *label, int64_t k, int id)
 	snprintf(r->label, sizeof(r->label), "%s", label);
 	snprintf(r->tool_version, sizeof(r->tool_version), "0.1.0");
 	snprintf(r->argv, sizeof(r->argv), "underload run --label %s", label);
-	snprintf(r->suites, sizeof(r->suites), "resp,deadline,contest");
+	snprintf(r->suites, sizeof(r->suites), "resp,deadline,micro,contest");
 	r->status = UL_RUN_COMPLETE;
 	r->started_wall_ns = 1700000000000000000LL + id * 1000000000LL;
 	snprintf(r->host.hostname, sizeof(r->host.hostname), "host \"&\"");
@@ -99,12 +99,30 @@ static void make_run(struct ul_run *r, const char *label, int64_t k, int id)
 	c = add_cell(r, "deadline", "noload");
 	for (int i = 0; i < 10; i++) {
 		lat[i] = (i == 4 ? 25000000 : 100000 * (i + 1)) * k;
-		stall[i] = i == 6 ? -1 : 0; /* period 4: late; period 6: skipped */
+		/* waiting to run counts as stall: period 4 ends late; 6 was skipped */
+		stall[i] = i == 6 ? -1 : lat[i];
 	}
 	push_all(c, "dl_lat_ns", lat, 10);
 	push_all(c, "dl_stall_ns", stall, 10);
 	ck_assert_int_eq(ul_cell_set_metric(c, "dl_period_ns", 20000000), 0);
 	ck_assert_int_eq(ul_cell_set_metric(c, "dl_work_ns", 1000000), 0);
+	/* micro: two probes under one load; lat_mem's curve steps at 32K and 1M */
+	c = add_cell(r, "micro", "noload");
+	snprintf(c->probe, sizeof(c->probe), "lat_mem");
+	for (int64_t kib = 1; kib <= 4096; kib *= 4) {
+		char name[UL_NAME_LEN];
+		int64_t ps[3] = { 1000, 1100, 1200 };
+
+		for (int i = 0; i < 3; i++)
+			ps[i] *= (kib < 32 ? 1 : kib < 1024 ? 4 : 60) * k;
+		snprintf(name, sizeof(name), "curve_%lldk_ps", (long long)kib);
+		push_all(c, name, ps, 3);
+	}
+	c = add_cell(r, "micro", "noload");
+	snprintf(c->probe, sizeof(c->probe), "bw_mem_rd");
+	for (int i = 0; i < 8; i++)
+		v[i] = 5000000000LL / k + i * 10000000;
+	push_all(c, "bw_bytes_s", v, 8);
 	c = add_cell(r, "contest", "noload");
 	c->probe[0] = '\0';
 	snprintf(c->probe, sizeof(c->probe), "job");
@@ -183,15 +201,21 @@ START_TEST(golden_page)
 	}
 	/* What the page must hold, independent of the exact bytes. */
 	ck_assert_uint_eq(count(got, "<svg "), count(got, "<figure "));
-	/* resp: 2 tests, contest 1 (deadline draws timelines instead), 2 labels each */
-	ck_assert_uint_eq(count(got, "class=\"ul-pts\""), 3 * 2);
-	ck_assert_uint_eq(count(got, "class=\"ul-cdf\""), 4 * 2);
-	ck_assert_uint_eq(count(got, "class=\"ul-box\""), 4 * 2);
+	/* resp: 2 tests, micro 2, contest 1 (deadline draws timelines instead), 2 labels each */
+	ck_assert_uint_eq(count(got, "class=\"ul-pts\""), 5 * 2);
+	ck_assert_uint_eq(count(got, "class=\"ul-cdf\""), 6 * 2);
+	ck_assert_uint_eq(count(got, "class=\"ul-box\""), 6 * 2);
+	/* micro: tests named by probe, lat_mem's curve (a line per label) */
+	ck_assert_ptr_nonnull(strstr(got, "<h3>micro \xc2\xb7 lat_mem</h3>"));
+	ck_assert_ptr_nonnull(strstr(got, "<h3>micro \xc2\xb7 bw_mem_rd</h3>"));
+	ck_assert_ptr_nonnull(strstr(got, "memory latency against working-set size"));
+	ck_assert_ptr_nonnull(strstr(got, "bw (MB/s)"));
 	ck_assert_uint_eq(count(got, "class=\"ul-miss\""), 2); /* one timeline per label */
 	ck_assert_uint_eq(count(got, "class=\"ul-cell\""), 2 * 5 * 2); /* cells x charts x runs */
 	/* contest Time and Loads for 2 labels; B against A on 3 tests (contest's n = 1 is too few) */
 	ck_assert_uint_eq(count(got, "class=\"ul-bar\""), 2 * 2 + 3);
-	ck_assert_uint_eq(count(got, "<table class=\"verdicts\">"), 2);
+	ck_assert_uint_eq(count(got, "<table class=\"verdicts\">"), 3);
+	ck_assert_ptr_nonnull(strstr(got, "baseline has 1 valid point (2 needed)")); /* contest */
 	/* twice the delays: clear with resp's tight samples (n = 8), not with the
 	 * deadline's wide ones (n = 10, p = 0.12), which says how many it would take */
 	ck_assert_uint_eq(count(got, "<td>slower</td><td>survives"), 2);

@@ -106,6 +106,23 @@ START_TEST(log_ticks)
 	ck_assert_double_eq_tol(t[0], 0.5, EPS);
 	ck_assert_double_eq_tol(t[5], 20, EPS);
 	ck_assert_uint_eq(ul_plot_log_ticks(0, 10, t, 32), 0);
+	{
+		double lo = 0.13, hi = 37; /* out to 0.1 and 50 */
+
+		ul_plot_log_range(&lo, &hi);
+		ck_assert_double_eq_tol(lo, 0.1, EPS);
+		ck_assert_double_eq_tol(hi, 50, 1e-9);
+		lo = 2;
+		hi = 1000; /* already on 1-2-5 values: unchanged */
+		ul_plot_log_range(&lo, &hi);
+		ck_assert_double_eq_tol(lo, 2, EPS);
+		ck_assert_double_eq_tol(hi, 1000, 1e-9);
+		lo = 7;
+		hi = 501;
+		ul_plot_log_range(&lo, &hi);
+		ck_assert_double_eq_tol(lo, 5, EPS);
+		ck_assert_double_eq_tol(hi, 1000, 1e-9);
+	}
 }
 END_TEST
 
