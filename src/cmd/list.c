@@ -81,7 +81,7 @@ static int list_items(const char *topic, bool verbose)
 			if (verbose) {
 				printf("    probe: %s\n    tests:", s->probe);
 				for (size_t t = 0; s->tests[t].load; t++)
-					printf(" %s", s->tests[t].load);
+					printf(" %s", ul_suite_test_name(&s->tests[t]));
 				putchar('\n');
 				if (s->opts) {
 					struct ul_opt_group g = { .opts = s->opts };

@@ -53,6 +53,34 @@ struct run_args {
 	size_t n_groups;
 };
 
+/* --under LIST: registered loads, each once (the suites that take one). */
+static int set_under(void *base, const char *arg, char *err, size_t errlen)
+{
+	struct ul_engine_config *cfg = &((struct run_args *)base)->cfg;
+	char *save = NULL, *tok;
+
+	if (strlen(arg) >= sizeof(cfg->under_buf))
+		return snprintf(err, errlen, "--under: list too long"), -EINVAL;
+	snprintf(cfg->under_buf, sizeof(cfg->under_buf), "%s", arg);
+	cfg->n_under = 0;
+	for (tok = strtok_r(cfg->under_buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!ul_load_find(tok))
+			return snprintf(err, errlen, "unknown load '%.64s' in --under (see 'underload "
+					"list loads')", tok), -EINVAL;
+		for (size_t i = 0; i < cfg->n_under; i++)
+			if (!strcmp(cfg->under[i], tok))
+				return snprintf(err, errlen, "load '%.64s' named twice in --under",
+						tok), -EINVAL;
+		if (cfg->n_under == UL_MAX_UNDER)
+			return snprintf(err, errlen, "at most %d loads in --under", UL_MAX_UNDER),
+			       -EINVAL;
+		cfg->under[cfg->n_under++] = tok;
+	}
+	if (!cfg->n_under)
+		return snprintf(err, errlen, "--under needs at least one load"), -EINVAL;
+	return 0;
+}
+
 /* MemTotal, the largest sensible --mem-limit (1T if unreadable). */
 static uint64_t mem_total(void)
 {
@@ -199,6 +227,8 @@ static const struct ul_opt run_opts[] = {
 	  .man = "The sampler records /proc/stat, /proc/vmstat, /proc/meminfo,\n"
 		 "/proc/loadavg and /proc/pressure/* for every test; see\n"
 		 ".BR \"underload vmstat\" ." },
+	{ "under", UL_OPT_CALL, .arg = "LIST", .set = set_under, .def_text = "noload",
+	  .help = "run fsbench and micro under each of these loads in turn, one cell each" },
 	{ "deadline", UL_OPT_CALL, .arg = "PROFILE", .set = set_deadline,
 	  .def_text = "none; audio for mtest and the deadline suite",
 	  .help = "a periodic deadline probe alongside: audio (20 Hz, 5%), video (60 Hz, 40%), "
@@ -277,15 +307,17 @@ static int parse_tests(struct run_args *a)
 			if (!strcmp(a->cfg.tests[i], tok))
 				return ul_usage_error("run", "test '%s' named twice in --tests", tok);
 		if (!known) {
-			char names[512];
+			char names[2048];
 			size_t off = 0;
 
 			names[0] = '\0';
 			for (size_t s = 0; s < a->n_suites; s++)
-				for (size_t i = 0; a->suites[s]->tests[i].load; i++)
-					off += (size_t)snprintf(names + off, sizeof(names) - off,
-								"%s%s", off ? ", " : "",
-								a->suites[s]->tests[i].load);
+				for (size_t i = 0; a->suites[s]->tests[i].load && off < sizeof(names);
+				     i++)
+					off += (size_t)snprintf(
+						names + off, sizeof(names) - off, "%s%s",
+						off ? ", " : "",
+						ul_suite_test_name(&a->suites[s]->tests[i]));
 			return ul_usage_error("run", "unknown test '%s' in --tests (accepted: %s)",
 					      tok, names);
 		}

@@ -553,3 +553,11 @@ out:
 	ul_sup_unblock_signals(&saved_mask);
 	return result;
 }
+
+size_t ul_engine_under(const struct ul_engine_config *cfg, const char *const **loads)
+{
+	static const char *const noload[] = { "noload" };
+
+	*loads = cfg->n_under ? cfg->under : noload;
+	return cfg->n_under ? cfg->n_under : 1;
+}

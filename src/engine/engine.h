@@ -26,6 +26,7 @@
 #define UL_MAX_TESTS 32
 #define UL_MAX_ITEMS 64 /* loads or probes in a registry */
 #define UL_MAX_SUITES 16 /* suites in the registry */
+#define UL_MAX_UNDER 8	 /* loads in --under */
 
 /* Exit classes of a run, mapped to exit codes by cmd/run.c. */
 enum ul_engine_result {
@@ -65,6 +66,11 @@ struct ul_engine_config {
 	 * only if it has no table).  Read with ul_engine_suite_opts(). */
 	const void *suite_opts[UL_MAX_SUITES];
 	bool quick;			  /* --quick: suites pick their small profile */
+	/* --under LIST: the loads the suites that take one (fsbench, micro)
+	 * run under, each in turn; n_under 0 = noload.  Points into under_buf. */
+	const char *under[UL_MAX_UNDER];
+	size_t n_under;
+	char under_buf[512];
 	/* Monitors and the mtest/deadline suites. */
 	int64_t monitor_interval_ns;	  /* --monitor-interval: /proc sampler period; 0 = off */
 	uint64_t monitor_ring_records;	  /* sampler ring capacity; 0 = sized from the interval */
@@ -127,6 +133,9 @@ size_t ul_suite_tests(const struct ul_suite *suite, const struct ul_engine_confi
  */
 int ul_engine_run(const struct ul_engine_config *cfg, struct ul_store *store, struct ul_run *run,
 		  const struct ul_suite *const *suites, size_t n_suites);
+
+/* The --under loads (noload when none was given); returns how many. */
+size_t ul_engine_under(const struct ul_engine_config *cfg, const char *const **loads);
 
 /* The options a suite's table filled (its opts_size bytes), or NULL when
  * it has none. */

@@ -66,34 +66,6 @@ static int set_warmup(void *base, const char *arg, char *err, size_t errlen)
 	return rc;
 }
 
-/* --under LIST: registered load names, each once. */
-static int set_under(void *base, const char *arg, char *err, size_t errlen)
-{
-	struct ul_fsbench_opts *o = base;
-	char *save = NULL, *tok;
-
-	if (strlen(arg) >= sizeof(o->under_buf))
-		return snprintf(err, errlen, "--under: list too long"), -EINVAL;
-	snprintf(o->under_buf, sizeof(o->under_buf), "%s", arg);
-	o->n_under = 0;
-	for (tok = strtok_r(o->under_buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (!ul_load_find(tok))
-			return snprintf(err, errlen, "unknown load '%s' in --under (see 'underload "
-					"list loads')", tok), -EINVAL;
-		for (size_t i = 0; i < o->n_under; i++)
-			if (!strcmp(o->under[i], tok))
-				return snprintf(err, errlen, "load '%s' named twice in --under",
-						tok), -EINVAL;
-		if (o->n_under == UL_FSBENCH_MAX_UNDER)
-			return snprintf(err, errlen, "at most %d loads in --under",
-					UL_FSBENCH_MAX_UNDER), -EINVAL;
-		o->under[o->n_under++] = tok;
-	}
-	if (!o->n_under)
-		return snprintf(err, errlen, "--under needs at least one load"), -EINVAL;
-	return 0;
-}
-
 static const struct ul_opt fsbench_opts[] = {
 	{ "clients", UL_OPT_COUNT, 1, UL_FSBENCH_MAX_CLIENTS, 0, "clients replaying the trace",
 	  .arg = "N", .def_text = "4 per CPU", O(clients) },
@@ -109,8 +81,6 @@ static const struct ul_opt fsbench_opts[] = {
 		      "builtin",
 	  .help = "the dbench 4 loadfile to replay; a malformed line is refused before "
 		  "anything runs" },
-	{ "under", UL_OPT_CALL, .arg = "LIST", .set = set_under, .def_text = "noload",
-	  .help = "run fsbench under each of these loads in turn, one cell each" },
 	{ NULL },
 };
 
@@ -348,23 +318,13 @@ static int run_cell(struct fsb_suite *st, const struct ul_load *load)
 	return result;
 }
 
-static const char *const noload[] = { "noload" };
-
-static void under_loads(const struct ul_fsbench_opts *o, const char *const **under, size_t *n)
-{
-	*under = o->n_under ? o->under : noload;
-	*n = o->n_under ? o->n_under : 1;
-}
-
 /* Before any suite runs: the --under loads' own checks. */
 static int fsbench_preflight(struct ul_engine *eng, const struct ul_suite *suite)
 {
-	static const struct ul_fsbench_opts defaults;
-	const struct ul_fsbench_opts *o = ul_engine_suite_opts(eng, suite);
 	const char *const *under;
-	size_t n;
+	size_t n = ul_engine_under(eng->cfg, &under);
 
-	under_loads(o ? o : &defaults, &under, &n);
+	(void)suite;
 	return ul_engine_preflight(eng, under, n);
 }
 
@@ -427,7 +387,7 @@ static int fsbench_run(struct ul_engine *eng, const struct ul_suite *suite)
 	st.o = ul_engine_suite_opts(eng, suite);
 	if (!st.o)
 		st.o = &defaults;
-	under_loads(st.o, &under, &n_under);
+	n_under = ul_engine_under(eng->cfg, &under);
 	ul_fsb_trace_init(&st.trace);
 	result = load_trace(&st);
 	if (result != UL_ENGINE_OK)

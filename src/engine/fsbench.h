@@ -31,7 +31,6 @@
 #define UL_FSBENCH_MAX_CLIENTS 512
 #define UL_FSBENCH_DEFAULT_DURATION_NS (60 * UL_NS_PER_SEC)
 #define UL_FSBENCH_DEFAULT_RUNS 1
-#define UL_FSBENCH_MAX_UNDER 16
 
 /* The suite's options of `underload run` (its table in engine/fsbench.c);
  * zeroed means the defaults. */
@@ -42,9 +41,6 @@ struct ul_fsbench_opts {
 	int64_t warmup_ns;	/* --warmup, when warmup_set; else duration / 5, as dbench */
 	bool warmup_set;
 	const char *loadfile;	/* --loadfile; NULL = the Debian file if present, else built-in */
-	const char *under[UL_FSBENCH_MAX_UNDER]; /* --under loads; none = noload */
-	size_t n_under;
-	char under_buf[512];
 };
 
 /* Series names, for the formats. */

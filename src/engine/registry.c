@@ -23,6 +23,6 @@ size_t ul_suite_tests(const struct ul_suite *suite, const struct ul_engine_confi
 		return n;
 	}
 	for (size_t i = 0; suite->tests[i].load && n < UL_MAX_TESTS; i++)
-		tests[n++] = suite->tests[i].load;
+		tests[n++] = ul_suite_test_name(&suite->tests[i]);
 	return n;
 }

@@ -51,10 +51,50 @@ size_t ul_suite_n_tests(const struct ul_suite *suite)
 	return n;
 }
 
+const char *ul_suite_test_name(const struct ul_suite_test *t)
+{
+	return t->name ? t->name : t->load;
+}
+
+/* a[0..alen) equals b, '_' and '-' being the same character. */
+static bool same_name(const char *a, size_t alen, const char *b)
+{
+	size_t i = 0;
+
+	for (; i < alen && b[i]; i++)
+		if (a[i] != b[i] && !((a[i] == '_' || a[i] == '-') && (b[i] == '_' || b[i] == '-')))
+			return false;
+	return i == alen && !b[i];
+}
+
+bool ul_suite_test_matches(const struct ul_suite_test *t, const char *name)
+{
+	const char *g = t->groups;
+
+	if (same_name(ul_suite_test_name(t), strlen(ul_suite_test_name(t)), name))
+		return true;
+	while (g && *g) {
+		size_t len = strcspn(g, ",");
+
+		if (same_name(g, len, name))
+			return true;
+		g += len + (g[len] == ',');
+	}
+	return false;
+}
+
+const char *ul_suite_cell_test(const struct ul_cell *cell)
+{
+	const struct ul_suite *suite = ul_suite_find(cell->suite);
+
+	return suite && suite->tests && suite->tests[0].load && suite->tests[0].name ? cell->probe
+										   : cell->load;
+}
+
 int ul_suite_test_index(const struct ul_suite *suite, const char *name)
 {
 	for (size_t i = 0; suite->tests && suite->tests[i].load; i++)
-		if (!strcmp(suite->tests[i].load, name))
+		if (ul_suite_test_matches(&suite->tests[i], name))
 			return (int)i;
 	return -1;
 }

@@ -29,6 +29,13 @@ struct ul_run;
 struct ul_suite_test {
 	const char *load;  /* load registry name: "cpuload" */
 	const char *probe; /* probe registry name; NULL = the suite's probe */
+	/* Its name in --tests, reports and compare when that is not the load
+	 * (micro's tests are its probes: "lat-pipe"); NULL = the load's.  A
+	 * suite names all its tests or none. */
+	const char *name;
+	/* Further names that select it in --tests, comma-separated (micro:
+	 * its table "proc", an alias "null"); NULL = none. */
+	const char *groups;
 	/* Settings of this test only, "ITEM.NAME=VALUE" as for -o, applied
 	 * over the run's (NULL-terminated; NULL = none). */
 	const char *const *opts;
@@ -101,13 +108,22 @@ const struct ul_suite *ul_suite_at(size_t i);
 
 /* Position of the suite in the registry (for per-suite arrays). */
 size_t ul_suite_index(const struct ul_suite *suite);
+/* A test's name: its own, else its load's. */
+const char *ul_suite_test_name(const struct ul_suite_test *t);
+/* Whether `name` selects test t: its name or one of its groups; '_' and
+ * '-' count as the same character ("lat_pipe" selects "lat-pipe"). */
+bool ul_suite_test_matches(const struct ul_suite_test *t, const char *name);
+/* The test a stored cell belongs to: its probe in a suite whose tests are
+ * named (micro), else its load. */
+const char *ul_suite_cell_test(const struct ul_cell *cell);
+
 /* Number of tests of a suite. */
 size_t ul_suite_n_tests(const struct ul_suite *suite);
-/* The test for load `name`, or NULL. */
+/* The first test `name` selects (ul_suite_test_matches), or NULL. */
 const struct ul_suite_test *ul_suite_test(const struct ul_suite *suite, const char *name);
-/* True if `name` is one of the suite's tests. */
+/* True if `name` selects one of the suite's tests. */
 bool ul_suite_has_test(const struct ul_suite *suite, const char *name);
-/* Position of load `name` in the suite's order, or -1. */
+/* Position of the first test `name` selects in the suite's order, or -1. */
 int ul_suite_test_index(const struct ul_suite *suite, const char *name);
 /* The probe of a test: its own or the suite's. */
 const char *ul_suite_test_probe(const struct ul_suite *suite, const struct ul_suite_test *t);

@@ -36,6 +36,9 @@
 #include "core/opt.h"
 #include "model/model.h"
 
+struct ul_micro_env;
+struct ul_micro_out;
+
 enum ul_probe_kind {
 	UL_PROBE_REPEAT = 0, /* sampled after each think-time sleep */
 	UL_PROBE_PERIODIC,   /* due every period: latency and deadlines met */
@@ -80,6 +83,10 @@ struct ul_probe {
 	 * overhead and divides; batch() must not allocate, print or log.  0
 	 * or a positive errno. */
 	int (*batch)(struct ul_probe_ctx *ctx, void *state, uint64_t iters, int64_t *elapsed_ns);
+	/* Instead of batch(), a micro probe that is more than one timed loop
+	 * (an overhead to subtract, several sizes) runs its whole measurement
+	 * with the harness itself, in its probe process; probe/micro/micro.h. */
+	int (*measure)(const struct ul_micro_env *env, struct ul_micro_out *out);
 };
 
 /* "repeat", "periodic", "whole", "micro". */

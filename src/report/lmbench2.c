@@ -5,12 +5,13 @@
  * several runs of a label one under the other, as in the seed.  Titled as
  * underload's micro summary: these are not LMbench results.
  *
- * Row of a run: Host = its hostname, OS = its label (uname -r by default,
- * as the seed's "Linux 2.4.18" was the kernel), Description = "ARCH under
- * LOAD", Mhz = the cells' cpu_mhz metric.  Each value is the median of the
+ * A row per run and --under load: Host = its hostname, OS = its label
+ * (uname -r by default, as the seed's "Linux 2.4.18" was the kernel),
+ * Description = "ARCH under LOAD", Mhz = the cells' cpu_mhz metric.  Each value is the median of the
  * batches of the cell measuring it (its outcome ok): times in us, the
  * memory table in ns, bandwidths in MB/s of 2^20 bytes.  RPC columns stay
- * blank (no portmapper-free RPC path).  Page fault is shown with decimals
+ * blank (no portmapper-free RPC path).  As LMbench 3's getsummary, a table
+ * prints only the rows with a value in it, and is left out without any.  Page fault is shown with decimals
  * (the seed printed whole us, "2.00000").  Frozen: a change is a new name.
  */
 #include "core/compat.h"
@@ -151,6 +152,28 @@ static void put_mem_row(FILE *out, const struct ul_lm2_row *r)
 	fputc('\n', out);
 }
 
+/* Does row r have a value in columns [first, last]? */
+static bool lm2_has(const struct ul_lm2_row *r, enum ul_lm2_col first, enum ul_lm2_col last)
+{
+	for (int c = first; c <= (int)last; c++)
+		if (r->v[c] > 0)
+			return true;
+	return false;
+}
+
+/* The header of a table and which rows it prints: rows with a value in
+ * [first, last], as getsummary's resultsq(); no such row, no table. */
+static bool lm2_table(FILE *out, const char *header, const struct ul_lm2_row *rows, size_t n,
+		      enum ul_lm2_col first, enum ul_lm2_col last)
+{
+	for (size_t i = 0; i < n; i++)
+		if (lm2_has(&rows[i], first, last)) {
+			fputs(header, out);
+			return true;
+		}
+	return false;
+}
+
 int ul_lm2_write(FILE *out, const struct ul_lm2_row *rows, size_t n)
 {
 	static const int proc_w[] = { 4, 4, 4, 4, 5, 4, 4, 4, 4, 4 };
@@ -164,43 +187,54 @@ int ul_lm2_write(FILE *out, const struct ul_lm2_row *rows, size_t n)
 		put_host(out, &rows[i]);
 		fprintf(out, " %23.23s %4.0f\n", rows[i].desc, rows[i].mhz > 0 ? rows[i].mhz : 0);
 	}
-	fputs(lm2_proc, out);
-	for (size_t i = 0; i < n; i++) {
-		put_host(out, &rows[i]);
-		fprintf(out, " %4.0f", rows[i].mhz > 0 ? rows[i].mhz : 0);
-		put_cols(out, &rows[i], UL_LM2_NULL_CALL, proc_w, UL_ARRAY_SIZE(proc_w));
-	}
-	fputs(lm2_ctx, out);
-	for (size_t i = 0; i < n; i++) {
-		put_host(out, &rows[i]);
-		put_cols(out, &rows[i], UL_LM2_CTX_2P0K, ctx_w, UL_ARRAY_SIZE(ctx_w));
-	}
-	fputs(lm2_lat, out);
-	for (size_t i = 0; i < n; i++) {
-		put_host(out, &rows[i]);
-		put_num(out, " ", rows[i].v[UL_LM2_CTX_2P0K], 5);
-		put_cols(out, &rows[i], UL_LM2_LAT_PIPE, lat_w, UL_ARRAY_SIZE(lat_w));
-	}
-	fputs(lm2_fs, out);
-	for (size_t i = 0; i < n; i++) {
-		const struct ul_lm2_row *r = &rows[i];
+	if (lm2_table(out, lm2_proc, rows, n, UL_LM2_NULL_CALL, UL_LM2_SH))
+		for (size_t i = 0; i < n; i++) {
+			if (!lm2_has(&rows[i], UL_LM2_NULL_CALL, UL_LM2_SH))
+				continue;
+			put_host(out, &rows[i]);
+			fprintf(out, " %4.0f", rows[i].mhz > 0 ? rows[i].mhz : 0);
+			put_cols(out, &rows[i], UL_LM2_NULL_CALL, proc_w, UL_ARRAY_SIZE(proc_w));
+		}
+	if (lm2_table(out, lm2_ctx, rows, n, UL_LM2_CTX_2P0K, UL_LM2_CTX_16P64K))
+		for (size_t i = 0; i < n; i++) {
+			if (!lm2_has(&rows[i], UL_LM2_CTX_2P0K, UL_LM2_CTX_16P64K))
+				continue;
+			put_host(out, &rows[i]);
+			put_cols(out, &rows[i], UL_LM2_CTX_2P0K, ctx_w, UL_ARRAY_SIZE(ctx_w));
+		}
+	if (lm2_table(out, lm2_lat, rows, n, UL_LM2_LAT_PIPE, UL_LM2_LAT_CONNECT))
+		for (size_t i = 0; i < n; i++) {
+			if (!lm2_has(&rows[i], UL_LM2_LAT_PIPE, UL_LM2_LAT_CONNECT))
+				continue;
+			put_host(out, &rows[i]);
+			put_num(out, " ", rows[i].v[UL_LM2_CTX_2P0K], 5);
+			put_cols(out, &rows[i], UL_LM2_LAT_PIPE, lat_w, UL_ARRAY_SIZE(lat_w));
+		}
+	if (lm2_table(out, lm2_fs, rows, n, UL_LM2_CREATE_0K, UL_LM2_PAGE_FAULT))
+		for (size_t i = 0; i < n; i++) {
+			const struct ul_lm2_row *r = &rows[i];
 
-		put_host(out, r);
-		for (int c = UL_LM2_CREATE_0K; c <= UL_LM2_DELETE_10K; c++)
-			put_num(out, " ", r->v[c], 6);
-		put_num(out, "  ", r->v[UL_LM2_MMAP], 7);
-		put_num(out, " ", r->v[UL_LM2_PROT_FAULT], 5);
-		put_num(out, " ", r->v[UL_LM2_PAGE_FAULT], 7);
-		fputc('\n', out);
-	}
-	fputs(lm2_bw, out);
-	for (size_t i = 0; i < n; i++) {
-		put_host(out, &rows[i]);
-		put_cols(out, &rows[i], UL_LM2_BW_PIPE, bw_w, UL_ARRAY_SIZE(bw_w));
-	}
-	fputs(lm2_mem, out);
-	for (size_t i = 0; i < n; i++)
-		put_mem_row(out, &rows[i]);
+			if (!lm2_has(r, UL_LM2_CREATE_0K, UL_LM2_PAGE_FAULT))
+				continue;
+			put_host(out, r);
+			for (int c = UL_LM2_CREATE_0K; c <= UL_LM2_DELETE_10K; c++)
+				put_num(out, " ", r->v[c], 6);
+			put_num(out, "  ", r->v[UL_LM2_MMAP], 7);
+			put_num(out, " ", r->v[UL_LM2_PROT_FAULT], 5);
+			put_num(out, " ", r->v[UL_LM2_PAGE_FAULT], 7);
+			fputc('\n', out);
+		}
+	if (lm2_table(out, lm2_bw, rows, n, UL_LM2_BW_PIPE, UL_LM2_BW_MEM_WRITE))
+		for (size_t i = 0; i < n; i++) {
+			if (!lm2_has(&rows[i], UL_LM2_BW_PIPE, UL_LM2_BW_MEM_WRITE))
+				continue;
+			put_host(out, &rows[i]);
+			put_cols(out, &rows[i], UL_LM2_BW_PIPE, bw_w, UL_ARRAY_SIZE(bw_w));
+		}
+	if (lm2_table(out, lm2_mem, rows, n, UL_LM2_L1, UL_LM2_MAIN))
+		for (size_t i = 0; i < n; i++)
+			if (lm2_has(&rows[i], UL_LM2_L1, UL_LM2_MAIN))
+				put_mem_row(out, &rows[i]);
 	return ul_report_finish(out);
 }
 
@@ -212,47 +246,47 @@ static const struct {
 } lm2_src[] = {
 #define US 1e-6			   /* ps -> us */
 #define MB (1.0 / 1048576.0)	   /* bytes/s -> MB/s */
-	{ UL_LM2_NULL_CALL, "lat_null", "op_ps", US },
-	{ UL_LM2_NULL_IO, "lat_nullio", "op_ps", US },
-	{ UL_LM2_STAT, "lat_stat", "op_ps", US },
-	{ UL_LM2_OPEN_CLOSE, "lat_openclose", "op_ps", US },
-	{ UL_LM2_SELECT_TCP, "lat_select", "op_ps", US },
-	{ UL_LM2_SIG_INST, "lat_siginst", "op_ps", US },
-	{ UL_LM2_SIG_HNDL, "lat_sighndl", "op_ps", US },
-	{ UL_LM2_FORK, "lat_fork", "op_ps", US },
-	{ UL_LM2_EXEC, "lat_exec", "op_ps", US },
-	{ UL_LM2_SH, "lat_sh", "op_ps", US },
-	{ UL_LM2_CTX_2P0K, "ctx_2p0k", "op_ps", US },
-	{ UL_LM2_CTX_2P16K, "ctx_2p16k", "op_ps", US },
-	{ UL_LM2_CTX_2P64K, "ctx_2p64k", "op_ps", US },
-	{ UL_LM2_CTX_8P16K, "ctx_8p16k", "op_ps", US },
-	{ UL_LM2_CTX_8P64K, "ctx_8p64k", "op_ps", US },
-	{ UL_LM2_CTX_16P16K, "ctx_16p16k", "op_ps", US },
-	{ UL_LM2_CTX_16P64K, "ctx_16p64k", "op_ps", US },
-	{ UL_LM2_LAT_PIPE, "lat_pipe", "op_ps", US },
-	{ UL_LM2_LAT_UNIX, "lat_unix", "op_ps", US },
-	{ UL_LM2_LAT_UDP, "lat_udp", "op_ps", US },
-	{ UL_LM2_LAT_TCP, "lat_tcp", "op_ps", US },
-	{ UL_LM2_LAT_CONNECT, "lat_connect", "op_ps", US },
-	{ UL_LM2_CREATE_0K, "lat_create0k", "op_ps", US },
-	{ UL_LM2_DELETE_0K, "lat_delete0k", "op_ps", US },
-	{ UL_LM2_CREATE_10K, "lat_create10k", "op_ps", US },
-	{ UL_LM2_DELETE_10K, "lat_delete10k", "op_ps", US },
-	{ UL_LM2_MMAP, "lat_mmap", "op_ps", US },
-	{ UL_LM2_PROT_FAULT, "lat_protfault", "op_ps", US },
-	{ UL_LM2_PAGE_FAULT, "lat_pagefault", "op_ps", US },
-	{ UL_LM2_BW_PIPE, "bw_pipe", "bw_bytes_s", MB },
-	{ UL_LM2_BW_UNIX, "bw_unix", "bw_bytes_s", MB },
-	{ UL_LM2_BW_TCP, "bw_tcp", "bw_bytes_s", MB },
-	{ UL_LM2_BW_FILE, "bw_file_rd", "bw_bytes_s", MB },
-	{ UL_LM2_BW_MMAP, "bw_mmap_rd", "bw_bytes_s", MB },
-	{ UL_LM2_BW_BCOPY_LIBC, "bw_bcopy", "bw_bytes_s", MB },
-	{ UL_LM2_BW_BCOPY_HAND, "bw_fcp", "bw_bytes_s", MB },
-	{ UL_LM2_BW_MEM_READ, "bw_mem_rd", "bw_bytes_s", MB },
-	{ UL_LM2_BW_MEM_WRITE, "bw_mem_wr", "bw_bytes_s", MB },
-	{ UL_LM2_L1, "lat_mem", "l1_ps", 1e-3 },
-	{ UL_LM2_L2, "lat_mem", "l2_ps", 1e-3 },
-	{ UL_LM2_MAIN, "lat_mem", "main_ps", 1e-3 },
+	{ UL_LM2_NULL_CALL, "lat-null", "op_ps", US },
+	{ UL_LM2_NULL_IO, "lat-nullio", "op_ps", US },
+	{ UL_LM2_STAT, "lat-stat", "op_ps", US },
+	{ UL_LM2_OPEN_CLOSE, "lat-openclose", "op_ps", US },
+	{ UL_LM2_SELECT_TCP, "lat-select", "op_ps", US },
+	{ UL_LM2_SIG_INST, "lat-siginst", "op_ps", US },
+	{ UL_LM2_SIG_HNDL, "lat-sighndl", "op_ps", US },
+	{ UL_LM2_FORK, "lat-fork", "op_ps", US },
+	{ UL_LM2_EXEC, "lat-exec", "op_ps", US },
+	{ UL_LM2_SH, "lat-sh", "op_ps", US },
+	{ UL_LM2_CTX_2P0K, "ctx-2p0k", "op_ps", US },
+	{ UL_LM2_CTX_2P16K, "ctx-2p16k", "op_ps", US },
+	{ UL_LM2_CTX_2P64K, "ctx-2p64k", "op_ps", US },
+	{ UL_LM2_CTX_8P16K, "ctx-8p16k", "op_ps", US },
+	{ UL_LM2_CTX_8P64K, "ctx-8p64k", "op_ps", US },
+	{ UL_LM2_CTX_16P16K, "ctx-16p16k", "op_ps", US },
+	{ UL_LM2_CTX_16P64K, "ctx-16p64k", "op_ps", US },
+	{ UL_LM2_LAT_PIPE, "lat-pipe", "op_ps", US },
+	{ UL_LM2_LAT_UNIX, "lat-unix", "op_ps", US },
+	{ UL_LM2_LAT_UDP, "lat-udp", "op_ps", US },
+	{ UL_LM2_LAT_TCP, "lat-tcp", "op_ps", US },
+	{ UL_LM2_LAT_CONNECT, "lat-connect", "op_ps", US },
+	{ UL_LM2_CREATE_0K, "lat-create0k", "op_ps", US },
+	{ UL_LM2_DELETE_0K, "lat-delete0k", "op_ps", US },
+	{ UL_LM2_CREATE_10K, "lat-create10k", "op_ps", US },
+	{ UL_LM2_DELETE_10K, "lat-delete10k", "op_ps", US },
+	{ UL_LM2_MMAP, "lat-mmap", "op_ps", US },
+	{ UL_LM2_PROT_FAULT, "lat-protfault", "op_ps", US },
+	{ UL_LM2_PAGE_FAULT, "lat-pagefault", "op_ps", US },
+	{ UL_LM2_BW_PIPE, "bw-pipe", "bw_bytes_s", MB },
+	{ UL_LM2_BW_UNIX, "bw-unix", "bw_bytes_s", MB },
+	{ UL_LM2_BW_TCP, "bw-tcp", "bw_bytes_s", MB },
+	{ UL_LM2_BW_FILE, "bw-file-rd", "bw_bytes_s", MB },
+	{ UL_LM2_BW_MMAP, "bw-mmap-rd", "bw_bytes_s", MB },
+	{ UL_LM2_BW_BCOPY_LIBC, "bw-bcopy", "bw_bytes_s", MB },
+	{ UL_LM2_BW_BCOPY_HAND, "bw-fcp", "bw_bytes_s", MB },
+	{ UL_LM2_BW_MEM_READ, "bw-mem-rd", "bw_bytes_s", MB },
+	{ UL_LM2_BW_MEM_WRITE, "bw-mem-wr", "bw_bytes_s", MB },
+	{ UL_LM2_L1, "lat-mem", "l1_ps", 1e-3 },
+	{ UL_LM2_L2, "lat-mem", "l2_ps", 1e-3 },
+	{ UL_LM2_MAIN, "lat-mem", "main_ps", 1e-3 },
 #undef US
 #undef MB
 };
@@ -267,20 +301,19 @@ static double series_median(const struct ul_series *s)
 	return sum.median;
 }
 
-static void lm2_row_of(const struct ul_run *run, struct ul_lm2_row *r)
+/* The row of a run's cells measured under `load`. */
+static void lm2_row_of(const struct ul_run *run, const char *load, struct ul_lm2_row *r)
 {
-	const char *load = "noload";
-
 	memset(r, 0, sizeof(*r));
 	snprintf(r->host, sizeof(r->host), "%s", run->host.hostname);
 	snprintf(r->os, sizeof(r->os), "%s", run->label);
+	snprintf(r->desc, sizeof(r->desc), "%s under %s", run->host.arch, load);
 	for (size_t i = 0; i < run->n_cells; i++) {
 		const struct ul_cell *c = &run->cells[i];
 		double mhz;
 
-		if (strcmp(c->suite, LM2_SUITE))
+		if (strcmp(c->suite, LM2_SUITE) || strcmp(c->load, load))
 			continue;
-		load = c->load;
 		if (r->mhz <= 0 && ul_cell_metric(c, "cpu_mhz", &mhz))
 			r->mhz = mhz;
 		for (size_t k = 0; k < UL_ARRAY_SIZE(lm2_src); k++) {
@@ -292,7 +325,18 @@ static void lm2_row_of(const struct ul_run *run, struct ul_lm2_row *r)
 				lm2_src[k].factor;
 		}
 	}
-	snprintf(r->desc, sizeof(r->desc), "%s under %s", run->host.arch, load);
+}
+
+/* Is cell i the first micro cell of its load in the run? */
+static bool first_of_load(const struct ul_run *run, size_t i)
+{
+	if (strcmp(run->cells[i].suite, LM2_SUITE))
+		return false;
+	for (size_t j = 0; j < i; j++)
+		if (!strcmp(run->cells[j].suite, LM2_SUITE) &&
+		    !strcmp(run->cells[j].load, run->cells[i].load))
+			return false;
+	return true;
 }
 
 /* Several runs: by label, then by start time (the seed listed a kernel's runs together). */
@@ -307,20 +351,30 @@ static int lm2_cmp(const void *a, const void *b)
 	return x->started_wall_ns < y->started_wall_ns ? -1 : x->started_wall_ns > y->started_wall_ns;
 }
 
+/* One row per run and load (a run under --under A,B gives two). */
 static int lm2_write_runs(FILE *out, const struct ul_run *const *runs, size_t n,
 			  const struct ul_report_opts *opts)
 {
 	const struct ul_run **sorted = calloc(n ? n : 1, sizeof(*sorted));
-	struct ul_lm2_row *rows = calloc(n ? n : 1, sizeof(*rows));
+	struct ul_lm2_row *rows = NULL;
+	size_t n_rows = 0, cap = 0;
 	int rc = -ENOMEM;
 
 	(void)opts;
-	if (sorted && rows) {
-		memcpy(sorted, runs, n * sizeof(*sorted));
-		qsort(sorted, n, sizeof(*sorted), lm2_cmp);
-		for (size_t i = 0; i < n; i++)
-			lm2_row_of(sorted[i], &rows[i]);
-		rc = ul_lm2_write(out, rows, n);
+	if (!sorted)
+		return rc;
+	memcpy(sorted, runs, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), lm2_cmp);
+	for (size_t r = 0; r < n; r++)
+		cap += sorted[r]->n_cells;
+	rows = calloc(cap ? cap : 1, sizeof(*rows));
+	if (rows) {
+		for (size_t r = 0; r < n; r++)
+			for (size_t i = 0; i < sorted[r]->n_cells; i++)
+				if (first_of_load(sorted[r], i))
+					lm2_row_of(sorted[r], sorted[r]->cells[i].load,
+						   &rows[n_rows++]);
+		rc = ul_lm2_write(out, rows, n_rows);
 	}
 	free(sorted);
 	free(rows);

@@ -48,7 +48,8 @@ struct ul_lm2_row {
  */
 void ul_lm2_num(char *buf, size_t len, double v, int width);
 
-/* The whole summary for rows[0..n), in order; 0 or -EIO. */
+/* The whole summary for rows[0..n), in order; a table shows the rows with
+ * a value in it and is left out when none has; 0 or -EIO. */
 int ul_lm2_write(FILE *out, const struct ul_lm2_row *rows, size_t n);
 
 #endif

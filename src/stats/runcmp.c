@@ -5,6 +5,7 @@
  */
 #include "core/compat.h"
 #include "stats/runcmp.h"
+#include "model/suite.h"
 
 #include <errno.h>
 #include <math.h>
@@ -62,7 +63,7 @@ int ul_runcmp_pool(const struct ul_runcmp_group *g, const struct ul_runcmp_metri
 			size_t take;
 
 			if (c->outcome != UL_CELL_OK || strcmp(c->suite, m->suite) ||
-			    strcmp(c->load, test))
+			    strcmp(ul_suite_cell_test(c), test))
 				continue;
 			take = cell_values(c, m, &x);
 			if (!take || !x)
@@ -246,9 +247,9 @@ static int add_metric_rows(struct ul_runcmp *c, size_t *cap, const struct ul_run
 				const int64_t *x;
 
 				if (strcmp(cell->suite, m->suite) || !cell_values(cell, m, &x) ||
-				    test_seen_before(c->rows, c->n_rows, m, cell->load))
+				    test_seen_before(c->rows, c->n_rows, m, ul_suite_cell_test(cell)))
 					continue;
-				if (add_test_rows(c, cap, m, cell->load))
+				if (add_test_rows(c, cap, m, ul_suite_cell_test(cell)))
 					return -ENOMEM;
 			}
 		}

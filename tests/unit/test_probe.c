@@ -156,7 +156,8 @@ START_TEST(test_registry)
 			ck_assert_msg(p->sample != NULL, "%s: no sample()", p->name);
 			break;
 		case UL_PROBE_MICRO:
-			ck_assert_msg(p->batch != NULL, "%s: no batch()", p->name);
+			ck_assert_msg((p->batch != NULL) != (p->measure != NULL),
+				      "%s: not exactly one of batch() and measure()", p->name);
 			ck_assert_msg(p->group && *p->group, "%s: no group", p->name);
 			break;
 		case UL_PROBE_PERIODIC:

@@ -174,6 +174,8 @@ static int ctx_measure(const struct ul_micro_env *env, struct ul_micro_out *out,
 	if (!rc)
 		rc = ul_micro_put_series(out, "batch_ns", trip.elapsed_ns, trip.n);
 	if (!rc)
+		rc = ul_micro_put_series(out, "preempted_n", trip.preempted, trip.n);
+	if (!rc)
 		rc = ul_micro_put_series(out, "overhead_ps", o, ovh.n);
 	if (!rc)
 		rc = ul_micro_put_metric(out, "iters_per_batch", (double)trip.iters);
@@ -190,16 +192,14 @@ static int ctx_measure(const struct ul_micro_env *env, struct ul_micro_out *out,
 	{                                                                                   \
 		return ctx_measure(env, out, np, kib);                                      \
 	}                                                                                   \
-	const struct ul_micro_bench ul_micro_ctx_##np##p##kib##k = {                        \
-		"ctx_" #np "p" #kib "k",                                                    \
-		"context switch, " #np " processes in a ring of pipes, " #kib " KiB each",  \
-		UL_MT_CTX, false, bench_ctx_##np##p##kib##k,                                \
-	};
+	UL_MICRO_LAT(ctx_##np##p##kib##k, "ctx-" #np "p" #kib "k", "ctx",                      \
+		     "context switch, " #np " processes in a ring of pipes, " #kib " KiB each", \
+		     bench_ctx_##np##p##kib##k)
 
-CTX_BENCH(2, 0)
-CTX_BENCH(2, 16)
-CTX_BENCH(2, 64)
-CTX_BENCH(8, 16)
-CTX_BENCH(8, 64)
-CTX_BENCH(16, 16)
-CTX_BENCH(16, 64)
+CTX_BENCH(2, 0);
+CTX_BENCH(2, 16);
+CTX_BENCH(2, 64);
+CTX_BENCH(8, 16);
+CTX_BENCH(8, 64);
+CTX_BENCH(16, 16);
+CTX_BENCH(16, 64);

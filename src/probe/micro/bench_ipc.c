@@ -55,7 +55,7 @@ static int loopback_socket(int type, struct sockaddr_in *sa)
 		return -errno;
 	if (bind(fd, (struct sockaddr *)sa, sizeof(*sa)) ||
 	    getsockname(fd, (struct sockaddr *)sa, &len) ||
-	    (type == SOCK_STREAM && listen(fd, 64))) {
+	    (type == SOCK_STREAM && listen(fd, SOMAXCONN))) {
 		int err = -errno;
 
 		close(fd);
@@ -304,30 +304,19 @@ static int bench_lat_connect(const struct ul_micro_env *env, struct ul_micro_out
 	return rc;
 }
 
-const struct ul_micro_bench ul_micro_lat_pipe = {
-	"lat_pipe", "round trip of one byte over a pair of pipes", UL_MT_LAT, false,
-	bench_lat_pipe,
-};
-const struct ul_micro_bench ul_micro_lat_unix = {
-	"lat_unix", "round trip of one byte over an AF_UNIX stream socketpair", UL_MT_LAT, false,
-	bench_lat_unix,
-};
-const struct ul_micro_bench ul_micro_lat_udp = {
-	"lat_udp", "round trip of one byte over loopback UDP", UL_MT_LAT, false, bench_lat_udp,
-};
-const struct ul_micro_bench ul_micro_lat_tcp = {
-	"lat_tcp", "round trip of one byte over loopback TCP", UL_MT_LAT, false, bench_lat_tcp,
-};
-const struct ul_micro_bench ul_micro_lat_connect = {
-	"lat_connect", "TCP socket+connect+close (linger 0) to a loopback server", UL_MT_LAT, false,
-	bench_lat_connect,
-};
-const struct ul_micro_bench ul_micro_bw_pipe = {
-	"bw_pipe", "pipe bandwidth, 64 KiB writes", UL_MT_BW, true, bench_bw_pipe,
-};
-const struct ul_micro_bench ul_micro_bw_unix = {
-	"bw_unix", "AF_UNIX stream bandwidth, 64 KiB writes", UL_MT_BW, true, bench_bw_unix,
-};
-const struct ul_micro_bench ul_micro_bw_tcp = {
-	"bw_tcp", "loopback TCP bandwidth, 64 KiB writes", UL_MT_BW, true, bench_bw_tcp,
-};
+UL_MICRO_LAT(lat_pipe, "lat-pipe", "lat", "round trip of one byte over a pair of pipes",
+	     bench_lat_pipe);
+UL_MICRO_LAT(lat_unix, "lat-unix", "lat", "round trip of one byte over an AF_UNIX stream socketpair",
+	     bench_lat_unix);
+UL_MICRO_LAT(lat_udp, "lat-udp", "lat", "round trip of one byte over loopback UDP",
+	     bench_lat_udp);
+UL_MICRO_LAT(lat_tcp, "lat-tcp", "lat", "round trip of one byte over loopback TCP",
+	     bench_lat_tcp);
+UL_MICRO_LAT(lat_connect, "lat-connect", "lat", "TCP socket+connect+close (linger 0) to a loopback server",
+	     bench_lat_connect);
+UL_MICRO_BW(bw_pipe, "bw-pipe", "bw", "pipe bandwidth, 64 KiB writes",
+	     bench_bw_pipe);
+UL_MICRO_BW(bw_unix, "bw-unix", "bw", "AF_UNIX stream bandwidth, 64 KiB writes",
+	     bench_bw_unix);
+UL_MICRO_BW(bw_tcp, "bw-tcp", "bw", "loopback TCP bandwidth, 64 KiB writes",
+	     bench_bw_tcp);

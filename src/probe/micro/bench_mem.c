@@ -273,19 +273,13 @@ static int bench_lat_mem(const struct ul_micro_env *env, struct ul_micro_out *ou
 	return rc;
 }
 
-const struct ul_micro_bench ul_micro_bw_bcopy = {
-	"bw_bcopy", "memcpy() of the bandwidth working set", UL_MT_BW, true, bench_bcopy,
-};
-const struct ul_micro_bench ul_micro_bw_fcp = {
-	"bw_fcp", "hand-written 64-bit word copy loop", UL_MT_BW, true, bench_fcp,
-};
-const struct ul_micro_bench ul_micro_bw_mem_rd = {
-	"bw_mem_rd", "memory read: summing every 64-bit word", UL_MT_BW, true, bench_mem_rd,
-};
-const struct ul_micro_bench ul_micro_bw_mem_wr = {
-	"bw_mem_wr", "memory write: storing every 64-bit word", UL_MT_BW, true, bench_mem_wr,
-};
-const struct ul_micro_bench ul_micro_lat_mem = {
-	"lat_mem", "random-order pointer chase: L1, L2, L3, main memory and the whole curve",
-	UL_MT_MEM, false, bench_lat_mem,
-};
+UL_MICRO_BW(bw_bcopy, "bw-bcopy", "bw", "memcpy() of the bandwidth working set",
+	     bench_bcopy);
+UL_MICRO_BW(bw_fcp, "bw-fcp", "bw", "hand-written 64-bit word copy loop",
+	     bench_fcp);
+UL_MICRO_BW(bw_mem_rd, "bw-mem-rd", "bw", "memory read: summing every 64-bit word",
+	     bench_mem_rd);
+UL_MICRO_BW(bw_mem_wr, "bw-mem-wr", "bw", "memory write: storing every 64-bit word",
+	     bench_mem_wr);
+UL_MICRO_LAT(lat_mem, "lat-mem", "mem", "random-order pointer chase: L1, L2, L3, main memory and the whole curve",
+	     bench_lat_mem);

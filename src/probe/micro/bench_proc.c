@@ -292,36 +292,23 @@ static int bench_sh(const struct ul_micro_env *env, struct ul_micro_out *out)
 	return ul_micro_simple(env, out, proc_batch, &how, 1, 0);
 }
 
-const struct ul_micro_bench ul_micro_lat_null = {
-	"lat_null", "null call: getppid()", UL_MT_PROC, false, bench_null,
-};
-const struct ul_micro_bench ul_micro_lat_nullio = {
-	"lat_nullio", "null I/O: mean of a 1-byte read of /dev/zero and write to /dev/null",
-	UL_MT_PROC, false, bench_nullio,
-};
-const struct ul_micro_bench ul_micro_lat_stat = {
-	"lat_stat", "stat() of a scratch file", UL_MT_PROC, false, bench_stat,
-};
-const struct ul_micro_bench ul_micro_lat_openclose = {
-	"lat_openclose", "open()+close() of a scratch file", UL_MT_PROC, false, bench_openclose,
-};
-const struct ul_micro_bench ul_micro_lat_select = {
-	"lat_select", "select() on 100 listening TCP sockets, zero timeout", UL_MT_PROC, false,
-	bench_select,
-};
-const struct ul_micro_bench ul_micro_lat_siginst = {
-	"lat_siginst", "signal install: sigaction(SIGUSR1)", UL_MT_PROC, false, bench_siginst,
-};
-const struct ul_micro_bench ul_micro_lat_sighndl = {
-	"lat_sighndl", "signal handler: kill(self, SIGUSR1) delivered to a handler", UL_MT_PROC,
-	false, bench_sighndl,
-};
-const struct ul_micro_bench ul_micro_lat_fork = {
-	"lat_fork", "fork, child _exit(0), waitpid", UL_MT_PROC, false, bench_fork,
-};
-const struct ul_micro_bench ul_micro_lat_exec = {
-	"lat_exec", "fork, child execs /bin/true, waitpid", UL_MT_PROC, false, bench_exec,
-};
-const struct ul_micro_bench ul_micro_lat_sh = {
-	"lat_sh", "fork, child runs /bin/sh -c /bin/true, waitpid", UL_MT_PROC, false, bench_sh,
-};
+UL_MICRO_LAT(lat_null, "lat-null", "proc", "null call: getppid()",
+	     bench_null);
+UL_MICRO_LAT(lat_nullio, "lat-nullio", "proc", "null I/O: mean of a 1-byte read of /dev/zero and write to /dev/null",
+	     bench_nullio);
+UL_MICRO_LAT(lat_stat, "lat-stat", "proc", "stat() of a scratch file",
+	     bench_stat);
+UL_MICRO_LAT(lat_openclose, "lat-openclose", "proc", "open()+close() of a scratch file",
+	     bench_openclose);
+UL_MICRO_LAT(lat_select, "lat-select", "proc", "select() on 100 listening TCP sockets, zero timeout",
+	     bench_select);
+UL_MICRO_LAT(lat_siginst, "lat-siginst", "proc", "signal install: sigaction(SIGUSR1)",
+	     bench_siginst);
+UL_MICRO_LAT(lat_sighndl, "lat-sighndl", "proc", "signal handler: kill(self, SIGUSR1) delivered to a handler",
+	     bench_sighndl);
+UL_MICRO_LAT(lat_fork, "lat-fork", "proc", "fork, child _exit(0), waitpid",
+	     bench_fork);
+UL_MICRO_LAT(lat_exec, "lat-exec", "proc", "fork, child execs /bin/true, waitpid",
+	     bench_exec);
+UL_MICRO_LAT(lat_sh, "lat-sh", "proc", "fork, child runs /bin/sh -c /bin/true, waitpid",
+	     bench_sh);

@@ -33,7 +33,7 @@ struct micro_wire {
 };
 
 struct ul_micro_job {
-	const struct ul_micro_bench *bench;
+	const struct ul_probe *probe;
 	struct ul_micro_env env;
 	char scratch[4096];
 	struct ul_child child;
@@ -48,10 +48,10 @@ static int micro_child_main(void *arg)
 	struct ul_micro_out *out = calloc(1, sizeof(*out));
 	int fd = job->child_wfd, rc;
 
-	fcntl(fd, F_SETFD, FD_CLOEXEC); /* execs of lat_exec must not hold it */
+	fcntl(fd, F_SETFD, FD_CLOEXEC); /* execs of lat-exec must not hold it */
 	if (!out)
 		return 1;
-	rc = job->bench->measure(&job->env, out);
+	rc = job->probe->measure(&job->env, out);
 	job->wire.head.err = rc < 0 ? -rc : rc;
 	job->wire.head.n = rc ? 0 : (int32_t)out->n;
 	memcpy(job->wire.rec, out->rec, out->n * sizeof(out->rec[0]));
@@ -61,7 +61,7 @@ static int micro_child_main(void *arg)
 	return rc ? 1 : 0;
 }
 
-int ul_micro_job_start(struct ul_sup *sup, const struct ul_micro_bench *bench,
+int ul_micro_job_start(struct ul_sup *sup, const struct ul_probe *probe,
 		       const struct ul_micro_env *env, const char *cgroup_procs,
 		       struct ul_micro_job **out)
 {
@@ -72,7 +72,11 @@ int ul_micro_job_start(struct ul_sup *sup, const struct ul_micro_bench *bench,
 	*out = NULL;
 	if (!job)
 		return -ENOMEM;
-	job->bench = bench;
+	if (probe->kind != UL_PROBE_MICRO || !probe->measure) {
+		free(job);
+		return -EINVAL;
+	}
+	job->probe = probe;
 	job->env = *env;
 	snprintf(job->scratch, sizeof(job->scratch), "%s", env->scratch_dir);
 	job->env.scratch_dir = job->scratch;
@@ -87,7 +91,7 @@ int ul_micro_job_start(struct ul_sup *sup, const struct ul_micro_bench *bench,
 		rc = -errno;
 		goto fail;
 	}
-	so.name = bench->name;
+	so.name = probe->name;
 	so.fn = micro_child_main;
 	so.arg = job;
 	so.keep_fds[0] = job->child_wfd;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #define MH_CLOCK_PAIRS 201
 #define MH_MAX_ITERS (UINT64_C(1) << 40)
@@ -113,12 +114,16 @@ int ul_mh_run(const struct ul_mh_opts *o, ul_mh_batch_fn fn, void *st, struct ul
 		return rc;
 	r->iters = iters;
 	for (int i = 0; i < o->batches; i++) {
+		struct rusage ru0, ru1;
 		int64_t elapsed = 0;
 		double net;
 
+		getrusage(RUSAGE_SELF, &ru0);
 		rc = fn(st, iters, &elapsed);
 		if (rc)
 			return rc;
+		getrusage(RUSAGE_SELF, &ru1);
+		r->preempted[i] = ru1.ru_nivcsw - ru0.ru_nivcsw;
 		net = (double)elapsed - r->clock_ns;
 		if (net < 0)
 			net = 0;
@@ -195,6 +200,8 @@ int ul_micro_put_result(struct ul_micro_out *out, const struct ul_mh_result *r,
 	rc = ul_micro_put_series(out, bytes_per_iter > 0 ? "bw_bytes_s" : "op_ps", v, r->n);
 	if (!rc)
 		rc = ul_micro_put_series(out, "batch_ns", r->elapsed_ns, r->n);
+	if (!rc)
+		rc = ul_micro_put_series(out, "preempted_n", r->preempted, r->n);
 	if (!rc)
 		rc = ul_micro_put_metric(out, "iters_per_batch", (double)r->iters);
 	if (!rc)

@@ -24,6 +24,8 @@
 #include "core/compat.h"
 #include "core/clock.h"
 
+#include "probe/probe.h"
+
 #include <sys/types.h>
 
 #define UL_MH_MAX_BATCHES 64
@@ -54,6 +56,8 @@ struct ul_mh_result {
 	int n;		 /* timed batches */
 	int64_t elapsed_ns[UL_MH_MAX_BATCHES]; /* as the batch function returned */
 	double iter_ns[UL_MH_MAX_BATCHES];     /* (elapsed - clock_ns) / iters, >= 0 */
+	int64_t preempted[UL_MH_MAX_BATCHES];  /* involuntary context switches of the
+						* measuring process during the batch */
 	double clock_ns; /* the overhead subtracted from each batch */
 };
 
@@ -90,14 +94,24 @@ struct ul_micro_env {
 	uint64_t bw_bytes;	 /* working set of the memory/file bandwidth tests */
 };
 
-struct ul_micro_bench {
-	const char *name;    /* "lat_null": the probe's and the test's name */
-	const char *summary; /* one line */
-	enum ul_micro_table table;
-	bool bandwidth;	     /* primary series is "bw_bytes_s" (else "op_ps") */
-	/* Measure into out (primary series first); 0 or -errno. */
-	int (*measure)(const struct ul_micro_env *env, struct ul_micro_out *out);
-};
+/* The six tables and the probes' group names, in the summary's order. */
+extern const char *const ul_micro_groups[UL_MT_COUNT];
+/* Table of a micro probe's group, or -1. */
+int ul_micro_table_of(const char *group);
+
+/* Define a micro probe: `ul_probe_IDENT` of kind micro whose measure() is
+ * FN.  Latency probes record "op_ps" (lower is better); bandwidth probes
+ * "bw_bytes_s" (higher is better). */
+#define UL_MICRO_LAT(ident, name_, group_, summary_, fn_)                                      \
+	const struct ul_probe ul_probe_##ident = {                                              \
+		.name = name_, .summary = summary_, .unit = "ps", .kind = UL_PROBE_MICRO,       \
+		.direction = UL_LOWER_IS_BETTER, .group = group_, .measure = fn_,               \
+	}
+#define UL_MICRO_BW(ident, name_, group_, summary_, fn_)                                       \
+	const struct ul_probe ul_probe_##ident = {                                              \
+		.name = name_, .summary = summary_, .unit = "bytes/s", .kind = UL_PROBE_MICRO,  \
+		.direction = UL_HIGHER_IS_BETTER, .group = group_, .measure = fn_,              \
+	}
 
 /* Append records; -ENOSPC when out is full. */
 int ul_micro_put_series(struct ul_micro_out *out, const char *name, const int64_t *v, int n);
@@ -106,6 +120,8 @@ int ul_micro_put_metric(struct ul_micro_out *out, const char *name, double value
  * The usual record set of one harness result: "op_ps" (per-op time of each
  * batch, iter_ns / ops_per_iter, in ps) or, when bytes_per_iter > 0,
  * "bw_bytes_s" (bytes_per_iter / iter time); then "batch_ns" (raw elapsed),
+ * "preempted_n" (involuntary context switches of the measuring process in
+ * each batch: on a busy machine they say which batches were disturbed),
  * and metrics "iters_per_batch", "clock_overhead_ns".
  */
 int ul_micro_put_result(struct ul_micro_out *out, const struct ul_mh_result *r,
@@ -153,10 +169,5 @@ void ul_micro_cache_sizes(uint64_t *l1d, uint64_t *l2, uint64_t *llc);
  * pinning, and the default or quick batch profile.
  */
 void ul_micro_env_init(struct ul_micro_env *env, const char *scratch_dir, bool quick);
-
-/* The registered benchmarks, in table order. */
-size_t ul_micro_bench_count(void);
-const struct ul_micro_bench *ul_micro_bench_at(size_t i);
-const struct ul_micro_bench *ul_micro_bench_find(const char *name);
 
 #endif

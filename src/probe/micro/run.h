@@ -23,8 +23,9 @@ enum ul_micro_wait_result {
 	UL_MICRO_CHILD_EXITED, /* another supervised child (a load) exited: *exited */
 };
 
-/* Spawn the probe child running bench->measure(env); 0 or -errno. */
-int ul_micro_job_start(struct ul_sup *sup, const struct ul_micro_bench *bench,
+/* Spawn the probe child running probe->measure(env); 0, -EINVAL for a
+ * probe without measure(), or -errno. */
+int ul_micro_job_start(struct ul_sup *sup, const struct ul_probe *probe,
 		       const struct ul_micro_env *env, const char *cgroup_procs,
 		       struct ul_micro_job **out);
 /* Wait for the records until deadline (absolute monotonic ns).  After

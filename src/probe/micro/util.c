@@ -210,3 +210,16 @@ void ul_micro_env_init(struct ul_micro_env *env, const char *scratch_dir, bool q
 	if (env->bw_bytes > 256 * UL_MiB)
 		env->bw_bytes = 256 * UL_MiB;
 }
+
+const char *const ul_micro_groups[UL_MT_COUNT] = {
+	[UL_MT_PROC] = "proc", [UL_MT_CTX] = "ctx", [UL_MT_LAT] = "lat",
+	[UL_MT_FS] = "file",   [UL_MT_BW] = "bw",	[UL_MT_MEM] = "mem",
+};
+
+int ul_micro_table_of(const char *group)
+{
+	for (int t = 0; t < UL_MT_COUNT; t++)
+		if (group && !strcmp(group, ul_micro_groups[t]))
+			return t;
+	return -1;
+}

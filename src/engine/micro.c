@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The micro suite: LMbench 2.0's summary measurements, rebuilt
+ * (probe/micro/), each in its own supervised probe child while one load
+ * runs (--under LOAD, noload by default).  One cell per measurement,
+ * holding every batch: the primary series ("op_ps" or "bw_bytes_s"),
+ * "batch_ns", and metrics (iterations per batch, clock overhead, cpu_mhz).
+ */
+#include "core/compat.h"
+#include "core/log.h"
+#include "core/parse.h"
+#include "engine/engine.h"
+#include "engine/micro.h"
+#include "load/load.h"
+#include "probe/micro/micro.h"
+#include "probe/probe.h"
+#include "probe/micro/run.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+/* No measurement may take longer than this plus 40 batches. */
+#define MICRO_TIMEOUT_BASE_NS (60 * UL_NS_PER_SEC)
+
+/* "cpu MHz" of the first CPU in /proc/cpuinfo; 0 when absent (some arches). */
+static double cpu_mhz(void)
+{
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	char line[256];
+	double mhz = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "cpu MHz", 7) && sscanf(strchr(line, ':') ? strchr(line, ':') + 1 : "",
+							   "%lf", &mhz) == 1)
+			break;
+	fclose(f);
+	return mhz;
+}
+
+/* Copy the child's records into the cell, with the bench's table (for
+ * the micro format) and the CPU clock; 0 or -ENOMEM. */
+static int store_records(struct ul_cell *cell, const struct ul_probe *p,
+			 const struct ul_micro_out *out, double mhz)
+{
+	if (ul_cell_set_metric(cell, "micro_table", (double)ul_micro_table_of(p->group)))
+		return -ENOMEM;
+	for (size_t i = 0; i < out->n; i++) {
+		const struct ul_micro_rec *r = &out->rec[i];
+		struct ul_series *s;
+
+		if (r->is_metric) {
+			if (ul_cell_set_metric(cell, r->name, r->metric))
+				return -ENOMEM;
+			continue;
+		}
+		s = ul_cell_series(cell, r->name);
+		if (!s)
+			return -ENOMEM;
+		for (int k = 0; k < r->n; k++)
+			if (ul_series_push(s, r->v[k]))
+				return -ENOMEM;
+	}
+	return mhz > 0 && ul_cell_set_metric(cell, "cpu_mhz", mhz) ? -ENOMEM : 0;
+}
+
+struct micro_state {
+	struct ul_engine *eng;
+	struct ul_micro_env env;
+	double mhz;
+	struct ul_micro_out *out;
+};
+
+/* Run one benchmark while rl runs; sets the cell's outcome. */
+static int measure(struct micro_state *st, const struct ul_probe *b, struct ul_cell *cell,
+		   struct ul_running_load *rl)
+{
+	struct ul_engine *eng = st->eng;
+	struct ul_micro_job *job;
+	ul_nsec deadline = ul_now_ns() + MICRO_TIMEOUT_BASE_NS +
+			   40 * (int64_t)st->env.mh.batches * st->env.mh.min_batch_ns;
+	char how[96];
+	int err = 0, rc;
+
+	rc = ul_micro_job_start(&eng->sup, b, &st->env,
+				eng->have_cgroup ? eng->cgroup.procs : NULL, &job);
+	if (rc) {
+		cell->outcome = UL_CELL_PROBE_FAILED;
+		snprintf(cell->note, sizeof(cell->note), "cannot start probe '%s': %s", b->name,
+			 strerror(-rc));
+		return UL_ENGINE_OK;
+	}
+	eng->probe_pid = ul_micro_job_child(job)->pid;
+	for (;;) {
+		struct ul_child *ex = NULL;
+		enum ul_micro_wait_result r =
+			ul_micro_job_wait(&eng->sup, job, deadline, st->out, &err, &ex);
+
+		if (r == UL_MICRO_CHILD_EXITED && !(rl && ex == ul_load_child(rl)))
+			continue; /* an orphan or a monitor's child */
+		if (r == UL_MICRO_CHILD_EXITED) {
+			ul_child_describe(ex, how, sizeof(how));
+			cell->outcome = UL_CELL_LOAD_DIED;
+			snprintf(cell->note, sizeof(cell->note), "load '%s' died while measured (%s)",
+				 cell->load, how);
+		} else if (r == UL_MICRO_INTERRUPTED) {
+			cell->outcome = UL_CELL_INTERRUPTED;
+			snprintf(cell->note, sizeof(cell->note), "interrupted while measured");
+		} else if (r == UL_MICRO_TIMEOUT) {
+			cell->outcome = UL_CELL_PROBE_FAILED;
+			snprintf(cell->note, sizeof(cell->note), "probe '%s' gave no result in time",
+				 b->name);
+		} else if (r == UL_MICRO_FAILED) {
+			cell->outcome = UL_CELL_PROBE_FAILED;
+			snprintf(cell->note, sizeof(cell->note), "probe '%s' failed: %s", b->name,
+				 strerror(err));
+		} else if (store_records(cell, b, st->out, st->mhz)) {
+			ul_micro_job_stop(&eng->sup, job, 0);
+			eng->probe_pid = 0;
+			return ul_error("out of memory"), UL_ENGINE_ERROR;
+		}
+		break;
+	}
+	ul_micro_job_stop(&eng->sup, job, ul_engine_stop_grace(eng));
+	eng->probe_pid = 0;
+	return cell->outcome == UL_CELL_INTERRUPTED ? UL_ENGINE_INTERRUPTED : UL_ENGINE_OK;
+}
+
+static int run_test(struct micro_state *st, const struct ul_probe *b,
+		    const struct ul_load *load, size_t i, size_t n)
+{
+	struct ul_engine *eng = st->eng;
+	struct ul_running_load *rl;
+	struct ul_cell *cell = ul_engine_new_cell(eng, "micro", load, b->name);
+	int result;
+
+	if (!cell)
+		return UL_ENGINE_ERROR;
+	ul_engine_progress(eng, "[micro %zu/%zu] %s under %s", i + 1, n, b->name, load->name);
+	result = ul_engine_start_load(eng, cell, load, &rl);
+	if (rl) {
+		int stopped;
+
+		ul_monitors_begin(eng, cell);
+		ul_engine_work_begin(eng, rl);
+		result = measure(st, b, cell, rl);
+		ul_engine_work_end(eng, cell, rl);
+		ul_monitors_end(eng, cell);
+		stopped = ul_engine_stop_load(eng, cell, rl);
+		if (result == UL_ENGINE_OK)
+			result = stopped;
+	}
+	if (cell->outcome == UL_CELL_LOAD_DIED || cell->outcome == UL_CELL_PROBE_FAILED) {
+		ul_engine_progress_done(eng);
+		ul_error("%s", cell->note);
+	}
+	{
+		int committed = ul_engine_commit_cell(eng, cell);
+
+		if (result == UL_ENGINE_OK)
+			result = committed;
+	}
+	return result;
+}
+
+/* Does --tests ask for test t (every test when it names none)? */
+static bool selected(const struct ul_engine_config *cfg, const struct ul_suite_test *t)
+{
+	for (size_t i = 0; i < cfg->n_tests; i++)
+		if (ul_suite_test_matches(t, cfg->tests[i]))
+			return true;
+	return cfg->n_tests == 0;
+}
+
+int ul_micro_suite_run(struct ul_engine *eng, const struct ul_suite *suite,
+		       const struct ul_micro_suite_opts *o)
+{
+	struct micro_state st = { .eng = eng };
+	const char *const *under;
+	size_t n_under = ul_engine_under(eng->cfg, &under), n = 0, done = 0;
+	int result = UL_ENGINE_OK;
+
+	for (size_t i = 0; suite->tests[i].load; i++)
+		n += selected(eng->cfg, &suite->tests[i]) ? n_under : 0;
+	ul_micro_env_init(&st.env, eng->scratch, eng->cfg->quick);
+	st.env.pin_cpu = o->pinned ? o->cpu : -1;
+	if (o->batches)
+		st.env.mh.batches = (int)o->batches;
+	if (o->min_batch_ns)
+		st.env.mh.min_batch_ns = o->min_batch_ns;
+	st.mhz = cpu_mhz();
+	st.out = calloc(1, sizeof(*st.out));
+	if (!st.out)
+		return ul_error("out of memory"), UL_ENGINE_ERROR;
+	/* Load by load: the tests of one --under load form one summary row. */
+	for (size_t u = 0; u < n_under && result == UL_ENGINE_OK; u++) {
+		const struct ul_load *load = ul_load_find(under[u]);
+
+		if (!load)
+			UL_BUG("--under '%s' passed its check", under[u]);
+		for (size_t i = 0; suite->tests[i].load && result == UL_ENGINE_OK; i++) {
+			const struct ul_probe *p = ul_probe_find(suite->tests[i].probe);
+
+			if (!selected(eng->cfg, &suite->tests[i]))
+				continue;
+			if (!p || p->kind != UL_PROBE_MICRO || !p->measure)
+				UL_BUG("micro test '%s' has no micro probe", suite->tests[i].probe);
+			result = run_test(&st, p, load, done++, n);
+		}
+	}
+	ul_engine_progress_done(eng);
+	free(st.out);
+	return result;
+}
+
+/* --cpu-pin CPU: an online CPU number. */
+static int set_cpu_pin(void *base, const char *arg, char *err, size_t errlen)
+{
+	struct ul_micro_suite_opts *o = base;
+	int ncpu = ul_online_cpus();
+	int64_t cpu;
+
+	if (ul_parse_count(arg, 0, ncpu > 0 ? ncpu - 1 : 0, &cpu)) {
+		snprintf(err, errlen, "invalid value '%.32s' for --cpu-pin: expected a CPU from 0 to %d",
+			 arg, ncpu > 0 ? ncpu - 1 : 0);
+		return -EINVAL;
+	}
+	o->pinned = true;
+	o->cpu = (int)cpu;
+	return 0;
+}
+
+static const struct ul_opt micro_opts[] = {
+	{ "cpu-pin", UL_OPT_CALL, .arg = "CPU", .set = set_cpu_pin, .def_text = "none",
+	  .help = "run both ends of micro's 2-process tests on this CPU" },
+	{ "batches", UL_OPT_COUNT, 1, UL_MH_MAX_BATCHES, 0, "timed batches per micro test",
+	  .arg = "N", .def_text = "11, 5 with --quick", UL_OPT_AT(struct ul_micro_suite_opts, batches) },
+	{ "min-batch", UL_OPT_DURATION, UL_NS_PER_MS, 60 * UL_NS_PER_SEC, 0,
+	  "shortest batch micro calibrates to", .arg = "DURATION",
+	  .def_text = "100ms, 10ms with --quick",
+	  UL_OPT_AT(struct ul_micro_suite_opts, min_batch_ns) },
+	{ NULL },
+};
+
+/* The summary's order; --tests takes a name, the table ("proc") or an alias. */
+#define T(probe_, groups_) { .load = "noload", .probe = probe_, .name = probe_, .groups = groups_ }
+static const struct ul_suite_test micro_tests[] = {
+	T("lat-null", "proc,null"), T("lat-nullio", "proc"), T("lat-stat", "proc"),
+	T("lat-openclose", "proc"), T("lat-select", "proc"), T("lat-siginst", "proc"),
+	T("lat-sighndl", "proc"), T("lat-fork", "proc"), T("lat-exec", "proc"), T("lat-sh", "proc"),
+	T("ctx-2p0k", "ctx"), T("ctx-2p16k", "ctx"), T("ctx-2p64k", "ctx"), T("ctx-8p16k", "ctx"),
+	T("ctx-8p64k", "ctx"), T("ctx-16p16k", "ctx"), T("ctx-16p64k", "ctx"),
+	T("lat-pipe", "lat"), T("lat-unix", "lat"), T("lat-udp", "lat"), T("lat-tcp", "lat"),
+	T("lat-connect", "lat"),
+	T("lat-create0k", "file"), T("lat-delete0k", "file"), T("lat-create10k", "file"),
+	T("lat-delete10k", "file"), T("lat-mmap", "file"), T("lat-protfault", "file"),
+	T("lat-pagefault", "file"),
+	T("bw-pipe", "bw"), T("bw-unix", "bw"), T("bw-tcp", "bw"), T("bw-file-rd", "bw"),
+	T("bw-mmap-rd", "bw"), T("bw-bcopy", "bw,bw-mem"), T("bw-fcp", "bw,bw-mem"),
+	T("bw-mem-rd", "bw,bw-mem"), T("bw-mem-wr", "bw,bw-mem"),
+	T("lat-mem", "mem"),
+	{ NULL },
+};
+#undef T
+
+static const struct ul_suite_metric micro_metrics[] = {
+	{ .series = "op_ps", .label = "time", .unit = "ps", .direction = UL_LOWER_IS_BETTER },
+	{ .series = "bw_bytes_s", .label = "bandwidth", .unit = "bytes/s",
+	  .direction = UL_HIGHER_IS_BETTER },
+	{ .series = "l1_ps", .label = "L1", .unit = "ps", .direction = UL_LOWER_IS_BETTER },
+	{ .series = "l2_ps", .label = "L2", .unit = "ps", .direction = UL_LOWER_IS_BETTER },
+	{ .series = "l3_ps", .label = "L3", .unit = "ps", .direction = UL_LOWER_IS_BETTER },
+	{ .series = "main_ps", .label = "main", .unit = "ps", .direction = UL_LOWER_IS_BETTER },
+	{ NULL },
+};
+
+static int micro_preflight(struct ul_engine *eng, const struct ul_suite *suite)
+{
+	const char *const *under;
+	size_t n = ul_engine_under(eng->cfg, &under);
+
+	(void)suite;
+	return ul_engine_preflight(eng, under, n);
+}
+
+static int micro_run(struct ul_engine *eng, const struct ul_suite *suite)
+{
+	static const struct ul_micro_suite_opts defaults;
+	const struct ul_micro_suite_opts *o = ul_engine_suite_opts(eng, suite);
+
+	return ul_micro_suite_run(eng, suite, o ? o : &defaults);
+}
+
+const struct ul_suite ul_suite_micro = {
+	.name = "micro",
+	.summary = "LMbench 2.0's summary measurements, rebuilt, every batch kept, under any load",
+	.probe = "lat-null",
+	.tests = micro_tests,
+	.format = "lmbench2",
+	.opts = micro_opts,
+	.opts_size = sizeof(struct ul_micro_suite_opts),
+	.preflight = micro_preflight,
+	.run = micro_run,
+	.metrics = micro_metrics,
+	.compare_format = "lmbench2",
+};

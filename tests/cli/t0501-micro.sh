@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The micro suite: a quick run of a few measurements prints the lmbench2
+# summary and the native table and stores every batch; --tests takes
+# names, tables and aliases; --under runs a load meanwhile; bad names are
+# refused; SIGINT while a ring of 16 processes or a TCP server runs leaves
+# no process and no scratch file behind.
+. "$(dirname "$0")/lib.bash"
+
+M=(--dir "$SCRATCH" --db "$DB" --no-progress)
+
+out=$("$UL" run micro "${M[@]}" --quick --label q1 --tests lat-null,lat-pipe,bw-pipe \
+	--format lmbench2,micro,json="$TMP/q1.json" 2>"$TMP/err")
+is $? 0 "run micro --quick exits 0"
+like "$out" '^ +U N D E R L O A D   M I C R O   S U M M A R Y$' "lmbench2 title, not LMbench's"
+like "$out" '^Processor, Processes - times in microseconds - smaller is better$' "processor table"
+like "$out" "^$(hostname | cut -c1-9) +q1 [ 0-9]{4} +[0-9.]{4} " "a processor row with the null call"
+like "$out" '^lat-pipe +5 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+  ns ' "native row with spread"
+like "$out" '^bw-pipe +5 .* MiB/s ' "bandwidth row in MiB/s"
+n=$(jq '[.cells[] | select(.series.batch_ns | length == 5)] | length' "$TMP/q1.json")
+is "$n" 3 "JSON keeps every batch of the three cells"
+n=$(jq '[.cells[] | .series | (.op_ps // .bw_bytes_s)[] | select(. <= 0)] | length' "$TMP/q1.json")
+is "$n" 0 "every batch is positive"
+
+out=$("$UL" run micro "${M[@]}" --quick --label q2 --tests null,bw_mem --format json="$TMP/q2.json" \
+	2>"$TMP/err")
+is $? 0 "aliases null and bw_mem"
+is "$(jq -c '[.cells[].probe]' "$TMP/q2.json")" '["lat-null","bw-bcopy","bw-fcp","bw-mem-rd","bw-mem-wr"]' \
+	"aliases select their measurements in summary order"
+
+"$UL" run micro "${M[@]}" --quick --label q3 --tests lat-null --under cpuload \
+	--format json="$TMP/q3.json" >/dev/null 2>"$TMP/err"
+is $? 0 "--under cpuload"
+is "$(jq -r '.cells[0].load' "$TMP/q3.json")" cpuload "the cell was measured under cpuload"
+
+"$UL" run micro "${M[@]}" --quick --tests nosuch >/dev/null 2>"$TMP/err"
+is $? 2 "an unknown test is a usage error"
+like "$(cat "$TMP/err")" "unknown test 'nosuch'" "named in the message"
+"$UL" run micro "${M[@]}" --quick --under nosuch >/dev/null 2>"$TMP/err"
+is $? 2 "an unknown --under load is a usage error"
+like "$(cat "$TMP/err")" "nosuch" "named in the message"
+
+# procs_named NAME: processes of ours whose comm is NAME.
+procs_named() {
+	local n=0 f
+	for f in /proc/[0-9]*/comm; do
+		[ "$(cat "$f" 2>/dev/null)" = "$1" ] || continue
+		{ tr '\0' '\n' <"${f%comm}environ" | grep -qxF "UL_TEST_TAG=$TMP"; } 2>/dev/null &&
+			n=$((n + 1))
+	done
+	echo "$n"
+}
+
+# interrupt_during TEST COMM MIN: SIGINT once MIN processes named COMM run.
+interrupt_during() {
+	local pid n=0
+	"$UL" run micro "${M[@]}" --label "int-$1" --tests "$1" --min-batch 1s --batches 30 >/dev/null \
+		2>"$TMP/err" &
+	pid=$!
+	for _ in $(seq 300); do
+		n=$(procs_named "$2")
+		[ "$n" -ge "$3" ] && break
+		sleep 0.1
+	done
+	[ "$n" -ge "$3" ]; ok $? "$1: $n processes named $2 were running"
+	kill -INT "$pid"
+	wait "$pid"
+	is $? 130 "$1: SIGINT ends the run with exit 130"
+	sleep 0.2
+	is "$(ul_procs)" 0 "$1: no process of the run is alive"
+	is "$(scratch_left)" 0 "$1: no scratch directory is left"
+}
+interrupt_during ctx-16p64k ul:ctx-16p64k 16
+interrupt_during lat-tcp ul:lat-tcp 2
+done_testing
