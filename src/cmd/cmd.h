@@ -59,6 +59,13 @@ int ul_cmd_parse(const struct ul_cmd *cmd, void *base, int argc, char **argv, in
 size_t ul_cmd_count(void);
 const struct ul_cmd *ul_cmd_at(size_t i);
 
+/* The --db option of every command that opens the store: one entry of its
+ * table, stored in `type`'s `db` member (const char *; NULL = default). */
+#define UL_CMD_OPT_DB(type)                                                                \
+	{ "db", UL_OPT_STRING, .arg = "PATH", UL_OPT_AT(type, db), .help = "results database", \
+	  .def_text = "$XDG_DATA_HOME/underload/results.db",                               \
+	  .man = "Without XDG_DATA_HOME:\n.IR ~/.local/share/underload/results.db ." }
+
 /* Shared by commands: a usage error ("usage error: ..." + hint), returns UL_EXIT_USAGE. */
 int ul_usage_error(const char *cmd, const char *fmt, ...) UL_PRINTF(2, 3);
 

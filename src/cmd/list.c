@@ -17,7 +17,7 @@
 #include "report/format.h"
 #include "store/store.h"
 
-#include <getopt.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,15 +32,7 @@ static const char list_help[] =
 	"Control characters in labels and host names are shown escaped (\\n, \\x1b).\n"
 	"With a topic, list the registered items; -v adds every option with its\n"
 	"type, range and default.\n"
-	"\n"
-	"  --db PATH      results database (default: $XDG_DATA_HOME/underload/results.db)\n"
-	"  --label L      only runs labelled exactly L\n"
-	"  --suite S      only runs of suite S\n"
-	"  --since WHEN   only runs started at or after WHEN: YYYY-MM-DD[THH:MM[:SS]]\n"
-	"                 (UTC), or an age such as 3d, 12h, 30m\n"
-	"  --host H       only runs made on host H\n"
-	"  -v, --verbose  show options\n"
-	"  -h, --help     this help\n";
+	"\n";
 
 static void print_opts(const struct ul_opt *opts)
 {
@@ -213,72 +205,60 @@ static int parse_since(const char *text, int64_t *out_ns)
 	return 0;
 }
 
+struct list_args {
+	const char *db;
+	struct run_filter filter;
+	bool verbose;
+};
+
+static int set_since(void *base, const char *arg, char *err, size_t errlen)
+{
+	struct list_args *a = base;
+
+	if (!parse_since(arg, &a->filter.since_wall_ns))
+		return 0;
+	snprintf(err, errlen, "--since '%s': expected YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS] (UTC) or "
+			      "an age such as 3d, 12h, 30m", arg);
+	return -EINVAL;
+}
+
+#define L(member) UL_OPT_AT(struct list_args, member)
+static const struct ul_opt list_opts[] = {
+	UL_CMD_OPT_DB(struct list_args),
+	{ "label", UL_OPT_STRING, .arg = "L", L(filter.label), .help = "only runs labelled exactly L" },
+	{ "suite", UL_OPT_STRING, .arg = "S", L(filter.suite), .help = "only runs of suite S" },
+	{ "since", UL_OPT_CALL, .arg = "WHEN", .set = set_since,
+	  .help = "only runs started at or after WHEN: YYYY-MM-DD[THH:MM[:SS]] (UTC), or an age "
+		  "such as 3d, 12h, 30m" },
+	{ "host", UL_OPT_STRING, .arg = "H", L(filter.host), .help = "only runs made on host H" },
+	{ "verbose", UL_OPT_FLAG, 0, 1, 0, .short_name = 'v', L(verbose),
+	  .help = "show options", .flags = UL_OPTF_NO_DEFAULT },
+	{ NULL },
+};
+
+extern const struct ul_cmd ul_cmd_desc_list;
+
 int ul_cmd_list(int argc, char **argv);
 int ul_cmd_list(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "label", required_argument, NULL, 'l' },
-		{ "suite", required_argument, NULL, 's' },
-		{ "since", required_argument, NULL, 'S' },
-		{ "host", required_argument, NULL, 'H' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct run_filter filter = { 0 };
-	const char *db = NULL;
-	bool verbose = false, filtered = false;
-	int c;
+	struct list_args a = { 0 };
+	int first, rc = ul_cmd_parse(&ul_cmd_desc_list, &a, argc, argv, &first);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			db = optarg;
-			break;
-		case 'l':
-			filter.label = optarg;
-			filtered = true;
-			break;
-		case 's':
-			filter.suite = optarg;
-			filtered = true;
-			break;
-		case 'H':
-			filter.host = optarg;
-			filtered = true;
-			break;
-		case 'S':
-			if (parse_since(optarg, &filter.since_wall_ns))
-				return ul_usage_error("list", "--since '%s': expected YYYY-MM-DD, "
-							      "YYYY-MM-DDTHH:MM[:SS] (UTC) or an "
-							      "age such as 3d, 12h, 30m",
-						      optarg);
-			filtered = true;
-			break;
-		case 'v':
-			verbose = true;
-			break;
-		case 'h':
-			fputs(list_help, stdout);
-			return UL_EXIT_OK;
-		default:
-			return ul_usage_error("list", "unknown option");
-		}
-	}
-	if (argc - optind > 1)
+	if (rc)
+		return rc == -2 ? UL_EXIT_OK : rc;
+	if (argc - first > 1)
 		return ul_usage_error("list", "at most one topic");
-	if (optind == argc || !strcmp(argv[optind], "runs"))
-		return list_runs(db, &filter);
-	if (filtered)
+	if (first == argc || !strcmp(argv[first], "runs"))
+		return list_runs(a.db, &a.filter);
+	if (a.filter.label || a.filter.suite || a.filter.host || a.filter.since_wall_ns)
 		return ul_usage_error("list", "--label, --suite, --since and --host filter runs only");
-	return list_items(argv[optind], verbose);
+	return list_items(argv[first], a.verbose);
 }
 
 const struct ul_cmd ul_cmd_desc_list = {
 	.name = "list",
 	.summary = "list stored runs, or the loads, probes, suites and formats",
 	.help = list_help,
+	.opts = list_opts,
 	.fn = ul_cmd_list,
 };

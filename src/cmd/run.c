@@ -168,9 +168,7 @@ extern const struct ul_cmd ul_cmd_desc_run;
 static const struct ul_opt run_opts[] = {
 	{ "label", UL_OPT_STRING, 0, 127, .arg = "TEXT", A(label), .def_text = "uname -r",
 	  .help = "name for this kernel/setting" },
-	{ "db", UL_OPT_STRING, .arg = "PATH", A(db), .help = "results database",
-	  .def_text = "$XDG_DATA_HOME/underload/results.db",
-	  .man = "Without XDG_DATA_HOME:\n.IR ~/.local/share/underload/results.db ." },
+	UL_CMD_OPT_DB(struct run_args),
 	{ "format", UL_OPT_STRING, .arg = "LIST", A(formats),
 	  .help = "outputs, e.g. text,resp1,json=FILE",
 	  .def_text = "each suite's seed table, then text: resp1,text for resp",

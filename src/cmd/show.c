@@ -4,7 +4,6 @@
 #include "cmd/cmd.h"
 #include "store/store.h"
 
-#include <getopt.h>
 #include <stdio.h>
 
 static const char show_help[] =
@@ -12,52 +11,46 @@ static const char show_help[] =
 	"\n"
 	"Print a stored run.  RUN is a numeric id, a UUID or a unique UUID prefix\n"
 	"(4 characters or more), or 'last'.\n"
-	"\n"
-	"  --db PATH      results database (default: $XDG_DATA_HOME/underload/results.db)\n"
-	"  --format LIST  outputs, e.g. text,resp1,json=FILE (default: the seed table\n"
-	"                 of each suite of the run, then text, as 'run' printed it)\n"
-	"  -h, --help     this help\n";
+	"\n";
+
+struct show_args {
+	const char *db, *formats;
+};
+
+static const struct ul_opt show_opts[] = {
+	UL_CMD_OPT_DB(struct show_args),
+	{ "format", UL_OPT_STRING, .arg = "LIST", UL_OPT_AT(struct show_args, formats),
+	  .help = "outputs, e.g. text,resp1,json=FILE",
+	  .def_text = "the seed table of each suite of the run, then text, as 'run' printed it" },
+	{ NULL },
+};
+
+extern const struct ul_cmd ul_cmd_desc_show;
 
 int ul_cmd_show(int argc, char **argv);
 int ul_cmd_show(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *db_opt = NULL, *formats = NULL;
+	struct show_args a;
 	char defaults[256];
 	struct ul_outputs outs;
 	struct ul_store *store;
 	struct ul_run run;
-	int c, ret;
+	int first, ret;
+	const char *db_opt, *formats;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			db_opt = optarg;
-			break;
-		case 'f':
-			formats = optarg;
-			break;
-		case 'h':
-			fputs(show_help, stdout);
-			return UL_EXIT_OK;
-		default:
-			return ul_usage_error("show", "unknown option");
-		}
-	}
-	if (argc - optind != 1)
+	ret = ul_cmd_parse(&ul_cmd_desc_show, &a, argc, argv, &first);
+	if (ret)
+		return ret == -2 ? UL_EXIT_OK : ret;
+	db_opt = a.db;
+	formats = a.formats;
+	if (argc - first != 1)
 		return ul_usage_error("show", "expected exactly one RUN");
 	if (formats && ul_outputs_parse("show", formats, &outs))
 		return UL_EXIT_USAGE;
 	ret = ul_cmd_open_store(db_opt, &store);
 	if (ret)
 		return ret;
-	ret = ul_cmd_load_run(store, argv[optind], &run);
+	ret = ul_cmd_load_run(store, argv[first], &run);
 	if (ret == UL_EXIT_OK) {
 		if (!formats) {
 			ul_default_formats(run.suites, defaults, sizeof(defaults));
@@ -76,5 +69,6 @@ const struct ul_cmd ul_cmd_desc_show = {
 	.name = "show",
 	.summary = "re-print a stored run in any format",
 	.help = show_help,
+	.opts = show_opts,
 	.fn = ul_cmd_show,
 };

@@ -7,7 +7,6 @@
 #include "store/store.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,11 +19,21 @@ static const char vmstat_help[] =
 	"computes them), followed by a PSI view: the kernel's 10 s averages and\n"
 	"the time stalled in each interval.  RUN is a numeric id, a UUID or a\n"
 	"unique UUID prefix (4 characters or more), or 'last'.\n"
-	"\n"
-	"  --db PATH    results database (default: $XDG_DATA_HOME/underload/results.db)\n"
-	"  --cell TEST  only the cells of this test: a load name (cpuload), SUITE/TEST\n"
-	"               (resp/cpuload) or a cell number as in the JSON output\n"
-	"  -h, --help   this help\n";
+	"\n";
+
+struct vmstat_args {
+	const char *db, *cell;
+};
+
+static const struct ul_opt vmstat_opts[] = {
+	UL_CMD_OPT_DB(struct vmstat_args),
+	{ "cell", UL_OPT_STRING, 0, 4096, .arg = "TEST", UL_OPT_AT(struct vmstat_args, cell),
+	  .help = "only the cells of this test: a load name (cpuload), SUITE/TEST (resp/cpuload) "
+		  "or a cell number as in the JSON output" },
+	{ NULL },
+};
+
+extern const struct ul_cmd ul_cmd_desc_vmstat;
 
 /* Whether `sel` names this cell: "cpuload", "resp/cpuload" or its seq. */
 static bool cell_matches(const struct ul_cell *c, const char *sel)
@@ -81,41 +90,23 @@ static int print_cells(const struct ul_run *run, const char *sel)
 int ul_cmd_vmstat(int argc, char **argv);
 int ul_cmd_vmstat(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "cell", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *db_opt = NULL, *sel = NULL;
+	struct vmstat_args a;
+	const char *db_opt, *sel;
 	struct ul_store *store;
 	struct ul_run run;
-	int c, ret;
+	int first, ret;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			db_opt = optarg;
-			break;
-		case 'c':
-			if (!*optarg)
-				return ul_usage_error("vmstat", "--cell needs a test name");
-			sel = optarg;
-			break;
-		case 'h':
-			fputs(vmstat_help, stdout);
-			return UL_EXIT_OK;
-		default:
-			return ul_usage_error("vmstat", "unknown option");
-		}
-	}
-	if (argc - optind != 1)
+	ret = ul_cmd_parse(&ul_cmd_desc_vmstat, &a, argc, argv, &first);
+	if (ret)
+		return ret == -2 ? UL_EXIT_OK : ret;
+	db_opt = a.db;
+	sel = a.cell;
+	if (argc - first != 1)
 		return ul_usage_error("vmstat", "expected exactly one RUN");
 	ret = ul_cmd_open_store(db_opt, &store);
 	if (ret)
 		return ret;
-	ret = ul_cmd_load_run(store, argv[optind], &run);
+	ret = ul_cmd_load_run(store, argv[first], &run);
 	if (ret == UL_EXIT_OK)
 		ret = print_cells(&run, sel);
 	ul_run_release(&run);
@@ -127,5 +118,6 @@ const struct ul_cmd ul_cmd_desc_vmstat = {
 	.name = "vmstat",
 	.summary = "show a stored run's system samples in vmstat's layout, with PSI",
 	.help = vmstat_help,
+	.opts = vmstat_opts,
 	.fn = ul_cmd_vmstat,
 };
