@@ -7,8 +7,11 @@
  */
 #include "core/compat.h"
 #include "core/clock.h"
+#include "core/parse.h"
+#include "core/sysinfo.h"
 #include "engine/engine.h"
 #include "engine/monitor.h"
+#include "load/load.h"
 #include "proc/cgroup.h"
 #include "proc/cgroup_guard.h"
 #include "proc/supervise.h"
@@ -317,6 +320,57 @@ static int mem_cell_begin(struct ul_engine *eng, void *state, struct ul_cell *ce
 }
 
 /*
+ * What a memory load (UL_LOAD_MEMORY) is meant to cause, and the least
+ * evidence that it did: a major fault of the probe (its working set paged
+ * back in), or in the run's cgroup a major fault of any of its processes.
+ * System-wide swap counts are no evidence: another program may be paging.
+ */
+#define PRESSURE_INTENT "paging of the probe's working set"
+
+/*
+ * A memory cell that paged nothing measured no memory pressure at all (a
+ * footprint capped far below RAM, no swap to page to): flag it no-pressure
+ * with why and what to run instead, so it never passes for a result.
+ */
+static int judge_pressure(const struct ul_engine *eng, struct ul_cell *cell,
+			  const struct mem_snapshot *a, const struct mem_snapshot *b)
+{
+	const struct ul_load *load = ul_load_find(cell->load);
+	bool reached = a->have_probe && b->have_probe && b->probe_majflt > a->probe_majflt;
+	struct ul_meminfo mi;
+	char cap[32], why[128] = "";
+	size_t len;
+
+	if (!load || !(load->flags & UL_LOAD_MEMORY) || cell->outcome != UL_CELL_OK)
+		return 0;
+	if (a->have_cg && b->have_cg && (b->cg.have & UL_CG_HAVE_PGMAJFAULT))
+		reached |= b->cg.pgmajfault > a->cg.pgmajfault;
+	if (ul_cell_set_metric(cell, "pressure_reached", reached ? 1.0 : 0.0))
+		return -ENOMEM;
+	if (reached)
+		return 0;
+	cell->flags |= UL_CELL_NO_PRESSURE;
+	if (ul_meminfo_read(&mi) == 0 && mi.swap_total == 0)
+		snprintf(why, sizeof(why), "no swap");
+	if (eng->cfg->mem_footprint_cap_bytes) {
+		ul_fmt_size(cap, sizeof(cap), eng->cfg->mem_footprint_cap_bytes);
+		snprintf(why + strlen(why), sizeof(why) - strlen(why),
+			 "%sfootprint capped at %s by --quick", why[0] ? ", " : "", cap);
+	} else if (!eng->have_cgroup) {
+		snprintf(why + strlen(why), sizeof(why) - strlen(why),
+			 "%sno --mem-limit: the footprint fit in RAM", why[0] ? ", " : "");
+	} else if (!why[0]) {
+		snprintf(why, sizeof(why), "the footprint fit in the limit");
+	}
+	len = strlen(cell->note);
+	snprintf(cell->note + len, sizeof(cell->note) - len,
+		 "%sno " PRESSURE_INTENT " (no major fault of the probe or the run's cgroup): %s; to press "
+		 "memory run with --mem-limit SIZE --swap SIZE and a footprint above the limit",
+		 len ? "; " : "", why);
+	return 0;
+}
+
+/*
  * What the v1 guard saw during the cell: stalls at the limit (tasks the
  * kernel made wait instead of killing), their length, the wake-ups, and
  * rescues (the killer enabled to end a deadlock).  A dead guard is an
@@ -387,6 +441,7 @@ static int mem_cell_end(struct ul_engine *eng, void *state, struct ul_cell *cell
 						 (double)(b.cg.pgmajfault - a->cg.pgmajfault));
 	}
 	rc |= guard_metrics(ms, cell);
+	rc |= judge_pressure(eng, cell, a, &b);
 	return rc ? -ENOMEM : 0;
 }
 

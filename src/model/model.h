@@ -36,6 +36,7 @@ enum ul_cell_flags {
 	UL_CELL_NOISY = 1 << 0,	     /* median CI wider than the target at max points */
 	UL_CELL_LOAD_KILLED = 1 << 1, /* the load ignored SIGTERM and needed SIGKILL */
 	UL_CELL_DISTURBED = 1 << 2,  /* CPU used outside the run above 5% of a CPU */
+	UL_CELL_NO_PRESSURE = 1 << 3, /* a memory load paged nothing: measured no pressure */
 };
 
 /* One named series of raw int64 values (ns for times) in sampling order. */

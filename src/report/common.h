@@ -58,6 +58,8 @@ static inline const char *ul_report_flag_name(unsigned flag)
 		return "load-killed";
 	case UL_CELL_DISTURBED:
 		return "disturbed";
+	case UL_CELL_NO_PRESSURE:
+		return "no-pressure";
 	default:
 		return NULL;
 	}

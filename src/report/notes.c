@@ -42,4 +42,15 @@ void ul_report_disturbed_notes(FILE *out, const struct ul_run *run, const char *
 		ul_report_put_clean(out, c->load, sizeof(c->load));
 		fprintf(out, " (%.1f%% of a CPU used outside the run)\n", foreign_pct(c));
 	}
+	for (size_t i = 0; i < run->n_cells; i++) {
+		const struct ul_cell *c = &run->cells[i];
+
+		if (strcmp(c->suite, suite) || !(c->flags & UL_CELL_NO_PRESSURE))
+			continue;
+		fputs("no-pressure: ", out);
+		ul_report_put_clean(out, c->load, sizeof(c->load));
+		fputs(": ", out);
+		ul_report_put_clean(out, c->note, sizeof(c->note));
+		fputc('\n', out);
+	}
 }

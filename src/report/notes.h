@@ -15,7 +15,9 @@
  * For the cells of `suite` flagged disturbed: first, when the suite's noload
  * baseline is one of them, a "warning: the noload baseline was disturbed
  * ..." line (every ratio divides by it); then one "disturbed: LOAD (N% of a
- * CPU used outside the run)" line per flagged cell.  Lines never begin with
+ * CPU used outside the run)" line per flagged cell; then one "no-pressure:
+ * LOAD: NOTE" line per memory load that paged nothing (the note says why and
+ * what to run instead).  Lines never begin with
  * a space, so a seed table extracted with grep '^ ' stays as it was.
  * Prints nothing when no cell is flagged.
  */

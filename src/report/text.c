@@ -169,7 +169,8 @@ static bool text_series_is_ns(const char *name)
 
 static bool text_marked(const struct ul_cell *c)
 {
-	return c->outcome != UL_CELL_OK || (c->flags & (UL_CELL_NOISY | UL_CELL_DISTURBED));
+	return c->outcome != UL_CELL_OK ||
+	       (c->flags & (UL_CELL_NOISY | UL_CELL_DISTURBED | UL_CELL_NO_PRESSURE));
 }
 
 /* "ok", "load-died", "ok+noisy+load-killed": the outcome and the flags that are set. */
@@ -244,7 +245,8 @@ static int text_fill_row(struct text_table *t, size_t row, const struct ul_cell 
 static void text_legend(FILE *out, const struct ul_run *run, const struct ul_cell *first)
 {
 	fputs("  ! = noisy (median CI wider than the target at max points), disturbed (over 5% of a\n"
-	      "    CPU used outside the run) or outcome not ok:\n",
+	      "    CPU used outside the run), no-pressure (a memory load paged nothing) or outcome\n"
+	      "    not ok:\n",
 	      out);
 	for (const struct ul_cell *c = first; c < run->cells + run->n_cells; c++) {
 		char outcome[TEXT_CELL_LEN];

@@ -64,7 +64,9 @@ like "$(cat "$TMP/err")" "load '8ctx-mem': .*1G|load '8ctx-mem': .*1024" "the re
 is "$(ul_cgroups)$(ul_swaps)" 00 "nothing is left after the refusal"
 
 # Success: cgroup and swap exist while the run runs, and are gone after.
-"$UL" run "${TINY[@]}" "${SB[@]}" "${TESTS[@]}" --label sb-ok --format resp1,json="$TMP/ok.json" \
+# The footprint is 100% of the limit: the loads must swap, not be killed.
+"$UL" run "${TINY[@]}" "${SB[@]}" "${TESTS[@]}" -o 8ctx-mem.footprint=64M --label sb-ok \
+	--format resp1,json="$TMP/ok.json" \
 	>"$TMP/out" 2>"$TMP/err" &
 pid=$!
 wait_for has_cgroup; ok $? "a memory cgroup exists during the run"
@@ -86,8 +88,29 @@ mem = [c for c in run["cells"] if c["load"] == "8ctx-mem"][0]
 for k in ("swap_out_pages", "probe_majflt", "cg_peak_bytes", "psi_memory_some_end_us"):
     assert k in mem["metrics"], (k, mem["metrics"])
 assert mem["metrics"]["cg_peak_bytes"] <= int(sys.argv[2]) + (1 << 20), mem["metrics"]
+assert mem["outcome"] == "ok" and mem["metrics"].get("oom_kills", 0) == 0, mem
+assert mem["metrics"]["pressure_reached"] == 1 and "no-pressure" not in mem["flags"], mem
 PY
-ok $? "limit, swap and the pressure reached are recorded per cell"
+ok $? "limit, swap and the pressure reached are recorded per cell; no OOM kill at 100%"
+
+# A memory test that pages nothing (16M on this host, no limit) is flagged
+# no-pressure in every format, with why and what to run instead.
+"$UL" run "${TINY[@]}" --tests noload,8ctx-mem --label np --format resp1,text,json="$TMP/np.json" \
+	>"$TMP/np.out" 2>"$TMP/err"
+is $? 0 "a run whose memory test pages nothing still succeeds"
+like "$(cat "$TMP/np.out")" '^no-pressure: 8ctx-mem: no paging of the probe.s working set .*--mem-limit SIZE --swap SIZE' \
+	"resp1 notes the cell no-pressure, why and what to run instead"
+like "$(cat "$TMP/np.out")" '8ctx-mem .*ok[+a-z]*\+no-pressure' "text marks the cell no-pressure"
+python3 - "$TMP/np.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+mem = [c for c in run["cells"] if c["load"] == "8ctx-mem"][0]
+assert "no-pressure" in mem["flags"] and mem["metrics"]["pressure_reached"] == 0, mem
+assert "no --mem-limit" in mem["note"] and "--swap" in mem["note"], mem["note"]
+base = [c for c in run["cells"] if c["load"] == "noload"][0]
+assert "no-pressure" not in base["flags"] and "pressure_reached" not in base["metrics"], base
+PY
+ok $? "json flags the memory cell no-pressure (not the baseline), with the reason"
 
 # SIGINT: gone.
 "$UL" run "${TINY[@]}" "${SB[@]}" "${TESTS[@]}" --interval 300ms --label sb-int >/dev/null 2>&1 &
