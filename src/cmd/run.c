@@ -208,9 +208,16 @@ static const struct ul_opt run_opts[] = {
 	  .def_text = "none, the budget is MemTotal",
 	  .help = "run probe and loads in a memory cgroup of this size; it becomes the memory "
 		  "budget loads size against",
-	  .man = "cgroup v2\n.BR memory.max ,\nor the v1\n.B memory.limit_in_bytes\n"
-		 "where v2 has no memory controller; the supervisor stays outside.  This\n"
-		 "replaces the ancestors' reboot with\n.BR mem=96m ." },
+	  .man = "cgroup v2\n.B memory.high\n(above it the kernel throttles and reclaims) with\n"
+		 ".B memory.max\n25% (at least 16 MiB) higher, or the v1\n"
+		 ".B memory.limit_in_bytes\nwhere v2 has no memory controller, with the group's "
+		 "OOM killer\ndisabled and an OOM guard process outside the group that wakes tasks\n"
+		 "waiting at the limit and, after 10 s of real deadlock, enables the killer;\n"
+		 "the supervisor stays outside.  Loads swap at the limit instead of being\n"
+		 "killed; an OOM kill that still happens is reported in the cell's note and\n"
+		 ".BR oom_kills .\nA memory test that paged nothing (no major fault of the probe "
+		 "or the\nrun's cgroup) is flagged\n.B no-pressure\nwith the reason and what to "
+		 "run instead.  This replaces the ancestors'\nreboot with\n.BR mem=96m ." },
 	{ "swap", UL_OPT_SIZE, UL_MiB, UL_GiB * 1024, 0,
 	  "a swap file of this size for the run, in the scratch directory, at priority 32767; "
 	  "removed at the end",
