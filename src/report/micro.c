@@ -9,7 +9,8 @@
  * over the batches of the cell's primary series: times in ns per
  * operation ("op_ps" / 1000), bandwidths in MiB/s ("bw_bytes_s" / 2^20);
  * preempted = batches during which the measuring process was switched out
- * involuntarily (series "preempted_n"), "-" when not recorded.
+ * involuntarily (series "preempted_n"), "-" when not recorded; outcome is
+ * followed by the cell's flags ("ok+disturbed": CPU used outside the run).
  * The memory-latency cell gives rows l1, l2, l3 and main, then its whole
  * curve (one line per size: median, min and max of its batches).
  * Statistics from stats/; a failed cell shows its outcome and note.
@@ -67,7 +68,11 @@ static int micro_row(FILE *out, const struct ul_cell *c, const struct ul_series 
 			hit += pre->v[i] > 0;
 		snprintf(buf, sizeof(buf), "%zu/%zu", hit, pre->n);
 	}
-	fprintf(out, "%9s  %s\n", pre ? buf : "-", ul_cell_outcome_name(c->outcome));
+	fprintf(out, "%9s  %s", pre ? buf : "-", ul_cell_outcome_name(c->outcome));
+	for (unsigned bit = 1; bit; bit <<= 1)
+		if ((c->flags & bit) && ul_report_flag_name(bit))
+			fprintf(out, "+%s", ul_report_flag_name(bit));
+	fputc('\n', out);
 	return 0;
 }
 
