@@ -4,8 +4,9 @@
  * probe's scratch directory:
  *  - 0K/10K create: creat + write(size) + close, timed; delete: unlink,
  *    timed (the other half of each pair runs untimed); at most 1000
- *    files a batch, as LMbench's passes, even if that is shorter than the
- *    minimum batch time;
+ *    files a batch, as LMbench's passes, and for deletes no more than
+ *    twice the minimum batch time of untimed creates allows, even if a
+ *    batch is then shorter than the minimum batch time;
  *  - mmap latency: mmap of an 8 MiB cached file, read one byte every
  *    160 KiB (lat-mmap's stride), munmap;
  *  - protection fault: a write to a read-only page, SIGSEGV to a handler
@@ -100,16 +101,35 @@ static int fs_batch(void *arg, uint64_t iters, int64_t *elapsed)
 	return rc;
 }
 
+/*
+ * Files a batch may hold: LMbench's 1000 a pass, and for delete batches no
+ * more than the untimed creates fit in twice the minimum batch time (on a
+ * busy disk a create took milliseconds and 14 batches of 1000 took a
+ * minute).  Probes the create cost with 8 files.
+ */
+static uint64_t fs_max_files(struct fs_state *st, const struct ul_micro_env *env)
+{
+	bool del = st->time_delete;
+	int64_t created = 0;
+	uint64_t n;
+
+	st->time_delete = false;
+	if (fs_batch(st, 8, &created) || created <= 0)
+		created = 8;
+	st->time_delete = del;
+	if (!del)
+		return FS_FILES_MAX;
+	n = (uint64_t)(2 * env->mh.min_batch_ns / (created / 8 > 0 ? created / 8 : 1));
+	return n < 8 ? 8 : n > FS_FILES_MAX ? FS_FILES_MAX : n;
+}
+
 static int fs_bench(const struct ul_micro_env *env, struct ul_micro_out *out, size_t size,
 		    bool del)
 {
 	struct fs_state st = { .size = size, .time_delete = del };
-	struct ul_mh_opts mh = env->mh;
+	struct ul_micro_env e = *env;
 	int rc;
 
-	/* LMbench's 1000 files a pass: the untimed half of each pair (creating
-	 * the files a delete batch removes) must not grow without bound. */
-	mh.max_iters = FS_FILES_MAX;
 	snprintf(st.dir, sizeof(st.dir), "%s/micro-fs", env->scratch_dir);
 	st.data = calloc(1, size ? size : 1);
 	if (!st.data)
@@ -118,12 +138,8 @@ static int fs_bench(const struct ul_micro_env *env, struct ul_micro_out *out, si
 		free(st.data);
 		return -errno;
 	}
-	{
-		struct ul_micro_env e = *env;
-
-		e.mh = mh;
-		rc = ul_micro_simple(&e, out, fs_batch, &st, 1, 0);
-	}
+	e.mh.max_iters = fs_max_files(&st, env);
+	rc = ul_micro_simple(&e, out, fs_batch, &st, 1, 0);
 	rmdir(st.dir);
 	free(st.data);
 	return rc;
