@@ -94,17 +94,6 @@ static void kill_clients(struct round *r)
 			r->n_live--;
 }
 
-static void describe_exit(const struct ul_child *c, char *buf, size_t len)
-{
-	if (WIFEXITED(c->wstatus))
-		snprintf(buf, len, "exit status %d", WEXITSTATUS(c->wstatus));
-	else if (WIFSIGNALED(c->wstatus))
-		snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(c->wstatus),
-			 strsignal(WTERMSIG(c->wstatus)));
-	else
-		snprintf(buf, len, "wait status 0x%x", c->wstatus);
-}
-
 /* A client ended by itself: why, into the round's note; sets outcome. */
 static void client_failed(struct round *r, int i)
 {
@@ -130,7 +119,7 @@ static void client_failed(struct round *r, int i)
 			 ul_fsb_kind_name(s->fatal_kind), where, strerror(s->fatal_errno));
 		return;
 	}
-	describe_exit(&r->kids[i], how, sizeof(how));
+	ul_wstatus_describe(r->kids[i].wstatus, how, sizeof(how));
 	snprintf(o->note, sizeof(o->note), "client %d ended before it was stopped (%s)", i + 1,
 		 how);
 }
@@ -161,7 +150,7 @@ static bool on_wait(struct round *r, enum ul_wait_result w, struct ul_child *ex,
 		}
 		if (r->cfg->load_child && ex == r->cfg->load_child) {
 			o->outcome = UL_FSB_ROUND_LOAD_DIED;
-			describe_exit(ex, o->note, sizeof(o->note));
+			ul_wstatus_describe(ex->wstatus, o->note, sizeof(o->note));
 			return false;
 		}
 		return true; /* a monitor's child or an orphan: its owner notices */
