@@ -21,8 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Without --under: the replay alone (the load names come from --under;
- * resp's loads are accepted there, any registered load is). */
+/* The loads it runs under come from the run's --under (any registered
+ * load, noload by default: ul_engine_under()); this is the default. */
 static const struct ul_suite_test fsbench_tests[] = { { .load = "noload" }, { NULL } };
 
 static const struct ul_suite_metric fsbench_metrics[] = {
