@@ -69,12 +69,15 @@ int ul_engine_fail_errno(int err, const char *fmt, ...)
 	return UL_ENGINE_ERROR;
 }
 
+static int preflight_loads(const struct ul_engine *eng, const char *suite,
+			   const char *const *loads, size_t n);
+
 int ul_engine_preflight_tests(struct ul_engine *eng, const struct ul_suite *suite)
 {
 	const char *tests[UL_MAX_TESTS];
 	size_t n = ul_suite_tests(suite, eng->cfg, tests);
 
-	return ul_engine_preflight(eng, tests, n);
+	return preflight_loads(eng, suite->name, tests, n);
 }
 
 /*
@@ -123,6 +126,27 @@ void ul_engine_load_ctx(const struct ul_engine *eng, const struct ul_load *load,
 	memcpy(ctx->opt, eng->cfg->load_opt[load_index(load)], sizeof(ctx->opt));
 }
 
+void ul_engine_test_load_ctx(const struct ul_engine *eng, const char *suite,
+			     const struct ul_load *load, struct ul_load_ctx *ctx)
+{
+	const struct ul_suite *s = suite ? ul_suite_find(suite) : NULL;
+	const struct ul_suite_test *t = s ? ul_suite_test(s, load->name) : NULL;
+
+	ul_engine_load_ctx(eng, load, ctx);
+	for (size_t i = 0; t && t->opts && t->opts[i]; i++) {
+		const char *eq = strchr(t->opts[i], '=');
+		char name[64], err[256];
+
+		/* Descriptor data: tests/unit/test_engine checks every entry. */
+		if (!eq || (size_t)(eq - t->opts[i]) >= sizeof(name))
+			UL_BUG("suite '%s' test '%s': malformed option '%s'", suite, load->name,
+			       t->opts[i]);
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - t->opts[i]), t->opts[i]);
+		if (ul_opt_set(load->opts, ctx->opt, name, eq + 1, err, sizeof(err)))
+			UL_BUG("suite '%s' test '%s': %s", suite, load->name, err);
+	}
+}
+
 void ul_engine_probe_ctx(const struct ul_engine *eng, const struct ul_probe *probe,
 			 struct ul_probe_ctx *ctx)
 {
@@ -135,7 +159,9 @@ void ul_engine_probe_ctx(const struct ul_engine *eng, const struct ul_probe *pro
 	memcpy(ctx->opt, eng->cfg->probe_opt[probe_index(probe)], sizeof(ctx->opt));
 }
 
-int ul_engine_preflight(const struct ul_engine *eng, const char *const *loads, size_t n)
+/* supported() and check() of each load, with its test's settings when `suite` names one. */
+static int preflight_loads(const struct ul_engine *eng, const char *suite,
+			   const char *const *loads, size_t n)
 {
 	int result = UL_ENGINE_OK;
 
@@ -153,13 +179,18 @@ int ul_engine_preflight(const struct ul_engine *eng, const char *const *loads, s
 				result = UL_ENGINE_UNSUPPORTED;
 			continue;
 		}
-		ul_engine_load_ctx(eng, load, &ctx);
+		ul_engine_test_load_ctx(eng, suite, load, &ctx);
 		if (load->check && load->check(&ctx, why, sizeof(why))) {
 			ul_error("load '%s': %s", load->name, why);
 			result = UL_ENGINE_REFUSED;
 		}
 	}
 	return result;
+}
+
+int ul_engine_preflight(const struct ul_engine *eng, const char *const *loads, size_t n)
+{
+	return preflight_loads(eng, NULL, loads, n);
 }
 
 int64_t ul_engine_stop_grace(const struct ul_engine *eng)
@@ -210,7 +241,7 @@ int ul_engine_start_load(struct ul_engine *eng, struct ul_cell *cell, const stru
 		snprintf(cell->note, sizeof(cell->note), "interrupted before the load started");
 		return UL_ENGINE_INTERRUPTED;
 	}
-	ul_engine_load_ctx(eng, load, &ctx);
+	ul_engine_test_load_ctx(eng, cell->suite, load, &ctx);
 	rc = ul_load_start(&eng->sup, load, &ctx, eng->cfg->ready_timeout_ns, rl, why, sizeof(why));
 	if (rc == -EINTR) {
 		*rl = NULL;

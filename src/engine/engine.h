@@ -23,7 +23,7 @@
 
 #include <limits.h>
 
-#define UL_MAX_TESTS 32
+#define UL_MAX_TESTS 64 /* tests of one suite (micro has 39) or names in --tests */
 #define UL_MAX_ITEMS 64 /* loads or probes in a registry */
 #define UL_MAX_SUITES 16 /* suites in the registry */
 #define UL_MAX_UNDER 8	 /* loads in --under */
@@ -219,6 +219,10 @@ int ul_engine_keep_finish(struct ul_engine *eng, bool end_stored);
 /* For suites: the ctx of a load with the run's settings and options. */
 void ul_engine_load_ctx(const struct ul_engine *eng, const struct ul_load *load,
 			struct ul_load_ctx *ctx);
+/* The same for a test of `suite` (NULL: none): its descriptor's
+ * per-test settings of the load (model/suite.h) override the run's. */
+void ul_engine_test_load_ctx(const struct ul_engine *eng, const char *suite,
+			     const struct ul_load *load, struct ul_load_ctx *ctx);
 /* For suites: the ctx of a probe with the run's settings and options. */
 void ul_engine_probe_ctx(const struct ul_engine *eng, const struct ul_probe *probe,
 			 struct ul_probe_ctx *ctx);

@@ -93,6 +93,54 @@ static void test_hold_stop(void)
 	nanosleep(&hold, NULL);
 }
 
+/*
+ * The leader's wait while its workers work: until SIGTERM (the stop:
+ * *stopping) or a worker's end, which is the load's failure (its exit
+ * status as the errno, EPIPE when killed or exiting 0).  Reaped workers
+ * are zeroed in pids[] and counted out of *live.  Returns the error or 0.
+ */
+static int watch_workers(const sigset_t *waitset, pid_t *pids, int n, int *live, bool *stopping)
+{
+	int err = 0;
+
+	while (!err && !*stopping) {
+		int st, sig = sigwaitinfo(waitset, NULL);
+		pid_t pid;
+
+		if (sig < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		if (sig == SIGTERM) {
+			*stopping = true;
+			test_hold_stop();
+			break;
+		}
+		while (!err && (pid = waitpid(-1, &st, WNOHANG)) != 0) {
+			if (pid < 0) {
+				if (errno == EINTR)
+					continue;
+				err = errno == ECHILD ? EPIPE : errno;
+				break;
+			}
+			for (int i = 0; i < n; i++) {
+				if (pids[i] != pid)
+					continue;
+				pids[i] = 0;
+				(*live)--;
+				if (WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM)
+					*stopping = true; /* the group's stop reached it first */
+				else if (WIFEXITED(st) && WEXITSTATUS(st))
+					err = WEXITSTATUS(st);
+				else
+					err = EPIPE; /* killed, or exited 0 which it must not */
+			}
+		}
+	}
+	return err;
+}
+
 int ul_load_run_workers(struct ul_load_ctx *ctx, void *state, int n,
 			int (*fn)(struct ul_load_ctx *ctx, void *state, int index))
 {
@@ -142,42 +190,7 @@ int ul_load_run_workers(struct ul_load_ctx *ctx, void *state, int n,
 	}
 
 	/* Work happens in the workers; wake only when one of them ends or we are stopped. */
-	while (!err && !stopping) {
-		int st, sig = sigwaitinfo(&waitset, NULL);
-		pid_t pid;
-
-		if (sig < 0) {
-			if (errno == EINTR)
-				continue;
-			err = errno;
-			break;
-		}
-		if (sig == SIGTERM) {
-			stopping = true;
-			test_hold_stop();
-			break;
-		}
-		while (!err && (pid = waitpid(-1, &st, WNOHANG)) != 0) {
-			if (pid < 0) {
-				if (errno == EINTR)
-					continue;
-				err = errno == ECHILD ? EPIPE : errno;
-				break;
-			}
-			for (int i = 0; i < n; i++) {
-				if (pids[i] != pid)
-					continue;
-				pids[i] = 0;
-				live--;
-				if (WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM)
-					stopping = true; /* the group's stop reached it first */
-				else if (WIFEXITED(st) && WEXITSTATUS(st))
-					err = WEXITSTATUS(st);
-				else
-					err = EPIPE; /* killed, or exited 0 which it must not */
-			}
-		}
-	}
+	err = watch_workers(&waitset, pids, n, &live, &stopping);
 out:
 	/* Only unreaped children are signalled: their pids cannot be reused. */
 	for (int i = 0; i < n; i++)

@@ -142,6 +142,67 @@ static int load_child_main(void *arg)
 	return ul_load_leader_main(rl->load, &rl->ctx, &rl->barrier);
 }
 
+/*
+ * The running load's record before the spawn: check() (which may resolve
+ * "auto" options in the copy of ctx), the shared counters, the barrier.
+ * NULL with the reason in why and *err set.
+ */
+static struct ul_running_load *rl_new(const struct ul_load *load, const struct ul_load_ctx *ctx,
+				      char *why, size_t len, int *err)
+{
+	struct ul_running_load *rl;
+	char reason[256] = "";
+	int r;
+
+	rl = calloc(1, sizeof(*rl));
+	if (!rl) {
+		snprintf(why, len, "load '%s': out of memory", load->name);
+		*err = -ENOMEM;
+		return NULL;
+	}
+	rl->load = load;
+	rl->ctx = *ctx;
+	rl->ctx.shared = NULL; /* check() runs without counters */
+	rl->child.pidfd = -1;
+	rl->barrier = (struct ul_barrier){ { -1, -1 }, { -1, -1 } };
+
+	if (load->check) {
+		r = load->check(&rl->ctx, reason, sizeof(reason));
+		if (r) {
+			snprintf(why, len, "load '%s': %s", load->name, reason);
+			free(rl);
+			*err = r < 0 ? r : -EINVAL;
+			return NULL;
+		}
+	}
+
+	rl->shared = mmap(NULL, sizeof(*rl->shared), PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (rl->shared == MAP_FAILED) {
+		r = -errno;
+		rl->shared = NULL;
+		snprintf(why, len, "load '%s': cannot map its counters: %s", load->name,
+			 strerror(-r));
+		free(rl);
+		*err = r;
+		return NULL;
+	}
+	atomic_init(&rl->shared->units, 0);
+	atomic_init(&rl->shared->failed_errno, 0);
+	rl->ctx.shared = rl->shared;
+
+	r = ul_barrier_init(&rl->barrier);
+	if (r) {
+		snprintf(why, len, "load '%s': cannot create its start barrier: %s", load->name,
+			 strerror(-r));
+		rl_free(rl);
+		*err = r;
+		return NULL;
+	}
+
+	return rl;
+}
+
 int ul_load_start(struct ul_sup *sup, const struct ul_load *load, const struct ul_load_ctx *ctx,
 		  int64_t ready_timeout_ns, struct ul_running_load **out, char *why, size_t len)
 {
@@ -166,48 +227,9 @@ int ul_load_start(struct ul_sup *sup, const struct ul_load *load, const struct u
 		}
 	}
 
-	rl = calloc(1, sizeof(*rl));
-	if (!rl) {
-		snprintf(why, len, "load '%s': out of memory", load->name);
-		return -ENOMEM;
-	}
-	rl->load = load;
-	rl->ctx = *ctx;
-	rl->ctx.shared = NULL; /* check() runs without counters */
-	rl->child.pidfd = -1;
-	rl->barrier = (struct ul_barrier){ { -1, -1 }, { -1, -1 } };
-
-	if (load->check) {
-		r = load->check(&rl->ctx, reason, sizeof(reason));
-		if (r) {
-			snprintf(why, len, "load '%s': %s", load->name, reason);
-			free(rl);
-			return r < 0 ? r : -EINVAL;
-		}
-	}
-
-	rl->shared = mmap(NULL, sizeof(*rl->shared), PROT_READ | PROT_WRITE,
-			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (rl->shared == MAP_FAILED) {
-		r = -errno;
-		rl->shared = NULL;
-		snprintf(why, len, "load '%s': cannot map its counters: %s", load->name,
-			 strerror(-r));
-		free(rl);
+	rl = rl_new(load, ctx, why, len, &r);
+	if (!rl)
 		return r;
-	}
-	atomic_init(&rl->shared->units, 0);
-	atomic_init(&rl->shared->failed_errno, 0);
-	rl->ctx.shared = rl->shared;
-
-	r = ul_barrier_init(&rl->barrier);
-	if (r) {
-		snprintf(why, len, "load '%s': cannot create its start barrier: %s", load->name,
-			 strerror(-r));
-		rl_free(rl);
-		return r;
-	}
-
 	memset(&o, 0, sizeof(o));
 	o.name = load->name;
 	o.fn = load_child_main;

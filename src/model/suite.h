@@ -36,8 +36,10 @@ struct ul_suite_test {
 	/* Further names that select it in --tests, comma-separated (micro:
 	 * its table "proc", an alias "null"); NULL = none. */
 	const char *groups;
-	/* Settings of this test only, "ITEM.NAME=VALUE" as for -o, applied
-	 * over the run's (NULL-terminated; NULL = none). */
+	/* Settings of this test's load only, "NAME=VALUE" of the load's
+	 * option table, applied over the run's -o when its cell's load starts
+	 * and in the preflight (NULL-terminated; NULL = none).  A probe lives
+	 * across tests, so it has none. */
 	const char *const *opts;
 };
 
