@@ -23,7 +23,7 @@
 
 static const char compare_help[] =
 	"usage: underload compare [LABEL|RUN]... [--baseline LABEL|RUN] [--suite NAME]\n"
-	"                         [--test mwu|welch] [--alpha A] [--strict]\n"
+	"                         [--test mwu|welch] [--alpha A] [--per-run] [--strict]\n"
 	"                         [--format text|json|csv] [--db PATH]\n"
 	"\n"
 	"Compare labels (kernels or settings) against a baseline, for every suite with\n"
@@ -42,6 +42,10 @@ static const char compare_help[] =
 	"                    Welch's t on the difference of means\n"
 	"  --alpha A         significance level, 0 < A <= 0.5 (default 0.05); Holm's\n"
 	"                    correction over each suite's rows says which rows survive\n"
+	"  --per-run         one observation per run (its median) instead of every\n"
+	"                    point: robust when runs differ more than points of a run\n"
+	"                    do (a busy or drifting machine); needs 4 runs per label\n"
+	"                    for a verdict at 0.05\n"
 	"  --strict          exit 2 when the runs differ in a way that makes the\n"
 	"                    comparison unfair (probe options, memory budget or limit,\n"
 	"                    tool version)\n"
@@ -62,6 +66,7 @@ struct cmp_args {
 	const char *suite;
 	const char *format;
 	bool strict;
+	enum ul_runcmp_unit unit;
 	struct ul_cmp_opts opts;
 	char **names;
 	size_t n_names;
@@ -85,6 +90,7 @@ static int parse_args(int argc, char **argv, struct cmp_args *a)
 		{ "baseline", required_argument, NULL, 'b' }, { "suite", required_argument, NULL, 's' },
 		{ "test", required_argument, NULL, 't' },   { "alpha", required_argument, NULL, 'a' },
 		{ "strict", no_argument, NULL, 'S' },	  { "help", no_argument, NULL, 'h' },
+		{ "per-run", no_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
@@ -124,6 +130,9 @@ static int parse_args(int argc, char **argv, struct cmp_args *a)
 			break;
 		case 'S':
 			a->strict = true;
+			break;
+		case 'R':
+			a->unit = UL_RUNCMP_RUNS;
 			break;
 		case 'h':
 			fputs(compare_help, stdout);
@@ -423,7 +432,7 @@ static int run_compare(struct cmp_state *st, const struct cmp_args *a)
 		c.opts = a->opts;
 		c.groups = st->groups;
 		c.n_groups = st->n_groups;
-	} else if (ul_runcmp_build(st->groups, st->n_groups, metrics, nm, &a->opts, &c) ||
+	} else if (ul_runcmp_build_unit(st->groups, st->n_groups, metrics, nm, &a->opts, a->unit, &c) ||
 		   ul_compare_env(&c)) {
 		ul_runcmp_free(&c);
 		ul_error("out of memory");

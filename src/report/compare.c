@@ -165,6 +165,9 @@ static void table_head(FILE *out, const struct ul_runcmp *c, const struct ul_run
 		c->opts.test == UL_CMP_WELCH ? "Welch's t (difference of means)"
 					     : "Mann-Whitney U (Hodges-Lehmann shift)",
 		(1.0 - c->opts.alpha) * 100.0, c->opts.alpha, n_tested, n_tested == 1 ? "" : "s");
+	if (c->unit == UL_RUNCMP_RUNS)
+		fprintf(out, "(--per-run: one value per run, the median of its points; n counts "
+			     "runs)\n");
 	if (first)
 		fprintf(out, "(adaptively sampled cells: only the first %zu points of each run, "
 			     "fixed before the stopping rule, are tested)\n",
@@ -351,9 +354,10 @@ int ul_report_compare_json(FILE *out, const struct ul_runcmp *c)
 		json_array_append_new(env, json_pack("{s:s,s:o,s:b}", "what", c->env[i].what,
 						     "values", vals, "unfair", c->env[i].unfair));
 	}
-	root = json_pack("{s:s,s:i,s:s,s:f,s:o,s:o,s:o,s:I}", "format", "underload-compare",
+	root = json_pack("{s:s,s:i,s:s,s:f,s:s,s:o,s:o,s:o,s:I}", "format", "underload-compare",
 			 "format_version", UL_REPORT_COMPARE_VERSION, "test",
-			 ul_cmp_test_name(c->opts.test), "alpha", c->opts.alpha, "groups", groups,
+			 ul_cmp_test_name(c->opts.test), "alpha", c->opts.alpha, "unit",
+			 c->unit == UL_RUNCMP_RUNS ? "run" : "point", "groups", groups,
 			 "environment", env, "rows", rows, "unfair", (json_int_t)c->n_unfair);
 	if (!root)
 		return -ENOMEM;

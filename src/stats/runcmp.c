@@ -6,6 +6,7 @@
 #include "core/compat.h"
 #include "stats/runcmp.h"
 #include "model/suite.h"
+#include "stats/stats.h"
 
 #include <errno.h>
 #include <math.h>
@@ -98,6 +99,45 @@ static bool test_seen_before(const struct ul_runcmp_row *rows, size_t n_rows,
 	return false;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+int ul_runcmp_pool_runs(const struct ul_runcmp_group *g, const struct ul_runcmp_metric *m,
+			const char *test, struct ul_runcmp_pooled *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->v = malloc((g->n_runs ? g->n_runs : 1) * sizeof(*out->v));
+	if (!out->v)
+		return -ENOMEM;
+	for (size_t r = 0; r < g->n_runs; r++) {
+		struct ul_runcmp_group one = *g;
+		struct ul_runcmp_pooled p;
+
+		one.runs = g->runs + r;
+		one.n_runs = 1;
+		if (ul_runcmp_pool(&one, m, test, &p)) {
+			free(out->v);
+			out->v = NULL;
+			return -ENOMEM;
+		}
+		if (p.n) {
+			qsort(p.v, p.n, sizeof(*p.v), cmp_double);
+			out->v[out->n++] = ul_stats_median_sorted(p.v, p.n);
+			out->runs++;
+			out->cells += p.cells;
+			out->disturbed += p.disturbed;
+			if (p.prefix > out->prefix)
+				out->prefix = p.prefix;
+		}
+		free(p.v);
+	}
+	return 0;
+}
+
 /* p of the group's newest run against its other runs for (m, test); NAN if untestable. */
 static int runs_agree(const struct ul_runcmp_group *g, const struct ul_runcmp_metric *m,
 		      const char *test, const struct ul_cmp_opts *opts, double *p)
@@ -123,15 +163,19 @@ static int runs_agree(const struct ul_runcmp_group *g, const struct ul_runcmp_me
 	return rc;
 }
 
-static int compare_row(const struct ul_runcmp_group *groups, struct ul_runcmp_row *row,
-		       const struct ul_cmp_opts *opts)
+static int compare_row(const struct ul_runcmp *cmp, struct ul_runcmp_row *row)
 {
+	const struct ul_runcmp_group *groups = cmp->groups;
+	const struct ul_cmp_opts *opts = &cmp->opts;
+	int (*pool)(const struct ul_runcmp_group *, const struct ul_runcmp_metric *, const char *,
+		    struct ul_runcmp_pooled *) =
+		cmp->unit == UL_RUNCMP_RUNS ? ul_runcmp_pool_runs : ul_runcmp_pool;
 	struct ul_runcmp_pooled b = { 0 }, c = { 0 };
 	int rc;
 
-	rc = ul_runcmp_pool(&groups[0], row->metric, row->test, &b);
+	rc = pool(&groups[0], row->metric, row->test, &b);
 	if (!rc)
-		rc = ul_runcmp_pool(&groups[row->cand], row->metric, row->test, &c);
+		rc = pool(&groups[row->cand], row->metric, row->test, &c);
 	row->p_holm = NAN;
 	row->p_runs_base = row->p_runs_cand = NAN;
 	row->runs_base = b.runs;
@@ -159,9 +203,9 @@ static int compare_row(const struct ul_runcmp_group *groups, struct ul_runcmp_ro
 		goto out;
 	}
 	row->tested = rc == 0;
-	if (!rc)
+	if (!rc && cmp->unit == UL_RUNCMP_POINTS)
 		rc = runs_agree(&groups[0], row->metric, row->test, opts, &row->p_runs_base);
-	if (!rc)
+	if (!rc && cmp->unit == UL_RUNCMP_POINTS)
 		rc = runs_agree(&groups[row->cand], row->metric, row->test, opts,
 				&row->p_runs_cand);
 out:
@@ -228,7 +272,7 @@ static int add_test_rows(struct ul_runcmp *c, size_t *cap, const struct ul_runcm
 		row->metric = m;
 		snprintf(row->test, sizeof(row->test), "%s", test);
 		row->cand = g;
-		if (compare_row(c->groups, row, &c->opts))
+		if (compare_row(c, row))
 			return -ENOMEM;
 	}
 	return 0;
@@ -260,12 +304,22 @@ int ul_runcmp_build(const struct ul_runcmp_group *groups, size_t n_groups,
 		    const struct ul_runcmp_metric *metrics, size_t n_metrics,
 		    const struct ul_cmp_opts *opts, struct ul_runcmp *out)
 {
+	return ul_runcmp_build_unit(groups, n_groups, metrics, n_metrics, opts, UL_RUNCMP_POINTS,
+				    out);
+}
+
+int ul_runcmp_build_unit(const struct ul_runcmp_group *groups, size_t n_groups,
+			 const struct ul_runcmp_metric *metrics, size_t n_metrics,
+			 const struct ul_cmp_opts *opts, enum ul_runcmp_unit unit,
+			 struct ul_runcmp *out)
+{
 	size_t cap = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (n_groups < 2 || n_groups > UL_RUNCMP_MAX_GROUPS)
 		return -EINVAL;
 	out->opts = *opts;
+	out->unit = unit;
 	if (!(out->opts.alpha > 0.0))
 		out->opts.alpha = 0.05;
 	out->groups = groups;

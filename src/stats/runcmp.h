@@ -74,8 +74,15 @@ struct ul_runcmp_env {
 	bool unfair;			       /* makes the comparison unfair (warning, --strict) */
 };
 
+/* What one observation is. */
+enum ul_runcmp_unit {
+	UL_RUNCMP_POINTS = 0, /* every (fixed-prefix) point of every run: the default */
+	UL_RUNCMP_RUNS,	      /* the median of each run: robust to run-to-run noise, needs runs */
+};
+
 struct ul_runcmp {
 	struct ul_cmp_opts opts;
+	enum ul_runcmp_unit unit;
 	const struct ul_runcmp_group *groups; /* [0] is the baseline; not owned */
 	size_t n_groups;
 	struct ul_runcmp_row *rows;
@@ -94,6 +101,11 @@ struct ul_runcmp {
 int ul_runcmp_build(const struct ul_runcmp_group *groups, size_t n_groups,
 		    const struct ul_runcmp_metric *metrics, size_t n_metrics,
 		    const struct ul_cmp_opts *opts, struct ul_runcmp *out) UL_MUST_CHECK;
+/* The same with the observation unit chosen (ul_runcmp_build uses points). */
+int ul_runcmp_build_unit(const struct ul_runcmp_group *groups, size_t n_groups,
+			 const struct ul_runcmp_metric *metrics, size_t n_metrics,
+			 const struct ul_cmp_opts *opts, enum ul_runcmp_unit unit,
+			 struct ul_runcmp *out) UL_MUST_CHECK;
 /* Append an environment difference; -ENOMEM. */
 int ul_runcmp_add_env(struct ul_runcmp *c, const struct ul_runcmp_env *e) UL_MUST_CHECK;
 void ul_runcmp_free(struct ul_runcmp *c);
@@ -112,5 +124,9 @@ struct ul_runcmp_pooled {
 };
 int ul_runcmp_pool(const struct ul_runcmp_group *g, const struct ul_runcmp_metric *m,
 		   const char *test, struct ul_runcmp_pooled *out);
+/* Like ul_runcmp_pool, but one value per contributing run: the median of
+ * its pooled (fixed-prefix) points. */
+int ul_runcmp_pool_runs(const struct ul_runcmp_group *g, const struct ul_runcmp_metric *m,
+			const char *test, struct ul_runcmp_pooled *out);
 
 #endif

@@ -66,6 +66,17 @@ assert any(e["what"] == "probe options" and e["unfair"] for e in d["environment"
 PY
 ok $? "JSON: pooled runs, fixed prefix of the adaptive run, slower, CI above zero"
 
+"$UL" compare --db "$DB" fast slow --per-run --format json >"$TMP/r.json"
+python3 - "$TMP/r.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+(r,) = d["rows"]
+assert d["unit"] == "run", d["unit"]
+assert not r["tested"] and r["why"] == "candidate has 1 valid point (2 needed)", r
+assert r["runs_base"] == 2, r
+PY
+ok $? "--per-run: one value per run; 'slow' has one run, so nothing is tested"
+
 csv=$("$UL" compare --db "$DB" fast slow --format csv)
 is "$(wc -l <<<"$csv")" 2 "CSV: a header and one row"
 is "$(head -1 <<<"$csv" | tr -d '\r' | cut -d, -f1-6)" "suite,metric,unit,test,baseline,candidate" "CSV header"

@@ -377,6 +377,21 @@ START_TEST(test_runcmp_pool_prefix)
 	ck_assert_str_eq(c.rows[1].why, "candidate has 1 valid point (2 needed)");
 	ck_assert(isnan(c.rows[1].p_holm));
 	ul_runcmp_free(&c);
+	/* per run: one median each (r1: 101.5; r2's prefix 99 100 104: 100) */
+	{
+		struct ul_runcmp_pooled pr;
+
+		ck_assert_int_eq(ul_runcmp_pool_runs(&g[0], &m, "noload", &pr), 0);
+		ck_assert_uint_eq(pr.n, 2);
+		ck_assert_double_eq(pr.v[0], 101.5);
+		ck_assert_double_eq(pr.v[1], 100);
+		ck_assert_uint_eq(pr.runs, 2);
+		free(pr.v);
+	}
+	ck_assert_int_eq(ul_runcmp_build_unit(g, 2, &m, 1, &o, UL_RUNCMP_RUNS, &c), 0);
+	ck_assert(!c.rows[0].tested); /* B has one run */
+	ck_assert_str_eq(c.rows[0].why, "candidate has 1 valid point (2 needed)");
+	ul_runcmp_free(&c);
 	ul_run_release(&r1);
 	ul_run_release(&r2);
 	ul_run_release(&r3);
