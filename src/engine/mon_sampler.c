@@ -40,6 +40,7 @@ struct ring {
 	_Atomic uint64_t tail;	 /* first record of the current range */
 	_Atomic uint64_t gen;	 /* odd while the child thins the range */
 	_Atomic uint64_t reset;	 /* bumped by the reader at each cell start */
+	_Atomic uint64_t reset_seen; /* the last reset the child acted on */
 	_Atomic uint32_t stride; /* a record every stride ticks of interval_ns */
 	_Atomic int err;	 /* the child's ul_sysmon_open() error, 0 if none */
 	uint64_t cap;		 /* even */
@@ -105,6 +106,7 @@ static int sampler_main(void *arg)
 			tick = 0;
 			atomic_store_explicit(&ring->stride, 1, memory_order_relaxed);
 			atomic_store_explicit(&ring->tail, tail, memory_order_release);
+			atomic_store_explicit(&ring->reset_seen, reset, memory_order_release);
 		}
 		if (tick % atomic_load_explicit(&ring->stride, memory_order_relaxed) == 0) {
 			if (head - tail == ring->cap)
@@ -297,7 +299,12 @@ static int copy_range(struct ring *ring, struct ul_series *const *ser, int64_t t
 		int rc = 0;
 
 		*copied = 0;
-		*stride = atomic_load_explicit(&ring->stride, memory_order_relaxed);
+		/* A child that has not yet seen this cell's reset (it was not
+		 * scheduled) took no record of the cell at its old stride. */
+		*stride = atomic_load_explicit(&ring->reset_seen, memory_order_acquire) ==
+					  atomic_load_explicit(&ring->reset, memory_order_relaxed) ?
+				  atomic_load_explicit(&ring->stride, memory_order_relaxed) :
+				  1;
 		if (gen % 2 == 0) {
 			for (uint64_t i = tail; i < head && !rc; i++) {
 				const struct ul_sysmon_sample *rec = &ring->rec[i % ring->cap];

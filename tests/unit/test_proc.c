@@ -64,6 +64,28 @@ static bool pid_gone(pid_t pid)
 	return kill(pid, 0) < 0 && errno == ESRCH;
 }
 
+/* Wait (up to ms) until pid is a zombie: exited, not yet reaped. */
+static bool wait_zombie(pid_t pid, int ms)
+{
+	char path[64], buf[512], *rp;
+	ul_nsec until = ul_now_ns() + (ul_nsec)ms * MS;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	while (ul_now_ns() < until) {
+		FILE *f = fopen(path, "r");
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+		if (f)
+			fclose(f);
+		buf[n] = '\0';
+		rp = strrchr(buf, ')');
+		if (rp && rp[1] == ' ' && rp[2] == 'Z')
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
 static ul_nsec after_ms(int ms)
 {
 	return ul_now_ns() + (ul_nsec)ms * MS;
@@ -890,8 +912,12 @@ START_TEST(test_orphan_zombie_reaped_behind_registered)
 	ob.keep_fds[0] = p[1];
 	ck_assert_int_eq(ul_spawn(&s, &oa, &a), 0);
 	ck_assert_int_eq(ul_spawn(&s, &ob, &b), 0);
-	usleep(300000); /* a, b and the orphan are all zombies now */
 	ck_assert_int_eq(read(p[0], &grandchild, sizeof(grandchild)), sizeof(grandchild));
+	/* a, b and the orphan all exit (and stay zombies): wait for it rather
+	 * than sleep a fixed time, which a busy machine can outlast. */
+	ck_assert(wait_zombie(a.pid, 10000));
+	ck_assert(wait_zombie(b.pid, 10000));
+	ck_assert(wait_zombie(grandchild, 10000));
 	ck_assert(!pid_gone(grandchild));
 
 	ex1 = expect_exit(&s, 2000);
