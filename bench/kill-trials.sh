@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Kill trials: quick resp runs (plain, and sandboxed with --mem-limit 256M
+# --swap 256M every third trial when root) get INT, TERM, KILL (followed
+# by `underload cleanup`) or STOP + CONT at a random moment.  Afterwards
+# every trial is checked for what it left: processes of the run, scratch
+# directories, swap files, cgroups named after the run, journals, the
+# run's status, and whether cells stored before the signal were kept.
+#
+# usage: bench/kill-trials.sh [TRIALS] [BUILD_DIR]
+# Not run by CI (a few minutes).  Prints one line per trial and a summary;
+# exits 1 if anything was left behind, a cell was lost or a status is wrong.
+set -euo pipefail
+trials=${1:-40}
+ul=$(cd "${2:-build}" && pwd)/underload
+tmp=$(mktemp -d /tmp/ul-kill.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+export UL_JOURNAL_DIR=$tmp/journal # ours alone: other runs' journals stay out
+mkdir -m 0700 "$UL_JOURNAL_DIR" "$tmp/scratch"
+db=$tmp/r.db
+sandbox_ok=0
+if [ "$(id -u)" = 0 ] && grep -qE 'cgroup2? .*memory|cgroup .*[ ,]memory' /proc/self/mountinfo; then
+	sandbox_ok=1
+fi
+opts=(--quick --db "$db" --dir "$tmp/scratch" --no-progress --interval 200ms --min-points 5
+	--max-points 5 -o resp.working-set=4M -o resp.files=20 -o largewrite.size=64M
+	-o smallwrite.files=4 -o 8ctx-mem.footprint=64M -o 2ctx-mem.footprint=64M)
+
+q() { sqlite3 "$db" "$1" 2>/dev/null || true; }
+# Processes whose environment carries this trial's tag.
+tagged() {
+	local n=0 f
+	for f in /proc/[0-9]*/environ; do
+		{ tr '\0' '\n' <"$f" | grep -qxF "UL_KILL_TAG=$1"; } 2>/dev/null && n=$((n + 1))
+	done
+	echo "$n"
+}
+
+declare -A count exits statuses
+bad=0 lost=0 left_total=0
+for i in $(seq "$trials"); do
+	label=t$i
+	sig=$(shuf -n1 -e INT TERM KILL STOP)
+	delay=$(awk -v r="$RANDOM" 'BEGIN { printf "%.2f", 0.2 + (r % 1200) / 100 }')
+	sb=()
+	kind=plain
+	if [ "$sandbox_ok" = 1 ] && [ $((i % 3)) = 0 ]; then
+		sb=(--mem-limit 256M --swap 256M)
+		kind=sandbox
+	fi
+	UL_KILL_TAG=$tmp/$i "$ul" run "${opts[@]}" "${sb[@]}" --label "$label" >/dev/null 2>"$tmp/err.$i" &
+	pid=$!
+	sleep "$delay"
+	before=$(q "SELECT count(*) FROM cells c JOIN runs r ON c.run_id = r.id WHERE r.label = '$label'")
+	alive=1
+	kill -0 "$pid" 2>/dev/null || alive=0
+	case $sig in
+	STOP)
+		kill -STOP "$pid" 2>/dev/null || true
+		sleep "$(awk -v r="$RANDOM" 'BEGIN { printf "%.2f", 0.2 + (r % 300) / 100 }')"
+		kill -CONT "$pid" 2>/dev/null || true
+		;;
+	*) kill -"$sig" "$pid" 2>/dev/null || true ;;
+	esac
+	set +e
+	wait "$pid"
+	rc=$?
+	set -e
+	if [ "$sig" = KILL ]; then
+		"$ul" cleanup >"$tmp/cleanup.$i" 2>&1 || rc="$rc+cleanup-failed"
+	fi
+	sleep 0.2
+	status=$(q "SELECT status FROM runs WHERE label = '$label'")
+	after=$(q "SELECT count(*) FROM cells c JOIN runs r ON c.run_id = r.id WHERE r.label = '$label'")
+	uuid=$(q "SELECT uuid FROM runs WHERE label = '$label'")
+	procs=$(tagged "$tmp/$i")
+	scratch=$(find "$tmp/scratch" -mindepth 1 -maxdepth 1 | wc -l)
+	swaps=$(grep -c "^$tmp/" /proc/swaps || true)
+	cgroups=0
+	[ -n "$uuid" ] && cgroups=$(find /sys/fs/cgroup -maxdepth 6 -type d -name "underload-${uuid:0:8}" 2>/dev/null | wc -l)
+	journals=$(find "$UL_JOURNAL_DIR" -type f | wc -l)
+	left=$((procs + scratch + swaps + cgroups + journals))
+	# What each signal must give: INT/TERM 130 and interrupted (or 0 and
+	# complete when the run had finished first); KILL + cleanup interrupted;
+	# STOP/CONT a normal end.
+	want_ok=1
+	case $sig in
+	INT | TERM)
+		[ "$alive" = 0 ] && [ "$rc" = 0 ] && [ "$status" = complete ] ||
+			{ [ "$rc" = 130 ] && [ "$status" = interrupted ]; } ||
+			{ [ -z "$status" ] && [ "$rc" = 130 ]; } || want_ok=0 ;;
+	KILL)
+		[ "$status" = interrupted ] || [ -z "$status" ] ||
+			{ [ "$alive" = 0 ] && [ "$status" = complete ]; } || want_ok=0 ;;
+	STOP) [ "$rc" = 0 ] && [ "$status" = complete ] || want_ok=0 ;;
+	esac
+	[ "${after:-0}" -ge "${before:-0}" ] || lost=$((lost + before - after))
+	[ "$want_ok" = 1 ] || bad=$((bad + 1))
+	left_total=$((left_total + left))
+	count[$sig]=$((${count[$sig]:-0} + 1))
+	exits["$sig rc=$rc"]=$((${exits["$sig rc=$rc"]:-0} + 1))
+	statuses["$sig ${status:-none}"]=$((${statuses["$sig ${status:-none}"]:-0} + 1))
+	printf 'trial %3d %-7s %-4s at %5ss: exit %-3s status %-11s cells %s->%s left %d%s\n' \
+		"$i" "$kind" "$sig" "$delay" "$rc" "${status:-none}" "${before:-0}" "${after:-0}" "$left" \
+		"$([ "$want_ok" = 1 ] || echo '  <-- unexpected')"
+	# Nothing may stay for the next trial.
+	[ "$left" = 0 ] || { "$ul" cleanup >/dev/null 2>&1 || true; rm -rf "${tmp:?}/scratch/"*; }
+done
+echo "summary: $trials trials on $(nproc) CPUs (machine shared with other work)"
+for k in "${!count[@]}"; do echo "  $k: ${count[$k]} trials"; done | sort
+for k in "${!exits[@]}"; do echo "  exit   $k: ${exits[$k]}"; done | sort
+for k in "${!statuses[@]}"; do echo "  status $k: ${statuses[$k]}"; done | sort
+echo "  leftovers (processes+scratch+swap+cgroups+journals): $left_total"
+echo "  cells lost: $lost"
+echo "  unexpected exit/status: $bad"
+[ "$left_total" = 0 ] && [ "$lost" = 0 ] && [ "$bad" = 0 ]
