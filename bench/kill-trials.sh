@@ -7,12 +7,15 @@
 # directories, swap files, cgroups named after the run, journals, the
 # run's status, and whether cells stored before the signal were kept.
 #
-# usage: bench/kill-trials.sh [TRIALS] [BUILD_DIR]
+# usage: bench/kill-trials.sh [TRIALS] [BUILD_DIR] [TESTS]
+# TESTS: the resp tests of each run (default: five of the seven, so a run
+# lasts some 10-30 s on a busy 2-CPU machine).
 # Not run by CI (a few minutes).  Prints one line per trial and a summary;
 # exits 1 if anything was left behind, a cell was lost or a status is wrong.
 set -euo pipefail
 trials=${1:-40}
 ul=$(cd "${2:-build}" && pwd)/underload
+tests=${3:-noload,smallwrite,largewrite,cpuload,8ctx-mem}
 tmp=$(mktemp -d /tmp/ul-kill.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 export UL_JOURNAL_DIR=$tmp/journal # ours alone: other runs' journals stay out
@@ -22,7 +25,7 @@ sandbox_ok=0
 if [ "$(id -u)" = 0 ] && grep -qE 'cgroup2? .*memory|cgroup .*[ ,]memory' /proc/self/mountinfo; then
 	sandbox_ok=1
 fi
-opts=(--quick --db "$db" --dir "$tmp/scratch" --no-progress --interval 200ms --min-points 5
+opts=(--quick --tests "$tests" --db "$db" --dir "$tmp/scratch" --no-progress --interval 200ms --min-points 5
 	--max-points 5 -o resp.working-set=4M -o resp.files=20 -o largewrite.size=64M
 	-o smallwrite.files=4 -o 8ctx-mem.footprint=64M -o 2ctx-mem.footprint=64M)
 
@@ -41,7 +44,7 @@ bad=0 lost=0 left_total=0
 for i in $(seq "$trials"); do
 	label=t$i
 	sig=$(shuf -n1 -e INT TERM KILL STOP)
-	delay=$(awk -v r="$RANDOM" 'BEGIN { printf "%.2f", 0.2 + (r % 1200) / 100 }')
+	delay=$(awk -v r="$RANDOM" 'BEGIN { printf "%.2f", 0.2 + (r % 1500) / 100 }')
 	sb=()
 	kind=plain
 	if [ "$sandbox_ok" = 1 ] && [ $((i % 3)) = 0 ]; then

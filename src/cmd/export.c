@@ -98,48 +98,29 @@ static int write_runs(FILE *f, bool csv, struct ul_run *runs, size_t n)
 	return rc;
 }
 
-/* -o FILE: a regular file or a new path is written to a temporary file and
- * renamed over it; anything else (a FIFO, /dev/stdout) is written in place. */
+struct export_out {
+	bool csv;
+	struct ul_run *runs;
+	size_t n;
+};
+
+static int write_export(FILE *f, const void *arg)
+{
+	const struct export_out *o = arg;
+
+	return write_runs(f, o->csv, o->runs, o->n);
+}
+
+/* -o FILE: as every output file (ul_cmd_write_file): a regular file or a new
+ * path is replaced atomically, a FIFO or a device (/dev/stdout) written in place. */
 static int write_output(const char *path, bool csv, struct ul_run *runs, size_t n)
 {
-	char tmp[4096];
-	struct stat sb;
-	FILE *f;
-	int fd, rc;
+	const struct export_out o = { csv, runs, n };
 
 	if (!path)
 		return write_runs(stdout, csv, runs, n) ? ul_error("cannot write the export"), UL_EXIT_ERROR
 							: UL_EXIT_OK;
-	if (!stat(path, &sb) && !S_ISREG(sb.st_mode)) {
-		f = fopen(path, "w");
-		if (!f)
-			return ul_error_errno(errno, "cannot write '%s'", path), UL_EXIT_ERROR;
-		rc = write_runs(f, csv, runs, n);
-		if (fclose(f) && !rc)
-			rc = -errno;
-		return rc ? ul_error_errno(rc, "cannot write '%s'", path), UL_EXIT_ERROR : UL_EXIT_OK;
-	}
-	if (snprintf(tmp, sizeof(tmp), "%s.tmpXXXXXX", path) >= (int)sizeof(tmp))
-		return ul_error("-o '%s': path too long", path), UL_EXIT_USAGE;
-	fd = mkstemp(tmp);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		rc = errno;
-		if (fd >= 0)
-			close(fd), unlink(tmp);
-		return ul_error_errno(rc, "cannot write '%s'", path), UL_EXIT_ERROR;
-	}
-	rc = write_runs(f, csv, runs, n);
-	if (!rc && fsync(fileno(f)))
-		rc = -errno;
-	if (fclose(f) && !rc)
-		rc = -errno;
-	if (!rc && rename(tmp, path))
-		rc = -errno;
-	if (rc) {
-		unlink(tmp);
-		return ul_error_errno(rc, "cannot write '%s'", path), UL_EXIT_ERROR;
-	}
-	return UL_EXIT_OK;
+	return ul_cmd_write_file(path, write_export, &o) ? UL_EXIT_ERROR : UL_EXIT_OK;
 }
 
 static int do_export(const char *db_opt, bool csv, const char *out, char **args, int nargs)
