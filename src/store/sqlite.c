@@ -439,6 +439,12 @@ static int migrate_step(struct ul_store_sqlite *st, int64_t *before, int64_t *af
 /* Bring the schema up to UL_STORE_SCHEMA_VERSION, one transaction per step. */
 static int migrate(struct ul_store_sqlite *st, char *err, size_t errlen)
 {
+	int64_t now = -1;
+
+	/* Up to date: no write lock needed (another process may hold it). */
+	if (query_int(st->db, "PRAGMA user_version", &now) == SQLITE_OK &&
+	    now == UL_STORE_SCHEMA_VERSION)
+		return 0;
 	for (;;) {
 		int64_t before = 0, after = 0;
 		int rc = migrate_step(st, &before, &after);
