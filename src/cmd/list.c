@@ -183,7 +183,11 @@ static int parse_since(const char *text, int64_t *out_ns)
 		memset(&tm, 0, sizeof(tm));
 		end = strptime(text, *f, &tm);
 		if (end && !*end) {
-			*out_ns = (int64_t)timegm(&tm) * UL_NS_PER_SEC;
+			time_t t = timegm(&tm);
+
+			/* Past 2262 the ns count overflows: later than any run. */
+			*out_ns = t > INT64_MAX / UL_NS_PER_SEC ? INT64_MAX
+								  : (int64_t)t * UL_NS_PER_SEC;
 			return 0;
 		}
 	}
