@@ -445,7 +445,7 @@ static int sandbox_teardown(struct ul_engine *eng)
 static int finish(struct ul_engine *eng, int result, bool *stored)
 {
 	struct ul_run *run = eng->run;
-	int rc;
+	int rc, kept;
 
 	switch (result) {
 	case UL_ENGINE_OK:
@@ -465,16 +465,19 @@ static int finish(struct ul_engine *eng, int result, bool *stored)
 	if (rc && rc != -EAGAIN)
 		ul_error("cannot mark run %s as %s: %s", run->uuid, ul_run_status_name(run->status),
 			 eng->store->err);
+	kept = 0;
 	if (eng->n_kept) {
 		/* Kept cells first, so the stored run never ends before its cells are in. */
-		if (!ul_engine_keep_finish(eng, true))
+		kept = ul_engine_keep_finish(eng, true);
+		if (!kept)
 			rc = eng->store->ops->finish_run(eng->store, run);
-		if (rc && rc != -EAGAIN)
-			(void)ul_engine_keep_finish(eng, false);
+		if (!kept && rc)
+			kept = ul_engine_keep_finish(eng, false);
 	} else if (rc) {
-		(void)ul_engine_keep_finish(eng, false);
+		kept = ul_engine_keep_finish(eng, false);
 	}
-	*stored = rc == 0;
+	/* A recovery file holds the run's end as well: nothing for cleanup to repair. */
+	*stored = rc == 0 || kept == 1;
 	if (rc && (result == UL_ENGINE_OK || result == UL_ENGINE_FLAGGED))
 		result = UL_ENGINE_ERROR;
 	if (result == UL_ENGINE_OK && eng->flagged)

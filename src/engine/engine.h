@@ -213,7 +213,8 @@ int ul_engine_store_cell(struct ul_engine *eng, struct ul_cell *cell);
  * At the end of a run: retry the kept cells; if some are still refused or
  * the run's end (`end_stored` false) was not stored, write the whole run to
  * a recovery file (beside the database, else in /var/tmp) and say where.
- * Returns 0 when the store holds everything, -1 otherwise.
+ * Returns 0 when the store holds everything, 1 when the recovery file holds
+ * the run (import completes it), -1 when cells are lost.
  */
 int ul_engine_keep_finish(struct ul_engine *eng, bool end_stored);
 /* For suites: the ctx of a load with the run's settings and options. */

@@ -132,9 +132,10 @@ int ul_engine_keep_finish(struct ul_engine *eng, bool end_stored)
 	else
 		snprintf(prefix, sizeof(prefix), "the status of run %s could not be stored",
 			 eng->run->uuid);
-	return ul_error("%s; the whole run is saved in '%s': load it with 'underload import %s'%s",
-			prefix, path, path,
-			strncmp(path, FALLBACK_DIR "/", strlen(FALLBACK_DIR) + 1)
-				? " (the next run into this database loads it by itself)"
-				: "");
+	ul_error("%s; the whole run is saved in '%s': load it with 'underload import %s'%s", prefix,
+		 path, path,
+		 strncmp(path, FALLBACK_DIR "/", strlen(FALLBACK_DIR) + 1)
+			 ? " (the next run into this database loads it by itself)"
+			 : "");
+	return 1;
 }
