@@ -50,6 +50,15 @@ static bool load_cols(const struct ul_cell *cell, struct cols *c)
 	return true;
 }
 
+/* later - earlier in seconds without signed overflow: stored timestamps
+ * are untrusted (a crafted database may hold INT64_MIN next to INT64_MAX). */
+static double ts_diff_s(int64_t later, int64_t earlier)
+{
+	if (later >= earlier)
+		return (double)((uint64_t)later - (uint64_t)earlier) / 1e9;
+	return -(double)((uint64_t)earlier - (uint64_t)later) / 1e9;
+}
+
 static uint64_t val(const struct cols *c, enum ul_sysmon_field f, size_t i)
 {
 	return c->f[f] && c->f[f]->v[i] > 0 ? (uint64_t)c->f[f]->v[i] : 0;
@@ -183,7 +192,7 @@ static void psi_view(FILE *out, const struct cols *c, unsigned have)
 		psi_avg(v[7], 24, c, have, UL_SYSMON_PSI_IO, UL_SYSMON_PSI_IO_FULL_AVG10, i);
 		psi_stall(v[8], 24, c, have, UL_SYSMON_PSI_IO, UL_SYSMON_PSI_IO_SOME_US, i);
 		psi_stall(v[9], 24, c, have, UL_SYSMON_PSI_IO, UL_SYSMON_PSI_IO_FULL_US, i);
-		fprintf(out, PSI_ROW, (double)(c->t->v[i] - c->t->v[0]) / 1e9, v[0], v[1], v[2],
+		fprintf(out, PSI_ROW, ts_diff_s(c->t->v[i], c->t->v[0]), v[0], v[1], v[2],
 			v[3], v[4], v[5], v[6], v[7], v[8], v[9]);
 	}
 }
@@ -208,10 +217,9 @@ int ul_report_vmstat(FILE *out, const struct ul_cell *cell)
 	fputc('\n', out);
 	fprintf(out, "%s\n%s\n", vmstat_head1, vmstat_head2);
 	for (size_t i = 1; i < c.n; i++) {
-		int64_t dt = c.t->v[i] - c.t->v[i - 1];
-
-		if (dt > 0)
-			vmstat_row(out, &c, i, (double)dt / 1e9, page_bytes / 1024.0);
+		if (c.t->v[i] > c.t->v[i - 1])
+			vmstat_row(out, &c, i, ts_diff_s(c.t->v[i], c.t->v[i - 1]),
+				   page_bytes / 1024.0);
 	}
 	have = have_all(&c);
 	psi_view(out, &c, have);

@@ -7,6 +7,8 @@
  */
 #include "unit.h"
 #include "core/clock.h"
+#include "core/sysmon.h"
+#include "report/monitors.h"
 #include "store/fault.h"
 #include "store/store.h"
 
@@ -362,6 +364,27 @@ START_TEST(test_import_merge)
 }
 END_TEST
 
+/* Crafted monitor timestamps: no signed overflow in vmstat (UBSan aborts the test on one). */
+START_TEST(test_vmstat_crafted_times)
+{
+	static const int64_t t[] = { INT64_MIN, INT64_MAX, -1, INT64_MAX, 0, INT64_MIN };
+	struct ul_cell cell = { .suite = "resp", .load = "noload", .probe = "resp" };
+	struct ul_series *s = ul_cell_series(&cell, UL_SYSMON_SERIES_T);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(s);
+	for (size_t i = 0; i < UL_ARRAY_SIZE(t); i++)
+		ck_assert_int_eq(ul_series_push(s, t[i]), 0);
+	ck_assert_int_eq(ul_report_vmstat(f, &cell), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "6 samples, 2 intervals"));
+	free(buf);
+	ul_cell_release(&cell);
+}
+END_TEST
+
 Suite *ul_test_suite_storesafe(void)
 {
 	Suite *s = suite_create("storesafe");
@@ -376,6 +399,7 @@ Suite *ul_test_suite_storesafe(void)
 	tcase_add_test(tc, test_locked);
 	tcase_add_test(tc, test_fault_seam);
 	tcase_add_test(tc, test_import_merge);
+	tcase_add_test(tc, test_vmstat_crafted_times);
 	suite_add_tcase(s, tc);
 	return s;
 }
