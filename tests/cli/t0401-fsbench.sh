@@ -30,6 +30,12 @@ like "$out" 'NTCreateX +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +0$' "per-op
 show=$("$UL" show last --db "$DB" 2>/dev/null)
 is "$show" "$out" "show prints the same report from the store"
 is "$(series tiny fsbench_mismatches | sort -u)" 0 "the built-in trace meets every expected status"
+"$UL" run fsbench "${FSB[@]}" --label tiny2 --clients 2 --duration 1s --warmup 0 \
+	--runs 2 --loadfile builtin --format dbench >/dev/null 2>"$TMP/err"
+cmp=$("$UL" compare tiny tiny2 --db "$DB" --suite fsbench 2>&1)
+like "$cmp" '^fsbench throughput \(B/s, higher is better\)' "compare tests the throughput of fsbench"
+like "$cmp" '^fsbench ops/s \(ops/s, higher is better\)' "and the operations per second it derives"
+like "$cmp" '^noload +tiny2 +2 +2 ' "one row per --under load, both labels' rounds"
 is "$(ul_procs)" 0 "no process left"
 is "$(scratch_left)" 0 "no scratch directory left"
 
