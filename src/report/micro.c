@@ -58,9 +58,12 @@ static int micro_row(FILE *out, const struct ul_cell *c, const struct ul_series 
 	err = ul_stats_summarize_i64(s->v, s->n, &sum);
 	if (err)
 		return err;
-	ul_cell_metric(c, "iters_per_batch", &iters);
-	fprintf(out, "%-16s %7zu %12.3f %12.3f %12.3f %10.3f  %-5s %12.0f  ", name, sum.n,
-		sum.median * k, sum.min * k, sum.max * k, sum.sd * k, bw ? "MiB/s" : "ns", iters);
+	fprintf(out, "%-16s %7zu %12.3f %12.3f %12.3f %10.3f  %-5s ", name, sum.n, sum.median * k,
+		sum.min * k, sum.max * k, sum.sd * k, bw ? "MiB/s" : "ns");
+	if (ul_cell_metric(c, "iters_per_batch", &iters))
+		fprintf(out, "%12.0f  ", iters);
+	else
+		fprintf(out, "%12s  ", "-");
 	if (pre) {
 		size_t hit = 0;
 
