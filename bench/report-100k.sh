@@ -5,17 +5,20 @@
 #
 # A real tiny resp run (noload, cpuload, with the /proc sampler) is taken,
 # exported, and its cells inflated to SAMPLES raw samples per label (split
-# over the two tests, drawn around each cell's real values) and the monitor
-# series to as many records; two labels are imported into a private
-# database, then `underload report A B` is timed REPS times (wall clock,
-# median and range) and the page's size printed.  The same for --format svg.
+# over the two tests, drawn around each cell's real values); two labels are
+# imported into a private database, then `underload report A B` is timed
+# REPS times (wall clock, median and range) and the page's size printed;
+# the same for --format svg, and `show` of both runs (the store's share of
+# the time).  Done twice: sampler records as the tiny run recorded them,
+# then inflated to as many records as samples (a cell of ~14 h at 1 s).
+# KEEP=1 keeps the temporary directory.
 #   usage: bench/report-100k.sh [UNDERLOAD] [SAMPLES] [REPS]
 set -euo pipefail
 UL=${1:-build/underload}
 SAMPLES=${2:-100000}
 REPS=${3:-7}
 T=$(mktemp -d /tmp/ul-bench-report.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$T"' EXIT
 DB=$T/bench.db
 
 "$UL" run --db "$T/src.db" --dir "$T" --no-progress --tests noload,cpuload --interval 50ms \
@@ -23,10 +26,11 @@ DB=$T/bench.db
 	--monitor-interval 100ms --label src --format resp1 >/dev/null
 "$UL" export --db "$T/src.db" --format json -o "$T/src.json" src
 
-inflate() { # inflate OUT LABEL SAMPLES SCALE
+inflate() { # inflate OUT LABEL SAMPLES SCALE MON (1: sampler records inflated too)
 	python3 - "$T/src.json" "$@" <<'PY'
 import json, random, sys, uuid
 src, out, label, samples, scale = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5])
+inflate_mon = sys.argv[6] == "1"
 doc = json.load(open(src))
 run = doc["runs"][0]
 run["uuid"], run["label"] = str(uuid.uuid4()), label
@@ -40,7 +44,7 @@ for c in cells:
     series[first] = [int(rng.choice(base) * scale * rng.lognormvariate(0, 0.1)) for _ in range(per)]
     mon = [k for k in series if k.startswith("mon_")]
     n = len(series.get("mon_t_ns", []))
-    if n >= 2:
+    if n >= 2 and inflate_mon:
         reps = max(1, per // n)
         step = series["mon_t_ns"][-1] - series["mon_t_ns"][0] + 1
         for k in mon:
@@ -60,15 +64,15 @@ PY
 
 stat_line() { # stat_line NAME TIMES...: median and range in seconds
 	printf '%s\n' "${@:2}" | sort -g | awk -v name="$1" '{ v[NR] = $1 }
-		END { printf "%-34s median %.3f s  (min %.3f, max %.3f, n %d)\n", name,
+		END { printf "%-36s median %.3f s  (min %.3f, max %.3f, n %d)\n", name,
 		      (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2), v[1], v[NR], NR }'
 }
 
-bench() { # bench SAMPLES
-	local n=$1 times=() svgt=() t0 t1 i
-	rm -f "$DB"
-	inflate "$T/a.json" A "$n" 1.0
-	inflate "$T/b.json" B "$n" 1.1
+bench() { # bench SAMPLES MON
+	local n=$1 times=() svgt=() showt=() t0 t1 i
+	rm -f "$DB" "$DB"-wal "$DB"-shm
+	inflate "$T/a.json" A "$n" 1.0 "$2"
+	inflate "$T/b.json" B "$n" 1.1 "$2"
 	"$UL" import --db "$DB" "$T/a.json" "$T/b.json" >/dev/null
 	for ((i = 0; i < REPS; i++)); do
 		t0=$(date +%s.%N)
@@ -80,16 +84,26 @@ bench() { # bench SAMPLES
 		"$UL" report --db "$DB" A B --format svg -o "$T/svg" >/dev/null
 		t1=$(date +%s.%N)
 		svgt+=("$(echo "$t1 - $t0" | bc)")
+		# The store's share: `show` reads a whole run as report does.
+		t0=$(date +%s.%N)
+		"$UL" show --db "$DB" --format resp1 1 >/dev/null
+		"$UL" show --db "$DB" --format resp1 2 >/dev/null
+		t1=$(date +%s.%N)
+		showt+=("$(echo "$t1 - $t0" | bc)")
 	done
-	echo "== $n samples per label (2 labels, 2 tests, sampler records inflated alike)"
+	echo "== $n samples per label, 2 labels, 2 tests; sampler records $([ "$2" = 1 ] &&
+		echo "inflated to as many" || echo "as recorded"); $(sqlite3 "$DB" \
+		'select count(*) from samples') stored values"
 	stat_line "report -o r.html (incl. store read)" "${times[@]}"
 	stat_line "report --format svg" "${svgt[@]}"
-	printf '%-34s %d bytes (%.2f MB), %d <svg> elements\n' "page size" \
+	stat_line "show run 1 + run 2 (the store read)" "${showt[@]}"
+	printf '%-36s %d bytes (%.2f MB), %d <svg> elements\n' "page size" \
 		"$(stat -c %s "$T/r.html")" "$(echo "$(stat -c %s "$T/r.html") / 1000000" | bc -l)" \
 		"$(grep -o '<svg ' "$T/r.html" | wc -l)"
-	printf '%-34s %d bytes in %d files\n' "svg directory" "$(du -sb "$T/svg" | cut -f1)" \
+	printf '%-36s %d bytes in %d files\n' "svg directory" "$(du -sb "$T/svg" | cut -f1)" \
 		"$(ls "$T/svg" | wc -l)"
 }
 
 echo "underload report bench on $(nproc) CPUs ($(uname -r)); machine shared, so read medians"
-bench "$SAMPLES"
+bench "$SAMPLES" 0
+bench "$SAMPLES" 1
