@@ -6,14 +6,26 @@
 
 MAN=$(cd "$(dirname "$0")/../.." && pwd)/docs/underload.1
 
-# The man page holds exactly what the tables generate (docs/update-man).
-blocks() { awk '/^\.\\" BEGIN [a-z-]+ options/ { on = 1 } on { print } /^\.\\" END [a-z-]+ options/ { on = 0 }' "$1"; }
+# The man page holds exactly what the tables generate (docs/update-man),
+# block by block: each command's options and the items' (-o) options.
+block() { # block NAME FILE: the generated block NAME as FILE holds it
+	awk -v n="$1" '$0 ~ "^\\.\\\\\" BEGIN " n " options" { on = 1 } on { print }
+		$0 ~ "^\\.\\\\\" END " n " options" { on = 0 }' "$2"
+}
 "$UL" __man-options >"$TMP/gen"
 ok $? "__man-options exits 0"
-blocks "$MAN" >"$TMP/page"
-diff -u "$TMP/page" "$TMP/gen" >"$TMP/diff"
+names=$(sed -n 's/^\.\\" BEGIN \([a-z-]*\) options.*/\1/p' "$TMP/gen")
+pnames=$(sed -n 's/^\.\\" BEGIN \([a-z-]*\) options.*/\1/p' "$MAN")
+bad=0
+[ "$(sort <<<"$names")" = "$(sort <<<"$pnames")" ] ||
+	{ diag "generated: $(echo $names); in the page: $(echo $pnames)"; bad=1; }
+for n in $names; do
+	if ! diff -u <(block "$n" "$MAN") <(block "$n" "$TMP/gen") >"$TMP/diff"; then
+		diag "$n options differ:"; diag "$(head -20 "$TMP/diff")"; bad=1
+	fi
+done
+[ $bad = 0 ]
 ok $? "docs/underload.1's generated sections match the option tables (run docs/update-man)"
-[ -s "$TMP/diff" ] && diag "$(head -20 "$TMP/diff")"
 
 # The long options of `run --help` and of the man page are the same set.
 help_opts() { "$UL" run --help | grep -oE '^  (-[a-z], )?--[a-z][a-z-]*' | sed 's/.*--//' | grep -vx help | sort -u; }

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Inside `underload run`: what the command line fills (cmd/run_opts.c
+ * describes every option once) and the parsing flow (cmd/run.c).
+ */
+#ifndef UL_CMD_RUN_H
+#define UL_CMD_RUN_H
+
+#include "core/compat.h"
+#include "core/optparse.h"
+#include "engine/engine.h"
+
+struct run_args {
+	const char *label, *db, *formats, *tests, *dir;
+	bool quick;
+	int progress; /* -1 auto */
+	struct ul_engine_config cfg;
+	const struct ul_suite *suites[UL_MAX_SUITES];
+	size_t n_suites;
+	char tests_buf[1024];
+	void *suite_opts[UL_MAX_SUITES]; /* each suite's option struct (its table) */
+	struct ul_opt_group groups[1 + UL_MAX_SUITES];
+	size_t n_groups;
+};
+
+/*
+ * Zero `a`, apply every default (run's table, each load's and probe's,
+ * each suite's table into a struct allocated here) and build the option
+ * groups: run's own, then each suite's under its heading.  0, or -1 after
+ * printing (out of memory).  The suites' structs are freed by the caller.
+ */
+int ul_run_args_init(struct run_args *a);
+/* run's option groups outside the command (`help run`, the man page). */
+size_t ul_run_opt_groups(struct ul_opt_group *groups, size_t max);
+
+#endif

@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The options of `underload run`, described once: this table gives
+ * getopt_long, --help and the man page's RUN OPTIONS; each suite's own
+ * options come from its descriptor (model/suite.h) under its heading.
+ */
+#include "core/compat.h"
+#include "cmd/cmd.h"
+#include "cmd/run.h"
+#include "core/log.h"
+#include "core/parse.h"
+#include "core/sysinfo.h"
+#include "load/load.h"
+#include "probe/deadline.h"
+#include "probe/probe.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_SCRATCH_PARENT "/var/tmp"
+
+/* --under LIST: registered loads, each once (the suites that take one). */
+static int set_under(void *base, const char *arg, char *err, size_t errlen)
+{
+	struct ul_engine_config *cfg = &((struct run_args *)base)->cfg;
+	char *save = NULL, *tok;
+
+	if (strlen(arg) >= sizeof(cfg->under_buf))
+		return snprintf(err, errlen, "--under: list too long"), -EINVAL;
+	snprintf(cfg->under_buf, sizeof(cfg->under_buf), "%s", arg);
+	cfg->n_under = 0;
+	for (tok = strtok_r(cfg->under_buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!ul_load_find(tok))
+			return snprintf(err, errlen, "unknown load '%.64s' in --under (see 'underload "
+					"list loads')", tok), -EINVAL;
+		for (size_t i = 0; i < cfg->n_under; i++)
+			if (!strcmp(cfg->under[i], tok))
+				return snprintf(err, errlen, "load '%.64s' named twice in --under",
+						tok), -EINVAL;
+		if (cfg->n_under == UL_MAX_UNDER)
+			return snprintf(err, errlen, "at most %d loads in --under", UL_MAX_UNDER),
+			       -EINVAL;
+		cfg->under[cfg->n_under++] = tok;
+	}
+	if (!cfg->n_under)
+		return snprintf(err, errlen, "--under needs at least one load"), -EINVAL;
+	return 0;
+}
+
+/* MemTotal, the largest sensible --mem-limit (1T if unreadable). */
+static uint64_t mem_total(void)
+{
+	struct ul_meminfo mi;
+
+	return ul_meminfo_read(&mi) == 0 ? mi.total : UL_GiB * 1024;
+}
+
+static int set_mem_limit(void *base, const char *arg, char *err, size_t errlen)
+{
+	struct run_args *a = base;
+	int rc = ul_parse_size(arg, 16 * UL_MiB, mem_total(), &a->cfg.mem_limit_bytes);
+
+	if (rc)
+		snprintf(err, errlen,
+			 "%s value '%s' for --mem-limit: expected a size from 16M to MemTotal "
+			 "(e.g. 256M)",
+			 rc == -ERANGE ? "out-of-range" : "invalid", arg);
+	return rc;
+}
+
+static int set_deadline(void *base, const char *arg, char *err, size_t errlen)
+{
+	struct ul_engine_config *cfg = &((struct run_args *)base)->cfg;
+	struct ul_deadline_spec spec;
+	char why[160];
+
+	cfg->deadline_off = !strcmp(arg, "none");
+	cfg->deadline_period_ns = cfg->deadline_work_ns = 0;
+	if (cfg->deadline_off)
+		return 0;
+	if (ul_deadline_parse(arg, &spec, why, sizeof(why))) {
+		snprintf(err, errlen, "invalid value '%s' for --deadline: %s", arg, why);
+		return -EINVAL;
+	}
+	cfg->deadline_period_ns = spec.period_ns;
+	cfg->deadline_work_ns = spec.work_ns;
+	snprintf(cfg->deadline_profile, sizeof(cfg->deadline_profile), "%s", spec.name);
+	return 0;
+}
+
+/* -o ITEM.NAME=VALUE against the load and probe option tables. */
+static int set_item_option(void *base, const char *arg, char *err, size_t errlen)
+{
+	struct run_args *a = base;
+	char item[64], name[64], why[256];
+	const char *dot = strchr(arg, '.'), *eq = strchr(arg, '=');
+
+	if (!dot || !eq || dot > eq || dot == arg || eq == dot + 1 ||
+	    (size_t)(dot - arg) >= sizeof(item) || (size_t)(eq - dot - 1) >= sizeof(name)) {
+		snprintf(err, errlen, "malformed -o '%s': expected ITEM.NAME=VALUE", arg);
+		return -EINVAL;
+	}
+	snprintf(item, sizeof(item), "%.*s", (int)(dot - arg), arg);
+	snprintf(name, sizeof(name), "%.*s", (int)(eq - dot - 1), dot + 1);
+	for (size_t i = 0; i < ul_load_count(); i++) {
+		const struct ul_load *l = ul_load_at(i);
+
+		if (strcmp(l->name, item))
+			continue;
+		if (!ul_opt_set(l->opts, a->cfg.load_opt[i], name, eq + 1, why, sizeof(why)))
+			return 0;
+		snprintf(err, errlen, "load '%s': %s", item, why);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < ul_probe_count(); i++) {
+		const struct ul_probe *p = ul_probe_at(i);
+
+		if (strcmp(p->name, item))
+			continue;
+		if (!ul_opt_set(p->opts, a->cfg.probe_opt[i], name, eq + 1, why, sizeof(why)))
+			return 0;
+		snprintf(err, errlen, "probe '%s': %s", item, why);
+		return -EINVAL;
+	}
+	snprintf(err, errlen, "unknown load or probe '%s' in -o (see 'underload list loads')", item);
+	return -EINVAL;
+}
+
+#define A(member) UL_OPT_AT(struct run_args, member)
+
+/* Every option of `run` but the suites' own (each suite's table). */
+static const struct ul_opt run_opts[] = {
+	{ "label", UL_OPT_STRING, 0, 127, .arg = "TEXT", A(label), .def_text = "uname -r",
+	  .help = "name for this kernel/setting" },
+	UL_CMD_OPT_DB(struct run_args),
+	{ "format", UL_OPT_STRING, .arg = "LIST", A(formats),
+	  .help = "outputs, e.g. text,resp1,json=FILE",
+	  .def_text = "each suite's seed table, then text: resp1,text for resp",
+	  .man = "Each is a format name, optionally\n.BI = FILE\n"
+		 "to write a file instead of standard output; see\n.BR \"underload list formats\" ." },
+	{ "tests", UL_OPT_STRING, .arg = "LIST", A(tests),
+	  .help = "only these tests (loads), e.g. noload,cpuload" },
+	{ "interval", UL_OPT_DURATION, 0, 3600 * UL_NS_PER_SEC, 20 * UL_NS_PER_SEC,
+	  "think time before each sample", .arg = "DURATION", A(cfg.interval_ns),
+	  .man = "Durations take\n.BR ns \", \" us \", \" ms \", \" s \", \" m \", \" h ;\n"
+		 "a bare number is seconds." },
+	{ "min-points", UL_OPT_COUNT, 1, 100000, 5,
+	  "samples every test takes; compare tests only these", .arg = "N", A(cfg.min_points),
+	  .man = "They are taken before the stopping rule looks at the data, so their number\n"
+		 "is fixed in advance (see RESP STOPPING RULE)." },
+	{ "max-points", UL_OPT_COUNT, 1, 100000, 20, "most samples per test", .arg = "N",
+	  A(cfg.max_points),
+	  .man = "Between min and max points a test takes one more point while the\n"
+		 "distribution-free 95% confidence interval of the median is wider than\n"
+		 "the target.  That interval needs 6 points, so with --min-points below 6\n"
+		 "and --max-points above it a test takes at least 6." },
+	{ "ci-target", UL_OPT_PCT, 1, 10000, 1000,
+	  "stop early once the median's 95% CI half-width is within PCT of the median",
+	  .arg = "PCT", A(cfg.ci_target_centi),
+	  .man = "A test still wider at max points is flagged noisy." },
+	{ "sample-timeout", UL_OPT_DURATION, UL_NS_PER_MS, 24 * 3600 * UL_NS_PER_SEC,
+	  600 * UL_NS_PER_SEC, "a sample taking longer fails its test", .arg = "DUR",
+	  A(cfg.sample_timeout_ns) },
+	{ "dir", UL_OPT_STRING, .arg = "PATH", A(dir), .def_str = DEFAULT_SCRATCH_PARENT,
+	  .help = "parent of the private scratch directory",
+	  .man = "It is removed at the end, after errors and after SIGINT/SIGTERM." },
+	{ "disk-reserve", UL_OPT_SIZE, 0, UL_GiB * 1024 * 1024, UL_GiB,
+	  "free space disk loads always leave", .arg = "SIZE", .accepted = "a size from 0 to 1P",
+	  A(cfg.disk_reserve_bytes),
+	  .man = "Sizes take\n.BR K \", \" M \", \" G \", \" T\n(powers of 1024)." },
+	{ "mem-limit", UL_OPT_CALL, .arg = "SIZE", .set = set_mem_limit,
+	  .def_text = "none, the budget is MemTotal",
+	  .help = "run probe and loads in a memory cgroup of this size; it becomes the memory "
+		  "budget loads size against",
+	  .man = "cgroup v2\n.B memory.high\n(above it the kernel throttles and reclaims) with\n"
+		 ".B memory.max\n25% (at least 16 MiB) higher, or the v1\n"
+		 ".B memory.limit_in_bytes\nwhere v2 has no memory controller, with the group's "
+		 "OOM killer\ndisabled and an OOM guard process outside the group that wakes tasks\n"
+		 "waiting at the limit and, after 10 s of real deadlock, enables the killer;\n"
+		 "the supervisor stays outside.  Loads swap at the limit instead of being\n"
+		 "killed; an OOM kill that still happens is reported in the cell's note and\n"
+		 ".BR oom_kills .\nA memory test that paged nothing (no major fault of the probe "
+		 "or the\nrun's cgroup) is flagged\n.B no-pressure\nwith the reason and what to "
+		 "run instead.  This replaces the ancestors'\nreboot with\n.BR mem=96m ." },
+	{ "swap", UL_OPT_SIZE, UL_MiB, UL_GiB * 1024, 0,
+	  "a swap file of this size for the run, in the scratch directory, at priority 32767; "
+	  "removed at the end",
+	  .arg = "SIZE", .def_text = "none", .accepted = "a size from 1M to 1T (e.g. 512M)",
+	  A(cfg.swap_bytes),
+	  .man = "Refused on filesystems that cannot hold swap (tmpfs, btrfs, overlayfs,\n"
+		 "network filesystems).  With\n.BR \\-\\-mem\\-limit ,\n"
+		 "the cgroup may swap at most SIZE." },
+	{ "monitor-interval", UL_OPT_DURATION, 10 * UL_NS_PER_MS, 3600 * UL_NS_PER_SEC,
+	  UL_NS_PER_SEC, "/proc sampler period, 0 = off", .arg = "DUR",
+	  A(cfg.monitor_interval_ns), .flags = UL_OPTF_ZERO_OFF,
+	  .man = "The sampler records /proc/stat, /proc/vmstat, /proc/meminfo,\n"
+		 "/proc/loadavg and /proc/pressure/* for every test; see\n"
+		 ".BR \"underload vmstat\" ." },
+	{ "under", UL_OPT_CALL, .arg = "LIST", .set = set_under, .def_text = "noload",
+	  .help = "run fsbench and micro under each of these loads in turn, one cell each" },
+	{ "deadline", UL_OPT_CALL, .arg = "PROFILE", .set = set_deadline,
+	  .def_text = "none; audio for mtest and the deadline suite",
+	  .help = "a periodic deadline probe alongside: audio (20 Hz, 5%), video (60 Hz, 40%), "
+		  "audio-50hz (50 Hz, 5%), PERIOD:WORK (e.g. 10ms:2ms or 20ms:5%) or none",
+	  .man = "Each period it wakes at an absolute time and must do its CPU work before\n"
+		 "the next; every wake-up latency, missed deadline, the longest stall and\n"
+		 "the share of desired CPU are recorded.\n.B none\n"
+		 "also turns off the audio probe mtest runs by default." },
+	{ "deadline-rt", UL_OPT_FLAG, 0, 1, 0, A(cfg.deadline_rt),
+	  .help = "run that probe SCHED_FIFO when permitted", .flags = UL_OPTF_NO_DEFAULT },
+	{ "runs", UL_OPT_COUNT, 1, 10000, 0,
+	  "mtest runs; contest rounds, interleaved; fsbench rounds under each load",
+	  .arg = "N", .def_text = "mtest 10, contest 1, fsbench 1", A(cfg.mtest_runs) },
+	{ "option", UL_OPT_CALL, .short_name = 'o', .arg = "ITEM.NAME=VALUE",
+	  .set = set_item_option,
+	  .help = "set a load or probe option (see 'underload list loads -v')" },
+	{ "quick", UL_OPT_FLAG, 0, 1, 0, A(quick), .flags = UL_OPTF_NO_DEFAULT,
+	  .help = "short profile: --interval 1s --min-points 5 --max-points 8, memory loads "
+		  "and budget-sized files capped at 512M (explicit --interval and --*-points "
+		  "win)" },
+	{ "progress", UL_OPT_FLAG, 0, 1, -1, A(progress), .def_text = "when stderr is a terminal",
+	  .help = "progress on stderr" },
+	{ "no-progress", UL_OPT_FLAG, 0, 0, -1, A(progress), .flags = UL_OPTF_NO_DEFAULT,
+	  .help = "no progress" },
+	{ NULL },
+};
+
+/* The option groups of `run`: its own, then each suite's under its name.
+ * Each suite's struct is allocated with its table's defaults. */
+static int build_groups(struct run_args *a)
+{
+	static char headings[UL_MAX_SUITES][64];
+
+	a->groups[a->n_groups++] = (struct ul_opt_group){ .opts = run_opts, .base = a };
+	for (size_t i = 0; i < ul_suite_count() && i < UL_MAX_SUITES; i++) {
+		const struct ul_suite *s = ul_suite_at(i);
+
+		if (!s->opts)
+			continue;
+		a->suite_opts[i] = calloc(1, s->opts_size);
+		if (!a->suite_opts[i])
+			return ul_error("out of memory");
+		ul_opt_apply_defaults(s->opts, a->suite_opts[i]);
+		a->cfg.suite_opts[i] = a->suite_opts[i];
+		snprintf(headings[i], sizeof(headings[i]), "%s suite", s->name);
+		a->groups[a->n_groups++] = (struct ul_opt_group){
+			.heading = headings[i], .opts = s->opts, .base = a->suite_opts[i]
+		};
+	}
+	return 0;
+}
+
+/* Settings that are not options of the command line. */
+int ul_run_args_init(struct run_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	ul_opt_apply_defaults(run_opts, a);
+	a->cfg.ready_timeout_ns = 60 * UL_NS_PER_SEC;
+	a->cfg.stop_grace_ns = 5 * UL_NS_PER_SEC;
+	a->cfg.swap_priority = 32767; /* used before any swap the host has */
+	for (size_t i = 0; i < ul_load_count(); i++)
+		ul_opt_defaults(ul_load_at(i)->opts, a->cfg.load_opt[i]);
+	for (size_t i = 0; i < ul_probe_count(); i++)
+		ul_opt_defaults(ul_probe_at(i)->opts, a->cfg.probe_opt[i]);
+	return build_groups(a);
+}
+
+size_t ul_run_opt_groups(struct ul_opt_group *groups, size_t max)
+{
+	static struct run_args a;
+	size_t n = 0;
+
+	if (!a.n_groups && ul_run_args_init(&a))
+		return 0;
+	for (; n < a.n_groups && n < max; n++)
+		groups[n] = a.groups[n];
+	return n;
+}
