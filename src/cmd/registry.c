@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The command registry, expanded from commands.def, and the shared usage error. */
 #include "core/compat.h"
+#include "core/registry.h"
 #include "cmd/cmd.h"
 #include "core/log.h"
 #include "core/optparse.h"
@@ -22,23 +23,7 @@ static const struct ul_cmd *const cmds[] = {
 	NULL,
 };
 
-size_t ul_cmd_count(void)
-{
-	return UL_ARRAY_SIZE(cmds) - 1;
-}
-
-const struct ul_cmd *ul_cmd_at(size_t i)
-{
-	return i < ul_cmd_count() ? cmds[i] : NULL;
-}
-
-const struct ul_cmd *ul_cmd_find(const char *name)
-{
-	for (size_t i = 0; i < ul_cmd_count(); i++)
-		if (!strcmp(cmds[i]->name, name))
-			return cmds[i];
-	return NULL;
-}
+UL_REGISTRY_LOOKUPS(struct ul_cmd, ul_cmd, cmds)
 
 int ul_usage_error(const char *cmd, const char *fmt, ...)
 {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The monitor registry (monitors.def) and the calls suites make per cell. */
 #include "core/compat.h"
+#include "core/registry.h"
 #include "engine/monitor.h"
 #include "core/log.h"
 #include "engine/engine.h"
@@ -18,15 +19,7 @@ static const struct ul_monitor *const monitors[] = {
 	NULL,
 };
 
-size_t ul_monitor_count(void)
-{
-	return UL_ARRAY_SIZE(monitors) - 1;
-}
-
-const struct ul_monitor *ul_monitor_at(size_t i)
-{
-	return i < ul_monitor_count() ? monitors[i] : NULL;
-}
+UL_REGISTRY_INDEX(struct ul_monitor, ul_monitor, monitors)
 
 int ul_monitors_start(struct ul_engine *eng)
 {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The suite registry, expanded from engine/suites.def, and lookups in a suite's tests. */
 #include "core/compat.h"
+#include "core/registry.h"
 #include "model/suite.h"
 
 #include <string.h>
@@ -16,23 +17,7 @@ static const struct ul_suite *const suites[] = {
 	NULL,
 };
 
-size_t ul_suite_count(void)
-{
-	return UL_ARRAY_SIZE(suites) - 1;
-}
-
-const struct ul_suite *ul_suite_at(size_t i)
-{
-	return i < ul_suite_count() ? suites[i] : NULL;
-}
-
-const struct ul_suite *ul_suite_find(const char *name)
-{
-	for (size_t i = 0; i < ul_suite_count(); i++)
-		if (!strcmp(suites[i]->name, name))
-			return suites[i];
-	return NULL;
-}
+UL_REGISTRY_LOOKUPS(struct ul_suite, ul_suite, suites)
 
 size_t ul_suite_index(const struct ul_suite *suite)
 {

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The lookups every registry shares.  A kind (loads, probes, suites,
+ * formats, commands, monitors) lists its members once, one line each, in
+ * its .def file; the kind's registry.c expands that list into a
+ * NULL-terminated array of pointers and then states
+ *
+ *	UL_REGISTRY_LOOKUPS(struct ul_load, ul_load, loads)
+ *
+ * which defines, for the kind's prefix P, member type T and array A:
+ *
+ *	size_t P_count(void)              the members, without the NULL
+ *	const T *P_at(size_t i)           member i, NULL from P_count() on
+ *	const T *P_find(const char *name) the member whose `name` equals name
+ *	                                  exactly, NULL if none
+ *
+ * Written once here so that the six registries cannot drift apart.
+ */
+#ifndef UL_CORE_REGISTRY_H
+#define UL_CORE_REGISTRY_H
+
+#include "core/compat.h"
+
+#include <string.h>
+
+/* P_count and P_at only, for a kind looked up by position alone. */
+#define UL_REGISTRY_INDEX(T, P, A)                                                                \
+	size_t P##_count(void)                                                                    \
+	{                                                                                         \
+		return UL_ARRAY_SIZE(A) - 1;                                                      \
+	}                                                                                         \
+	const T *P##_at(size_t i)                                                                 \
+	{                                                                                         \
+		return i < P##_count() ? A[i] : NULL;                                             \
+	}
+
+#define UL_REGISTRY_LOOKUPS(T, P, A)                                                              \
+	UL_REGISTRY_INDEX(T, P, A)                                                                \
+	const T *P##_find(const char *name)                                                       \
+	{                                                                                         \
+		for (size_t i = 0; i < P##_count(); i++)                                          \
+			if (!strcmp(A[i]->name, name))                                            \
+				return A[i];                                                      \
+		return NULL;                                                                      \
+	}
+
+#endif
