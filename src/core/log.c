@@ -121,6 +121,17 @@ void ul_note(const char *fmt, ...)
 	va_end(ap);
 }
 
+void ul_whyf(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!why || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+}
+
 void ul_bug(const char *file, int line, const char *fmt, ...)
 {
 	va_list ap;

@@ -26,6 +26,14 @@ void ul_vusage(const char *cmd, const char *fmt, va_list ap) UL_PRINTF(2, 0);
 _Noreturn void ul_bug(const char *file, int line, const char *fmt, ...) UL_PRINTF(3, 4);
 #define UL_BUG(...) ul_bug(__FILE__, __LINE__, __VA_ARGS__)
 
+/*
+ * Format a reason into a caller's "why" buffer (lower layers explain a
+ * -errno this way, the upper layer prints it).  A NULL why or a zero len
+ * is allowed and does nothing; the text is cut to len - 1 bytes.  Prints
+ * nothing.
+ */
+void ul_whyf(char *why, size_t len, const char *fmt, ...) UL_PRINTF(3, 4);
+
 /* The program name used as message prefix context ("underload"). */
 extern const char *ul_progname;
 

@@ -5,6 +5,8 @@
  */
 #include "core/compat.h"
 #include "core/clock.h"
+#include "core/file.h"
+#include "core/log.h"
 #include "proc/cgroup.h"
 
 #include <ctype.h>
@@ -14,7 +16,6 @@
 #include <inttypes.h>
 #include <linux/magic.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,67 +26,6 @@
 
 #define DESTROY_DEADLINE_NS (5 * UL_NS_PER_SEC)
 #define MAX_NESTING 8
-
-static void UL_PRINTF(3, 4) say(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-}
-
-/* Read a small file into buf (NUL-terminated); bytes read or -errno. */
-static ssize_t read_text(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t got = 0;
-
-	if (fd < 0)
-		return -errno;
-	while (got + 1 < len) {
-		ssize_t n = read(fd, buf + got, len - 1 - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int err = -errno;
-
-			close(fd);
-			return err;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	buf[got] = '\0';
-	close(fd);
-	return (ssize_t)got;
-}
-
-/* Write a string to a control file in one write(), as the kernel wants. */
-static int write_text(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	size_t len = strlen(s);
-	ssize_t n;
-	int err = 0;
-
-	if (fd < 0)
-		return -errno;
-	do
-		n = write(fd, s, len);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		err = -errno;
-	else if ((size_t)n != len)
-		err = -EIO;
-	if (close(fd) < 0 && !err)
-		err = -errno;
-	return err;
-}
 
 static int join(char *out, size_t len, const char *dir, const char *name)
 {
@@ -109,7 +49,7 @@ static int read_u64(const char *dir, const char *name, uint64_t *v)
 
 	if (join(p, sizeof(p), dir, name))
 		return -ENAMETOOLONG;
-	n = read_text(p, buf, sizeof(buf));
+	n = ul_read_file(p, buf, sizeof(buf));
 	if (n < 0)
 		return (int)n;
 	if (!strncmp(buf, "max", 3)) {
@@ -290,7 +230,7 @@ static bool v2_parent_ok(const char *dir)
 {
 	char p[PATH_MAX], buf[512];
 
-	if (join(p, sizeof(p), dir, "cgroup.subtree_control") || read_text(p, buf, sizeof(buf)) < 0)
+	if (join(p, sizeof(p), dir, "cgroup.subtree_control") || ul_read_file(p, buf, sizeof(buf)) < 0)
 		return false;
 	if (has_token(buf, "memory"))
 		return true;
@@ -300,10 +240,10 @@ static bool v2_parent_ok(const char *dir)
 		char c[PATH_MAX];
 
 		if (join(c, sizeof(c), dir, "cgroup.controllers") ||
-		    read_text(c, buf, sizeof(buf)) < 0 || !has_token(buf, "memory"))
+		    ul_read_file(c, buf, sizeof(buf)) < 0 || !has_token(buf, "memory"))
 			return false;
 	}
-	return write_text(p, "+memory") == 0;
+	return ul_write_file(p, "+memory") == 0;
 }
 
 /* Pick the parent directory and version.  0, or -ENOTSUP with a reason. */
@@ -313,7 +253,7 @@ static int find_parent(char *parent, size_t len, int *version, char *why, size_t
 	char buf[512], p[PATH_MAX];
 
 	if (!find_mount(true, &m) && !join(p, sizeof(p), m.point, "cgroup.controllers") &&
-	    read_text(p, buf, sizeof(buf)) >= 0 && has_token(buf, "memory")) {
+	    ul_read_file(p, buf, sizeof(buf)) >= 0 && has_token(buf, "memory")) {
 		char dir[PATH_MAX];
 		size_t plen = strlen(m.point);
 
@@ -334,9 +274,9 @@ static int find_parent(char *parent, size_t len, int *version, char *why, size_t
 			*slash = '\0';
 		}
 		/* v2 offers memory but we may not use it: v1 cannot have it then. */
-		say(why, wlen, "cgroup v2 at %s has the memory controller but no cgroup "
-			       "here can delegate it (not writable, or internal processes)",
-		    m.point);
+		ul_whyf(why, wlen, "cgroup v2 at %s has the memory controller but no cgroup "
+			           "here can delegate it (not writable, or internal processes)",
+		        m.point);
 		return -ENOTSUP;
 	}
 	if (!find_mount(false, &m)) {
@@ -344,8 +284,8 @@ static int find_parent(char *parent, size_t len, int *version, char *why, size_t
 		*version = 1;
 		return 0;
 	}
-	say(why, wlen, "no memory cgroup controller: no cgroup2 mount offering it and no "
-		       "cgroup v1 mount with the memory controller in /proc/self/mountinfo");
+	ul_whyf(why, wlen, "no memory cgroup controller: no cgroup2 mount offering it and no "
+		           "cgroup v1 mount with the memory controller in /proc/self/mountinfo");
 	return -ENOTSUP;
 }
 
@@ -377,9 +317,9 @@ static int set_ctl(const char *dir, const char *file, const char *val, char *why
 	int rc = join(p, sizeof(p), dir, file);
 
 	if (!rc)
-		rc = write_text(p, val);
+		rc = ul_write_file(p, val);
 	if (rc)
-		say(why, len, "cannot write '%s' to %s: %s", val, p, strerror(-rc));
+		ul_whyf(why, len, "cannot write '%s' to %s: %s", val, p, strerror(-rc));
 	return rc;
 }
 
@@ -409,8 +349,8 @@ static int set_limits_v2(struct ul_cgroup *cg, uint64_t limit, uint64_t swap, ch
 		return rc;
 	if (swap != UINT64_MAX) {
 		if (!exists(cg->path, "memory.swap.max")) {
-			say(why, len, "cannot limit swap: %s/memory.swap.max is missing "
-				      "(kernel without swap accounting?)", cg->path);
+			ul_whyf(why, len, "cannot limit swap: %s/memory.swap.max is missing "
+				          "(kernel without swap accounting?)", cg->path);
 			return -ENOTSUP;
 		}
 		fmt_limit(val, sizeof(val), swap, 2);
@@ -449,8 +389,8 @@ static int set_limits_v1(struct ul_cgroup *cg, uint64_t limit, uint64_t swap, ch
 		uint64_t memsw = limit > UINT64_MAX - swap ? UINT64_MAX : limit + swap;
 
 		if (!exists(cg->path, "memory.memsw.limit_in_bytes")) {
-			say(why, len, "cannot limit swap: %s/memory.memsw.limit_in_bytes "
-				      "is missing (boot with swapaccount=1)", cg->path);
+			ul_whyf(why, len, "cannot limit swap: %s/memory.memsw.limit_in_bytes "
+				          "is missing (boot with swapaccount=1)", cg->path);
 			return -ENOTSUP;
 		}
 		fmt_limit(val, sizeof(val), memsw, 1);
@@ -484,7 +424,7 @@ static int set_limits(struct ul_cgroup *cg, uint64_t limit, uint64_t swap, char 
 				  : set_limits_v1(cg, limit, swap, why, len);
 
 	if (rc && why && len && !why[0])
-		say(why, len, "cannot read back the limits of %s: %s", cg->path, strerror(-rc));
+		ul_whyf(why, len, "cannot read back the limits of %s: %s", cg->path, strerror(-rc));
 	return rc;
 }
 
@@ -497,9 +437,9 @@ int ul_cgroup_plan(const char *name, struct ul_cgroup *out, char *why, size_t le
 	if (why && len)
 		why[0] = '\0';
 	if (!name || !name_ok(name)) {
-		say(why, len, "bad cgroup name '%s': want 1-64 of A-Z a-z 0-9 . _ -, "
-			      "starting with a letter or digit",
-		    name ? name : "(null)");
+		ul_whyf(why, len, "bad cgroup name '%s': want 1-64 of A-Z a-z 0-9 . _ -, "
+			          "starting with a letter or digit",
+		        name ? name : "(null)");
 		return -EINVAL;
 	}
 	rc = find_parent(parent, sizeof(parent), &version, why, len);
@@ -508,7 +448,7 @@ int ul_cgroup_plan(const char *name, struct ul_cgroup *out, char *why, size_t le
 	n = snprintf(out->path, sizeof(out->path), "%s/" UL_CGROUP_PREFIX "%s", parent, name);
 	if (n < 0 || (size_t)n >= sizeof(out->path) ||
 	    join(out->procs, sizeof(out->procs), out->path, "cgroup.procs")) {
-		say(why, len, "cgroup path too long below %s", parent);
+		ul_whyf(why, len, "cgroup path too long below %s", parent);
 		out->path[0] = '\0';
 		return -ENAMETOOLONG;
 	}
@@ -524,10 +464,10 @@ int ul_cgroup_make(struct ul_cgroup *cg, uint64_t limit_bytes, uint64_t swap_lim
 	if (mkdir(cg->path, 0755) < 0) {
 		rc = -errno;
 		if (rc == -EEXIST)
-			say(why, len, "%s exists already (left by an earlier run? try "
-				      "'underload cleanup')", cg->path);
+			ul_whyf(why, len, "%s exists already (left by an earlier run? try "
+				          "'underload cleanup')", cg->path);
 		else
-			say(why, len, "cannot create %s: %s", cg->path, strerror(-rc));
+			ul_whyf(why, len, "cannot create %s: %s", cg->path, strerror(-rc));
 		return rc;
 	}
 	rc = set_limits(cg, limit_bytes, swap_limit_bytes, why, len);
@@ -558,7 +498,7 @@ ssize_t ul_cgroup_ctl_read(const struct ul_cgroup *cg, const char *name, char *b
 		return -ENOENT;
 	if (join(p, sizeof(p), cg->path, name))
 		return -ENAMETOOLONG;
-	return read_text(p, buf, len);
+	return ul_read_file(p, buf, len);
 }
 
 int ul_cgroup_ctl_write(const struct ul_cgroup *cg, const char *name, const char *val)
@@ -569,7 +509,7 @@ int ul_cgroup_ctl_write(const struct ul_cgroup *cg, const char *name, const char
 		return -ENOENT;
 	if (join(p, sizeof(p), cg->path, name))
 		return -ENAMETOOLONG;
-	return write_text(p, val);
+	return ul_write_file(p, val);
 }
 
 int ul_cgroup_read(const struct ul_cgroup *cg, struct ul_cgroup_stats *st)
@@ -595,7 +535,7 @@ int ul_cgroup_read(const struct ul_cgroup *cg, struct ul_cgroup_stats *st)
 		if (!read_u64(dir, "memory.swap.current", &st->swap_bytes))
 			st->have |= UL_CG_HAVE_SWAP;
 		if (!join(p, sizeof(p), dir, "memory.events") &&
-		    read_text(p, text, sizeof(text)) >= 0) {
+		    ul_read_file(p, text, sizeof(text)) >= 0) {
 			if (key_u64(text, "max", &st->limit_hits))
 				st->have |= UL_CG_HAVE_LIMIT_HITS;
 			if (key_u64(text, "high", &st->high_events))
@@ -614,7 +554,7 @@ int ul_cgroup_read(const struct ul_cgroup *cg, struct ul_cgroup_stats *st)
 				st->limit_hits += v;
 		}
 		if (!join(p, sizeof(p), dir, "memory.oom_control") &&
-		    read_text(p, text, sizeof(text)) >= 0) {
+		    ul_read_file(p, text, sizeof(text)) >= 0) {
 			if (key_u64(text, "oom_kill", &st->oom_kill))
 				st->have |= UL_CG_HAVE_OOM_KILL;
 			if (key_u64(text, "under_oom", &v)) {
@@ -624,7 +564,7 @@ int ul_cgroup_read(const struct ul_cgroup *cg, struct ul_cgroup_stats *st)
 		}
 	}
 
-	if (!join(p, sizeof(p), dir, "memory.stat") && read_text(p, text, sizeof(text)) >= 0) {
+	if (!join(p, sizeof(p), dir, "memory.stat") && ul_read_file(p, text, sizeof(text)) >= 0) {
 		/* v1's total_* include child cgroups, as v2's counters do. */
 		if (key_u64(text, "total_pgmajfault", &st->pgmajfault) ||
 		    key_u64(text, "pgmajfault", &st->pgmajfault))
@@ -758,7 +698,7 @@ static int destroy_dir(const char *dir, int version, ul_nsec deadline, int depth
 		return -ENAMETOOLONG;
 	/* v2 (5.14+) kills the whole subtree at once, forks included. */
 	if (version == 2 && access(killf, F_OK) == 0)
-		(void)write_text(killf, "1");
+		(void)ul_write_file(killf, "1");
 	for (;;) {
 		int n = read_pids(procs, &pids, &cap);
 

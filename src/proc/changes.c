@@ -4,6 +4,7 @@
  * undo of our own, and the cleanup that checks and undoes a dead run's.
  */
 #include "core/compat.h"
+#include "core/log.h"
 #include "proc/changes.h"
 #include "proc/cgroup.h"
 #include "proc/journal.h"
@@ -62,8 +63,7 @@ bool ul_change_known(const char *kind)
 
 static void say(const struct change_ctx *c, const char *what)
 {
-	if (c->why && c->whylen)
-		snprintf(c->why, c->whylen, "%s", what);
+	ul_whyf(c->why, c->whylen, "%s", what);
 }
 
 static bool ends_with(const char *s, size_t n, const char *tail)
@@ -335,7 +335,7 @@ int ul_change_scratch_create(struct ul_journal *j, const char *parent, char *out
 		if (j) {
 			rc = ul_journal_add(j, "scratch", out);
 			if (rc) {
-				snprintf(why, whylen, "cannot journal %s: %s", out, strerror(-rc));
+				ul_whyf(why, whylen, "cannot journal %s: %s", out, strerror(-rc));
 				break;
 			}
 		}
@@ -344,7 +344,7 @@ int ul_change_scratch_create(struct ul_journal *j, const char *parent, char *out
 		if (rc && j)
 			(void)ul_journal_done(j, "scratch", out);
 		if (rc && rc != -EEXIST)
-			snprintf(why, whylen, "cannot create %s: %s", out, strerror(-rc));
+			ul_whyf(why, whylen, "cannot create %s: %s", out, strerror(-rc));
 	}
 	if (rc && len)
 		out[0] = '\0';
@@ -364,8 +364,8 @@ int ul_change_swap_create(struct ul_journal *j, const char *dir, uint64_t size_b
 		if (j) {
 			rc = ul_journal_add(j, "swap", path_out);
 			if (rc) {
-				snprintf(why, whylen, "cannot journal %s: %s", path_out,
-					 strerror(-rc));
+				ul_whyf(why, whylen, "cannot journal %s: %s", path_out,
+					strerror(-rc));
 				break;
 			}
 		}
@@ -374,7 +374,7 @@ int ul_change_swap_create(struct ul_journal *j, const char *dir, uint64_t size_b
 			(void)ul_journal_done(j, "swap", path_out); /* nothing of it is left */
 	}
 	if (rc == -EEXIST)
-		snprintf(why, whylen, "cannot find a free swap file name in %s", dir);
+		ul_whyf(why, whylen, "cannot find a free swap file name in %s", dir);
 	if (rc && len)
 		path_out[0] = '\0';
 	return rc;
@@ -389,7 +389,7 @@ int ul_change_cgroup_create(struct ul_journal *j, const char *name, uint64_t lim
 	if (!rc && j) {
 		rc = ul_journal_add(j, "cgroup", out->path);
 		if (rc)
-			snprintf(why, len, "cannot journal %s: %s", out->path, strerror(-rc));
+			ul_whyf(why, len, "cannot journal %s: %s", out->path, strerror(-rc));
 	}
 	if (!rc) {
 		rc = ul_cgroup_make(out, limit_bytes, swap_limit_bytes, why, len);
@@ -409,25 +409,25 @@ int ul_change_sysctl_set(struct ul_journal *j, const char *name, const char *val
 	int rc;
 
 	if (!name || !sysctl_allowed(name)) {
-		snprintf(why, len, "sysctl '%s' is not one underload changes", name ? name : "");
+		ul_whyf(why, len, "sysctl '%s' is not one underload changes", name ? name : "");
 		return -EPERM;
 	}
 	rc = ul_sysctl_read(name, old, sizeof(old));
 	if (rc) {
-		snprintf(why, len, "cannot read sysctl %s: %s", name, strerror(-rc));
+		ul_whyf(why, len, "cannot read sysctl %s: %s", name, strerror(-rc));
 		return rc;
 	}
 	snprintf(arg, sizeof(arg), "%s %s", name, old);
 	if (j) {
 		rc = ul_journal_add(j, "sysctl", arg);
 		if (rc) {
-			snprintf(why, len, "cannot journal sysctl %s: %s", name, strerror(-rc));
+			ul_whyf(why, len, "cannot journal sysctl %s: %s", name, strerror(-rc));
 			return rc;
 		}
 	}
 	rc = ul_sysctl_write(name, value);
 	if (rc) {
-		snprintf(why, len, "cannot set sysctl %s to %s: %s", name, value, strerror(-rc));
+		ul_whyf(why, len, "cannot set sysctl %s to %s: %s", name, value, strerror(-rc));
 		if (j)
 			(void)ul_journal_done(j, "sysctl", arg);
 	}

@@ -4,13 +4,13 @@
  * with, a 0700 directory of a random name, and a removal that walks by
  * directory fds without following symlinks or crossing mount points.
  */
+#include "core/log.h"
 #include "proc/scratch.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,17 +23,6 @@
 /* Deeper trees are left (and reported): each level holds one fd. */
 #define SCRATCH_MAX_DEPTH 256
 #define SCRATCH_NAME_TRIES 16
-
-static void UL_PRINTF(3, 4) say(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-}
 
 /* ---- walking paths -------------------------------------------------- */
 
@@ -122,13 +111,13 @@ int ul_scratch_check_parent(const char *parent, char *real, size_t real_len, cha
 	struct stat st;
 
 	if (!parent || !parent[0]) {
-		say(why, whylen, "no directory given");
+		ul_whyf(why, whylen, "no directory given");
 		return -EINVAL;
 	}
 	if (!realpath(parent, buf)) {
 		int err = -errno;
 
-		say(why, whylen, "%s", strerror(-err));
+		ul_whyf(why, whylen, "%s", strerror(-err));
 		return err;
 	}
 	if (real && snprintf(real, real_len, "%s", buf) >= (int)real_len)
@@ -139,20 +128,20 @@ int ul_scratch_check_parent(const char *parent, char *real, size_t real_len, cha
 		if (stat(buf[0] ? buf : "/", &st) < 0) {
 			int err = -errno;
 
-			say(why, whylen, "%s: %s", buf[0] ? buf : "/", strerror(-err));
+			ul_whyf(why, whylen, "%s: %s", buf[0] ? buf : "/", strerror(-err));
 			return err;
 		}
 		if (!S_ISDIR(st.st_mode)) {
-			say(why, whylen, "%s is not a directory", buf);
+			ul_whyf(why, whylen, "%s is not a directory", buf);
 			return -ENOTDIR;
 		}
 		if (!safe_dir(&st)) {
-			say(why, whylen, "%s is %s without the sticky bit (another user could "
-					 "replace the scratch directory); use a directory only "
-					 "root or you can write, or one with mode 1777",
-			    buf[0] ? buf : "/",
-			    st.st_uid != 0 && st.st_uid != geteuid() ?
-				    "owned by another user" : "group- or world-writable");
+			ul_whyf(why, whylen, "%s is %s without the sticky bit (another user could "
+					     "replace the scratch directory); use a directory only "
+					     "root or you can write, or one with mode 1777",
+			        buf[0] ? buf : "/",
+			        st.st_uid != 0 && st.st_uid != geteuid() ?
+				        "owned by another user" : "group- or world-writable");
 			return -EPERM;
 		}
 		if (!buf[0])
@@ -188,7 +177,7 @@ int ul_scratch_name(const char *parent, char *out, size_t len, char *why, size_t
 	if (rc < 0 || (size_t)rc >= len) {
 		if (len)
 			out[0] = '\0';
-		say(why, whylen, "path too long");
+		ul_whyf(why, whylen, "path too long");
 		return -ENAMETOOLONG;
 	}
 	return 0;

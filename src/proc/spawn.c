@@ -3,6 +3,7 @@
  * ul_spawn(): the one way underload creates a child process, in its own
  * process group, tied to the supervisor's life, with a clean signal and fd state.
  */
+#include "core/file.h"
 #include "proc/supervise.h"
 
 #include <errno.h>
@@ -29,28 +30,6 @@
 #define SPAWN_EXIT_ORPHANED 1
 #define SPAWN_EXIT_SETUP 126
 #define SPAWN_EXIT_EXEC 127
-
-/* Write a short string to a file; only async-signal-safe calls. */
-static int spawn_write_file(const char *path, const char *text)
-{
-	size_t len = strlen(text);
-	ssize_t n;
-	int fd, err = 0;
-
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	do
-		n = write(fd, text, len);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		err = -errno;
-	else if ((size_t)n != len)
-		err = -EIO;
-	if (close(fd) < 0 && !err)
-		err = -errno; /* cgroup writes may report errors at close */
-	return err;
-}
 
 /* Decimal without snprintf(), which may take locks a forked child cannot. */
 static void spawn_itoa(int v, char *buf, size_t len)
@@ -158,12 +137,12 @@ static _Noreturn void spawn_child(const struct ul_spawn_opts *o, const int *keep
 		_exit(SPAWN_EXIT_ORPHANED);
 
 	/* Before anything else, so all the child's usage is charged there. */
-	if (o->cgroup_procs && spawn_write_file(o->cgroup_procs, "0") < 0)
+	if (o->cgroup_procs && ul_write_file(o->cgroup_procs, "0") < 0)
 		_exit(SPAWN_EXIT_SETUP);
 
 	if (o->set_oom_score_adj) {
 		spawn_itoa(o->oom_score_adj, buf, sizeof(buf));
-		if (spawn_write_file("/proc/self/oom_score_adj", buf) < 0)
+		if (ul_write_file("/proc/self/oom_score_adj", buf) < 0)
 			_exit(SPAWN_EXIT_SETUP);
 	}
 

@@ -5,6 +5,7 @@
  */
 #include "core/compat.h"
 #include "core/clock.h"
+#include "core/log.h"
 #include "proc/scratch.h"
 #include "proc/swap.h"
 
@@ -14,7 +15,6 @@
 #include <limits.h>
 #include <linux/magic.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,17 +43,6 @@
 #define UL_SQUASHFS_MAGIC 0x73717368
 #define UL_ECRYPTFS_MAGIC 0xf15f
 #define UL_BCACHEFS_MAGIC 0xca451a4e
-
-static void UL_PRINTF(3, 4) say(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-}
 
 /* Why the filesystem cannot hold a swap file, or NULL if it may. */
 static const char *fs_refusal(unsigned long type)
@@ -118,7 +107,7 @@ static int run_mkswap(const char *mkswap, const char *path, char *why, size_t wh
 	if (pid < 0) {
 		int err = -errno;
 
-		say(why, whylen, "cannot fork for mkswap: %s", strerror(-err));
+		ul_whyf(why, whylen, "cannot fork for mkswap: %s", strerror(-err));
 		return err;
 	}
 	if (pid == 0) {
@@ -163,7 +152,7 @@ static int run_mkswap(const char *mkswap, const char *path, char *why, size_t wh
 			kill(pid, SIGKILL);
 			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 				;
-			say(why, whylen, "%s %s timed out", mkswap, path);
+			ul_whyf(why, whylen, "%s %s timed out", mkswap, path);
 			return -ETIME;
 		}
 		usleep(5000);
@@ -171,11 +160,11 @@ static int run_mkswap(const char *mkswap, const char *path, char *why, size_t wh
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
 	if (WIFEXITED(status))
-		say(why, whylen, "%s %s failed with exit status %d", mkswap, path,
-		    WEXITSTATUS(status));
+		ul_whyf(why, whylen, "%s %s failed with exit status %d", mkswap, path,
+		        WEXITSTATUS(status));
 	else
-		say(why, whylen, "%s %s was killed by signal %d", mkswap, path,
-		    WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+		ul_whyf(why, whylen, "%s %s was killed by signal %d", mkswap, path,
+		        WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 	return -EIO;
 }
 
@@ -211,7 +200,7 @@ static int write_header(int fd, uint64_t size_bytes, char *why, size_t whylen)
 	if (n != page) {
 		int err = n < 0 ? -errno : -EIO;
 
-		say(why, whylen, "cannot write the swap header: %s", strerror(-err));
+		ul_whyf(why, whylen, "cannot write the swap header: %s", strerror(-err));
 		return err;
 	}
 	return 0;
@@ -256,14 +245,14 @@ static int stamp_header(int fd, const char *run_uuid, char *why, size_t whylen)
 	char label[16] = SWAP_LABEL;
 
 	if (!uuid_bytes(run_uuid, uuid)) {
-		say(why, whylen, "bad run UUID '%s'", run_uuid);
+		ul_whyf(why, whylen, "bad run UUID '%s'", run_uuid);
 		return -EINVAL;
 	}
 	if (pwrite(fd, uuid, sizeof(uuid), SWAP_UUID_OFF) != (ssize_t)sizeof(uuid) ||
 	    pwrite(fd, label, sizeof(label), SWAP_LABEL_OFF) != (ssize_t)sizeof(label)) {
 		int err = -errno;
 
-		say(why, whylen, "cannot label the swap header: %s", strerror(-err));
+		ul_whyf(why, whylen, "cannot label the swap header: %s", strerror(-err));
 		return err ? err : -EIO;
 	}
 	return 0;
@@ -312,8 +301,8 @@ static int allocate(int fd, uint64_t size_bytes, const char *path, char *why, si
 	if (errno != EOPNOTSUPP && errno != ENOSYS) {
 		int err = -errno;
 
-		say(why, whylen, "cannot allocate %" PRIu64 " bytes for %s: %s", size_bytes, path,
-		    strerror(-err));
+		ul_whyf(why, whylen, "cannot allocate %" PRIu64 " bytes for %s: %s", size_bytes,
+			path, strerror(-err));
 		return err;
 	}
 	zeros = calloc(1, chunk);
@@ -329,7 +318,7 @@ static int allocate(int fd, uint64_t size_bytes, const char *path, char *why, si
 			int err = n < 0 ? -errno : -EIO;
 
 			free(zeros);
-			say(why, whylen, "cannot write %s: %s", path, strerror(-err));
+			ul_whyf(why, whylen, "cannot write %s: %s", path, strerror(-err));
 			return err;
 		}
 		off += (uint64_t)n;
@@ -364,31 +353,32 @@ static int preflight(const char *dir, uint64_t size_bytes, int priority, char *w
 	uint64_t avail;
 
 	if (size_bytes < UL_SWAP_MIN_BYTES) {
-		say(why, whylen, "swap size %" PRIu64 " is below the minimum of %" PRIu64 " bytes",
-		    size_bytes, (uint64_t)UL_SWAP_MIN_BYTES);
+		ul_whyf(why, whylen,
+			"swap size %" PRIu64 " is below the minimum of %" PRIu64 " bytes",
+			size_bytes, (uint64_t)UL_SWAP_MIN_BYTES);
 		return -EINVAL;
 	}
 	if (priority > 32767) {
-		say(why, whylen, "swap priority %d is above 32767", priority);
+		ul_whyf(why, whylen, "swap priority %d is above 32767", priority);
 		return -EINVAL;
 	}
 	if (statfs(dir, &sfs) < 0) {
 		int err = -errno;
 
-		say(why, whylen, "cannot use %s: %s", dir, strerror(-err));
+		ul_whyf(why, whylen, "cannot use %s: %s", dir, strerror(-err));
 		return err;
 	}
 	refusal = fs_refusal((unsigned long)sfs.f_type);
 	if (refusal) {
-		say(why, whylen, "%s cannot hold a swap file: %s", dir, refusal);
+		ul_whyf(why, whylen, "%s cannot hold a swap file: %s", dir, refusal);
 		return -EOPNOTSUPP;
 	}
 	avail = (uint64_t)sfs.f_bavail * (uint64_t)sfs.f_bsize;
 	if (avail < UL_SWAP_RESERVE_BYTES || size_bytes > avail - UL_SWAP_RESERVE_BYTES) {
-		say(why, whylen, "%s has %" PRIu64 " MiB free: not enough for %" PRIu64
-				 " MiB of swap plus a %" PRIu64 " MiB reserve",
-		    dir, avail / UL_MiB, size_bytes / UL_MiB,
-		    (uint64_t)UL_SWAP_RESERVE_BYTES / UL_MiB);
+		ul_whyf(why, whylen, "%s has %" PRIu64 " MiB free: not enough for %" PRIu64
+				     " MiB of swap plus a %" PRIu64 " MiB reserve",
+		        dir, avail / UL_MiB, size_bytes / UL_MiB,
+		        (uint64_t)UL_SWAP_RESERVE_BYTES / UL_MiB);
 		return -ENOSPC;
 	}
 	return 0;
@@ -405,7 +395,7 @@ static int make_swap(const char *path, int fd, uint64_t size_bytes, int priority
 		rc = write_header(fd, size_bytes, why, whylen);
 	if (!rc && fsync(fd) < 0) {
 		rc = -errno;
-		say(why, whylen, "cannot sync %s: %s", path, strerror(-rc));
+		ul_whyf(why, whylen, "cannot sync %s: %s", path, strerror(-rc));
 	}
 	if (rc)
 		return rc;
@@ -417,7 +407,7 @@ static int make_swap(const char *path, int fd, uint64_t size_bytes, int priority
 	rc = stamp_header(fd, run_uuid, why, whylen);
 	if (!rc && fsync(fd) < 0) {
 		rc = -errno;
-		say(why, whylen, "cannot sync %s: %s", path, strerror(-rc));
+		ul_whyf(why, whylen, "cannot sync %s: %s", path, strerror(-rc));
 	}
 	if (rc)
 		return rc;
@@ -427,13 +417,13 @@ static int make_swap(const char *path, int fd, uint64_t size_bytes, int priority
 	if (swapon(path, flags) < 0) {
 		rc = -errno;
 		if (rc == -EINVAL)
-			say(why, whylen, "swapon %s: %s (the filesystem may not support swap "
-					 "files)", path, strerror(-rc));
+			ul_whyf(why, whylen, "swapon %s: %s (the filesystem may not support swap "
+					     "files)", path, strerror(-rc));
 		else if (rc == -EPERM)
-			say(why, whylen, "swapon %s: %s (needs CAP_SYS_ADMIN, or too many swap "
-					 "areas)", path, strerror(-rc));
+			ul_whyf(why, whylen, "swapon %s: %s (needs CAP_SYS_ADMIN, or too many swap "
+					     "areas)", path, strerror(-rc));
 		else
-			say(why, whylen, "swapon %s: %s", path, strerror(-rc));
+			ul_whyf(why, whylen, "swapon %s: %s", path, strerror(-rc));
 		return rc;
 	}
 	return 0;
@@ -451,7 +441,7 @@ int ul_swap_plan(const char *dir, uint64_t *size_bytes, int priority, char *path
 	if (path_out && len)
 		path_out[0] = '\0';
 	if (!dir || !dir[0] || !path_out || !size_bytes) {
-		say(why, whylen, "no directory for the swap file");
+		ul_whyf(why, whylen, "no directory for the swap file");
 		return -EINVAL;
 	}
 	if (page > 0)
@@ -463,7 +453,7 @@ int ul_swap_plan(const char *dir, uint64_t *size_bytes, int priority, char *path
 	n = snprintf(path_out, len, "%s/%s", dir, name);
 	if (n < 0 || (size_t)n >= len) {
 		path_out[0] = '\0';
-		say(why, whylen, "swap file path too long in %s", dir);
+		ul_whyf(why, whylen, "swap file path too long in %s", dir);
 		return -ENAMETOOLONG;
 	}
 	return 0;
@@ -483,7 +473,7 @@ int ul_swap_make(const char *path, uint64_t size_bytes, int priority, const char
 	fd = ul_scratch_openat(dir, slash + 1, O_WRONLY | O_CREAT | O_EXCL, 0600);
 	if (fd < 0) {
 		if (fd != -EEXIST)
-			say(why, whylen, "cannot create %s: %s", path, strerror(-fd));
+			ul_whyf(why, whylen, "cannot create %s: %s", path, strerror(-fd));
 		return fd;
 	}
 	/* mkswap warns about, and the kernel should not share, a readable swap file. */
@@ -506,7 +496,7 @@ int ul_swap_create(const char *dir, uint64_t size_bytes, int priority, const cha
 			rc = ul_swap_make(path_out, size_bytes, priority, run_uuid, why, whylen);
 	}
 	if (rc == -EEXIST)
-		say(why, whylen, "cannot find a free swap file name in %s", dir);
+		ul_whyf(why, whylen, "cannot find a free swap file name in %s", dir);
 	if (rc && path_out && len)
 		path_out[0] = '\0';
 	return rc;

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Small files read and written whole: control files of the kernel
+ * (cgroup, /proc/self/oom_score_adj ...).  Lower-layer helpers: they
+ * return -errno and never print.
+ */
+#ifndef UL_FILE_H
+#define UL_FILE_H
+
+#include "core/compat.h"
+
+#include <sys/types.h>
+
+/*
+ * Write text to an existing file in one write(), as control files want
+ * (a value split over two writes is two values), retried on EINTR.  0, or
+ * -errno: -EIO for a short write, and an error the kernel reports only at
+ * close() (cgroup writes do).  Async-signal-safe (open, write, close; no
+ * stdio, no malloc), so a forked child may call it before exec.
+ */
+int ul_write_file(const char *path, const char *text);
+
+/* Read a small file into buf, at most len - 1 bytes, NUL-terminated;
+ * bytes read, or -errno (buf's contents are then undefined). */
+ssize_t ul_read_file(const char *path, char *buf, size_t len);
+
+#endif
