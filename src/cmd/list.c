@@ -15,6 +15,7 @@
 #include "load/load.h"
 #include "probe/probe.h"
 #include "report/format.h"
+#include "report/table.h"
 #include "store/store.h"
 
 #include <errno.h>
@@ -129,23 +130,43 @@ static bool keep_run(const struct ul_run_summary *r, const struct run_filter *f)
 	       r->started_wall_ns >= f->since_wall_ns;
 }
 
-/* One run a line: every stored string escaped, so a label cannot break it. */
-static void print_run(const struct ul_run_summary *r)
+/* The columns of `list`: names left-aligned, counts right-aligned. */
+enum { RUN_ID, RUN_UUID, RUN_LABEL, RUN_HOST, RUN_DATE, RUN_SUITES, RUN_STATUS, RUN_TESTS,
+       RUN_COLS };
+
+static const char *const run_titles[RUN_COLS] = {
+	"id", "uuid", "label", "host", "date (UTC)", "suites", "status", "tests",
+};
+
+static const bool run_left[RUN_COLS] = {
+	[RUN_UUID] = true, [RUN_LABEL] = true,	[RUN_HOST] = true,
+	[RUN_DATE] = true, [RUN_SUITES] = true, [RUN_STATUS] = true,
+};
+
+/* One run a row: every stored string escaped, so a label cannot break it. */
+static void add_run(struct ul_table *t, const struct ul_run_summary *r)
 {
-	time_t t = (time_t)(r->started_wall_ns / 1000000000);
+	time_t secs = (time_t)(r->started_wall_ns / 1000000000);
+	size_t row = ul_table_add_row(t, ' ');
 	struct tm tm;
 	char date[32] = "?";
 
-	if (gmtime_r(&t, &tm))
+	if (gmtime_r(&secs, &tm))
 		strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S", &tm);
-	printf("%-5lld %.8s  %-24s %-16s %-20s %-12s %-11s %d\n", (long long)r->id,
-	       ul_esc(r->uuid), ul_esc(r->label), ul_esc(r->hostname), date, ul_esc(r->suites),
-	       ul_run_status_name(r->status), r->n_cells);
+	ul_table_set(t, row, RUN_ID, "%lld", (long long)r->id);
+	ul_table_set(t, row, RUN_UUID, "%.8s", ul_esc(r->uuid));
+	ul_table_set(t, row, RUN_LABEL, "%s", ul_esc(r->label));
+	ul_table_set(t, row, RUN_HOST, "%s", ul_esc(r->hostname));
+	ul_table_set(t, row, RUN_DATE, "%s", date);
+	ul_table_set(t, row, RUN_SUITES, "%s", ul_esc(r->suites));
+	ul_table_set(t, row, RUN_STATUS, "%s", ul_run_status_name(r->status));
+	ul_table_set(t, row, RUN_TESTS, "%d", r->n_cells);
 }
 
 static int list_runs(const char *db_opt, const struct run_filter *filter)
 {
 	struct ul_run_summary *runs = NULL;
+	struct ul_table table;
 	struct ul_store *store;
 	size_t n = 0;
 	int rc;
@@ -159,13 +180,19 @@ static int list_runs(const char *db_opt, const struct run_filter *filter)
 		ul_store_close(store);
 		return UL_EXIT_ERROR;
 	}
-	printf("%-5s %-8s  %-24s %-16s %-20s %-12s %-11s %s\n", "id", "uuid", "label", "host",
-	       "date (UTC)", "suites", "status", "tests");
+	ul_table_init(&table, RUN_COLS, run_left, false);
+	ul_table_add_titles(&table, run_titles);
 	for (size_t i = 0; i < n; i++)
 		if (keep_run(&runs[i], filter))
-			print_run(&runs[i]);
+			add_run(&table, &runs[i]);
 	free(runs);
 	ul_store_close(store);
+	rc = ul_table_print(stdout, &table);
+	ul_table_free(&table);
+	if (rc) {
+		ul_error("cannot list runs: %s", strerror(-rc));
+		return UL_EXIT_ERROR;
+	}
 	return UL_EXIT_OK;
 }
 

@@ -31,6 +31,7 @@
 #include "model/suite.h"
 #include "report/format.h"
 #include "report/notes.h"
+#include "report/table.h"
 #include "report/monitors.h"
 #include "stats/stats.h"
 
@@ -369,12 +370,14 @@ static const char *const nc_title[NC_COUNT] = {
 	"units", "LCPU%", "ratio",
 };
 
-#define NC_LEN 96
+/* Names and the interval are left-aligned, numbers right-aligned. */
+static const bool nc_left[NC_COUNT] = { [NC_LOAD] = true, [NC_CI] = true };
 
 /* One row of the native table: the valid jobs of `load` in `run`. */
 static int native_row(const struct ul_run *run, const char *load, double base_s,
-		      char row[NC_COUNT][NC_LEN])
+		      struct ul_table *table)
 {
+	size_t row = ul_table_add_row(table, ' ');
 	double *t = calloc(run->n_cells ? run->n_cells : 1, sizeof(*t));
 	double cpu = 0, loads = 0, lcpu = 0, units = 0;
 	struct ul_summary s;
@@ -396,14 +399,11 @@ static int native_row(const struct ul_run *run, const char *load, double base_s,
 		units += (double)c->load_units;
 	}
 	/* A name from the store: control characters would break the table. */
-	snprintf(row[NC_LOAD], NC_LEN, "%.*s", UL_NAME_LEN, load);
-	for (char *p = row[NC_LOAD]; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = ' ';
-	snprintf(row[NC_N], NC_LEN, "%zu", n);
+	ul_table_set_clean(table, row, NC_LOAD, load, UL_NAME_LEN);
+	ul_table_set(table, row, NC_N, "%zu", n);
 	if (!n) {
 		for (int k = NC_MEAN; k < NC_COUNT; k++)
-			snprintf(row[k], NC_LEN, "-");
+			ul_table_set(table, row, k, "-");
 		free(t);
 		return 0;
 	}
@@ -411,33 +411,33 @@ static int native_row(const struct ul_run *run, const char *load, double base_s,
 	free(t);
 	if (err)
 		return err;
-	snprintf(row[NC_MEAN], NC_LEN, "%.2f", s.mean);
-	snprintf(row[NC_SD], NC_LEN, "%.2f", s.sd);
-	snprintf(row[NC_MIN], NC_LEN, "%.2f", s.min);
-	snprintf(row[NC_MAX], NC_LEN, "%.2f", s.max);
+	ul_table_set(table, row, NC_MEAN, "%.2f", s.mean);
+	ul_table_set(table, row, NC_SD, "%.2f", s.sd);
+	ul_table_set(table, row, NC_MIN, "%.2f", s.min);
+	ul_table_set(table, row, NC_MAX, "%.2f", s.max);
 	if (n >= 2) {
 		double half = t975(n - 1) * s.sd / sqrt((double)n);
 
-		snprintf(row[NC_CI], NC_LEN, "[%.2f, %.2f]", s.mean - half, s.mean + half);
+		ul_table_set(table, row, NC_CI, "[%.2f, %.2f]", s.mean - half, s.mean + half);
 	} else {
-		snprintf(row[NC_CI], NC_LEN, "n<2");
+		ul_table_set(table, row, NC_CI, "n<2");
 	}
-	snprintf(row[NC_CPU], NC_LEN, "%.1f", cpu / (double)n);
-	snprintf(row[NC_LOADS], NC_LEN, "%.1f", loads / (double)n);
-	snprintf(row[NC_UNITS], NC_LEN, "%.0f", units / (double)n);
-	snprintf(row[NC_LCPU], NC_LEN, "%.1f", lcpu / (double)n);
+	ul_table_set(table, row, NC_CPU, "%.1f", cpu / (double)n);
+	ul_table_set(table, row, NC_LOADS, "%.1f", loads / (double)n);
+	ul_table_set(table, row, NC_UNITS, "%.0f", units / (double)n);
+	ul_table_set(table, row, NC_LCPU, "%.1f", lcpu / (double)n);
 	if (base_s > 0)
-		snprintf(row[NC_RATIO], NC_LEN, "%.3f", s.mean / base_s);
+		ul_table_set(table, row, NC_RATIO, "%.3f", s.mean / base_s);
 	else
-		snprintf(row[NC_RATIO], NC_LEN, "-");
+		ul_table_set(table, row, NC_RATIO, "-");
 	return 0;
 }
 
 int ul_report_contest_text(FILE *out, const struct ul_run *run)
 {
 	const struct ul_run *const one[] = { run };
-	char (*rows)[NC_COUNT][NC_LEN] = NULL;
-	size_t width[NC_COUNT] = { 0 }, nloads = 0;
+	struct ul_table table;
+	size_t nloads = 0;
 	const char **loads = NULL;
 	struct contest_agg base;
 	int err;
@@ -447,36 +447,19 @@ int ul_report_contest_text(FILE *out, const struct ul_run *run)
 	err = block_loads(one, 1, &loads, &nloads);
 	if (err)
 		return err;
-	rows = calloc(nloads + 1, sizeof(*rows));
-	if (!rows) {
-		free(loads);
-		return -ENOMEM;
-	}
 	aggregate(one, 1, run->label, UL_REPORT_BASELINE_LOAD, &base);
-	for (int k = 0; k < NC_COUNT; k++)
-		snprintf(rows[0][k], NC_LEN, "%s", nc_title[k]);
+	ul_table_init(&table, NC_COUNT, nc_left, true);
+	ul_table_add_titles(&table, nc_title);
 	for (size_t i = 0; i < nloads && !err; i++)
-		err = native_row(run, loads[i], base.n ? base.time_s : 0, rows[i + 1]);
+		err = native_row(run, loads[i], base.n ? base.time_s : 0, &table);
 	if (err)
 		goto out;
-	for (size_t r = 0; r <= nloads; r++)
-		for (int k = 0; k < NC_COUNT; k++)
-			if (strlen(rows[r][k]) > width[k])
-				width[k] = strlen(rows[r][k]);
 	fputs("\nsuite contest, probe job: elapsed time of the whole job in s; CPU% and LCPU% "
 	      "as time(1), 100 per CPU; ratio = mean / noload mean\n",
 	      out);
-	for (size_t r = 0; r <= nloads; r++) {
-		for (int k = 0; k < NC_COUNT; k++) {
-			bool left = k == NC_LOAD || k == NC_CI;
-
-			if (k == NC_COUNT - 1)
-				fprintf(out, "  %*s", (int)width[k], rows[r][k]);
-			else
-				fprintf(out, left ? "  %-*s" : "  %*s", (int)width[k], rows[r][k]);
-		}
-		fputc('\n', out);
-	}
+	err = ul_table_print(out, &table);
+	if (err)
+		goto out;
 	/* What the monitors saw during each job (nothing when none ran). */
 	for (size_t i = 0; i < run->n_cells; i++) {
 		const struct ul_cell *c = &run->cells[i];
@@ -490,7 +473,7 @@ int ul_report_contest_text(FILE *out, const struct ul_run *run)
 	}
 	not_counted(out, one, 1);
 out:
-	free(rows);
+	ul_table_free(&table);
 	free(loads);
 	return err ? err : (ferror(out) ? -EIO : 0);
 }

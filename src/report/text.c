@@ -27,6 +27,7 @@
 #include "report/format.h"
 #include "report/monitors.h"
 #include "report/notes.h"
+#include "report/table.h"
 #include "stats/stats.h"
 
 #include <errno.h>
@@ -35,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TEXT_CELL_LEN 128 /* longest table cell: "%llu " + a 48-byte unit name fits */
+#define TEXT_OUTCOME_LEN 128 /* "ok" and every flag name, "+"-joined */
 
 enum text_col {
 	COL_TEST,
@@ -55,85 +56,22 @@ enum text_col {
 	COL_COUNT,
 };
 
-static const struct {
-	const char *title;
-	bool left;
-} text_cols[COL_COUNT] = {
-	[COL_TEST] = { "test", true },
-	[COL_N] = { "n", false },
-	[COL_MIN] = { "min", false },
-	[COL_MEDIAN] = { "median", false },
-	[COL_MEAN] = { "mean", false },
-	[COL_P90] = { "p90", false },
-	[COL_MAX] = { "max", false },
-	[COL_SD] = { "S.D.", false },
-	[COL_DEV_MEAN] = { "dev.mean", false },
-	[COL_RATIO] = { "ratio", false },
-	[COL_CI] = { "95% CI of median", true },
-	[COL_UNITS] = { "load units", false },
-	[COL_RATE] = { "per s", false },
-	[COL_OUTCOME] = { "outcome", true },
+static const char *const text_titles[COL_COUNT] = {
+	[COL_TEST] = "test",	  [COL_N] = "n",
+	[COL_MIN] = "min",	  [COL_MEDIAN] = "median",
+	[COL_MEAN] = "mean",	  [COL_P90] = "p90",
+	[COL_MAX] = "max",	  [COL_SD] = "S.D.",
+	[COL_DEV_MEAN] = "dev.mean", [COL_RATIO] = "ratio",
+	[COL_CI] = "95% CI of median", [COL_UNITS] = "load units",
+	[COL_RATE] = "per s",	  [COL_OUTCOME] = "outcome",
 };
 
-/* One table: row 0 is the header; mark[r] is the marker column of row r. */
-struct text_table {
-	size_t rows;
-	char (*cell)[COL_COUNT][TEXT_CELL_LEN];
-	char *mark;
+/* Text columns are left-aligned, numbers right-aligned. */
+static const bool text_left[COL_COUNT] = {
+	[COL_TEST] = true,
+	[COL_CI] = true,
+	[COL_OUTCOME] = true,
 };
-
-static void text_set(struct text_table *t, size_t row, enum text_col col, const char *fmt, ...)
-	UL_PRINTF(4, 5);
-
-static void text_set(struct text_table *t, size_t row, enum text_col col, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(t->cell[row][col], TEXT_CELL_LEN, fmt, ap);
-	va_end(ap);
-}
-
-/* Copies a model string into a cell with control characters blanked. */
-static void text_set_clean(struct text_table *t, size_t row, enum text_col col, const char *s,
-			   size_t cap)
-{
-	char *d = t->cell[row][col];
-	size_t i;
-
-	for (i = 0; i < cap && i < TEXT_CELL_LEN - 1 && s[i]; i++)
-		d[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? ' ' : s[i];
-	d[i] = '\0';
-}
-
-static void text_print_table(FILE *out, const struct text_table *t)
-{
-	size_t width[COL_COUNT] = { 0 };
-
-	for (size_t r = 0; r < t->rows; r++)
-		for (size_t c = 0; c < COL_COUNT; c++) {
-			size_t len = strlen(t->cell[r][c]);
-
-			if (len > width[c])
-				width[c] = len;
-		}
-	for (size_t r = 0; r < t->rows; r++) {
-		fputc(t->mark[r], out);
-		for (size_t c = 0; c < COL_COUNT; c++) {
-			const char *s = t->cell[r][c];
-			int w = (int)width[c];
-
-			fputs(c ? "  " : " ", out);
-			if (!text_cols[c].left)
-				fprintf(out, "%*s", w, s);
-			else if (c == COL_COUNT - 1)
-				fputs(s, out); /* no trailing blanks */
-			else
-				fprintf(out, "%-*s", w, s);
-		}
-		fputc('\n', out);
-	}
-}
 
 /* The primary series name that places a cell in a group; a cell without
  * series joins the first cell of its suite and probe that has one. */
@@ -193,52 +131,54 @@ static void text_outcome(char *buf, size_t len, const struct ul_cell *c)
 	}
 }
 
-static int text_fill_row(struct text_table *t, size_t row, const struct ul_cell *c,
-			 const struct ul_summary *base, double scale)
+static int text_fill_row(struct ul_table *t, const struct ul_cell *c, const struct ul_summary *base,
+			 double scale)
 {
 	const struct ul_series *s = ul_report_primary(c);
 	struct ul_summary sum;
+	size_t row = ul_table_add_row(t, text_marked(c) ? '!' : ' ');
+	char outcome[TEXT_OUTCOME_LEN];
 	double rate;
 	int err;
 
-	t->mark[row] = text_marked(c) ? '!' : ' ';
-	text_set_clean(t, row, COL_TEST, c->load, sizeof(c->load));
+	ul_table_set_clean(t, row, COL_TEST, c->load, sizeof(c->load));
 	if (c->load_unit[0])
-		text_set(t, row, COL_UNITS, "%llu %.*s", (unsigned long long)c->load_units,
+		ul_table_set(t, row, COL_UNITS, "%llu %.*s", (unsigned long long)c->load_units,
 			 (int)strnlen(c->load_unit, sizeof(c->load_unit)), c->load_unit);
 	else
-		text_set(t, row, COL_UNITS, "%llu", (unsigned long long)c->load_units);
+		ul_table_set(t, row, COL_UNITS, "%llu", (unsigned long long)c->load_units);
 	if (ul_cell_metric(c, "load_units_per_s", &rate))
-		text_set(t, row, COL_RATE, "%.1f", rate);
+		ul_table_set(t, row, COL_RATE, "%.1f", rate);
 	else
-		text_set(t, row, COL_RATE, "-");
-	text_outcome(t->cell[row][COL_OUTCOME], TEXT_CELL_LEN, c);
+		ul_table_set(t, row, COL_RATE, "-");
+	text_outcome(outcome, sizeof(outcome), c);
+	ul_table_set(t, row, COL_OUTCOME, "%s", outcome);
 
 	if (!s || !s->n) {
-		text_set(t, row, COL_N, "0");
+		ul_table_set(t, row, COL_N, "0");
 		for (int col = COL_MIN; col <= COL_CI; col++)
-			text_set(t, row, (enum text_col)col, "-");
+			ul_table_set(t, row, (size_t)col, "-");
 		return 0;
 	}
 	err = ul_stats_summarize_i64(s->v, s->n, &sum);
 	if (err)
 		return err;
-	text_set(t, row, COL_N, "%zu", sum.n);
-	text_set(t, row, COL_MIN, "%.3f", sum.min / scale);
-	text_set(t, row, COL_MEDIAN, "%.3f", sum.median / scale);
-	text_set(t, row, COL_MEAN, "%.3f", sum.mean / scale);
-	text_set(t, row, COL_P90, "%.3f", sum.p90 / scale);
-	text_set(t, row, COL_MAX, "%.3f", sum.max / scale);
-	text_set(t, row, COL_SD, "%.3f", sum.sd / scale);
-	text_set(t, row, COL_DEV_MEAN, "%.3f", sum.dev_mean / scale);
+	ul_table_set(t, row, COL_N, "%zu", sum.n);
+	ul_table_set(t, row, COL_MIN, "%.3f", sum.min / scale);
+	ul_table_set(t, row, COL_MEDIAN, "%.3f", sum.median / scale);
+	ul_table_set(t, row, COL_MEAN, "%.3f", sum.mean / scale);
+	ul_table_set(t, row, COL_P90, "%.3f", sum.p90 / scale);
+	ul_table_set(t, row, COL_MAX, "%.3f", sum.max / scale);
+	ul_table_set(t, row, COL_SD, "%.3f", sum.sd / scale);
+	ul_table_set(t, row, COL_DEV_MEAN, "%.3f", sum.dev_mean / scale);
 	if (base && base->median != 0)
-		text_set(t, row, COL_RATIO, "%.3f", sum.median / base->median);
+		ul_table_set(t, row, COL_RATIO, "%.3f", sum.median / base->median);
 	else
-		text_set(t, row, COL_RATIO, "-");
+		ul_table_set(t, row, COL_RATIO, "-");
 	if (sum.has_ci)
-		text_set(t, row, COL_CI, "[%.3f, %.3f]", sum.ci_lo / scale, sum.ci_hi / scale);
+		ul_table_set(t, row, COL_CI, "[%.3f, %.3f]", sum.ci_lo / scale, sum.ci_hi / scale);
 	else
-		text_set(t, row, COL_CI, "n<6");
+		ul_table_set(t, row, COL_CI, "n<6");
 	return 0;
 }
 
@@ -249,7 +189,7 @@ static void text_legend(FILE *out, const struct ul_run *run, const struct ul_cel
 	      "    not ok:\n",
 	      out);
 	for (const struct ul_cell *c = first; c < run->cells + run->n_cells; c++) {
-		char outcome[TEXT_CELL_LEN];
+		char outcome[TEXT_OUTCOME_LEN];
 
 		if (!text_same_group(run, first, c) || !text_marked(c))
 			continue;
@@ -297,8 +237,7 @@ static int text_group(FILE *out, const struct ul_run *run, const struct ul_cell 
 	double scale = ns ? (double)UL_NS_PER_MS : 1.0;
 	const struct ul_cell *bc = ul_report_baseline(run, first->suite, first->probe, key);
 	struct ul_summary base;
-	struct text_table t = { 0 };
-	size_t ncells = 0;
+	struct ul_table t;
 	bool any_mark = false;
 	int err = 0;
 
@@ -309,26 +248,19 @@ static int text_group(FILE *out, const struct ul_run *run, const struct ul_cell 
 		if (err)
 			return err;
 	}
-	for (const struct ul_cell *c = first; c < run->cells + run->n_cells; c++)
-		ncells += text_same_group(run, first, c);
-	t.cell = calloc(ncells + 1, sizeof(*t.cell));
-	t.mark = calloc(ncells + 1, 1);
-	if (!t.cell || !t.mark) {
-		err = -ENOMEM;
-		goto out_free;
-	}
-
-	t.mark[0] = ' ';
-	for (size_t col = 0; col < COL_COUNT; col++)
-		text_set(&t, 0, (enum text_col)col, "%s", text_cols[col].title);
-	t.rows = 1;
+	ul_table_init(&t, COL_COUNT, text_left, true);
+	ul_table_add_titles(&t, text_titles);
 	for (const struct ul_cell *c = first; c < run->cells + run->n_cells; c++) {
 		if (!text_same_group(run, first, c))
 			continue;
-		err = text_fill_row(&t, t.rows++, c, bc ? &base : NULL, scale);
+		err = text_fill_row(&t, c, bc ? &base : NULL, scale);
 		if (err)
 			goto out_free;
 		any_mark |= text_marked(c);
+	}
+	if (t.err) {
+		err = t.err;
+		goto out_free;
 	}
 
 	fputs("\nsuite ", out);
@@ -339,13 +271,14 @@ static int text_group(FILE *out, const struct ul_run *run, const struct ul_cell 
 		ns ? "in ms" : "as recorded");
 	if (bc && (bc->flags & UL_CELL_DISTURBED))
 		ul_report_baseline_warning(out, run, first->suite);
-	text_print_table(out, &t);
+	err = ul_table_print(out, &t);
+	if (err)
+		goto out_free;
 	if (any_mark)
 		text_legend(out, run, first);
 	err = text_extras(out, run, first);
 out_free:
-	free(t.cell);
-	free(t.mark);
+	ul_table_free(&t);
 	return err;
 }
 
