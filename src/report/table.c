@@ -118,6 +118,8 @@ int ul_table_print(FILE *out, const struct ul_table *t)
 			const char *s = text_at(t, r, c);
 			int w = (int)width[c];
 
+			if (c == t->ncols - 1 && t->left[c] && !*s)
+				break; /* an empty last cell: no trailing blanks */
 			if (c)
 				fputs("  ", out);
 			if (!t->left[c])

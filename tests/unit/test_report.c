@@ -10,6 +10,7 @@
 #include "unit.h"
 #include "model/model.h"
 #include "report/format.h"
+#include "report/table.h"
 #include "stats/stats.h"
 
 #include <errno.h>
@@ -849,6 +850,53 @@ START_TEST(test_formats_empty_run)
 }
 END_TEST
 
+/* ---- the aligner (report/table.c) --------------------------------------- */
+
+static char *print_table(const struct ul_table *t)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(out);
+	ck_assert_int_eq(ul_table_print(out, t), 0);
+	ck_assert_int_eq(fclose(out), 0);
+	return buf;
+}
+
+START_TEST(test_table_aligns)
+{
+	static const bool left[3] = { true, false, true };
+	static const char *const titles[3] = { "name", "n", "note" };
+	struct ul_table t;
+	size_t row;
+	char *text;
+
+	ul_table_init(&t, 3, left, true);
+	ul_table_add_titles(&t, titles);
+	row = ul_table_add_row(&t, '!');
+	ul_table_set(&t, row, 0, "%s", "long-name");
+	ul_table_set(&t, row, 1, "%d", 12345);
+	ul_table_set(&t, row, 2, "%s", "x");
+	row = ul_table_add_row(&t, ' ');
+	ul_table_set_clean(&t, row, 0, "a\tb\x7f" "cdef", 4); /* capped, controls blanked */
+	ul_table_set(&t, row, 1, "%d", 7);
+	text = print_table(&t);
+	ck_assert_str_eq(text, "  name           n  note\n"
+			       "! long-name  12345  x\n"
+			       "  a b            7\n"); /* no blanks for the empty last cell */
+	free(text);
+	ul_table_free(&t);
+
+	ul_table_init(&t, 3, left, false);
+	ul_table_add_titles(&t, titles);
+	text = print_table(&t);
+	ck_assert_str_eq(text, "name  n  note\n");
+	free(text);
+	ul_table_free(&t);
+}
+END_TEST
+
 Suite *ul_test_suite_report(void)
 {
 	Suite *s = suite_create("report");
@@ -867,6 +915,7 @@ Suite *ul_test_suite_report(void)
 	tcase_add_test(tc, test_formats_report_eio);
 	tcase_add_test(tc, test_formats_registered);
 	tcase_add_test(tc, test_formats_empty_run);
+	tcase_add_test(tc, test_table_aligns);
 	suite_add_tcase(s, tc);
 	return s;
 }
