@@ -20,6 +20,9 @@
  * other number is exact (reals with 17 significant digits), so a run
  * exported and imported is the same run.
  *
+ * The fields are described once, in model/model_json.h (shared with the
+ * report's "json" format); this file adds the envelope and the cells.
+ *
  * Reading is strict: unknown format or version, a missing or mistyped key,
  * a string longer than the model's field, a number out of range, a
  * malformed name (ul_run_validate) or a file over UL_EXCHANGE_MAX_BYTES

@@ -7,6 +7,7 @@
  */
 #include "core/compat.h"
 #include "core/escape.h"
+#include "model/model_json.h"
 #include "store/exchange.h"
 
 #include <errno.h>
@@ -74,8 +75,6 @@ static void rd_str(struct rd *rd, json_t *o, const char *key, char *field, size_
 	memcpy(field, json_string_value(v), len + 1);
 }
 
-#define RD_STR(rd, o, key, field) rd_str((rd), (o), (key), (field), sizeof(field))
-
 static int64_t rd_i64(struct rd *rd, json_t *o, const char *key, int64_t min, int64_t max)
 {
 	json_t *v = get(rd, o, key, JSON_INTEGER);
@@ -134,20 +133,56 @@ static size_t rd_push(struct rd *rd, const char *key, size_t idx)
 	return old;
 }
 
-static void rd_series(struct rd *rd, json_t *o, struct ul_cell *cell)
+/*
+ * Calls each(rd, element, ctx) for every element of the array under `key`
+ * that is an object (any other is refused with `what`), with the path
+ * saying which; stops at the first failure.
+ */
+static void rd_each(struct rd *rd, json_t *o, const char *key, const char *what,
+		    void (*each)(struct rd *rd, json_t *elem, void *ctx), void *ctx)
+{
+	json_t *arr = get(rd, o, key, JSON_ARRAY), *x;
+	size_t i;
+
+	if (!arr || rd->failed)
+		return;
+	json_array_foreach(arr, i, x) {
+		size_t old = rd_push(rd, key, i);
+
+		if (!json_is_object(x))
+			rd_fail(rd, NULL, what);
+		else
+			each(rd, x, ctx);
+		if (rd->failed)
+			return;
+		rd->path[old] = '\0';
+	}
+}
+
+/* The name of a series (or a metric): it must fit and be new among the cell's series (metrics). */
+static const char *rd_name(struct rd *rd, json_t *name, const struct ul_cell *cell, bool series)
+{
+	const char *s = json_string_value(name);
+
+	if (json_string_length(name) >= UL_NAME_LEN ||
+	    (series ? ul_cell_find_series(cell, s) != NULL : ul_cell_metric(cell, s, &(double){ 0 }))) {
+		rd_fail(rd, "name", "too long or used twice in the cell");
+		return NULL;
+	}
+	return s;
+}
+
+static void rd_series(struct rd *rd, json_t *o, void *cell)
 {
 	json_t *vals, *name = get(rd, o, "name", JSON_STRING);
 	struct ul_series *ser;
+	const char *s;
 	size_t i;
 	json_t *x;
 
-	if (!name || !(vals = get(rd, o, "values", JSON_ARRAY)))
+	if (!name || !(vals = get(rd, o, "values", JSON_ARRAY)) || !(s = rd_name(rd, name, cell, true)))
 		return;
-	if (json_string_length(name) >= UL_NAME_LEN || ul_cell_find_series(cell, json_string_value(name))) {
-		rd_fail(rd, "name", "too long or used twice in the cell");
-		return;
-	}
-	ser = ul_cell_series(cell, json_string_value(name));
+	ser = ul_cell_series(cell, s);
 	if (!ser) {
 		rd_fail(rd, NULL, strerror(ENOMEM));
 		return;
@@ -164,125 +199,100 @@ static void rd_series(struct rd *rd, json_t *o, struct ul_cell *cell)
 	}
 }
 
-static void rd_metrics(struct rd *rd, json_t *arr, struct ul_cell *cell)
+static void rd_metric(struct rd *rd, json_t *m, void *cell)
 {
-	size_t i;
-	json_t *m;
+	json_t *name = get(rd, m, "name", JSON_STRING);
+	json_t *value = name ? json_object_get(m, "value") : NULL;
+	const char *s;
 
-	json_array_foreach(arr, i, m) {
-		size_t old = rd_push(rd, "metrics", i);
-		json_t *name = json_is_object(m) ? get(rd, m, "name", JSON_STRING) : NULL;
-		json_t *value = name ? json_object_get(m, "value") : NULL;
-
-		if (!json_is_object(m) || !name || !value) {
-			rd_fail(rd, NULL, "expected {name, value}");
-			return;
-		}
-		if (json_string_length(name) >= UL_NAME_LEN || ul_cell_metric(cell, json_string_value(name), &(double){ 0 })) {
-			rd_fail(rd, "name", "too long or used twice in the cell");
-			return;
-		}
-		if (ul_cell_set_metric(cell, json_string_value(name), rd_real(rd, value, "value")))
-			rd_fail(rd, NULL, strerror(ENOMEM));
-		if (rd->failed)
-			return;
-		rd->path[old] = '\0';
-	}
-}
-
-static void rd_cell(struct rd *rd, json_t *o, struct ul_cell *c)
-{
-	json_t *arr, *x;
-	size_t i;
-
-	c->seq = (int)rd_i64(rd, o, "seq", 0, INT_MAX);
-	RD_STR(rd, o, "suite", c->suite);
-	RD_STR(rd, o, "load", c->load);
-	RD_STR(rd, o, "probe", c->probe);
-	if ((x = get(rd, o, "outcome", JSON_STRING)) &&
-	    ul_cell_outcome_parse(json_string_value(x), &c->outcome))
-		rd_fail(rd, "outcome", "unknown outcome");
-	c->flags = (unsigned)rd_i64(rd, o, "flags", 0, UINT_MAX);
-	RD_STR(rd, o, "note", c->note);
-	RD_STR(rd, o, "load_unit", c->load_unit);
-	c->load_units = rd_u64(rd, o, "load_units");
-	c->started_wall_ns = rd_i64(rd, o, "started_ns", INT64_MIN, INT64_MAX);
-	c->finished_wall_ns = rd_i64(rd, o, "finished_ns", INT64_MIN, INT64_MAX);
-	if (rd->failed || !(arr = get(rd, o, "series", JSON_ARRAY)))
+	if (!name || !value) {
+		rd_fail(rd, NULL, "expected {name, value}");
 		return;
-	json_array_foreach(arr, i, x) {
-		size_t old = rd_push(rd, "series", i);
-
-		if (!json_is_object(x))
-			rd_fail(rd, NULL, "expected an object");
-		else
-			rd_series(rd, x, c);
-		if (rd->failed)
-			return;
-		rd->path[old] = '\0';
 	}
-	if ((arr = get(rd, o, "metrics", JSON_ARRAY)))
-		rd_metrics(rd, arr, c);
+	s = rd_name(rd, name, cell, false);
+	if (s && ul_cell_set_metric(cell, s, rd_real(rd, value, "value")))
+		rd_fail(rd, NULL, strerror(ENOMEM));
 }
 
-static void rd_host_params(struct rd *rd, json_t *o, struct ul_run *run)
+/* The fields of `base` the table describes, as the exchange format writes them. */
+static void rd_fields(struct rd *rd, json_t *o, void *base, const struct ul_json_table *t)
 {
-	json_t *h = get(rd, o, "host", JSON_OBJECT), *p;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct ul_json_field *f = &t->fields[i];
+		char *p = (char *)base + f->off;
+		json_t *x;
 
-	if (h) {
-		RD_STR(rd, h, "hostname", run->host.hostname);
-		RD_STR(rd, h, "kernel_release", run->host.kernel_release);
-		RD_STR(rd, h, "kernel_version", run->host.kernel_version);
-		RD_STR(rd, h, "arch", run->host.arch);
-		RD_STR(rd, h, "cpu_model", run->host.cpu_model);
-		run->host.ncpu = (int)rd_i64(rd, h, "ncpu", 0, 1 << 20);
-		run->host.mem_total_bytes = rd_u64(rd, h, "mem_total_bytes");
-		run->host.swap_total_bytes = rd_u64(rd, h, "swap_total_bytes");
-	}
-	p = get(rd, o, "params", JSON_OBJECT);
-	if (p) {
-		run->params.interval_ns = rd_i64(rd, p, "interval_ns", 0, INT64_MAX);
-		run->params.min_points = (int)rd_i64(rd, p, "min_points", 0, INT_MAX);
-		run->params.max_points = (int)rd_i64(rd, p, "max_points", 0, INT_MAX);
-		run->params.ci_target_centi = rd_i64(rd, p, "ci_target_centi", 0, INT64_MAX);
-		run->params.mem_budget_bytes = rd_u64(rd, p, "mem_budget_bytes");
-		run->params.mem_limit_bytes = rd_u64(rd, p, "mem_limit_bytes");
-		run->params.swap_bytes = rd_u64(rd, p, "swap_bytes");
+		if (!(f->in & UL_JSON_EXCHANGE))
+			continue;
+		switch (f->kind) {
+		case UL_JSON_STR:
+		case UL_JSON_LIST:
+			rd_str(rd, o, f->key, p, f->size);
+			break;
+		case UL_JSON_INT:
+			*(int *)p = (int)rd_i64(rd, o, f->key, f->min, f->max);
+			break;
+		case UL_JSON_FLAGS:
+			*(unsigned *)p = (unsigned)rd_i64(rd, o, f->key, f->min, f->max);
+			break;
+		case UL_JSON_I64:
+		case UL_JSON_WALL_NS:
+			*(int64_t *)p = rd_i64(rd, o, f->key, f->min, f->max);
+			break;
+		case UL_JSON_U64:
+			*(uint64_t *)p = rd_u64(rd, o, f->key);
+			break;
+		case UL_JSON_RUN_STATUS:
+			if ((x = get(rd, o, f->key, JSON_STRING)) &&
+			    ul_run_status_parse(json_string_value(x), (enum ul_run_status *)p))
+				rd_fail(rd, f->key, "unknown status");
+			break;
+		case UL_JSON_OUTCOME:
+			if ((x = get(rd, o, f->key, JSON_STRING)) &&
+			    ul_cell_outcome_parse(json_string_value(x), (enum ul_cell_outcome *)p))
+				rd_fail(rd, f->key, "unknown outcome");
+			break;
+		case UL_JSON_OBJECT:
+			if ((x = get(rd, o, f->key, JSON_OBJECT)))
+				rd_fields(rd, x, p, f->sub);
+			break;
+		}
 	}
 }
 
-static void rd_run(struct rd *rd, json_t *o, struct ul_run *run)
+static void rd_cell(struct rd *rd, json_t *o, void *run)
 {
-	json_t *cells, *x;
-	size_t i;
+	struct ul_cell *c = ul_run_add_cell(run);
 
-	RD_STR(rd, o, "uuid", run->uuid);
-	RD_STR(rd, o, "label", run->label);
-	if ((x = get(rd, o, "status", JSON_STRING)) &&
-	    ul_run_status_parse(json_string_value(x), &run->status))
-		rd_fail(rd, "status", "unknown status");
-	RD_STR(rd, o, "tool_version", run->tool_version);
-	RD_STR(rd, o, "argv", run->argv);
-	RD_STR(rd, o, "suites", run->suites);
-	run->started_wall_ns = rd_i64(rd, o, "started_ns", INT64_MIN, INT64_MAX);
-	run->finished_wall_ns = rd_i64(rd, o, "finished_ns", INT64_MIN, INT64_MAX);
-	rd_host_params(rd, o, run);
-	if (rd->failed || !(cells = get(rd, o, "cells", JSON_ARRAY)))
+	if (!c) {
+		rd_fail(rd, NULL, strerror(ENOMEM));
 		return;
-	json_array_foreach(cells, i, x) {
-		size_t old = rd_push(rd, "cells", i);
-		struct ul_cell *c = ul_run_add_cell(run);
-
-		if (!c)
-			rd_fail(rd, NULL, strerror(ENOMEM));
-		else if (!json_is_object(x))
-			rd_fail(rd, NULL, "expected an object");
-		else
-			rd_cell(rd, x, c);
-		if (rd->failed)
-			return;
-		rd->path[old] = '\0';
 	}
+	rd_fields(rd, o, c, &ul_json_cell_table);
+	if (rd->failed)
+		return;
+	rd_each(rd, o, "series", "expected an object", rd_series, c);
+	rd_each(rd, o, "metrics", "expected {name, value}", rd_metric, c);
+}
+
+struct rd_runs {
+	struct ul_run *v;
+	size_t n;
+};
+
+static void rd_run(struct rd *rd, json_t *o, void *ctx)
+{
+	struct rd_runs *runs = ctx;
+	struct ul_run *run = &runs->v[runs->n++];
+	char what[160];
+
+	ul_run_init(run);
+	rd_fields(rd, o, run, &ul_json_run_table);
+	if (rd->failed)
+		return;
+	rd_each(rd, o, "cells", "expected an object", rd_cell, run);
+	if (!rd->failed && ul_run_validate(run, what, sizeof(what)))
+		rd_fail(rd, NULL, what);
 }
 
 /* The document's head: format and version, then the runs array. */
@@ -324,10 +334,9 @@ int ul_exchange_read_json(const char *buf, size_t len, struct ul_run **out, size
 			  char *why, size_t whylen)
 {
 	struct rd rd = { .why = why, .whylen = whylen };
-	struct ul_run *runs = NULL;
+	struct rd_runs runs = { 0 };
 	json_error_t jerr;
-	json_t *doc, *arr, *x;
-	size_t i, n = 0;
+	json_t *doc, *arr;
 
 	*out = NULL;
 	*nout = 0;
@@ -344,33 +353,18 @@ int ul_exchange_read_json(const char *buf, size_t len, struct ul_run **out, size
 	}
 	arr = rd_head(&rd, doc);
 	if (arr && json_array_size(arr)) {
-		runs = calloc(json_array_size(arr), sizeof(*runs));
-		if (!runs)
+		runs.v = calloc(json_array_size(arr), sizeof(*runs.v));
+		if (!runs.v)
 			rd_fail(&rd, NULL, strerror(ENOMEM));
 	}
-	if (arr && !rd.failed) {
-		json_array_foreach(arr, i, x) {
-			char what[160];
-
-			rd_push(&rd, "runs", i);
-			ul_run_init(&runs[n++]);
-			if (!json_is_object(x))
-				rd_fail(&rd, NULL, "expected an object");
-			else
-				rd_run(&rd, x, &runs[n - 1]);
-			if (!rd.failed && ul_run_validate(&runs[n - 1], what, sizeof(what)))
-				rd_fail(&rd, NULL, what);
-			if (rd.failed)
-				break;
-			rd.path[0] = '\0';
-		}
-	}
+	if (arr)
+		rd_each(&rd, doc, "runs", "expected an object", rd_run, &runs);
 	json_decref(doc);
 	if (rd.failed) {
-		ul_exchange_free(runs, n);
+		ul_exchange_free(runs.v, runs.n);
 		return -EINVAL;
 	}
-	*out = runs;
-	*nout = n;
+	*out = runs.v;
+	*nout = runs.n;
 	return 0;
 }
