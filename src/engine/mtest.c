@@ -236,10 +236,16 @@ static void stop_child(struct ul_engine *eng, struct ul_child *child)
 }
 
 /* One mtest01 run; fills the cell's outcome on interruption or timeout. */
-static int one_run(struct mtest_state *st, int run_i, int runs)
+/*
+ * Starts mtest run run_i (0-based) of `runs` in its own process; *out is the
+ * child's record and *t0 the time just before it was started.  It is on the heap: if even SIGKILL cannot get the child
+ * reaped, the supervisor keeps pointing at the record, which must then
+ * outlive the run.
+ */
+static int start_run(struct mtest_state *st, int run_i, int runs, struct ul_child **out,
+		     ul_nsec *t0)
 {
 	struct ul_engine *eng = st->eng;
-	struct ul_cell *cell = st->cell;
 	struct ul_mtest_child arg = { .target = st->plan.target, .chunk = st->chunk,
 				      .bytes = st->bytes };
 	struct ul_spawn_opts so = {
@@ -251,24 +257,18 @@ static int one_run(struct mtest_state *st, int run_i, int runs)
 		.cgroup_procs = eng->have_cgroup ? eng->cgroup.procs : NULL,
 	};
 	struct ul_child *child;
-	struct ul_child *probe = ul_engine_deadline_child(st->probe ? st->probe
-								  : ul_engine_deadline_state(eng));
-	ul_nsec t0, t1, deadline;
-	int64_t v[S_N], cpu_ns;
 	char size[32];
 	int rc;
 
 	ul_fmt_size(size, sizeof(size), st->plan.target);
 	ul_engine_progress(eng, "[mtest] run %d/%d: allocating and touching %s", run_i + 1, runs,
 			   size);
-	/* On the heap: if even SIGKILL cannot get it reaped, the supervisor
-	 * keeps pointing at the record, which must then outlive this call. */
 	child = calloc(1, sizeof(*child));
 	if (!child)
 		return ul_engine_fail("out of memory");
 	child->pidfd = -1;
 	atomic_store(st->bytes, 0);
-	t0 = ul_now_ns();
+	*t0 = ul_now_ns();
 	rc = ul_spawn(&eng->sup, &so, child);
 	if (rc) {
 		free(child);
@@ -276,7 +276,26 @@ static int one_run(struct mtest_state *st, int run_i, int runs)
 		ul_error_errno(rc, "mtest: cannot start run %d", run_i + 1);
 		return UL_ENGINE_ERROR;
 	}
-	deadline = t0 + eng->cfg->sample_timeout_ns;
+	*out = child;
+	return UL_ENGINE_OK;
+}
+
+/*
+ * Waits until run run_i's child is reaped, at most --sample-timeout from
+ * t0.  On a timeout or an interrupt the child is stopped, the cell says
+ * why, and *reaped stays false (the record then stays with the supervisor).
+ */
+static int wait_run(struct mtest_state *st, struct ul_child *child, int run_i, ul_nsec t0,
+		    bool *reaped)
+{
+	struct ul_engine *eng = st->eng;
+	struct ul_cell *cell = st->cell;
+	struct ul_child *probe = ul_engine_deadline_child(st->probe ? st->probe
+								  : ul_engine_deadline_state(eng));
+	ul_nsec deadline = t0 + eng->cfg->sample_timeout_ns;
+	char limit[32];
+
+	*reaped = false;
 	while (!child->reaped) {
 		struct ul_child *ex = NULL;
 
@@ -293,10 +312,10 @@ static int one_run(struct mtest_state *st, int run_i, int runs)
 		case UL_WAIT_TIMEOUT:
 			stop_child(eng, child);
 			cell->outcome = UL_CELL_PROBE_FAILED;
-			ul_fmt_duration(size, sizeof(size), eng->cfg->sample_timeout_ns);
+			ul_fmt_duration(limit, sizeof(limit), eng->cfg->sample_timeout_ns);
 			snprintf(cell->note, sizeof(cell->note),
 				 "mtest run %d did not finish within %s (--sample-timeout)",
-				 run_i + 1, size);
+				 run_i + 1, limit);
 			return UL_ENGINE_OK;
 		case UL_WAIT_INTERRUPTED:
 			stop_child(eng, child);
@@ -306,9 +325,16 @@ static int one_run(struct mtest_state *st, int run_i, int runs)
 			return UL_ENGINE_INTERRUPTED;
 		}
 	}
-	t1 = ul_now_ns();
+	*reaped = true;
+	return UL_ENGINE_OK;
+}
 
-	v[S_ELAPSED] = t1 - t0;
+/* Stores a reaped run's samples in the cell and counts how it ended. */
+static int record_run(struct mtest_state *st, const struct ul_child *child, ul_nsec elapsed_ns)
+{
+	int64_t v[S_N], cpu_ns;
+
+	v[S_ELAPSED] = elapsed_ns;
 	v[S_BYTES] = (int64_t)atomic_load(st->bytes);
 	v[S_USER] = ul_tv_to_ns(&child->ru.ru_utime);
 	v[S_SYS] = ul_tv_to_ns(&child->ru.ru_stime);
@@ -320,7 +346,6 @@ static int one_run(struct mtest_state *st, int run_i, int runs)
 	v[S_MAJFLT] = child->ru.ru_majflt;
 	v[S_MINFLT] = child->ru.ru_minflt;
 	v[S_STATUS] = classify(child);
-	free(child);
 	switch (v[S_STATUS]) {
 	case UL_MTEST_PASS:
 		st->passes++;
@@ -335,9 +360,27 @@ static int one_run(struct mtest_state *st, int run_i, int runs)
 		st->failures++;
 		break;
 	}
-	if (push_run(cell, v))
+	if (push_run(st->cell, v))
 		return ul_engine_fail("out of memory");
 	return UL_ENGINE_OK;
+}
+
+/* One mtest run: start, wait, record. */
+static int one_run(struct mtest_state *st, int run_i, int runs)
+{
+	struct ul_child *child = NULL;
+	bool reaped = false;
+	ul_nsec t0 = 0;
+	int rc = start_run(st, run_i, runs, &child, &t0);
+
+	if (rc != UL_ENGINE_OK)
+		return rc;
+	rc = wait_run(st, child, run_i, t0, &reaped);
+	if (rc != UL_ENGINE_OK || !reaped)
+		return rc;
+	rc = record_run(st, child, ul_now_ns() - t0);
+	free(child);
+	return rc;
 }
 
 static int finish_cell(struct mtest_state *st, int runs_done)
