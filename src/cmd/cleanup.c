@@ -11,7 +11,6 @@
 #include "store/store.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -79,26 +78,20 @@ static void report(void *arg, const char *kind, const char *what, int rc, const 
 		 retired ? " (retired: it will not be tried again)" : "");
 }
 
+extern const struct ul_cmd ul_cmd_desc_cleanup;
+
 int ul_cmd_cleanup(int argc, char **argv);
 int ul_cmd_cleanup(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const struct ul_changes_hooks hooks = { .mark_interrupted = mark_interrupted,
 						.report = report };
-	int c, rc, n = 0;
+	int first, rc, n = 0;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(cleanup_help, stdout);
-			return UL_EXIT_OK;
-		}
-		return ul_usage_error("cleanup", "unknown option");
-	}
-	if (optind != argc)
+	/* No options but --help: the help says everything (no table). */
+	rc = ul_cmd_parse(&ul_cmd_desc_cleanup, NULL, argc, argv, &first);
+	if (rc)
+		return rc == -2 ? UL_EXIT_OK : rc;
+	if (first != argc)
 		return ul_usage_error("cleanup", "no arguments expected");
 	rc = ul_changes_cleanup(NULL, &hooks, &n);
 	if (rc) {

@@ -66,6 +66,12 @@ const struct ul_cmd *ul_cmd_at(size_t i);
 	  .def_text = "$XDG_DATA_HOME/underload/results.db",                               \
 	  .man = "Without XDG_DATA_HOME:\n.IR ~/.local/share/underload/results.db ." }
 
+/* The whole table of a command whose only option is --db (import, relabel). */
+struct ul_cmd_db_args {
+	const char *db;
+};
+extern const struct ul_opt ul_cmd_db_opts[];
+
 /* Shared by commands: a usage error ("usage error: ..." + hint), returns UL_EXIT_USAGE. */
 int ul_usage_error(const char *cmd, const char *fmt, ...) UL_PRINTF(2, 3);
 
@@ -132,6 +138,12 @@ int ul_cmd_open_store_rw(const char *db_opt, struct ul_store **out);
  * UL_EXIT_ERROR otherwise.  The caller ul_run_release()s `run` either way.
  */
 int ul_cmd_load_run(struct ul_store *st, const char *ref, struct ul_run *run);
+/* The same for a run's summary only (id, UUID, label...): rm, relabel. */
+int ul_cmd_find_run(struct ul_store *st, const char *ref, struct ul_run_summary *out);
+/* The exit code of a store's answer about a run (0 or -errno; its error is
+ * printed): UL_EXIT_USAGE for no such run (-ENOENT) or a reference that
+ * cannot name one (-EINVAL), else UL_EXIT_ERROR. */
+int ul_cmd_run_exit(const struct ul_store *st, int rc);
 /*
  * Import one exchange-format file into `st` in one transaction (cmd/import.c):
  * returns 0 with *added_runs (may be NULL) set, or -1 after printing one line

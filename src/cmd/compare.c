@@ -15,7 +15,6 @@
 #include "store/store.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,42 +34,86 @@ static const char compare_help[] =
 	"'last') is that run alone (runs named with the same label are pooled).  With\n"
 	"none named: every label, the newest run of each, oldest label first.  The\n"
 	"first named (or --baseline) is the baseline.\n"
-	"\n"
-	"  --baseline X      the baseline label or run (default: the first)\n"
-	"  --suite NAME      only this suite\n"
-	"  --test mwu|welch  Mann-Whitney U with the Hodges-Lehmann shift (default), or\n"
-	"                    Welch's t on the difference of means\n"
-	"  --alpha A         significance level, 0 < A <= 0.5 (default 0.05); Holm's\n"
-	"                    correction over each suite's rows says which rows survive\n"
-	"  --per-run         one observation per run (its median) instead of every\n"
-	"                    point: robust when runs differ more than points of a run\n"
-	"                    do (a busy or drifting machine); needs 4 runs per label\n"
-	"                    for a verdict at 0.05\n"
-	"  --strict          exit 2 when the runs differ in a way that makes the\n"
-	"                    comparison unfair (probe options, memory budget or limit,\n"
-	"                    tool version)\n"
-	"  --format F        text (default: seed tables and comparison), json or csv\n"
-	"                    (the comparison rows only)\n"
-	"  --db PATH         results database (default: $XDG_DATA_HOME/underload/results.db)\n"
-	"  -h, --help        this help\n"
+	"\n";
+
+static const char compare_epilog[] =
 	"\n"
 	"resp samples adaptively; only the first --min-points points of each cell (taken\n"
 	"before the stopping rule looked at the data) enter the test.  See underload(1).\n";
 
 /* At most this many metrics over all suites are compared at once. */
 #define CMP_MAX_METRICS 64
+/* The default significance level: a number, and the same words for --help. */
+#define CMP_ALPHA 0.05
+#define CMP_STR_(x) #x
+#define CMP_STR(x) CMP_STR_(x)
 
 struct cmp_args {
 	const char *db;
 	const char *baseline;
 	const char *suite;
 	const char *format;
+	const char *test;
 	bool strict;
 	enum ul_runcmp_unit unit;
 	struct ul_cmp_opts opts;
 	char **names;
 	size_t n_names;
 };
+
+static int set_suite(void *base, const char *arg, char *err, size_t errlen)
+{
+	if (!ul_suite_find(arg)) {
+		snprintf(err, errlen, "--suite: unknown suite '%.64s'", arg);
+		return -EINVAL;
+	}
+	((struct cmp_args *)base)->suite = arg;
+	return 0;
+}
+
+static int set_alpha(void *base, const char *arg, char *err, size_t errlen)
+{
+	double *alpha = &((struct cmp_args *)base)->opts.alpha;
+	char *end;
+
+	errno = 0;
+	*alpha = strtod(arg, &end);
+	if (errno || end == arg || *end || !(*alpha > 0.0) || *alpha > 0.5) {
+		snprintf(err, errlen, "--alpha: '%.64s' is not a number in (0, 0.5]", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+#define A(member) UL_OPT_AT(struct cmp_args, member)
+
+static const struct ul_opt compare_opts[] = {
+	{ "baseline", UL_OPT_STRING, .arg = "X", A(baseline), .def_text = "the first",
+	  .help = "the baseline label or run" },
+	{ "suite", UL_OPT_CALL, .arg = "NAME", .set = set_suite, .help = "only this suite" },
+	{ "test", UL_OPT_CHOICE, .arg = "mwu|welch", A(test), .def_str = "mwu",
+	  .help = "Mann-Whitney U with the Hodges-Lehmann shift, or Welch's t on the "
+		  "difference of means" },
+	{ "alpha", UL_OPT_CALL, .arg = "A", .set = set_alpha, .def_text = CMP_STR(CMP_ALPHA),
+	  .help = "significance level, 0 < A <= 0.5; Holm's correction over each suite's rows "
+		  "says which rows survive" },
+	{ "per-run", UL_OPT_FLAG, 0, UL_RUNCMP_RUNS, UL_RUNCMP_POINTS, A(unit),
+	  .help = "one observation per run (its median) instead of every point: robust when "
+		  "runs differ more than points of a run do (a busy or drifting machine); needs "
+		  "4 runs per label for a verdict at 0.05" },
+	{ "strict", UL_OPT_FLAG, 0, 1, 0, A(strict),
+	  .help = "exit 2 when the runs differ in a way that makes the comparison unfair "
+		  "(probe options, memory budget or limit, tool version)" },
+	{ "format", UL_OPT_CHOICE, .arg = "text|json|csv", A(format), .def_str = "text",
+	  .help = "the seed tables and the comparison (text), or the comparison rows only, "
+		  "every number, for machines (json, csv)" },
+	UL_CMD_OPT_DB(struct cmp_args),
+	{ NULL },
+};
+
+#undef A
+
+extern const struct ul_cmd ul_cmd_desc_compare;
 
 /* Every run loaded once, and the groups pointing into them. */
 struct cmp_state {
@@ -83,69 +126,19 @@ struct cmp_state {
 	size_t n_groups;
 };
 
+/* 0, -1 after --help, or UL_EXIT_USAGE. */
 static int parse_args(int argc, char **argv, struct cmp_args *a)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },	  { "format", required_argument, NULL, 'f' },
-		{ "baseline", required_argument, NULL, 'b' }, { "suite", required_argument, NULL, 's' },
-		{ "test", required_argument, NULL, 't' },   { "alpha", required_argument, NULL, 'a' },
-		{ "strict", no_argument, NULL, 'S' },	  { "help", no_argument, NULL, 'h' },
-		{ "per-run", no_argument, NULL, 'R' },
-		{ NULL, 0, NULL, 0 },
-	};
-	char *end;
-	int c;
+	int first, rc;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			a->db = optarg;
-			break;
-		case 'f':
-			a->format = optarg;
-			break;
-		case 'b':
-			a->baseline = optarg;
-			break;
-		case 's':
-			if (!ul_suite_find(optarg))
-				return ul_usage_error("compare", "--suite: unknown suite '%.64s'",
-						      optarg);
-			a->suite = optarg;
-			break;
-		case 't':
-			if (ul_cmp_test_parse(optarg, &a->opts.test))
-				return ul_usage_error("compare", "--test: '%.64s' is not mwu or welch",
-						      optarg);
-			break;
-		case 'a':
-			errno = 0;
-			a->opts.alpha = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(a->opts.alpha > 0.0) ||
-			    a->opts.alpha > 0.5)
-				return ul_usage_error("compare", "--alpha: '%.64s' is not a number "
-								 "in (0, 0.5]",
-						      optarg);
-			break;
-		case 'S':
-			a->strict = true;
-			break;
-		case 'R':
-			a->unit = UL_RUNCMP_RUNS;
-			break;
-		case 'h':
-			fputs(compare_help, stdout);
-			return -1;
-		default:
-			return ul_usage_error("compare", "unknown option");
-		}
-	}
-	if (strcmp(a->format, "text") && strcmp(a->format, "json") && strcmp(a->format, "csv"))
-		return ul_usage_error("compare", "--format: '%.64s' is not text, json or csv",
-				      a->format);
-	a->names = argv + optind;
-	a->n_names = (size_t)(argc - optind);
+	a->opts.alpha = CMP_ALPHA; /* set_alpha's target: no default applied */
+	rc = ul_cmd_parse(&ul_cmd_desc_compare, a, argc, argv, &first);
+	if (rc)
+		return rc == -2 ? -1 : rc;
+	if (ul_cmp_test_parse(a->test, &a->opts.test))
+		UL_BUG("--test '%s' passed the table's check", a->test);
+	a->names = argv + first;
+	a->n_names = (size_t)(argc - first);
 	return 0;
 }
 
@@ -478,7 +471,7 @@ static int select_groups(struct cmp_state *st, const struct cmp_args *a)
 int ul_cmd_compare(int argc, char **argv);
 int ul_cmd_compare(int argc, char **argv)
 {
-	struct cmp_args a = { .format = "text", .opts = { .test = UL_CMP_MWU, .alpha = 0.05 } };
+	struct cmp_args a = { 0 };
 	struct cmp_state st = { 0 };
 	int ret = parse_args(argc, argv, &a);
 
@@ -511,5 +504,7 @@ const struct ul_cmd ul_cmd_desc_compare = {
 	.name = "compare",
 	.summary = "labels against a baseline: seed tables, shift, CI, p and a verdict per test",
 	.help = compare_help,
+	.opts = compare_opts,
+	.epilog = compare_epilog,
 	.fn = ul_cmd_compare,
 };

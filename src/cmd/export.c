@@ -7,7 +7,6 @@
 #include "store/store.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,15 +19,30 @@ static const char export_help[] =
 	"Write stored runs, every raw sample included, oldest first.  Each argument\n"
 	"is a run (numeric id, UUID, unique UUID prefix or 'last') or else a label\n"
 	"(every run with that label); without one, every run.\n"
-	"\n"
-	"  --db PATH        results database (default: $XDG_DATA_HOME/underload/results.db)\n"
-	"  --format json    (default) the exchange format 'underload import' reads: whole\n"
-	"                   runs with their cells, series and metrics\n"
-	"  --format csv     one RFC 4180 row per raw sample: run_uuid, label, host, suite,\n"
-	"                   test, probe, metric, unit, index, value\n"
-	"  -o, --output FILE  write FILE (replaced atomically when it is a regular\n"
-	"                   file) instead of standard output\n"
-	"  -h, --help       this help\n";
+	"\n";
+
+struct export_args {
+	const char *db, *format, *output;
+};
+
+#define A(member) UL_OPT_AT(struct export_args, member)
+
+static const struct ul_opt export_opts[] = {
+	UL_CMD_OPT_DB(struct export_args),
+	{ "format", UL_OPT_CHOICE, .arg = "json|csv", A(format), .def_str = "json",
+	  .help = "whole runs with their cells, series and metrics in the exchange format "
+		  "'underload import' reads (json), or one RFC 4180 row per raw sample with the "
+		  "columns run_uuid, label, host, suite, test, probe, metric, unit, index, value "
+		  "(csv)" },
+	{ "output", UL_OPT_STRING, .short_name = 'o', .arg = "FILE", A(output),
+	  .help = "write FILE (replaced atomically when it is a regular file) instead of "
+		  "standard output" },
+	{ NULL },
+};
+
+#undef A
+
+extern const struct ul_cmd ul_cmd_desc_export;
 
 /* The UUIDs to export, in id order, without repeats. */
 struct pick {
@@ -156,47 +170,21 @@ static int do_export(const char *db_opt, bool csv, const char *out, char **args,
 int ul_cmd_export(int argc, char **argv);
 int ul_cmd_export(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *db_opt = NULL, *out = NULL;
-	bool csv = false;
-	int c;
+	struct export_args a;
+	int first, ret;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			db_opt = optarg;
-			break;
-		case 'f':
-			if (strcmp(optarg, "json") && strcmp(optarg, "csv"))
-				return ul_usage_error("export", "--format '%s': expected json or csv",
-						      optarg);
-			csv = !strcmp(optarg, "csv");
-			break;
-		case 'o':
-			if (!*optarg)
-				return ul_usage_error("export", "-o needs a file name");
-			out = optarg;
-			break;
-		case 'h':
-			fputs(export_help, stdout);
-			return UL_EXIT_OK;
-		default:
-			return ul_usage_error("export", "unknown option");
-		}
-	}
-	return do_export(db_opt, csv, out, argv + optind, argc - optind);
+	ret = ul_cmd_parse(&ul_cmd_desc_export, &a, argc, argv, &first);
+	if (ret)
+		return ret == -2 ? UL_EXIT_OK : ret;
+	if (a.output && !*a.output)
+		return ul_usage_error("export", "-o needs a file name");
+	return do_export(a.db, !strcmp(a.format, "csv"), a.output, argv + first, argc - first);
 }
 
 const struct ul_cmd ul_cmd_desc_export = {
 	.name = "export",
 	.summary = "write stored runs as JSON (for import elsewhere) or CSV (one row per sample)",
 	.help = export_help,
+	.opts = export_opts,
 	.fn = ul_cmd_export,
 };

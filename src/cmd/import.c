@@ -10,7 +10,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,9 +24,9 @@ static const char import_help[] =
 	"file is refused with one line and nothing of it is inserted.  A run\n"
 	"already stored (same UUID) only gains the cells it lacks, so importing a\n"
 	"file twice changes nothing.  FILE '-' is standard input.\n"
-	"\n"
-	"  --db PATH   results database (default: $XDG_DATA_HOME/underload/results.db)\n"
-	"  -h, --help  this help\n";
+	"\n";
+
+extern const struct ul_cmd ul_cmd_desc_import;
 
 /* The whole file, at most UL_EXCHANGE_MAX_BYTES + 1 bytes (one more says "too big"). */
 static int slurp(const char *path, char **buf, size_t *len)
@@ -134,34 +133,19 @@ void ul_cmd_import_recovery(struct ul_store *st, const char *db_path)
 int ul_cmd_import(int argc, char **argv);
 int ul_cmd_import(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *db_opt = NULL;
+	struct ul_cmd_db_args a;
 	struct ul_store *store;
-	int c, ret;
+	int first, ret;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			db_opt = optarg;
-			break;
-		case 'h':
-			fputs(import_help, stdout);
-			return UL_EXIT_OK;
-		default:
-			return ul_usage_error("import", "unknown option");
-		}
-	}
-	if (optind == argc)
+	ret = ul_cmd_parse(&ul_cmd_desc_import, &a, argc, argv, &first);
+	if (ret)
+		return ret == -2 ? UL_EXIT_OK : ret;
+	if (first == argc)
 		return ul_usage_error("import", "expected at least one FILE");
-	ret = ul_cmd_open_store_rw(db_opt, &store);
+	ret = ul_cmd_open_store_rw(a.db, &store);
 	if (ret)
 		return ret;
-	for (int i = optind; i < argc; i++) {
+	for (int i = first; i < argc; i++) {
 		size_t added = 0;
 
 		if (ul_cmd_import_file(store, argv[i], &added)) {
@@ -179,5 +163,6 @@ const struct ul_cmd ul_cmd_desc_import = {
 	.name = "import",
 	.summary = "merge runs exported by another store (or a recovery file)",
 	.help = import_help,
+	.opts = ul_cmd_db_opts,
 	.fn = ul_cmd_import,
 };

@@ -338,6 +338,11 @@ static int open_store(const char *db_opt, unsigned flags, struct ul_store **out)
 	return UL_EXIT_OK;
 }
 
+const struct ul_opt ul_cmd_db_opts[] = {
+	UL_CMD_OPT_DB(struct ul_cmd_db_args),
+	{ NULL },
+};
+
 int ul_cmd_open_store(const char *db_opt, struct ul_store **out)
 {
 	return open_store(db_opt, UL_STORE_READ, out);
@@ -348,17 +353,24 @@ int ul_cmd_open_store_rw(const char *db_opt, struct ul_store **out)
 	return open_store(db_opt, 0, out);
 }
 
-int ul_cmd_load_run(struct ul_store *st, const char *ref, struct ul_run *run)
+int ul_cmd_run_exit(const struct ul_store *st, int rc)
 {
-	int rc;
-
-	ul_run_init(run);
-	rc = st->ops->load_run(st, ref, run);
 	if (!rc)
 		return UL_EXIT_OK;
 	ul_error("%s", st->err);
 	/* No such run and a reference that cannot name one are both bad usage. */
 	return rc == -ENOENT || rc == -EINVAL ? UL_EXIT_USAGE : UL_EXIT_ERROR;
+}
+
+int ul_cmd_load_run(struct ul_store *st, const char *ref, struct ul_run *run)
+{
+	ul_run_init(run);
+	return ul_cmd_run_exit(st, st->ops->load_run(st, ref, run));
+}
+
+int ul_cmd_find_run(struct ul_store *st, const char *ref, struct ul_run_summary *out)
+{
+	return ul_cmd_run_exit(st, st->ops->find_run(st, ref, out));
 }
 
 int ul_label_check(const char *cmd, const char *what, const char *label)

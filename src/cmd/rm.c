@@ -6,8 +6,6 @@
 #include "core/log.h"
 #include "store/store.h"
 
-#include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,10 +17,21 @@ static const char rm_help[] =
 	"unique UUID prefix (4 characters or more), or 'last'.  Every RUN is\n"
 	"resolved before anything is deleted.  On a terminal each deletion is\n"
 	"confirmed; otherwise --yes is required.\n"
-	"\n"
-	"  --db PATH   results database (default: $XDG_DATA_HOME/underload/results.db)\n"
-	"  -y, --yes   delete without asking\n"
-	"  -h, --help  this help\n";
+	"\n";
+
+struct rm_args {
+	const char *db;
+	bool yes;
+};
+
+static const struct ul_opt rm_opts[] = {
+	UL_CMD_OPT_DB(struct rm_args),
+	{ "yes", UL_OPT_FLAG, 0, 1, 0, .short_name = 'y', UL_OPT_AT(struct rm_args, yes),
+	  .help = "delete without asking" },
+	{ NULL },
+};
+
+extern const struct ul_cmd ul_cmd_desc_rm;
 
 /* Ask on the terminal; only "y" or "yes" agrees. */
 static bool confirm(const struct ul_run_summary *r)
@@ -46,12 +55,9 @@ static int rm_runs(struct ul_store *st, char **refs, int n, bool yes)
 	if (n > (int)UL_ARRAY_SIZE(rs))
 		return ul_usage_error("rm", "at most %zu runs at a time", UL_ARRAY_SIZE(rs));
 	for (int i = 0; i < n; i++) {
-		int rc = st->ops->find_run(st, refs[i], &rs[i]);
-
-		if (rc) {
-			ul_error("%s", st->err);
-			return rc == -ENOENT || rc == -EINVAL ? UL_EXIT_USAGE : UL_EXIT_ERROR;
-		}
+		ret = ul_cmd_find_run(st, refs[i], &rs[i]);
+		if (ret)
+			return ret;
 	}
 	for (int i = 0; i < n; i++) {
 		if (!yes && !confirm(&rs[i])) {
@@ -74,41 +80,21 @@ static int rm_runs(struct ul_store *st, char **refs, int n, bool yes)
 int ul_cmd_rm(int argc, char **argv);
 int ul_cmd_rm(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "yes", no_argument, NULL, 'y' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *db_opt = NULL;
+	struct rm_args a;
 	struct ul_store *store;
-	bool yes = false;
-	int c, ret;
+	int first, ret;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "yh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			db_opt = optarg;
-			break;
-		case 'y':
-			yes = true;
-			break;
-		case 'h':
-			fputs(rm_help, stdout);
-			return UL_EXIT_OK;
-		default:
-			return ul_usage_error("rm", "unknown option");
-		}
-	}
-	if (optind == argc)
+	ret = ul_cmd_parse(&ul_cmd_desc_rm, &a, argc, argv, &first);
+	if (ret)
+		return ret == -2 ? UL_EXIT_OK : ret;
+	if (first == argc)
 		return ul_usage_error("rm", "expected at least one RUN");
-	if (!yes && !isatty(STDIN_FILENO))
+	if (!a.yes && !isatty(STDIN_FILENO))
 		return ul_usage_error("rm", "not on a terminal: give --yes to delete without asking");
-	ret = ul_cmd_open_store_rw(db_opt, &store);
+	ret = ul_cmd_open_store_rw(a.db, &store);
 	if (ret)
 		return ret;
-	ret = rm_runs(store, argv + optind, argc - optind, yes);
+	ret = rm_runs(store, argv + first, argc - first, a.yes);
 	ul_store_close(store);
 	return ret;
 }
@@ -117,5 +103,6 @@ const struct ul_cmd ul_cmd_desc_rm = {
 	.name = "rm",
 	.summary = "delete stored runs",
 	.help = rm_help,
+	.opts = rm_opts,
 	.fn = ul_cmd_rm,
 };

@@ -55,6 +55,8 @@ const char *ul_opt_type_name(enum ul_opt_type type)
 		return "flag";
 	case UL_OPT_CALL:
 		return "text";
+	case UL_OPT_CHOICE:
+		return "choice";
 	}
 	return "?";
 }

@@ -36,6 +36,7 @@ enum ul_opt_type {
 	UL_OPT_DIR,	 /* const char * naming an existing directory (checked at parse) */
 	UL_OPT_FLAG,	 /* no argument: stores `max` (write 0, 1, 0 for a plain flag) */
 	UL_OPT_CALL,	 /* `set` parses the argument */
+	UL_OPT_CHOICE,	 /* const char *: one of the '|'-separated words of `arg` ("json|csv") */
 };
 
 enum ul_opt_flags {

@@ -60,7 +60,7 @@ void ul_opt_apply_defaults(const struct ul_opt *opts, void *base)
 
 		if (!o->size)
 			continue; /* a callback's or a flag without target */
-		if (o->type == UL_OPT_STRING || o->type == UL_OPT_DIR)
+		if (o->type == UL_OPT_STRING || o->type == UL_OPT_DIR || o->type == UL_OPT_CHOICE)
 			store_str(base, o, o->def_str);
 		else if (o->type != UL_OPT_CALL)
 			store_int(base, o, o->def);
@@ -82,6 +82,26 @@ static int set_dir(const struct ul_opt *o, const char *arg, char *err, size_t er
 	return 0;
 }
 
+/* A CHOICE's argument: one of the words of o->arg, else "expected a, b or c". */
+static int set_choice(const struct ul_opt *o, const char *arg, char *err, size_t errlen)
+{
+	char words[256] = "";
+	size_t len = strlen(arg), off = 0;
+
+	for (const char *p = o->arg; *p;) {
+		size_t w = strcspn(p, "|");
+
+		if (w == len && !strncmp(p, arg, len))
+			return 0;
+		if (off < sizeof(words))
+			off += (size_t)snprintf(words + off, sizeof(words) - off, "%s%.*s",
+						!off ? "" : p[w] ? ", " : " or ", (int)w, p);
+		p += w + (p[w] == '|');
+	}
+	snprintf(err, errlen, "--%s '%.64s': expected %s", o->name, arg, words);
+	return -EINVAL;
+}
+
 /* One option's argument into its group's struct. */
 static int set_one(struct ul_opt_group *g, const struct ul_opt *o, const char *arg, char *err,
 		   size_t errlen)
@@ -98,6 +118,11 @@ static int set_one(struct ul_opt_group *g, const struct ul_opt *o, const char *a
 		return 0;
 	case UL_OPT_CALL:
 		return o->set(g->base, arg, err, errlen);
+	case UL_OPT_CHOICE:
+		rc = set_choice(o, arg, err, errlen);
+		if (!rc)
+			store_str(g->base, o, arg);
+		return rc;
 	case UL_OPT_DIR:
 		rc = set_dir(o, arg, err, errlen);
 		if (!rc)
