@@ -10,7 +10,6 @@
 #include "proc/supervise.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -49,7 +48,7 @@ struct ul_deadline {
 	struct dl_shared *sh;
 	size_t map_len;
 	struct ul_child child; /* registered until reaped */
-	int ready_rd, ready_wr;
+	int ready[2]; /* ul_spawn()'s report pipe: [0] ours, [1] the child's */
 	const char *cgroup_procs;
 };
 
@@ -183,9 +182,9 @@ static int dl_main(void *arg)
 	 * caused ourselves; lock them when the limit allows. */
 	if (mlock(sh, d->map_len) == 0)
 		atomic_store(&sh->locked, 1);
-	if (write(d->ready_wr, &ready, 1) != 1)
+	if (write(d->ready[1], &ready, 1) != 1)
 		return 1;
-	close(d->ready_wr);
+	close(d->ready[1]);
 
 	t0 = ul_now_ns() + P;
 	for (;;) {
@@ -230,41 +229,25 @@ static int dl_main(void *arg)
 
 static void dl_free(struct ul_deadline *d)
 {
-	if (d->ready_rd >= 0)
-		close(d->ready_rd);
-	if (d->ready_wr >= 0)
-		close(d->ready_wr);
+	if (d->ready[0] >= 0)
+		close(d->ready[0]);
+	if (d->ready[1] >= 0)
+		close(d->ready[1]);
 	if (d->sh)
 		munmap(d->sh, d->map_len);
 	free(d);
 }
 
-int ul_deadline_start(struct ul_sup *sup, const struct ul_deadline_spec *spec,
-		      const char *cgroup_procs, int64_t capacity_s, int64_t ready_timeout_ns,
-		      struct ul_deadline **out, char *why, size_t len)
+/*
+ * Map d's shared records: room for capacity_s seconds of periods, within
+ * [DL_MIN_RECS, DL_MAX_BYTES].  0, or -errno with the reason in `why`.
+ */
+static int dl_map(struct ul_deadline *d, int64_t capacity_s, char *why, size_t len)
 {
-	struct ul_spawn_opts so = { .name = "deadline", .fn = dl_main };
-	struct ul_deadline *d;
-	uint64_t cap;
-	unsigned char byte;
-	int fds[2], rc;
-	char how[64];
+	uint64_t cap = (uint64_t)(capacity_s > 0 ? capacity_s : 1) * (uint64_t)UL_NS_PER_SEC /
+		       (uint64_t)d->spec.period_ns;
+	int rc;
 
-	*out = NULL;
-	if (spec->period_ns <= 0 || spec->work_ns <= 0 || spec->work_ns >= spec->period_ns) {
-		snprintf(why, len, "deadline probe: work must be above 0 and below the period");
-		return -EINVAL;
-	}
-	d = calloc(1, sizeof(*d));
-	if (!d) {
-		snprintf(why, len, "deadline probe: %s", strerror(ENOMEM));
-		return -ENOMEM;
-	}
-	d->spec = *spec;
-	d->ready_rd = d->ready_wr = -1;
-	d->child.pidfd = -1;
-	cap = (uint64_t)(capacity_s > 0 ? capacity_s : 1) * (uint64_t)UL_NS_PER_SEC /
-	      (uint64_t)spec->period_ns;
 	if (cap < DL_MIN_RECS)
 		cap = DL_MIN_RECS;
 	if (cap > DL_MAX_BYTES / sizeof(struct ul_deadline_rec))
@@ -279,46 +262,55 @@ int ul_deadline_start(struct ul_sup *sup, const struct ul_deadline_spec *spec,
 		d->sh = NULL;
 		snprintf(why, len, "deadline probe: cannot map %zu bytes: %s", d->map_len,
 			 strerror(-rc));
-		goto fail;
+		return rc;
 	}
 	d->sh->cap = cap;
-	if (pipe2(fds, O_CLOEXEC)) {
-		rc = -errno;
-		snprintf(why, len, "deadline probe: %s", strerror(-rc));
-		goto fail;
+	return 0;
+}
+
+int ul_deadline_start(struct ul_sup *sup, const struct ul_deadline_spec *spec,
+		      const char *cgroup_procs, int64_t capacity_s, int64_t ready_timeout_ns,
+		      struct ul_deadline **out, char *why, size_t len)
+{
+	struct ul_spawn_opts so = { .name = "deadline", .fn = dl_main };
+	struct ul_deadline *d;
+	unsigned char byte;
+	int rc;
+
+	*out = NULL;
+	if (spec->period_ns <= 0 || spec->work_ns <= 0 || spec->work_ns >= spec->period_ns) {
+		snprintf(why, len, "deadline probe: work must be above 0 and below the period");
+		return -EINVAL;
 	}
-	d->ready_rd = fds[0];
-	d->ready_wr = fds[1];
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		snprintf(why, len, "deadline probe: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	d->spec = *spec;
+	d->ready[0] = d->ready[1] = -1;
+	d->child.pidfd = -1;
+	rc = dl_map(d, capacity_s, why, len);
+	if (rc)
+		goto fail;
 	so.arg = d;
-	so.keep_fds[0] = d->ready_wr;
-	so.n_keep_fds = 1;
+	so.report_pipe = d->ready;
 	so.cgroup_procs = cgroup_procs;
 	rc = ul_spawn(sup, &so, &d->child);
 	if (rc) {
 		snprintf(why, len, "deadline probe: cannot start: %s", strerror(-rc));
 		goto fail;
 	}
-	close(d->ready_wr); /* only the child holds it, so EOF means it died */
-	d->ready_wr = -1;
 
-	rc = ul_spawn_wait_ready(sup, &d->child, d->ready_rd, ul_now_ns() + ready_timeout_ns,
+	rc = ul_spawn_wait_ready(sup, &d->child, d->ready[0], ul_now_ns() + ready_timeout_ns,
 				 &byte);
 	if (!rc) {
 		*out = d;
 		return 0;
 	}
-	if (rc == -ETIMEDOUT) {
-		snprintf(why, len, "deadline probe was not ready within %lld ms",
-			 (long long)(ready_timeout_ns / UL_NS_PER_MS));
-	} else if (rc == -EINTR) {
-		snprintf(why, len, "deadline probe: interrupted while starting");
-	} else {
-		if (!d->child.reaped)
-			(void)ul_sup_stop(sup, &d->child, UL_NS_PER_SEC / 2);
-		ul_child_describe(&d->child, how, sizeof(how));
-		snprintf(why, len, "deadline probe ended before it was ready (%s)", how);
+	rc = ul_spawn_not_ready(sup, &d->child, rc, "deadline probe", ready_timeout_ns, why, len);
+	if (rc != -ETIMEDOUT && rc != -EINTR)
 		rc = -ECHILD;
-	}
 	if (!d->child.reaped && ul_sup_stop(sup, &d->child, 0) == -ETIME)
 		return rc; /* still registered: d must stay valid (leaked on purpose) */
 fail:

@@ -38,9 +38,9 @@ struct ul_running_probe {
 	struct ul_probe_ctx ctx; /* the child's copy; strings stay the caller's */
 	struct ul_child child;	 /* registered with the supervisor until reaped */
 	int req_fd;		 /* write end of the request pipe, -1 once closed */
-	int rep_fd;		 /* read end of the result pipe (O_NONBLOCK) */
-	int child_req_fd;	 /* the child's ends, open only across ul_spawn() */
-	int child_rep_fd;
+	int child_req_fd;	 /* its read end, the child's; open only across ul_spawn() */
+	int rep[2];		 /* the result pipe, ul_spawn()'s report pipe: [0] our
+				  * end (O_NONBLOCK), [1] the child's */
 	bool outstanding;	 /* a request was sent and its reply not yet read */
 	bool dead;		 /* the result pipe hit EOF: the child is gone */
 	size_t got;		 /* bytes of the current reply read so far */
@@ -105,14 +105,11 @@ static int probe_child_main(void *arg)
 {
 	struct ul_running_probe *rp = arg; /* our copy of the parent's memory */
 	const struct ul_probe *probe = rp->probe;
-	int req = rp->child_req_fd, rep = rp->child_rep_fd;
+	/* Both close-on-exec: whatever sample() execs does not hold them. */
+	int req = rp->child_req_fd, rep = rp->rep[1];
 	void *state = NULL;
 	unsigned char ready = 0;
 	int rc = 0;
-
-	/* Whatever sample() execs must not hold our pipes open. */
-	fcntl(req, F_SETFD, FD_CLOEXEC);
-	fcntl(rep, F_SETFD, FD_CLOEXEC);
 
 	if (probe->setup)
 		rc = probe->setup(&rp->ctx, &state);
@@ -160,9 +157,9 @@ static void close_fd(int *fd)
 static void free_rp(struct ul_running_probe *rp)
 {
 	close_fd(&rp->req_fd);
-	close_fd(&rp->rep_fd);
 	close_fd(&rp->child_req_fd);
-	close_fd(&rp->child_rep_fd);
+	close_fd(&rp->rep[0]);
+	close_fd(&rp->rep[1]);
 	free(rp);
 }
 
@@ -173,7 +170,7 @@ static void free_rp(struct ul_running_probe *rp)
 static int read_reply(struct ul_running_probe *rp)
 {
 	while (rp->got < sizeof(rp->reply)) {
-		ssize_t n = read(rp->rep_fd, rp->reply.b + rp->got, sizeof(rp->reply) - rp->got);
+		ssize_t n = read(rp->rep[0], rp->reply.b + rp->got, sizeof(rp->reply) - rp->got);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -231,22 +228,20 @@ static void abort_start(struct ul_sup *sup, struct ul_running_probe *rp)
 
 	close_fd(&rp->req_fd);
 	if (!rp->child.reaped && ul_sup_stop(sup, &rp->child, grace) == -ETIME) {
-		close_fd(&rp->rep_fd);
+		close_fd(&rp->rep[0]);
 		return;
 	}
 	free_rp(rp);
 }
 
-int ul_probe_start(struct ul_sup *sup, const struct ul_probe *probe, const struct ul_probe_ctx *ctx,
-		   int64_t ready_timeout_ns, struct ul_running_probe **out, char *why, size_t len)
+/* Can `probe` be started (a repeat probe, supported here, a timeout
+ * given)?  0, or -errno with the reason in `why`. */
+static int probe_startable(const struct ul_probe *probe, int64_t ready_timeout_ns, char *why,
+			   size_t len)
 {
-	struct ul_running_probe *rp;
-	struct ul_spawn_opts so = { 0 };
-	int req[2], rep[2], rc;
-	unsigned char ready;
-	char how[96];
+	char reason[160] = "";
+	int rc;
 
-	*out = NULL;
 	if (probe->kind != UL_PROBE_REPEAT || !probe->sample) {
 		snprintf(why, len, "probe '%s' is not a repeat probe", probe->name);
 		return -EINVAL;
@@ -255,58 +250,69 @@ int ul_probe_start(struct ul_sup *sup, const struct ul_probe *probe, const struc
 		snprintf(why, len, "probe '%s': no ready timeout given", probe->name);
 		return -EINVAL;
 	}
-	if (probe->supported) {
-		char reason[160] = "";
-
-		rc = probe->supported(reason, sizeof(reason));
-		if (rc) {
-			snprintf(why, len, "probe '%s' cannot run here: %s", probe->name, reason);
-			return rc < 0 ? rc : -rc;
-		}
+	rc = probe->supported ? probe->supported(reason, sizeof(reason)) : 0;
+	if (rc) {
+		snprintf(why, len, "probe '%s' cannot run here: %s", probe->name, reason);
+		return rc < 0 ? rc : -rc;
 	}
+	return 0;
+}
 
+/*
+ * Fill the new (zeroed) rp, make its request pipe and spawn its child with
+ * the result pipe as ul_spawn()'s report pipe; afterwards only the child
+ * holds its ends, so EOF means what it says.  0 or -errno (free_rp(rp)
+ * then closes what is open).
+ */
+static int spawn_probe(struct ul_sup *sup, struct ul_running_probe *rp,
+		       const struct ul_probe *probe, const struct ul_probe_ctx *ctx)
+{
+	struct ul_spawn_opts so = { .name = probe->name, .fn = probe_child_main, .arg = rp };
+	int req[2], rc;
+
+	rp->probe = probe;
+	rp->ctx = *ctx;
+	rp->req_fd = rp->child_req_fd = rp->rep[0] = rp->rep[1] = -1;
+	rp->child.pidfd = -1;
+	if (pipe2(req, O_CLOEXEC))
+		return -errno;
+	rp->child_req_fd = req[0];
+	rp->req_fd = req[1];
+	so.keep_fds[0] = rp->child_req_fd;
+	so.n_keep_fds = 1;
+	so.report_pipe = rp->rep;
+	so.cgroup_procs = ctx->cgroup_procs;
+	rc = ul_spawn(sup, &so, &rp->child);
+	if (!rc)
+		close_fd(&rp->child_req_fd);
+	return rc;
+}
+
+int ul_probe_start(struct ul_sup *sup, const struct ul_probe *probe, const struct ul_probe_ctx *ctx,
+		   int64_t ready_timeout_ns, struct ul_running_probe **out, char *why, size_t len)
+{
+	struct ul_running_probe *rp;
+	unsigned char ready;
+	char what[96];
+	int rc;
+
+	*out = NULL;
+	rc = probe_startable(probe, ready_timeout_ns, why, len);
+	if (rc)
+		return rc;
 	rp = calloc(1, sizeof(*rp));
 	if (!rp) {
 		snprintf(why, len, "probe '%s': %s", probe->name, strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	rp->probe = probe;
-	rp->ctx = *ctx;
-	rp->req_fd = rp->rep_fd = rp->child_req_fd = rp->child_rep_fd = -1;
-	rp->child.pidfd = -1;
-	if (pipe2(req, O_CLOEXEC)) {
-		rc = -errno;
-		goto fail_free;
-	}
-	rp->child_req_fd = req[0];
-	rp->req_fd = req[1];
-	if (pipe2(rep, O_CLOEXEC)) {
-		rc = -errno;
-		goto fail_free;
-	}
-	rp->rep_fd = rep[0];
-	rp->child_rep_fd = rep[1];
-	/* Non-blocking so a partial reply never blocks the supervisor. */
-	if (fcntl(rp->rep_fd, F_SETFL, O_NONBLOCK)) {
-		rc = -errno;
-		goto fail_free;
+	rc = spawn_probe(sup, rp, probe, ctx);
+	if (rc) {
+		snprintf(why, len, "probe '%s': cannot start: %s", probe->name, strerror(-rc));
+		free_rp(rp);
+		return rc;
 	}
 
-	so.name = probe->name;
-	so.fn = probe_child_main;
-	so.arg = rp;
-	so.keep_fds[0] = rp->child_req_fd;
-	so.keep_fds[1] = rp->child_rep_fd;
-	so.n_keep_fds = 2;
-	so.cgroup_procs = ctx->cgroup_procs;
-	rc = ul_spawn(sup, &so, &rp->child);
-	if (rc)
-		goto fail_free;
-	/* Only the child may hold these, so EOF means what it says. */
-	close_fd(&rp->child_req_fd);
-	close_fd(&rp->child_rep_fd);
-
-	rc = ul_spawn_wait_ready(sup, &rp->child, rp->rep_fd, ul_now_ns() + ready_timeout_ns,
+	rc = ul_spawn_wait_ready(sup, &rp->child, rp->rep[0], ul_now_ns() + ready_timeout_ns,
 				 &ready);
 	if (!rc && ready == 0) {
 		*out = rp;
@@ -315,23 +321,11 @@ int ul_probe_start(struct ul_sup *sup, const struct ul_probe *probe, const struc
 	if (!rc) {
 		snprintf(why, len, "probe '%s': setup failed: %s", probe->name, strerror(ready));
 		rc = -(int)ready;
-	} else if (rc == -ETIMEDOUT) {
-		snprintf(why, len, "probe '%s' was not ready within %lld ms", probe->name,
-			 (long long)(ready_timeout_ns / UL_NS_PER_MS));
-	} else if (rc == -EINTR) {
-		snprintf(why, len, "probe '%s': interrupted while starting", probe->name);
 	} else {
-		/* It died during setup; reap it to say how. */
-		if (!rp->child.reaped)
-			(void)ul_sup_stop(sup, &rp->child, UL_NS_PER_SEC / 2);
-		ul_child_describe(&rp->child, how, sizeof(how));
-		snprintf(why, len, "probe '%s' ended before it was ready (%s)", probe->name, how);
+		snprintf(what, sizeof(what), "probe '%s'", probe->name);
+		rc = ul_spawn_not_ready(sup, &rp->child, rc, what, ready_timeout_ns, why, len);
 	}
 	abort_start(sup, rp);
-	return rc;
-fail_free:
-	snprintf(why, len, "probe '%s': cannot start: %s", probe->name, strerror(-rc));
-	free_rp(rp);
 	return rc;
 }
 
@@ -382,7 +376,7 @@ enum ul_measure_result ul_probe_measure(struct ul_sup *sup, struct ul_running_pr
 			*err = ECHILD;
 			return UL_MEASURE_FAILED;
 		}
-		switch (ul_sup_wait(sup, rp->rep_fd, deadline, &ex)) {
+		switch (ul_sup_wait(sup, rp->rep[0], deadline, &ex)) {
 		case UL_WAIT_READY:
 			rc = read_reply(rp);
 			if (rc == 0)
@@ -455,7 +449,7 @@ int ul_probe_stop(struct ul_sup *sup, struct ul_running_probe *rp, int64_t grace
 		if (rc == -ETIME) {
 			/* Still registered: the record must stay valid, so rp
 			 * is leaked on purpose (ul_sup_fini reaps it later). */
-			close_fd(&rp->rep_fd);
+			close_fd(&rp->rep[0]);
 			return rc;
 		}
 		if (!rc)

@@ -168,16 +168,10 @@ static _Noreturn void spawn_child(const struct ul_spawn_opts *o, const int *keep
 	_exit(SPAWN_EXIT_EXEC);
 }
 
-int ul_spawn(struct ul_sup *s, const struct ul_spawn_opts *o, struct ul_child *child)
+/* The arguments ul_spawn() refuses before touching anything: 0 or -errno. */
+static int spawn_check(const struct ul_sup *s, const struct ul_spawn_opts *o,
+		       const struct ul_child *child)
 {
-	int keep[UL_SPAWN_MAX_FDS];
-	char comm[16]; /* TASK_COMM_LEN: longer names are truncated */
-	const char *name;
-	sigset_t all, old;
-	pid_t sup_pid, pid;
-	size_t nkeep;
-	int pidfd, err;
-
 	if (!s || !o || !child || s->sigfd < 0)
 		return -EINVAL;
 	if (!o->fn && (!o->argv || !o->argv[0]))
@@ -186,46 +180,67 @@ int ul_spawn(struct ul_sup *s, const struct ul_spawn_opts *o, struct ul_child *c
 		return -EINVAL;
 	if (s->n_children >= UL_SUP_MAX_CHILDREN)
 		return -EAGAIN;
+	return 0;
+}
 
-	/* Everything that may allocate or fail is done before the fork. */
-	nkeep = o->n_keep_fds;
-	for (size_t i = 0; i < nkeep; i++) {
-		int fd = o->keep_fds[i];
+/*
+ * keep[] = o->keep_fds plus the report pipe's write end (o->report_pipe
+ * already made), sorted ascending as spawn_close_strays() walks the gaps
+ * in order.  Returns how many, or -EBADF for an fd that is not open.
+ */
+static int spawn_sort_keep(const struct ul_spawn_opts *o, int *keep)
+{
+	size_t n = o->n_keep_fds + (o->report_pipe ? 1 : 0);
+
+	for (size_t i = 0; i < n; i++) {
+		int fd = i < o->n_keep_fds ? o->keep_fds[i] : o->report_pipe[1];
 		size_t j = i;
 
 		if (fd < 0 || fcntl(fd, F_GETFD) < 0)
 			return -EBADF;
-		/* insertion sort: spawn_close_strays() walks the gaps in order */
-		while (j > 0 && keep[j - 1] > fd) {
+		while (j > 0 && keep[j - 1] > fd) { /* insertion sort */
 			keep[j] = keep[j - 1];
 			j--;
 		}
 		keep[j] = fd;
 	}
-	name = o->name && o->name[0] ? o->name : "child";
-	snprintf(comm, sizeof(comm), "ul:%s", name);
+	return (int)n;
+}
 
-	memset(child, 0, sizeof(*child));
-	child->pid = -1;
-	child->pidfd = -1;
-	snprintf(child->name, sizeof(child->name), "%s", name);
-
-	/*
-	 * No signal may run a handler in the child before its dispositions
-	 * are reset, nor reach the parent between fork and registration.
-	 */
-	sigfillset(&all);
-	if (sigprocmask(SIG_SETMASK, &all, &old) < 0)
-		return -errno;
-	sup_pid = getpid();
-	pid = fork();
-	if (pid == 0)
-		spawn_child(o, keep, nkeep, comm, sup_pid);
-	if (pid < 0) {
-		err = -errno;
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		return err;
+/* Close both ends of p (an int[2]) that are open and mark them -1. */
+static void spawn_close_pipe(int *p)
+{
+	for (int i = 0; i < 2; i++) {
+		if (p[i] >= 0)
+			close(p[i]);
+		p[i] = -1;
 	}
+}
+
+/* o->report_pipe as the header describes it, before the fork: 0 or -errno. */
+static int spawn_open_report(int *p)
+{
+	int err;
+
+	p[0] = p[1] = -1;
+	if (pipe2(p, O_CLOEXEC))
+		return -errno;
+	/* Non-blocking: a partial report never blocks the supervisor. */
+	if (fcntl(p[0], F_SETFL, O_NONBLOCK) == 0)
+		return 0;
+	err = -errno;
+	spawn_close_pipe(p);
+	return err;
+}
+
+/*
+ * Parent side, just after fork() with every signal blocked: make the
+ * child's process group exist, take its pidfd and register it.  On error
+ * nothing is left running (the child is killed and reaped); -errno.
+ */
+static int spawn_register(struct ul_sup *s, struct ul_child *child, pid_t pid)
+{
+	int pidfd, err;
 
 	/*
 	 * Make the group exist before we return, so ul_sup_stop() can always
@@ -242,15 +257,69 @@ int ul_spawn(struct ul_sup *s, const struct ul_spawn_opts *o, struct ul_child *c
 		kill(pid, SIGKILL);
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
-		sigprocmask(SIG_SETMASK, &old, NULL);
 		return err;
 	}
-
 	child->pid = pid;
 	child->pidfd = pidfd;
 	s->children[s->n_children++] = child;
-	sigprocmask(SIG_SETMASK, &old, NULL);
 	return 0;
+}
+
+int ul_spawn(struct ul_sup *s, const struct ul_spawn_opts *o, struct ul_child *child)
+{
+	int keep[UL_SPAWN_MAX_FDS + 1]; /* + the report pipe's write end */
+	char comm[16]; /* TASK_COMM_LEN: longer names are truncated */
+	const char *name;
+	sigset_t all, old;
+	pid_t sup_pid, pid;
+	int nkeep, err;
+
+	err = spawn_check(s, o, child);
+	if (err)
+		return err;
+	/* Everything that may allocate or fail is done before the fork. */
+	if (o->report_pipe && (err = spawn_open_report(o->report_pipe)))
+		return err;
+	nkeep = spawn_sort_keep(o, keep);
+	if (nkeep < 0) {
+		err = nkeep;
+		goto fail;
+	}
+	name = o->name && o->name[0] ? o->name : "child";
+	snprintf(comm, sizeof(comm), "ul:%s", name);
+
+	memset(child, 0, sizeof(*child));
+	child->pid = -1;
+	child->pidfd = -1;
+	snprintf(child->name, sizeof(child->name), "%s", name);
+
+	/*
+	 * No signal may run a handler in the child before its dispositions
+	 * are reset, nor reach the parent between fork and registration.
+	 */
+	sigfillset(&all);
+	if (sigprocmask(SIG_SETMASK, &all, &old) < 0) {
+		err = -errno;
+		goto fail;
+	}
+	sup_pid = getpid();
+	pid = fork();
+	if (pid == 0)
+		spawn_child(o, keep, (size_t)nkeep, comm, sup_pid);
+	err = pid < 0 ? -errno : spawn_register(s, child, pid);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		goto fail;
+	if (o->report_pipe) {
+		/* Only the child holds it now, so EOF means the child is gone. */
+		close(o->report_pipe[1]);
+		o->report_pipe[1] = -1;
+	}
+	return 0;
+fail:
+	if (o->report_pipe)
+		spawn_close_pipe(o->report_pipe);
+	return err;
 }
 
 void ul_wstatus_describe(int wstatus, char *buf, size_t len)
@@ -303,4 +372,24 @@ int ul_spawn_wait_ready(struct ul_sup *s, struct ul_child *child, int fd, ul_nse
 			return -EINTR;
 		}
 	}
+}
+
+int ul_spawn_not_ready(struct ul_sup *s, struct ul_child *child, int rc, const char *what,
+		       ul_nsec timeout_ns, char *why, size_t len)
+{
+	char how[96];
+
+	if (rc == -ETIMEDOUT) {
+		snprintf(why, len, "%s was not ready within %lld ms", what,
+			 (long long)(timeout_ns / UL_NS_PER_MS));
+	} else if (rc == -EINTR) {
+		snprintf(why, len, "%s: interrupted while starting", what);
+	} else {
+		/* It died during set-up; reap it to say how. */
+		if (!child->reaped)
+			(void)ul_sup_stop(s, child, UL_NS_PER_SEC / 2);
+		ul_child_describe(child, how, sizeof(how));
+		snprintf(why, len, "%s ended before it was ready (%s)", what, how);
+	}
+	return rc;
 }

@@ -65,6 +65,15 @@ struct ul_spawn_opts {
 	const char *cgroup_procs;	 /* if set, the child writes "0" to this
 					  * cgroup.procs file before anything else
 					  * and exits 126 if it cannot */
+	int *report_pipe;		 /* if set, an int[2] that ul_spawn() fills
+					  * with a new pipe before it forks (so the
+					  * child finds it in its copy of memory):
+					  * [0] the caller's read end (O_NONBLOCK,
+					  * close-on-exec); [1] the child's write end
+					  * (kept like keep_fds), closed and -1 in the
+					  * caller once forked, so EOF on [0] means the
+					  * child is gone.  Both -1 when ul_spawn()
+					  * fails. */
 };
 
 enum ul_wait_result {
@@ -133,6 +142,18 @@ pid_t ul_fork_child(const sigset_t *mask, unsigned flags, int fail_status);
  */
 int ul_spawn_wait_ready(struct ul_sup *s, struct ul_child *child, int fd, ul_nsec deadline,
 			unsigned char *byte) UL_MUST_CHECK;
+
+/*
+ * After ul_spawn_wait_ready() failed with rc: say why in `why`, naming the
+ * child `what` (e.g. "probe 'lsdir'"): "WHAT was not ready within N ms"
+ * for -ETIMEDOUT (timeout_ns: the wait's length), "WHAT: interrupted while
+ * starting" for -EINTR, otherwise "WHAT ended before it was ready (exit
+ * status 1)" once the child is stopped (half a second's grace) and reaped
+ * so that its end can be told.  Returns rc; the caller still stops a child
+ * that is not reaped and frees what it owns.
+ */
+int ul_spawn_not_ready(struct ul_sup *s, struct ul_child *child, int rc, const char *what,
+		       ul_nsec timeout_ns, char *why, size_t len);
 
 /* How a process ended, for messages: "exit status 1", "killed by signal 9
  * (Killed)", or "wait status 0x..." for anything else. */

@@ -270,6 +270,73 @@ START_TEST(test_spawn_bad_args)
 }
 END_TEST
 
+/* Report 'r' on the report pipe if its write end is close-on-exec, 'x' if not. */
+static int fn_report(void *arg)
+{
+	const int *p = arg; /* our copy: p[1] was set before the fork */
+	int fl = fcntl(p[1], F_GETFD);
+	char b = fl >= 0 && (fl & FD_CLOEXEC) ? 'r' : 'x';
+
+	return write(p[1], &b, 1) == 1 ? 0 : 2;
+}
+
+/* The report pipe, ul_spawn_wait_ready() and ul_spawn_not_ready() together. */
+START_TEST(test_spawn_report_pipe)
+{
+	int p[2] = { 77, 77 };
+	struct ul_spawn_opts o = { .name = "report", .fn = fn_report, .arg = p, .report_pipe = p };
+	struct ul_spawn_opts bad = { .name = "bad", .fn = fn_report, .arg = p, .report_pipe = p,
+				     .keep_fds = { 987 }, .n_keep_fds = 1 };
+	struct ul_sup s;
+	struct ul_child c;
+	unsigned char byte = 0;
+	char why[160];
+
+	ck_assert_int_eq(ul_sup_init(&s), 0);
+	ck_assert_int_eq(ul_spawn(&s, &o, &c), 0);
+	ck_assert_int_ge(p[0], 0);
+	ck_assert_int_eq(p[1], -1); /* only the child holds the write end */
+	ck_assert(fcntl(p[0], F_GETFL) & O_NONBLOCK);
+	ck_assert(fcntl(p[0], F_GETFD) & FD_CLOEXEC);
+	ck_assert_int_eq(ul_spawn_wait_ready(&s, &c, p[0], after_ms(5000), &byte), 0);
+	ck_assert_int_eq(byte, 'r');
+	if (!c.reaped) /* else it exited first and the wait took its byte then */
+		ck_assert_ptr_eq(expect_exit(&s, 2000), &c);
+	ck_assert_int_eq(exit_code(&c), 0);
+	ck_assert_int_eq(read(p[0], &byte, 1), 0); /* EOF: the child's end is gone */
+	close(p[0]);
+
+	/* a child that exits without reporting, said by ul_spawn_not_ready() */
+	o = (struct ul_spawn_opts){ .name = "ret3", .fn = fn_return_arg, .arg = (void *)3,
+				    .report_pipe = p };
+	ck_assert_int_eq(ul_spawn(&s, &o, &c), 0);
+	ck_assert_int_eq(ul_spawn_wait_ready(&s, &c, p[0], after_ms(5000), &byte), -ECHILD);
+	ck_assert_int_eq(ul_spawn_not_ready(&s, &c, -ECHILD, "child 'ret3'", 5 * SEC, why,
+					    sizeof(why)), -ECHILD);
+	ck_assert_str_eq(why, "child 'ret3' ended before it was ready (exit status 3)");
+	close(p[0]);
+
+	/* one that never reports: a timeout, and the child is left to the caller */
+	o = (struct ul_spawn_opts){ .name = "pause", .fn = fn_pause, .report_pipe = p };
+	ck_assert_int_eq(ul_spawn(&s, &o, &c), 0);
+	ck_assert_int_eq(ul_spawn_wait_ready(&s, &c, p[0], after_ms(50), &byte), -ETIMEDOUT);
+	ck_assert_int_eq(ul_spawn_not_ready(&s, &c, -ETIMEDOUT, "child 'pause'", 50 * MS, why,
+					    sizeof(why)), -ETIMEDOUT);
+	ck_assert_str_eq(why, "child 'pause' was not ready within 50 ms");
+	ck_assert(!c.reaped);
+	ck_assert_int_eq(ul_sup_stop(&s, &c, 0), 0);
+	close(p[0]);
+
+	/* a refused spawn leaves no pipe open */
+	ck_assert_int_eq(ul_spawn(&s, &bad, &c), -EBADF);
+	ck_assert_int_eq(p[0], -1);
+	ck_assert_int_eq(p[1], -1);
+	ck_assert_uint_eq(s.n_children, 0);
+	ul_sup_fini(&s);
+	ck_assert_int_eq(count_children(), 0);
+}
+END_TEST
+
 struct env_arg {
 	pid_t parent;
 	int kept, stray;
@@ -1165,6 +1232,7 @@ Suite *ul_test_suite_proc(void)
 	tcase_add_test(tc, test_spawn_fn_exit_code);
 	tcase_add_test(tc, test_spawn_exec);
 	tcase_add_test(tc, test_spawn_bad_args);
+	tcase_add_test(tc, test_spawn_report_pipe);
 	tcase_add_test(tc, test_spawn_child_environment);
 	tcase_add_test(tc, test_spawn_exec_fd_hygiene);
 	suite_add_tcase(s, tc);

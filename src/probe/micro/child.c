@@ -16,7 +16,6 @@
 #include "proc/supervise.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +36,8 @@ struct ul_micro_job {
 	struct ul_micro_env env;
 	char scratch[4096];
 	struct ul_child child;
-	int rfd, child_wfd;
+	int rep[2]; /* ul_spawn()'s report pipe: [0] ours, non-blocking; [1] the
+		     * child's, close-on-exec (lat-exec's execs do not hold it) */
 	size_t got;
 	struct micro_wire wire; /* the child's copy is its output buffer */
 };
@@ -46,9 +46,8 @@ static int micro_child_main(void *arg)
 {
 	struct ul_micro_job *job = arg; /* our copy of the parent's memory */
 	struct ul_micro_out *out = calloc(1, sizeof(*out));
-	int fd = job->child_wfd, rc;
+	int fd = job->rep[1], rc;
 
-	fcntl(fd, F_SETFD, FD_CLOEXEC); /* execs of lat-exec must not hold it */
 	if (!out)
 		return 1;
 	rc = job->probe->measure(&job->env, out);
@@ -65,50 +64,31 @@ int ul_micro_job_start(struct ul_sup *sup, const struct ul_probe *probe,
 		       const struct ul_micro_env *env, const char *cgroup_procs,
 		       struct ul_micro_job **out)
 {
-	struct ul_micro_job *job = calloc(1, sizeof(*job));
-	struct ul_spawn_opts so = { 0 };
-	int p[2], rc;
+	struct ul_micro_job *job;
+	struct ul_spawn_opts so = { .name = probe->name, .fn = micro_child_main };
+	int rc;
 
 	*out = NULL;
+	if (probe->kind != UL_PROBE_MICRO || !probe->measure)
+		return -EINVAL;
+	job = calloc(1, sizeof(*job));
 	if (!job)
 		return -ENOMEM;
-	if (probe->kind != UL_PROBE_MICRO || !probe->measure) {
-		free(job);
-		return -EINVAL;
-	}
 	job->probe = probe;
 	job->env = *env;
 	snprintf(job->scratch, sizeof(job->scratch), "%s", env->scratch_dir);
 	job->env.scratch_dir = job->scratch;
 	job->child.pidfd = -1;
-	if (pipe2(p, O_CLOEXEC)) {
-		free(job);
-		return -errno;
-	}
-	job->rfd = p[0];
-	job->child_wfd = p[1];
-	if (fcntl(job->rfd, F_SETFL, O_NONBLOCK)) {
-		rc = -errno;
-		goto fail;
-	}
-	so.name = probe->name;
-	so.fn = micro_child_main;
 	so.arg = job;
-	so.keep_fds[0] = job->child_wfd;
-	so.n_keep_fds = 1;
+	so.report_pipe = job->rep;
 	so.cgroup_procs = cgroup_procs;
 	rc = ul_spawn(sup, &so, &job->child);
-	if (rc)
-		goto fail;
-	close(job->child_wfd);
-	job->child_wfd = -1;
+	if (rc) {
+		free(job); /* ul_spawn() closed the pipe */
+		return rc;
+	}
 	*out = job;
 	return 0;
-fail:
-	close(job->rfd);
-	close(job->child_wfd);
-	free(job);
-	return rc;
 }
 
 struct ul_child *ul_micro_job_child(struct ul_micro_job *job)
@@ -126,7 +106,7 @@ static int job_read(struct ul_micro_job *job)
 
 		if (job->got >= sizeof(job->wire))
 			return -EPROTO;
-		n = read(job->rfd, buf + job->got, sizeof(job->wire) - job->got);
+		n = read(job->rep[0], buf + job->got, sizeof(job->wire) - job->got);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -180,7 +160,7 @@ enum ul_micro_wait_result ul_micro_job_wait(struct ul_sup *sup, struct ul_micro_
 		}
 		if (rc == 1)
 			return job_result(job, out, err);
-		switch (ul_sup_wait(sup, job->rfd, deadline, &ex)) {
+		switch (ul_sup_wait(sup, job->rep[0], deadline, &ex)) {
 		case UL_WAIT_READY:
 			break;
 		case UL_WAIT_TIMEOUT:
@@ -204,7 +184,7 @@ int ul_micro_job_stop(struct ul_sup *sup, struct ul_micro_job *job, ul_nsec grac
 		return 0;
 	if (!job->child.reaped)
 		rc = ul_sup_stop(sup, &job->child, grace_ns);
-	close(job->rfd);
+	close(job->rep[0]);
 	if (rc == -ETIME)
 		return rc; /* the supervisor still points at job->child: leak it */
 	free(job);

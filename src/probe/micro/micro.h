@@ -2,7 +2,7 @@
 /*
  * Micro benchmarks (the micro suite, LMbench 2.0's summary rebuilt): the
  * timing harness and the measurement functions.  Everything here runs in
- * the probe child (probe/micro/run.c spawns it); nothing prints or exits.
+ * the probe child (probe/micro/child.c spawns it); nothing prints or exits.
  *
  * Harness contract (ul_mh_run):
  *  - a batch function runs a benchmark body `iters` times and returns the
@@ -138,10 +138,11 @@ int ul_micro_simple(const struct ul_micro_env *env, struct ul_micro_out *out, ul
  */
 double ul_micro_ctx_switch_ns(double trip_ns, double overhead_ns, int nproc);
 
-/* --- helpers for benchmarks (bench_util.c) --- */
-/* fork() a helper process of the benchmark: PR_SET_PDEATHSIG SIGKILL, in
- * our process group (so the supervisor's group stop reaches it), pinned to
- * cpu when >= 0.  Returns the pid in the parent, 0 in the child. */
+/* --- helpers for benchmarks (util.c) --- */
+/* ul_fork_child() a helper process of the benchmark: it dies with the
+ * probe child, stays in its process group (so the supervisor's group stop
+ * reaches it) and is pinned to cpu when >= 0.  Returns the pid in the
+ * parent, 0 in the child. */
 pid_t ul_micro_fork(int cpu);
 /* Pin the calling process to cpu (no-op for cpu < 0); 0 or -errno. */
 int ul_micro_pin(int cpu);

@@ -6,6 +6,7 @@
  */
 #include "core/compat.h"
 #include "probe/micro/micro.h"
+#include "proc/supervise.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -31,16 +31,12 @@ int ul_micro_pin(int cpu)
 
 pid_t ul_micro_fork(int cpu)
 {
-	pid_t parent = getpid();
-	pid_t pid = fork();
-
-	if (pid != 0)
-		return pid;
 	/* The helper dies with the probe child, whatever kills it. */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
-		_exit(1);
-	ul_micro_pin(cpu);
-	return 0;
+	pid_t pid = ul_fork_child(NULL, 0, 1);
+
+	if (pid == 0)
+		ul_micro_pin(cpu);
+	return pid;
 }
 
 void ul_micro_reap(pid_t pid)
