@@ -4,6 +4,7 @@
  * process group, tied to the supervisor's life, with a clean signal and fd state.
  */
 #include "core/file.h"
+#include "core/log.h"
 #include "proc/supervise.h"
 
 #include <errno.h>
@@ -380,16 +381,16 @@ int ul_spawn_not_ready(struct ul_sup *s, struct ul_child *child, int rc, const c
 	char how[96];
 
 	if (rc == -ETIMEDOUT) {
-		snprintf(why, len, "%s was not ready within %lld ms", what,
-			 (long long)(timeout_ns / UL_NS_PER_MS));
+		ul_whyf(why, len, "%s was not ready within %lld ms", what,
+			(long long)(timeout_ns / UL_NS_PER_MS));
 	} else if (rc == -EINTR) {
-		snprintf(why, len, "%s: interrupted while starting", what);
+		ul_whyf(why, len, "%s: interrupted while starting", what);
 	} else {
 		/* It died during set-up; reap it to say how. */
 		if (!child->reaped)
 			(void)ul_sup_stop(s, child, UL_NS_PER_SEC / 2);
 		ul_child_describe(child, how, sizeof(how));
-		snprintf(why, len, "%s ended before it was ready (%s)", what, how);
+		ul_whyf(why, len, "%s ended before it was ready (%s)", what, how);
 	}
 	return rc;
 }
