@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Inside the SQLite store (sqlite.c opens and checks, sqlite_write.c and
- * sqlite_read.c hold the ops): the connection struct, the prepared
- * statements and the helpers they share.  Not for use outside src/store.
+ * Inside the SQLite store (sqlite.c opens and checks, sqlite_stmt.c holds
+ * the SQL and the helpers below, sqlite_write.c and sqlite_read.c the
+ * ops): the connection struct, the prepared statements and the helpers
+ * they share.  Not for use outside src/store.
  */
 #ifndef UL_STORE_SQLITE_INT_H
 #define UL_STORE_SQLITE_INT_H
@@ -84,10 +85,25 @@ int ul_sq_errno(sqlite3 *db, int rc, int ro_errno);
  * would replace the message).
  */
 int ul_sq_fail(struct ul_store_sqlite *st, int rc, const char *fmt, ...) UL_PRINTF(3, 4);
+int ul_sq_vfail(struct ul_store_sqlite *st, int rc, const char *fmt, va_list ap) UL_PRINTF(3, 0);
 /* The cached statement `id`, reset and unbound; NULL with *rc set on failure. */
 sqlite3_stmt *ul_sq_stmt(struct ul_store_sqlite *st, enum stmt_id id, int *rc);
 /* Run a statement that returns no rows; SQLITE_OK or the error. */
 int ul_sq_exec(struct ul_store_sqlite *st, enum stmt_id id);
+/* Step a bound statement that returns no rows and reset it; SQLITE_OK or the error. */
+int ul_sq_step_done(sqlite3_stmt *s);
+/* The cached statement `id` with ?1 bound to key; NULL with *rc set on failure. */
+sqlite3_stmt *ul_sq_stmt_key(struct ul_store_sqlite *st, enum stmt_id id, int64_t key, int *rc);
+/* Called for each row by ul_sq_rows(); 0 to go on, a negative errno (with
+ * err filled) to stop. */
+typedef int ul_sq_row_fn(struct ul_store_sqlite *st, sqlite3_stmt *s, void *ctx);
+/*
+ * Steps the bound statement s and calls row() for each row until one
+ * fails, then resets s.  s NULL: rc is why ul_sq_stmt() failed.  Returns 0,
+ * row()'s error, or a SQLite error as ul_sq_fail(st, rc, fmt, ...) says it.
+ */
+int ul_sq_rows(struct ul_store_sqlite *st, sqlite3_stmt *s, int rc, ul_sq_row_fn *row, void *ctx,
+	       const char *fmt, ...) UL_PRINTF(6, 7);
 /* Roll back the open transaction, if any. */
 void ul_sq_rollback(struct ul_store_sqlite *st);
 /*

@@ -9,22 +9,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int parse_status(struct ul_store_sqlite *st, sqlite3_stmt *s, int col, int64_t id,
-			enum ul_run_status *out)
+/*
+ * A status written by a newer version (or by hand) is shown as such; it
+ * does not make the rest of the store unreadable.
+ */
+static enum ul_run_status column_status(sqlite3_stmt *s, int col)
 {
 	const unsigned char *t = sqlite3_column_text(s, col);
+	enum ul_run_status status;
 
-	(void)st;
-	(void)id;
-	/* A status written by a newer version (or by hand) is shown as such;
-	 * it does not make the rest of the store unreadable. */
-	if (!t || ul_run_status_parse((const char *)t, out))
-		*out = UL_RUN_UNKNOWN;
-	return 0;
+	if (!t || ul_run_status_parse((const char *)t, &status))
+		return UL_RUN_UNKNOWN;
+	return status;
 }
 
 /* One row of S_LIST_RUNS / S_SUMMARY into rs. */
-static void fill_summary(struct ul_store_sqlite *st, sqlite3_stmt *s, struct ul_run_summary *rs)
+static void fill_summary(sqlite3_stmt *s, struct ul_run_summary *rs)
 {
 	memset(rs, 0, sizeof(*rs));
 	rs->id = column_i64(s, 0);
@@ -32,52 +32,52 @@ static void fill_summary(struct ul_store_sqlite *st, sqlite3_stmt *s, struct ul_
 	COLUMN_FIELD(s, 2, rs->label);
 	COLUMN_FIELD(s, 3, rs->hostname);
 	COLUMN_FIELD(s, 4, rs->suites);
-	(void)parse_status(st, s, 5, rs->id, &rs->status);
+	rs->status = column_status(s, 5);
 	rs->started_wall_ns = column_i64(s, 6);
 	rs->n_cells = sqlite3_column_int(s, 7);
+}
+
+struct summaries {
+	struct ul_run_summary *v;
+	size_t n, cap;
+};
+
+static int summary_row(struct ul_store_sqlite *st, sqlite3_stmt *s, void *ctx)
+{
+	struct summaries *list = ctx;
+
+	if (list->n == list->cap) {
+		size_t ncap = list->cap ? list->cap * 2 : 16;
+		struct ul_run_summary *nv = realloc(list->v, ncap * sizeof(*nv));
+
+		if (!nv)
+			return ul_sq_set_err(st->base.err, sizeof(st->base.err), -ENOMEM,
+					     "cannot list runs in '%s': %s", st->path, strerror(ENOMEM));
+		list->v = nv;
+		list->cap = ncap;
+	}
+	fill_summary(s, &list->v[list->n++]);
+	return 0;
 }
 
 int ul_sq_list_runs(struct ul_store *base, struct ul_run_summary **out, size_t *n)
 {
 	struct ul_store_sqlite *st = sq(base);
-	struct ul_run_summary *v = NULL;
-	size_t len = 0, cap = 0;
+	struct summaries list = { 0 };
 	sqlite3_stmt *s;
-	int rc, r = 0;
+	int rc, r;
 
 	st->base.err[0] = '\0';
 	*out = NULL;
 	*n = 0;
 	s = ul_sq_stmt(st, S_LIST_RUNS, &rc);
-	if (!s)
-		return ul_sq_fail(st, rc, "cannot list runs in '%s'", st->path);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (len == cap) {
-			size_t ncap = cap ? cap * 2 : 16;
-			struct ul_run_summary *nv = realloc(v, ncap * sizeof(*nv));
-
-			if (!nv) {
-				r = ul_sq_set_err(st->base.err, sizeof(st->base.err), -ENOMEM,
-					    "cannot list runs in '%s': %s", st->path,
-					    strerror(ENOMEM));
-				goto out;
-			}
-			v = nv;
-			cap = ncap;
-		}
-		fill_summary(st, s, &v[len]);
-		len++;
-	}
-	if (rc != SQLITE_DONE)
-		r = ul_sq_fail(st, rc, "cannot list runs in '%s'", st->path);
-out:
-	sqlite3_reset(s);
+	r = ul_sq_rows(st, s, rc, summary_row, &list, "cannot list runs in '%s'", st->path);
 	if (r < 0) {
-		free(v);
+		free(list.v);
 		return r;
 	}
-	*out = v;
-	*n = len;
+	*out = list.v;
+	*n = list.n;
 	return 0;
 }
 
@@ -100,6 +100,95 @@ static bool is_uuid_chars(const char *p)
 	return true;
 }
 
+/* Up to three runs a reference matched: column 0 an id, column 1 (if any) a UUID. */
+struct matches {
+	int found;
+	int64_t ids[3];
+	char uuids[3][37];
+};
+
+static int match_row(struct ul_store_sqlite *st, sqlite3_stmt *s, void *ctx)
+{
+	struct matches *m = ctx;
+
+	(void)st;
+	if (m->found < 3) {
+		m->ids[m->found] = column_i64(s, 0);
+		if (sqlite3_column_count(s) > 1)
+			COLUMN_FIELD(s, 1, m->uuids[m->found]);
+		m->found++;
+	}
+	return 0;
+}
+
+/* The run whose UUID starts with `ref` (len 4..36 UUID characters), which must be unique. */
+static int resolve_prefix(struct ul_store_sqlite *st, const char *ref, size_t len, int64_t *id)
+{
+	struct matches m = { 0 };
+	sqlite3_stmt *s;
+	int rc, r;
+
+	if (len > 36)
+		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -ENOENT,
+				     "no run matches '%s' in '%s'", ref, st->path);
+	s = ul_sq_stmt_key(st, S_RUN_BY_PREFIX, (int64_t)len, &rc);
+	if (s)
+		sqlite3_bind_text(s, 2, ref, (int)len, SQLITE_STATIC);
+	r = ul_sq_rows(st, s, rc, match_row, &m, "cannot look up run '%s' in '%s'", ref, st->path);
+	if (r < 0)
+		return r;
+	if (m.found == 0)
+		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -ENOENT,
+				     "no run matches '%s' in '%s'", ref, st->path);
+	if (m.found > 1)
+		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -EINVAL,
+				     "run prefix '%s' is ambiguous: it matches %s (run %lld), %s (run "
+				     "%lld)%s",
+				     ref, m.uuids[0], (long long)m.ids[0], m.uuids[1],
+				     (long long)m.ids[1], m.found > 2 ? " and more" : "");
+	*id = m.ids[0];
+	return 0;
+}
+
+/* The most recent run; -ENOENT when there is none. */
+static int find_last(struct ul_store_sqlite *st, int64_t *id)
+{
+	struct matches m = { 0 };
+	sqlite3_stmt *s;
+	int rc, r;
+
+	s = ul_sq_stmt(st, S_LAST_RUN, &rc);
+	r = ul_sq_rows(st, s, rc, match_row, &m, "cannot find the last run in '%s'", st->path);
+	if (!r && !m.found)
+		r = ul_sq_set_err(st->base.err, sizeof(st->base.err), -ENOENT, "no runs in '%s'",
+				  st->path);
+	if (!r)
+		*id = m.ids[0];
+	return r;
+}
+
+/* The run whose id is `ref` (all digits): 1 when it exists (*id set), 0 when not, or an error. */
+static int find_id(struct ul_store_sqlite *st, const char *ref, int64_t *id)
+{
+	struct matches m = { 0 };
+	sqlite3_stmt *s;
+	long long v;
+	char *end;
+	int rc, r;
+
+	errno = 0;
+	v = strtoll(ref, &end, 10);
+	if (errno || *end)
+		return 0;
+	s = ul_sq_stmt_key(st, S_RUN_EXISTS, v, &rc);
+	r = ul_sq_rows(st, s, rc, match_row, &m, "cannot look up run %s in '%s'", ref, st->path);
+	if (r < 0)
+		return r;
+	if (m.found)
+		*id = v;
+	return m.found > 0;
+}
+
 /*
  * Resolve `ref` to a run id (inside the caller's read transaction).  Order:
  * "last"; all digits = a numeric id if such a run exists; otherwise a UUID
@@ -109,89 +198,47 @@ static bool is_uuid_chars(const char *p)
 static int resolve_ref(struct ul_store_sqlite *st, const char *ref, int64_t *id)
 {
 	char *err = st->base.err;
-	size_t errlen = sizeof(st->base.err);
-	size_t len = strlen(ref);
-	int64_t ids[3];
-	char uuids[3][37];
-	int rc, found = 0;
-	sqlite3_stmt *s;
+	size_t errlen = sizeof(st->base.err), len = strlen(ref);
+	int r;
 
-	if (!strcmp(ref, "last")) {
-		s = ul_sq_stmt(st, S_LAST_RUN, &rc);
-		if (!s)
-			return ul_sq_fail(st, rc, "cannot find the last run in '%s'", st->path);
-		rc = sqlite3_step(s);
-		if (rc == SQLITE_ROW)
-			*id = column_i64(s, 0);
-		else if (rc != SQLITE_DONE)
-			rc = ul_sq_fail(st, rc, "cannot find the last run in '%s'", st->path);
-		sqlite3_reset(s);
-		if (rc == SQLITE_ROW)
-			return 0;
-		if (rc != SQLITE_DONE)
-			return rc;
-		return ul_sq_set_err(err, errlen, -ENOENT, "no runs in '%s'", st->path);
-	}
+	if (!strcmp(ref, "last"))
+		return find_last(st, id);
 	if (is_digits(ref)) {
-		char *end;
-		long long v;
-
-		errno = 0;
-		v = strtoll(ref, &end, 10);
-		if (!errno && !*end) {
-			s = ul_sq_stmt(st, S_RUN_EXISTS, &rc);
-			if (!s)
-				return ul_sq_fail(st, rc, "cannot look up run %s in '%s'", ref, st->path);
-			sqlite3_bind_int64(s, 1, v);
-			rc = sqlite3_step(s);
-			if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-				rc = ul_sq_fail(st, rc, "cannot look up run %s in '%s'", ref, st->path);
-			sqlite3_reset(s);
-			if (rc == SQLITE_ROW) {
-				*id = v;
-				return 0;
-			}
-			if (rc != SQLITE_DONE)
-				return rc;
-		}
+		r = find_id(st, ref, id);
+		if (r)
+			return r < 0 ? r : 0;
 		if (len < 4)
 			return ul_sq_set_err(err, errlen, -ENOENT, "no run %s in '%s'", ref, st->path);
 	} else if (!is_uuid_chars(ref)) {
 		return ul_sq_set_err(err, errlen, -EINVAL,
-			       "'%s' is not a run id, a UUID (prefix) or 'last'", ref);
+				     "'%s' is not a run id, a UUID (prefix) or 'last'", ref);
 	} else if (len < 4) {
 		return ul_sq_set_err(err, errlen, -EINVAL,
-			       "UUID prefix '%s' is too short (at least 4 characters)", ref);
+				     "UUID prefix '%s' is too short (at least 4 characters)", ref);
 	}
-	if (len > 36)
-		return ul_sq_set_err(err, errlen, -ENOENT, "no run matches '%s' in '%s'", ref, st->path);
+	return resolve_prefix(st, ref, len, id);
+}
 
-	s = ul_sq_stmt(st, S_RUN_BY_PREFIX, &rc);
-	if (!s)
-		return ul_sq_fail(st, rc, "cannot look up run '%s' in '%s'", ref, st->path);
-	sqlite3_bind_int(s, 1, (int)len);
-	sqlite3_bind_text(s, 2, ref, (int)len, SQLITE_STATIC);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW && found < 3) {
-		ids[found] = column_i64(s, 0);
-		COLUMN_FIELD(s, 1, uuids[found]);
-		found++;
-	}
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		rc = ul_sq_fail(st, rc, "cannot look up run '%s' in '%s'", ref, st->path);
-		sqlite3_reset(s);
-		return rc;
-	}
-	sqlite3_reset(s);
-	if (found == 0)
-		return ul_sq_set_err(err, errlen, -ENOENT, "no run matches '%s' in '%s'", ref, st->path);
-	if (found > 1)
-		return ul_sq_set_err(err, errlen, -EINVAL,
-			       "run prefix '%s' is ambiguous: it matches %s (run %lld), %s (run "
-			       "%lld)%s",
-			       ref, uuids[0], (long long)ids[0], uuids[1], (long long)ids[1],
-			       found > 2 ? " and more" : "");
-	*id = ids[0];
-	return 0;
+struct samples {
+	struct ul_series *ser;
+	int64_t expect;	 /* the stored count */
+	const char *bad; /* what is wrong with the rows */
+};
+
+static int sample_row(struct ul_store_sqlite *st, sqlite3_stmt *s, void *ctx)
+{
+	struct samples *x = ctx;
+
+	(void)st;
+	if ((int64_t)x->ser->n >= x->expect)
+		x->bad = "more samples than its count";
+	else if (column_i64(s, 0) != (int64_t)x->ser->n)
+		x->bad = "a gap in its sample indices";
+	else if (sqlite3_column_type(s, 1) != SQLITE_INTEGER)
+		x->bad = "a sample that is not an integer";
+	else if (ul_series_push(x->ser, column_i64(s, 1)))
+		x->bad = "more samples than fit in memory";
+	return x->bad ? -EIO : 0;
 }
 
 /*
@@ -203,199 +250,169 @@ static int resolve_ref(struct ul_store_sqlite *st, const char *ref, int64_t *id)
 static int load_samples(struct ul_store_sqlite *st, int64_t series_id, struct ul_series *ser,
 			int64_t expect)
 {
-	const char *bad = NULL;
+	struct samples x = { .ser = ser, .expect = expect };
 	sqlite3_stmt *s;
-	int rc;
+	int rc, r;
 
-	s = ul_sq_stmt(st, S_LOAD_SAMPLES, &rc);
-	if (!s)
-		return ul_sq_fail(st, rc, "cannot load series '%s' from '%s'", ser->name, st->path);
-	sqlite3_bind_int64(s, 1, series_id);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if ((int64_t)ser->n >= expect)
-			bad = "more samples than its count";
-		else if (column_i64(s, 0) != (int64_t)ser->n)
-			bad = "a gap in its sample indices";
-		else if (sqlite3_column_type(s, 1) != SQLITE_INTEGER)
-			bad = "a sample that is not an integer";
-		else if (ul_series_push(ser, column_i64(s, 1)))
-			bad = "more samples than fit in memory";
-		if (bad)
-			break;
-	}
-	sqlite3_reset(s);
-	if (!bad && rc != SQLITE_DONE)
-		return ul_sq_fail(st, rc, "cannot load series '%s' from '%s'", ser->name, st->path);
-	if (!bad && (int64_t)ser->n != expect)
-		bad = "fewer samples than its count";
-	if (!bad)
+	s = ul_sq_stmt_key(st, S_LOAD_SAMPLES, series_id, &rc);
+	r = ul_sq_rows(st, s, rc, sample_row, &x, "cannot load series '%s' from '%s'", ser->name,
+		       st->path);
+	if (r < 0 && !x.bad)
+		return r;
+	if (!x.bad && (int64_t)ser->n != expect)
+		x.bad = "fewer samples than its count";
+	if (!x.bad)
 		return 0;
 	return ul_sq_set_err(st->base.err, sizeof(st->base.err), -EIO,
 			     "series '%s' in '%s' is malformed: %s (%lld)", ser->name, st->path,
-			     bad, (long long)expect);
+			     x.bad, (long long)expect);
 }
 
-/* Series (with their samples) and metrics of the stored cell `cell_id`. */
-static int load_cell_data(struct ul_store_sqlite *st, int64_t cell_id, struct ul_cell *cell)
+/* realloc(v, (n + 1) * size) with the new last element zeroed; NULL (v kept) without memory. */
+static void *grow_zeroed(void *v, size_t n, size_t size)
 {
-	sqlite3_stmt *s;
-	int rc, r = 0;
+	char *nv = realloc(v, (n + 1) * size);
 
-	s = ul_sq_stmt(st, S_LOAD_SERIES, &rc);
-	if (!s)
-		return ul_sq_fail(st, rc, "cannot load cell %d from '%s'", cell->seq, st->path);
-	sqlite3_bind_int64(s, 1, cell_id);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct ul_series *ns = realloc(cell->series, (cell->n_series + 1) * sizeof(*ns));
-		int64_t n = column_i64(s, 2);
+	if (nv)
+		memset(nv + n * size, 0, size);
+	return nv;
+}
 
-		if (!ns) {
-			r = ul_sq_set_err(st->base.err, sizeof(st->base.err), -ENOMEM,
-				    "cannot load cell %d: %s", cell->seq, strerror(ENOMEM));
-			break;
-		}
-		cell->series = ns;
-		ns = &cell->series[cell->n_series++];
-		memset(ns, 0, sizeof(*ns));
-		COLUMN_FIELD(s, 1, ns->name);
-		if (n < 0) {
-			r = ul_sq_set_err(st->base.err, sizeof(st->base.err), -EIO,
-				    "series '%s' in '%s' has a negative length", ns->name,
-				    st->path);
-			break;
-		}
-		r = load_samples(st, column_i64(s, 0), ns, n);
-		if (r < 0)
-			break;
-	}
-	if (!r && rc != SQLITE_DONE)
-		r = ul_sq_fail(st, rc, "cannot load cell %d from '%s'", cell->seq, st->path);
-	sqlite3_reset(s);
+static int cell_no_memory(struct ul_store_sqlite *st, const struct ul_cell *cell)
+{
+	return ul_sq_set_err(st->base.err, sizeof(st->base.err), -ENOMEM, "cannot load cell %d: %s",
+			     cell->seq, strerror(ENOMEM));
+}
+
+/* A row of S_LOAD_SERIES: the series, then its samples. */
+static int series_row(struct ul_store_sqlite *st, sqlite3_stmt *s, void *ctx)
+{
+	struct ul_cell *cell = ctx;
+	struct ul_series *v = grow_zeroed(cell->series, cell->n_series, sizeof(*v)), *ser;
+	int64_t n = column_i64(s, 2);
+
+	if (!v)
+		return cell_no_memory(st, cell);
+	cell->series = v;
+	ser = &v[cell->n_series++];
+	COLUMN_FIELD(s, 1, ser->name);
+	if (n < 0)
+		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -EIO,
+				     "series '%s' in '%s' has a negative length", ser->name, st->path);
+	return load_samples(st, column_i64(s, 0), ser, n);
+}
+
+static int metric_row(struct ul_store_sqlite *st, sqlite3_stmt *s, void *ctx)
+{
+	struct ul_cell *cell = ctx;
+	struct ul_metric *v = grow_zeroed(cell->metrics, cell->n_metrics, sizeof(*v)), *m;
+
+	if (!v)
+		return cell_no_memory(st, cell);
+	cell->metrics = v;
+	m = &v[cell->n_metrics++];
+	COLUMN_FIELD(s, 0, m->name);
+	/* NULL is how a NaN was stored (see the schema). */
+	m->value = sqlite3_column_type(s, 1) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 1);
+	return 0;
+}
+
+/* A row of S_LOAD_CELLS: the cell, then its series and metrics. */
+static int cell_row(struct ul_store_sqlite *st, sqlite3_stmt *s, void *ctx)
+{
+	struct ul_run *run = ctx;
+	struct ul_cell *c = ul_run_add_cell(run);
+	const unsigned char *outcome = sqlite3_column_text(s, 5);
+	int64_t cell_id = column_i64(s, 0);
+	int rc, r;
+
+	if (!c)
+		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -ENOMEM,
+				     "cannot load run %lld: %s", (long long)run->id, strerror(ENOMEM));
+	c->seq = sqlite3_column_int(s, 1);
+	COLUMN_FIELD(s, 2, c->suite);
+	COLUMN_FIELD(s, 3, c->load);
+	COLUMN_FIELD(s, 4, c->probe);
+	if (!outcome || ul_cell_outcome_parse((const char *)outcome, &c->outcome))
+		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -EIO,
+				     "cell %d of run %lld in '%s' has an unknown outcome '%s'",
+				     c->seq, (long long)run->id, st->path,
+				     outcome ? (const char *)outcome : "");
+	c->flags = (unsigned)sqlite3_column_int64(s, 6);
+	COLUMN_FIELD(s, 7, c->note);
+	COLUMN_FIELD(s, 8, c->load_unit);
+	c->load_units = column_u64(s, 9);
+	c->started_wall_ns = column_i64(s, 10);
+	c->finished_wall_ns = column_i64(s, 11);
+	s = ul_sq_stmt_key(st, S_LOAD_SERIES, cell_id, &rc);
+	r = ul_sq_rows(st, s, rc, series_row, c, "cannot load cell %d from '%s'", c->seq, st->path);
 	if (r < 0)
 		return r;
-
-	s = ul_sq_stmt(st, S_LOAD_METRICS, &rc);
-	if (!s)
-		return ul_sq_fail(st, rc, "cannot load cell %d from '%s'", cell->seq, st->path);
-	sqlite3_bind_int64(s, 1, cell_id);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct ul_metric *nm = realloc(cell->metrics, (cell->n_metrics + 1) * sizeof(*nm));
-
-		if (!nm) {
-			r = ul_sq_set_err(st->base.err, sizeof(st->base.err), -ENOMEM,
-				    "cannot load cell %d: %s", cell->seq, strerror(ENOMEM));
-			break;
-		}
-		cell->metrics = nm;
-		nm = &cell->metrics[cell->n_metrics++];
-		memset(nm, 0, sizeof(*nm));
-		COLUMN_FIELD(s, 0, nm->name);
-		/* NULL is how a NaN was stored (see the schema). */
-		if (sqlite3_column_type(s, 1) == SQLITE_NULL)
-			nm->value = NAN;
-		else
-			nm->value = sqlite3_column_double(s, 1);
-	}
-	if (!r && rc != SQLITE_DONE)
-		r = ul_sq_fail(st, rc, "cannot load cell %d from '%s'", cell->seq, st->path);
-	sqlite3_reset(s);
-	return r;
+	s = ul_sq_stmt_key(st, S_LOAD_METRICS, cell_id, &rc);
+	return ul_sq_rows(st, s, rc, metric_row, c, "cannot load cell %d from '%s'", c->seq,
+			  st->path);
 }
 
-static int load_cells(struct ul_store_sqlite *st, struct ul_run *run)
+/* A lookup of one row: where it goes, and whether it came. */
+struct one_row {
+	void *dst;
+	bool found;
+};
+
+static int run_row(struct ul_store_sqlite *st, sqlite3_stmt *s, void *ctx)
 {
-	sqlite3_stmt *s;
-	int rc, r = 0;
-
-	s = ul_sq_stmt(st, S_LOAD_CELLS, &rc);
-	if (!s)
-		return ul_sq_fail(st, rc, "cannot load the cells of run %lld from '%s'",
-			    (long long)run->id, st->path);
-	sqlite3_bind_int64(s, 1, run->id);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct ul_cell *c = ul_run_add_cell(run);
-		const unsigned char *outcome;
-
-		if (!c) {
-			r = ul_sq_set_err(st->base.err, sizeof(st->base.err), -ENOMEM,
-				    "cannot load run %lld: %s", (long long)run->id,
-				    strerror(ENOMEM));
-			break;
-		}
-		c->seq = sqlite3_column_int(s, 1);
-		COLUMN_FIELD(s, 2, c->suite);
-		COLUMN_FIELD(s, 3, c->load);
-		COLUMN_FIELD(s, 4, c->probe);
-		outcome = sqlite3_column_text(s, 5);
-		if (!outcome || ul_cell_outcome_parse((const char *)outcome, &c->outcome)) {
-			r = ul_sq_set_err(st->base.err, sizeof(st->base.err), -EIO,
-				    "cell %d of run %lld in '%s' has an unknown outcome '%s'",
-				    c->seq, (long long)run->id, st->path,
-				    outcome ? (const char *)outcome : "");
-			break;
-		}
-		c->flags = (unsigned)sqlite3_column_int64(s, 6);
-		COLUMN_FIELD(s, 7, c->note);
-		COLUMN_FIELD(s, 8, c->load_unit);
-		c->load_units = column_u64(s, 9);
-		c->started_wall_ns = column_i64(s, 10);
-		c->finished_wall_ns = column_i64(s, 11);
-		r = load_cell_data(st, column_i64(s, 0), c);
-		if (r < 0)
-			break;
-	}
-	if (!r && rc != SQLITE_DONE)
-		r = ul_sq_fail(st, rc, "cannot load the cells of run %lld from '%s'", (long long)run->id,
-			 st->path);
-	sqlite3_reset(s);
-	return r;
-}
-
-static int load_run_row(struct ul_store_sqlite *st, int64_t id, struct ul_run *run)
-{
+	struct one_row *one = ctx;
+	struct ul_run *run = one->dst;
 	struct ul_host *h = &run->host;
 	struct ul_run_params *p = &run->params;
-	sqlite3_stmt *s;
-	int rc, r = 0;
 
-	s = ul_sq_stmt(st, S_LOAD_RUN, &rc);
-	if (!s)
-		return ul_sq_fail(st, rc, "cannot load run %lld from '%s'", (long long)id, st->path);
-	sqlite3_bind_int64(s, 1, id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		run->id = id;
-		COLUMN_FIELD(s, 0, run->uuid);
-		COLUMN_FIELD(s, 1, run->label);
-		COLUMN_FIELD(s, 2, run->tool_version);
-		COLUMN_FIELD(s, 3, run->argv);
-		COLUMN_FIELD(s, 4, run->suites);
-		(void)parse_status(st, s, 5, id, &run->status);
-		run->started_wall_ns = column_i64(s, 6);
-		run->finished_wall_ns = column_i64(s, 7);
-		COLUMN_FIELD(s, 8, h->hostname);
-		COLUMN_FIELD(s, 9, h->kernel_release);
-		COLUMN_FIELD(s, 10, h->kernel_version);
-		COLUMN_FIELD(s, 11, h->arch);
-		COLUMN_FIELD(s, 12, h->cpu_model);
-		h->ncpu = sqlite3_column_int(s, 13);
-		h->mem_total_bytes = column_u64(s, 14);
-		h->swap_total_bytes = column_u64(s, 15);
-		p->interval_ns = column_i64(s, 16);
-		p->min_points = sqlite3_column_int(s, 17);
-		p->max_points = sqlite3_column_int(s, 18);
-		p->ci_target_centi = column_i64(s, 19);
-		p->mem_budget_bytes = column_u64(s, 20);
-		p->mem_limit_bytes = column_u64(s, 21);
-		p->swap_bytes = column_u64(s, 22);
-	} else if (rc == SQLITE_DONE) {
+	(void)st;
+	one->found = true;
+	COLUMN_FIELD(s, 0, run->uuid);
+	COLUMN_FIELD(s, 1, run->label);
+	COLUMN_FIELD(s, 2, run->tool_version);
+	COLUMN_FIELD(s, 3, run->argv);
+	COLUMN_FIELD(s, 4, run->suites);
+	run->status = column_status(s, 5);
+	run->started_wall_ns = column_i64(s, 6);
+	run->finished_wall_ns = column_i64(s, 7);
+	COLUMN_FIELD(s, 8, h->hostname);
+	COLUMN_FIELD(s, 9, h->kernel_release);
+	COLUMN_FIELD(s, 10, h->kernel_version);
+	COLUMN_FIELD(s, 11, h->arch);
+	COLUMN_FIELD(s, 12, h->cpu_model);
+	h->ncpu = sqlite3_column_int(s, 13);
+	h->mem_total_bytes = column_u64(s, 14);
+	h->swap_total_bytes = column_u64(s, 15);
+	p->interval_ns = column_i64(s, 16);
+	p->min_points = sqlite3_column_int(s, 17);
+	p->max_points = sqlite3_column_int(s, 18);
+	p->ci_target_centi = column_i64(s, 19);
+	p->mem_budget_bytes = column_u64(s, 20);
+	p->mem_limit_bytes = column_u64(s, 21);
+	p->swap_bytes = column_u64(s, 22);
+	return 0;
+}
+
+/* The run row `id` and its cells. */
+static int load_run_rows(struct ul_store_sqlite *st, int64_t id, struct ul_run *run)
+{
+	struct one_row one = { .dst = run };
+	sqlite3_stmt *s;
+	int rc, r;
+
+	s = ul_sq_stmt_key(st, S_LOAD_RUN, id, &rc);
+	r = ul_sq_rows(st, s, rc, run_row, &one, "cannot load run %lld from '%s'", (long long)id,
+		       st->path);
+	if (!r && !one.found)
 		r = ul_sq_set_err(st->base.err, sizeof(st->base.err), -ENOENT, "no run %lld in '%s'",
-			    (long long)id, st->path);
-	} else {
-		r = ul_sq_fail(st, rc, "cannot load run %lld from '%s'", (long long)id, st->path);
-	}
-	sqlite3_reset(s);
-	return r;
+				  (long long)id, st->path);
+	if (r < 0)
+		return r;
+	run->id = id;
+	s = ul_sq_stmt_key(st, S_LOAD_CELLS, id, &rc);
+	return ul_sq_rows(st, s, rc, cell_row, run, "cannot load the cells of run %lld from '%s'",
+			  (long long)id, st->path);
 }
 
 /*
@@ -419,9 +436,7 @@ int ul_sq_load_run(struct ul_store *base, const char *ref, struct ul_run *out)
 		return ul_sq_fail(st, rc, "cannot read '%s'", st->path);
 	r = resolve_ref(st, ref, &id);
 	if (!r)
-		r = load_run_row(st, id, out);
-	if (!r)
-		r = load_cells(st, out);
+		r = load_run_rows(st, id, out);
 	if (!r) {
 		char why[160];
 
@@ -442,9 +457,20 @@ int ul_sq_load_run(struct ul_store *base, const char *ref, struct ul_run *out)
 	return r;
 }
 
+static int found_summary_row(struct ul_store_sqlite *st, sqlite3_stmt *s, void *ctx)
+{
+	struct one_row *one = ctx;
+
+	(void)st;
+	fill_summary(s, one->dst);
+	one->found = true;
+	return 0;
+}
+
 int ul_sq_find_run(struct ul_store *base, const char *ref, struct ul_run_summary *out)
 {
 	struct ul_store_sqlite *st = sq(base);
+	struct one_row one = { .dst = out };
 	sqlite3_stmt *s;
 	int64_t id = 0;
 	int rc, r;
@@ -458,20 +484,13 @@ int ul_sq_find_run(struct ul_store *base, const char *ref, struct ul_run_summary
 		return ul_sq_fail(st, rc, "cannot read '%s'", st->path);
 	r = resolve_ref(st, ref, &id);
 	if (!r) {
-		s = ul_sq_stmt(st, S_SUMMARY, &rc);
-		if (s) {
-			sqlite3_bind_int64(s, 1, id);
-			rc = sqlite3_step(s);
-			if (rc == SQLITE_ROW)
-				fill_summary(st, s, out);
-			sqlite3_reset(s);
-		}
-		if (rc == SQLITE_DONE)
-			r = ul_sq_set_err(st->base.err, sizeof(st->base.err), -ENOENT,
-					  "no run %lld in '%s'", (long long)id, st->path);
-		else if (rc != SQLITE_ROW)
-			r = ul_sq_fail(st, rc, "cannot read run %lld in '%s'", (long long)id, st->path);
+		s = ul_sq_stmt_key(st, S_SUMMARY, id, &rc);
+		r = ul_sq_rows(st, s, rc, found_summary_row, &one, "cannot read run %lld in '%s'",
+			       (long long)id, st->path);
 	}
+	if (!r && !one.found)
+		r = ul_sq_set_err(st->base.err, sizeof(st->base.err), -ENOENT, "no run %lld in '%s'",
+				  (long long)id, st->path);
 	ul_sq_rollback(st);
 	return r;
 }

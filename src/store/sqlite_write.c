@@ -43,12 +43,10 @@ static int insert_run_row(struct ul_store_sqlite *st, const struct ul_run *run, 
 	sqlite3_bind_int64(s, 21, (sqlite3_int64)p->mem_budget_bytes);
 	sqlite3_bind_int64(s, 22, (sqlite3_int64)p->mem_limit_bytes);
 	sqlite3_bind_int64(s, 23, (sqlite3_int64)p->swap_bytes);
-	rc = sqlite3_step(s);
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE)
-		return rc;
-	*id = sqlite3_last_insert_rowid(st->db);
-	return SQLITE_OK;
+	rc = ul_sq_step_done(s);
+	if (rc == SQLITE_OK)
+		*id = sqlite3_last_insert_rowid(st->db);
+	return rc;
 }
 
 int ul_sq_begin_run(struct ul_store *base, struct ul_run *run)
@@ -82,86 +80,79 @@ int ul_sq_begin_run(struct ul_store *base, struct ul_run *run)
 	return 0;
 }
 
-/* The body of add_cell, inside its transaction. */
-static int insert_cell(struct ul_store_sqlite *st, int64_t run_id, const struct ul_cell *cell)
+/* One series of the stored cell `cell_id`, at position pos, with its samples. */
+static int insert_series(struct ul_store_sqlite *st, int64_t cell_id, size_t pos,
+			 const struct ul_series *ser)
 {
-	const char *outcome = ul_cell_outcome_name(cell->outcome);
-	sqlite3_int64 cell_id;
 	sqlite3_stmt *s;
+	int64_t series_id;
 	int rc;
 
-	s = ul_sq_stmt(st, S_INSERT_CELL, &rc);
+	s = ul_sq_stmt_key(st, S_INSERT_SERIES, cell_id, &rc);
 	if (!s)
 		return rc;
-	sqlite3_bind_int64(s, 1, run_id);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)pos);
+	BIND_FIELD(s, 3, ser->name);
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)ser->n);
+	rc = ul_sq_step_done(s);
+	if (rc != SQLITE_OK)
+		return rc;
+	series_id = sqlite3_last_insert_rowid(st->db);
+	s = ul_sq_stmt_key(st, S_INSERT_SAMPLE, series_id, &rc);
+	if (!s)
+		return rc;
+	for (size_t j = 0; j < ser->n && rc == SQLITE_OK; j++) {
+		sqlite3_bind_int64(s, 2, (sqlite3_int64)j);
+		sqlite3_bind_int64(s, 3, ser->v[j]);
+		rc = ul_sq_step_done(s);
+	}
+	return rc;
+}
+
+static int insert_metric(struct ul_store_sqlite *st, int64_t cell_id, size_t pos,
+			 const struct ul_metric *m)
+{
+	int rc;
+	sqlite3_stmt *s = ul_sq_stmt_key(st, S_INSERT_METRIC, cell_id, &rc);
+
+	if (!s)
+		return rc;
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)pos);
+	BIND_FIELD(s, 3, m->name);
+	if (isnan(m->value))
+		sqlite3_bind_null(s, 4);
+	else
+		sqlite3_bind_double(s, 4, m->value);
+	return ul_sq_step_done(s);
+}
+
+/* The body of add_cell, inside its transaction: SQLite's rc. */
+static int insert_cell(struct ul_store_sqlite *st, int64_t run_id, const struct ul_cell *cell)
+{
+	int64_t cell_id;
+	int rc;
+	sqlite3_stmt *s = ul_sq_stmt_key(st, S_INSERT_CELL, run_id, &rc);
+
+	if (!s)
+		return rc;
 	sqlite3_bind_int(s, 2, cell->seq);
 	BIND_FIELD(s, 3, cell->suite);
 	BIND_FIELD(s, 4, cell->load);
 	BIND_FIELD(s, 5, cell->probe);
-	sqlite3_bind_text(s, 6, outcome, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 6, ul_cell_outcome_name(cell->outcome), -1, SQLITE_STATIC);
 	sqlite3_bind_int64(s, 7, cell->flags);
 	BIND_FIELD(s, 8, cell->note);
 	BIND_FIELD(s, 9, cell->load_unit);
 	sqlite3_bind_int64(s, 10, (sqlite3_int64)cell->load_units);
 	sqlite3_bind_int64(s, 11, cell->started_wall_ns);
 	sqlite3_bind_int64(s, 12, cell->finished_wall_ns);
-	rc = sqlite3_step(s);
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE)
-		return rc;
+	rc = ul_sq_step_done(s);
 	cell_id = sqlite3_last_insert_rowid(st->db);
-
-	for (size_t i = 0; i < cell->n_series; i++) {
-		const struct ul_series *ser = &cell->series[i];
-		sqlite3_int64 series_id;
-		sqlite3_stmt *vs;
-
-		s = ul_sq_stmt(st, S_INSERT_SERIES, &rc);
-		if (!s)
-			return rc;
-		sqlite3_bind_int64(s, 1, cell_id);
-		sqlite3_bind_int64(s, 2, (sqlite3_int64)i);
-		BIND_FIELD(s, 3, ser->name);
-		sqlite3_bind_int64(s, 4, (sqlite3_int64)ser->n);
-		rc = sqlite3_step(s);
-		sqlite3_reset(s);
-		if (rc != SQLITE_DONE)
-			return rc;
-		series_id = sqlite3_last_insert_rowid(st->db);
-
-		vs = ul_sq_stmt(st, S_INSERT_SAMPLE, &rc);
-		if (!vs)
-			return rc;
-		sqlite3_bind_int64(vs, 1, series_id);
-		for (size_t j = 0; j < ser->n; j++) {
-			sqlite3_bind_int64(vs, 2, (sqlite3_int64)j);
-			sqlite3_bind_int64(vs, 3, ser->v[j]);
-			rc = sqlite3_step(vs);
-			sqlite3_reset(vs);
-			if (rc != SQLITE_DONE)
-				return rc;
-		}
-	}
-
-	for (size_t i = 0; i < cell->n_metrics; i++) {
-		const struct ul_metric *m = &cell->metrics[i];
-
-		s = ul_sq_stmt(st, S_INSERT_METRIC, &rc);
-		if (!s)
-			return rc;
-		sqlite3_bind_int64(s, 1, cell_id);
-		sqlite3_bind_int64(s, 2, (sqlite3_int64)i);
-		BIND_FIELD(s, 3, m->name);
-		if (isnan(m->value))
-			sqlite3_bind_null(s, 4);
-		else
-			sqlite3_bind_double(s, 4, m->value);
-		rc = sqlite3_step(s);
-		sqlite3_reset(s);
-		if (rc != SQLITE_DONE)
-			return rc;
-	}
-	return SQLITE_OK;
+	for (size_t i = 0; i < cell->n_series && rc == SQLITE_OK; i++)
+		rc = insert_series(st, cell_id, i, &cell->series[i]);
+	for (size_t i = 0; i < cell->n_metrics && rc == SQLITE_OK; i++)
+		rc = insert_metric(st, cell_id, i, &cell->metrics[i]);
+	return rc;
 }
 
 int ul_sq_add_cell(struct ul_store *base, const struct ul_run *run,
@@ -283,9 +274,8 @@ static int mark_interrupted_tx(struct ul_store_sqlite *st, const char *uuid, int
 		return ul_sq_fail(st, rc, "cannot mark run %s interrupted in '%s'", uuid, st->path);
 	sqlite3_bind_int64(s, 1, *end_ns);
 	sqlite3_bind_int64(s, 2, id);
-	rc = sqlite3_step(s);
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE)
+	rc = ul_sq_step_done(s);
+	if (rc != SQLITE_OK)
 		return ul_sq_fail(st, rc, "cannot mark run %s interrupted in '%s'", uuid, st->path);
 	return 0;
 }
@@ -429,10 +419,8 @@ static int import_one(struct ul_store_sqlite *st, const struct ul_run *run, bool
 	sqlite3_bind_text(s, 1, ul_run_status_name(run->status), -1, SQLITE_STATIC);
 	sqlite3_bind_int64(s, 2, run->finished_wall_ns);
 	sqlite3_bind_int64(s, 3, id);
-	rc = sqlite3_step(s);
-	sqlite3_reset(s);
 	*changed = true;
-	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+	return ul_sq_step_done(s);
 }
 
 int ul_sq_import_runs(struct ul_store *base, const struct ul_run *runs, size_t n,

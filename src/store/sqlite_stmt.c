@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The SQLite store's statements (every SQL text the ops run, prepared once)
+ * and the helpers sqlite_write.c and sqlite_read.c share: errors, stepping,
+ * rows, text columns.
+ */
+#include "core/compat.h"
+#include "core/escape.h"
+#include "store/sqlite_int.h"
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* What `list` shows of a run (fill_summary() reads the columns in this order). */
+#define SUMMARY_SELECT                                                                             \
+	"SELECT r.id, r.uuid, r.label, r.host_name, r.suites, r.status, r.started_wall_ns,"        \
+	" (SELECT count(*) FROM cells c WHERE c.run_id = r.id) FROM runs r"
+
+/* A cell's columns, as insert_cell() binds them and load_cells() reads them. */
+#define CELL_COLUMNS                                                                               \
+	"seq, suite, load, probe, outcome, flags, note, load_unit, load_units, started_wall_ns,"   \
+	" finished_wall_ns"
+
+const char *const ul_sq_sql[S_COUNT] = {
+	[S_BEGIN_READ] = "BEGIN",
+	[S_BEGIN_WRITE] = "BEGIN IMMEDIATE",
+	[S_COMMIT] = "COMMIT",
+	[S_ROLLBACK] = "ROLLBACK",
+	[S_INSERT_RUN] = "INSERT INTO runs (" RUN_COLUMNS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
+			 " ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,"
+			 " ?23)",
+	[S_FINISH_RUN] = "UPDATE runs SET status = ?1, finished_wall_ns = ?2 WHERE id = ?3",
+	[S_RUN_BY_UUID] = "SELECT id, status, started_wall_ns FROM runs WHERE uuid = ?1",
+	[S_LAST_CELL_END] = "SELECT max(finished_wall_ns) FROM cells WHERE run_id = ?1",
+	[S_MARK_INTERRUPTED] = "UPDATE runs SET status = 'interrupted', finished_wall_ns = ?1"
+			       " WHERE id = ?2 AND status = 'running'",
+	[S_SUMMARY] = SUMMARY_SELECT " WHERE r.id = ?1",
+	[S_CELL_EXISTS] = "SELECT 1 FROM cells WHERE run_id = ?1 AND seq = ?2",
+	[S_DELETE_RUN] = "DELETE FROM runs WHERE uuid = ?1",
+	[S_RELABEL_RUN] = "UPDATE runs SET label = ?2 WHERE uuid = ?1",
+	[S_INSERT_CELL] = "INSERT INTO cells (run_id, " CELL_COLUMNS ")"
+			  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+	[S_INSERT_SERIES] = "INSERT INTO series (cell_id, pos, name, n) VALUES (?1, ?2, ?3, ?4)",
+	[S_INSERT_SAMPLE] = "INSERT INTO samples (series_id, idx, value) VALUES (?1, ?2, ?3)",
+	[S_INSERT_METRIC] = "INSERT INTO metrics (cell_id, pos, name, value)"
+			    " VALUES (?1, ?2, ?3, ?4)",
+	[S_LIST_RUNS] = SUMMARY_SELECT " ORDER BY r.started_wall_ns DESC, r.id DESC",
+	[S_LAST_RUN] = "SELECT id FROM runs ORDER BY started_wall_ns DESC, id DESC LIMIT 1",
+	[S_RUN_EXISTS] = "SELECT 1 FROM runs WHERE id = ?1",
+	[S_RUN_BY_PREFIX] = "SELECT id, uuid FROM runs WHERE lower(substr(uuid, 1, ?1)) = lower(?2)"
+			    " ORDER BY id LIMIT 3",
+	[S_LOAD_RUN] = "SELECT " RUN_COLUMNS " FROM runs WHERE id = ?1",
+	[S_LOAD_CELLS] = "SELECT id, " CELL_COLUMNS " FROM cells WHERE run_id = ?1 ORDER BY seq",
+	[S_LOAD_SERIES] = "SELECT id, name, n FROM series WHERE cell_id = ?1 ORDER BY pos",
+	[S_LOAD_SAMPLES] = "SELECT idx, value FROM samples WHERE series_id = ?1 ORDER BY idx",
+	[S_LOAD_METRICS] = "SELECT name, value FROM metrics WHERE cell_id = ?1 ORDER BY pos",
+};
+
+
+
+void ul_sq_vset_err(char *err, size_t errlen, const char *fmt, va_list ap)
+{
+	if (err && errlen)
+		vsnprintf(err, errlen, fmt, ap);
+}
+
+int ul_sq_set_err(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ul_sq_vset_err(err, errlen, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+/* The negative errno for SQLite result `rc` (store.h lists the codes). */
+int ul_sq_errno(sqlite3 *db, int rc, int ro_errno)
+{
+	int sys = db ? sqlite3_system_errno(db) : 0;
+
+	switch (rc & 0xff) {
+	case SQLITE_NOMEM:
+		return -ENOMEM;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return -EBUSY;
+	case SQLITE_READONLY:
+		return ro_errno == EROFS ? -EROFS : -EACCES;
+	case SQLITE_PERM:
+	case SQLITE_AUTH:
+		return -EACCES;
+	case SQLITE_CANTOPEN:
+		return sys > 0 ? -sys : -EACCES;
+	case SQLITE_FULL:
+		return -ENOSPC;
+	case SQLITE_NOTADB:
+		return -EPROTO;
+	case SQLITE_CONSTRAINT:
+		if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
+			return -ENOENT;
+		if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY)
+			return -EEXIST;
+		return -EINVAL;
+	default:
+		return -EIO;
+	}
+}
+
+int ul_sq_vfail(struct ul_store_sqlite *st, int rc, const char *fmt, va_list ap)
+{
+	char what[384];
+
+	vsnprintf(what, sizeof(what), fmt, ap);
+	if ((rc & 0xff) == SQLITE_READONLY && st->ro_errno)
+		snprintf(st->base.err, sizeof(st->base.err), "%s: %s", what,
+			 strerror(st->ro_errno));
+	else
+		snprintf(st->base.err, sizeof(st->base.err), "%s: %s", what,
+			 st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+	return ul_sq_errno(st->db, rc, st->ro_errno);
+}
+
+int ul_sq_fail(struct ul_store_sqlite *st, int rc, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = ul_sq_vfail(st, rc, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+/* The cached statement `id`, reset and unbound; NULL with *rc set on failure. */
+sqlite3_stmt *ul_sq_stmt(struct ul_store_sqlite *st, enum stmt_id id, int *rc)
+{
+	sqlite3_stmt *s = st->stmt[id];
+
+	if (!s) {
+		*rc = sqlite3_prepare_v3(st->db, ul_sq_sql[id], -1, SQLITE_PREPARE_PERSISTENT,
+					 &st->stmt[id], NULL);
+		if (*rc != SQLITE_OK) {
+			st->stmt[id] = NULL;
+			return NULL;
+		}
+		return st->stmt[id];
+	}
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return s;
+}
+
+/* Run a statement that returns no rows. */
+int ul_sq_exec(struct ul_store_sqlite *st, enum stmt_id id)
+{
+	int rc;
+	sqlite3_stmt *s = ul_sq_stmt(st, id, &rc);
+
+	return s ? ul_sq_step_done(s) : rc;
+}
+
+int ul_sq_step_done(sqlite3_stmt *s)
+{
+	int rc = sqlite3_step(s);
+
+	sqlite3_reset(s);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+sqlite3_stmt *ul_sq_stmt_key(struct ul_store_sqlite *st, enum stmt_id id, int64_t key, int *rc)
+{
+	sqlite3_stmt *s = ul_sq_stmt(st, id, rc);
+
+	if (s)
+		sqlite3_bind_int64(s, 1, key);
+	return s;
+}
+
+int ul_sq_rows(struct ul_store_sqlite *st, sqlite3_stmt *s, int rc, ul_sq_row_fn *row, void *ctx,
+	       const char *fmt, ...)
+{
+	va_list ap;
+	int r = 0;
+
+	while (s && !r && (rc = sqlite3_step(s)) == SQLITE_ROW)
+		r = row(st, s, ctx);
+	if (!r && rc != SQLITE_DONE) {
+		va_start(ap, fmt);
+		r = ul_sq_vfail(st, rc, fmt, ap); /* before the reset touches the connection */
+		va_end(ap);
+	}
+	if (s)
+		sqlite3_reset(s);
+	return r;
+}
+
+
+void ul_sq_rollback(struct ul_store_sqlite *st)
+{
+	if (!sqlite3_get_autocommit(st->db))
+		(void)ul_sq_exec(st, S_ROLLBACK);
+}
+
+/*
+ * Text from the file is untrusted: bytes that are not valid UTF-8 become
+ * '?' (JSON and terminals need UTF-8), and truncation to the model's field
+ * never cuts a character.  Control characters stay; printers escape them.
+ */
+void ul_sq_column_text(sqlite3_stmt *s, int i, char *buf, size_t size)
+{
+	const unsigned char *t = sqlite3_column_text(s, i);
+	size_t len = t ? (size_t)sqlite3_column_bytes(s, i) : 0, out = 0;
+
+	for (size_t k = 0; k < len && t[k];) {
+		size_t n = ul_utf8_len(t + k, len - k);
+
+		if (out + (n ? n : 1) >= size)
+			break;
+		if (n) {
+			memcpy(buf + out, t + k, n);
+			out += n;
+			k += n;
+		} else {
+			buf[out++] = '?';
+			k++;
+		}
+	}
+	buf[out] = '\0';
+}
