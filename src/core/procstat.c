@@ -3,6 +3,7 @@
  * /proc/PID/stat parsing and a one-pass walk of /proc (see procstat.h).
  */
 #include "core/procstat.h"
+#include "core/file.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -36,26 +37,22 @@ int ul_procstat_parse(const char *line, struct ul_procstat *ps)
 	ps->pid = (pid_t)pid;
 	ps->ppid = (pid_t)f[0];
 	ps->flags = (unsigned)f[5];
-	ps->cpu_ticks = f[10] + f[11] + f[12] + f[13];
+	ps->user_ticks = f[10] + f[12];
+	ps->sys_ticks = f[11] + f[13];
+	ps->cpu_ticks = ps->user_ticks + ps->sys_ticks;
 	ps->starttime = f[18];
 	return 0;
 }
 
-static int read_one(int dirfd, const char *name, struct ul_procstat *ps)
+int ul_procstat_read(pid_t pid, struct ul_procstat *ps)
 {
 	char path[64], buf[1024];
 	ssize_t len;
-	int fd;
 
-	snprintf(path, sizeof(path), "%s/stat", name);
-	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return -EIO;
-	buf[len] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	len = ul_read_file(path, buf, sizeof(buf));
+	if (len < 0)
+		return (int)len;
 	return ul_procstat_parse(buf, ps);
 }
 
@@ -82,7 +79,7 @@ int ul_procstat_all(struct ul_procstat **out, size_t *n)
 
 		if (e->d_name[0] < '1' || e->d_name[0] > '9')
 			continue;
-		if (read_one(dirfd(d), e->d_name, &ps))
+		if (ul_procstat_read((pid_t)atoi(e->d_name), &ps))
 			continue; /* gone meanwhile */
 		if (used == cap) {
 			size_t ncap = cap ? 2 * cap : 512;

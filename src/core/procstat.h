@@ -15,7 +15,9 @@
 struct ul_procstat {
 	pid_t pid, ppid;
 	unsigned flags;	       /* PF_* */
-	uint64_t cpu_ticks;    /* utime + stime + cutime + cstime, clock ticks */
+	uint64_t user_ticks;   /* utime + cutime, clock ticks */
+	uint64_t sys_ticks;    /* stime + cstime, clock ticks */
+	uint64_t cpu_ticks;    /* user_ticks + sys_ticks */
 	uint64_t starttime;    /* ticks after boot: tells a reused pid apart */
 };
 
@@ -26,6 +28,9 @@ struct ul_procstat {
  * so the CPU of short-lived children stays with whoever waited for them.
  */
 int ul_procstat_parse(const char *line, struct ul_procstat *ps);
+
+/* The line of one process: 0, -errno (-ENOENT once it is gone) or -EINVAL. */
+int ul_procstat_read(pid_t pid, struct ul_procstat *ps);
 
 /*
  * Every process now, sorted by pid, in *out (malloc'd, caller frees);

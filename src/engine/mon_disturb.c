@@ -5,6 +5,7 @@
  * flagged "disturbed": its numbers measure someone else's work as well.
  */
 #include "core/compat.h"
+#include "core/file.h"
 #include "core/clock.h"
 #include "core/procstat.h"
 #include "engine/engine.h"
@@ -49,16 +50,12 @@ static int read_stat(uint64_t *busy, uint64_t *running)
 	char buf[8192];
 	unsigned long long user, nice, sys;
 	const char *pr;
-	ssize_t len;
-	int fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
+	ssize_t len = ul_read_file("/proc/stat", buf, sizeof(buf));
 
-	if (fd < 0)
-		return -errno;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
+	if (len < 0)
+		return (int)len;
+	if (len == 0)
 		return -EIO;
-	buf[len] = '\0';
 	if (sscanf(buf, "cpu %llu %llu %llu", &user, &nice, &sys) != 3)
 		return -EINVAL;
 	*busy = user + nice + sys;

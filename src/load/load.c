@@ -8,6 +8,7 @@
 #include "core/parse.h"
 #include "load/internal.h"
 #include "load/load.h"
+#include "core/procstat.h"
 #include "proc/barrier.h"
 #include "proc/supervise.h"
 
@@ -60,31 +61,15 @@ struct ul_running_load {
  */
 static void read_cpu_ns(pid_t pid, int64_t *user_ns, int64_t *sys_ns)
 {
-	unsigned long ut = 0, st = 0;
-	long cut = 0, cst = 0, hz = sysconf(_SC_CLK_TCK);
-	char path[64], buf[1024];
-	const char *p;
-	ssize_t n;
-	int fd;
+	long hz = sysconf(_SC_CLK_TCK);
+	struct ul_procstat ps;
 
 	*user_ns = 0;
 	*sys_ns = 0;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (hz <= 0 || ul_procstat_read(pid, &ps))
 		return;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0 || hz <= 0)
-		return;
-	buf[n] = '\0';
-	/* "pid (comm) state ppid ... utime stime cutime cstime": comm may hold ')' */
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu %ld %ld", &ut,
-			 &st, &cut, &cst) != 4)
-		return;
-	*user_ns = ((int64_t)ut + cut) * (UL_NS_PER_SEC / hz);
-	*sys_ns = ((int64_t)st + cst) * (UL_NS_PER_SEC / hz);
+	*user_ns = (int64_t)ps.user_ticks * (UL_NS_PER_SEC / hz);
+	*sys_ns = (int64_t)ps.sys_ticks * (UL_NS_PER_SEC / hz);
 }
 
 /* Undo ul_load_start()'s allocations.  Only once the leader is reaped. */

@@ -619,6 +619,8 @@ START_TEST(test_procstat_parse)
 	ck_assert_int_eq(ul_procstat_parse(line, &ps), 0);
 	ck_assert_int_eq(ps.pid, 4242);
 	ck_assert_int_eq(ps.ppid, 17);
+	ck_assert_uint_eq(ps.user_ticks, 150 + 7);
+	ck_assert_uint_eq(ps.sys_ticks, 25 + 3);
 	ck_assert_uint_eq(ps.cpu_ticks, 150 + 25 + 7 + 3);
 	ck_assert_uint_eq(ps.starttime, 98765);
 	ck_assert(!(ps.flags & UL_PF_KTHREAD));
@@ -626,6 +628,11 @@ START_TEST(test_procstat_parse)
 	ck_assert(ps.flags & UL_PF_KTHREAD);
 	ck_assert_uint_eq(ps.cpu_ticks, 4);
 	ck_assert_int_eq(ul_procstat_parse("12 (short) S 1 2 3", &ps), -EINVAL);
+	/* one process read by pid: ourselves, and a pid that cannot exist */
+	ck_assert_int_eq(ul_procstat_read(getpid(), &ps), 0);
+	ck_assert_int_eq(ps.pid, getpid());
+	ck_assert_int_eq(ps.ppid, getppid());
+	ck_assert_int_eq(ul_procstat_read(INT32_MAX, &ps), -ENOENT);
 	ck_assert_int_eq(ul_procstat_parse("no pid here", &ps), -EINVAL);
 }
 END_TEST
