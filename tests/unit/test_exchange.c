@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests for the exchange format (store/exchange*.c) and for escaping
- * (core/escape.c): exact round trips, hostile documents refused with the
+ * (core/escape.c): exact round trips, the writer and the reader walking the
+ * same field table (model/model_json.c), hostile documents refused with the
  * place named, CSV quoting, control characters never printed raw.
  */
 #include "unit.h"
 #include "core/escape.h"
+#include "model/model_json.h"
 #include "store/exchange.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,6 +112,79 @@ START_TEST(test_round_trip_exact)
 	ul_exchange_free(back, n);
 	free(json);
 	free(json2);
+	ul_run_release(&run);
+}
+END_TEST
+
+/* The object at path ("runs", "0", "host" ...) of a document. */
+static json_t *locate(json_t *doc, const char *const *path, size_t depth)
+{
+	for (size_t i = 0; i < depth && doc; i++)
+		doc = json_is_array(doc) ? json_array_get(doc, strtoul(path[i], NULL, 10))
+					 : json_object_get(doc, path[i]);
+	ck_assert_ptr_nonnull(doc);
+	return doc;
+}
+
+/*
+ * The object at path holds the table's exchange fields in table order, then
+ * `next` (NULL: nothing); without any one of them the document is refused
+ * with that key named.
+ */
+static void check_table(const char *json, const char *const *path, size_t depth,
+			const struct ul_json_table *t, const char *next)
+{
+	json_t *doc = json_loads(json, 0, NULL), *o = locate(doc, path, depth);
+	void *it = json_object_iter(o);
+	const char *sub_path[8];
+
+	for (size_t i = 0; i < t->n; i++) {
+		const struct ul_json_field *f = &t->fields[i];
+		json_t *cut = json_deep_copy(doc);
+		struct ul_run *back = NULL;
+		char why[256] = "", want[64], *text;
+		size_t n = 0;
+
+		if (!(f->in & UL_JSON_EXCHANGE))
+			continue;
+		ck_assert_msg(it && !strcmp(json_object_iter_key(it), f->key), "%s expected", f->key);
+		if (f->kind == UL_JSON_OBJECT) {
+			ck_assert_uint_lt(depth, UL_ARRAY_SIZE(sub_path));
+			memcpy(sub_path, path, depth * sizeof(*path));
+			sub_path[depth] = f->key;
+			check_table(json, sub_path, depth + 1, f->sub, NULL);
+		}
+		it = json_object_iter_next(o, it);
+		ck_assert_int_eq(json_object_del(locate(cut, path, depth), f->key), 0);
+		text = json_dumps(cut, 0);
+		ck_assert_int_eq(ul_exchange_read_json(text, strlen(text), &back, &n, why, sizeof(why)),
+				 -EINVAL);
+		snprintf(want, sizeof(want), ".%s: missing", f->key);
+		ck_assert_msg(strstr(why, want), "without %s: %s", f->key, why);
+		ck_assert_ptr_null(back);
+		free(text);
+		json_decref(cut);
+	}
+	if (next)
+		ck_assert_str_eq(it ? json_object_iter_key(it) : "(end)", next);
+	else
+		ck_assert_ptr_null(it);
+	json_decref(doc);
+}
+
+START_TEST(test_one_table_both_ways)
+{
+	static const char *const run_path[] = { "runs", "0" };
+	static const char *const cell_path[] = { "runs", "0", "cells", "0" };
+	struct ul_run run;
+	size_t len;
+	char *json;
+
+	edge_run(&run);
+	json = to_json(&run, &len);
+	check_table(json, run_path, 2, &ul_json_run_table, "cells");
+	check_table(json, cell_path, 4, &ul_json_cell_table, "series");
+	free(json);
 	ul_run_release(&run);
 }
 END_TEST
@@ -260,6 +336,7 @@ Suite *ul_test_suite_exchange(void)
 	TCase *tc = tcase_create("exchange");
 
 	tcase_add_test(tc, test_round_trip_exact);
+	tcase_add_test(tc, test_one_table_both_ways);
 	tcase_add_test(tc, test_hostile_documents);
 	tcase_add_test(tc, test_hostile_fields);
 	tcase_add_test(tc, test_too_big);

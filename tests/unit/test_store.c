@@ -8,9 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,69 +16,9 @@
 #include <unistd.h>
 
 /* One private directory per test case, made and removed by the parent. */
-static char tmpdir[64];
-
 static void tmpdir_setup(void)
 {
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/ul-test-store-XXXXXX");
-	if (!mkdtemp(tmpdir))
-		abort();
-}
-
-static int rm_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
-{
-	(void)sb;
-	(void)type;
-	(void)ftw;
-	return remove(path);
-}
-
-static void tmpdir_teardown(void)
-{
-	nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static const char *tpath(char *buf, size_t len, const char *name)
-{
-	snprintf(buf, len, "%s/%s", tmpdir, name);
-	return buf;
-}
-
-static struct ul_store *open_ok(const char *uri)
-{
-	struct ul_store *st = NULL;
-	char err[512] = "";
-	int r = ul_store_open(uri, &st, err, sizeof(err));
-
-	ck_assert_msg(r == 0, "open '%s': %d %s", uri, r, err);
-	ck_assert_ptr_nonnull(st);
-	return st;
-}
-
-/* One integer from a statement run on the file with plain sqlite3. */
-static int64_t sql_int(const char *path, const char *sql)
-{
-	sqlite3 *db;
-	sqlite3_stmt *s;
-	int64_t v = -1;
-
-	ck_assert_int_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_step(s), SQLITE_ROW);
-	v = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	sqlite3_close(db);
-	return v;
-}
-
-static void sql_exec(const char *path, const char *sql)
-{
-	sqlite3 *db;
-
-	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
-	ck_assert_msg(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK, "%s: %s", sql,
-		      sqlite3_errmsg(db));
-	sqlite3_close(db);
+	ul_unit_dir_make("store");
 }
 
 static void fill_run(struct ul_run *run, const char *label, int64_t started_ns)
@@ -255,8 +193,8 @@ START_TEST(test_round_trip)
 	struct ul_store *st;
 	struct ul_run run, back;
 
-	tpath(path, sizeof(path), "round.db");
-	st = open_ok(path);
+	ul_unit_path(path, sizeof(path), "round.db");
+	st = ul_unit_store_open(path);
 	fill_run(&run, "rt", 1700000000 * UL_NS_PER_SEC + 123);
 	add_two_cells(&run);
 	ck_assert_msg(st->ops->begin_run(st, &run) == 0, "%s", st->err);
@@ -268,7 +206,7 @@ START_TEST(test_round_trip)
 	ck_assert_msg(st->ops->finish_run(st, &run) == 0, "%s", st->err);
 	ul_store_close(st);
 
-	st = open_ok(path);
+	st = ul_unit_store_open(path);
 	snprintf(ref, sizeof(ref), "%lld", (long long)run.id);
 	ck_assert_msg(st->ops->load_run(st, ref, &back) == 0, "%s", st->err);
 	assert_run_equal(&run, &back);
@@ -287,7 +225,7 @@ START_TEST(test_round_trip)
 	ul_run_release(&back);
 
 	/* Raw samples are queryable with plain SQL through the view. */
-	ck_assert_int_eq(sql_int(path, "SELECT count(*) FROM cell_samples"), 5 + 10 + 300);
+	ck_assert_int_eq(ul_unit_sql_int(path, "SELECT count(*) FROM cell_samples"), 5 + 10 + 300);
 	ul_store_close(st);
 	ul_run_release(&run);
 }
@@ -295,7 +233,7 @@ END_TEST
 
 START_TEST(test_list_order)
 {
-	struct ul_store *st = open_ok(":memory:");
+	struct ul_store *st = ul_unit_store_open(":memory:");
 	struct ul_run_summary *rs;
 	struct ul_run run;
 	int64_t a, b, c, d;
@@ -338,7 +276,7 @@ END_TEST
 
 START_TEST(test_last)
 {
-	struct ul_store *st = open_ok(":memory:");
+	struct ul_store *st = ul_unit_store_open(":memory:");
 	struct ul_run back;
 	int64_t newest;
 
@@ -358,7 +296,7 @@ END_TEST
 
 START_TEST(test_refs)
 {
-	struct ul_store *st = open_ok("sqlite::memory:");
+	struct ul_store *st = ul_unit_store_open("sqlite::memory:");
 	struct ul_run back;
 	int64_t r1, r2, r3;
 
@@ -413,15 +351,15 @@ START_TEST(test_interrupted_keeps_cells)
 	struct ul_run_summary *rs;
 	size_t n;
 
-	tpath(path, sizeof(path), "interrupted.db");
-	st = open_ok(path);
+	ul_unit_path(path, sizeof(path), "interrupted.db");
+	st = ul_unit_store_open(path);
 	fill_run(&run, "int", 42);
 	add_two_cells(&run);
 	ck_assert_int_eq(st->ops->begin_run(st, &run), 0);
 	ck_assert_int_eq(st->ops->add_cell(st, &run, &run.cells[0]), 0);
 	ul_store_close(st); /* killed before the second cell and finish_run */
 
-	st = open_ok(path);
+	st = ul_unit_store_open(path);
 	ck_assert_msg(st->ops->load_run(st, "last", &back) == 0, "%s", st->err);
 	ck_assert_int_eq(back.status, UL_RUN_RUNNING);
 	ck_assert_uint_eq(back.n_cells, 1);
@@ -433,7 +371,7 @@ START_TEST(test_interrupted_keeps_cells)
 	ck_assert_int_eq(st->ops->finish_run(st, &run), 0);
 	ul_store_close(st);
 
-	st = open_ok(path);
+	st = ul_unit_store_open(path);
 	ck_assert_int_eq(st->ops->load_run(st, run.uuid, &back), 0);
 	ck_assert_int_eq(back.status, UL_RUN_INTERRUPTED);
 	ck_assert_int_eq(back.finished_wall_ns, 99);
@@ -457,8 +395,8 @@ START_TEST(test_mark_interrupted)
 	struct ul_run run, empty, back;
 	int64_t end = 0;
 
-	tpath(path, sizeof(path), "mark.db");
-	st = open_ok(path);
+	ul_unit_path(path, sizeof(path), "mark.db");
+	st = ul_unit_store_open(path);
 	fill_run(&run, "killed", 1000);
 	add_two_cells(&run);
 	ck_assert_int_eq(st->ops->begin_run(st, &run), 0);
@@ -468,7 +406,7 @@ START_TEST(test_mark_interrupted)
 	ck_assert_int_eq(st->ops->begin_run(st, &empty), 0);
 	ul_store_close(st);
 
-	st = open_ok(path);
+	st = ul_unit_store_open(path);
 	ck_assert_msg(st->ops->mark_interrupted(st, run.uuid, &end) == 0, "%s", st->err);
 	ck_assert_int_eq(end, run.cells[1].finished_wall_ns);
 	ck_assert_int_eq(st->ops->load_run(st, run.uuid, &back), 0);
@@ -493,7 +431,7 @@ START_TEST(test_mark_interrupted)
 	run.finished_wall_ns = 1;
 	ck_assert_int_eq(st->ops->finish_run(st, &run), 0);
 	ck_assert_int_eq(st->ops->mark_interrupted(st, run.uuid, NULL), -EALREADY);
-	ck_assert_int_eq(sql_int(path, "SELECT count(*) FROM runs WHERE status = 'complete'"
+	ck_assert_int_eq(ul_unit_sql_int(path, "SELECT count(*) FROM runs WHERE status = 'complete'"
 				       " AND finished_wall_ns = 1"),
 			 1);
 	ul_store_close(st);
@@ -510,8 +448,8 @@ START_TEST(test_add_cell_atomic)
 	struct ul_run run, ghost;
 	struct ul_cell *c;
 
-	tpath(path, sizeof(path), "atomic.db");
-	st = open_ok(path);
+	ul_unit_path(path, sizeof(path), "atomic.db");
+	st = ul_unit_store_open(path);
 	fill_run(&run, "atomic", 7);
 	add_two_cells(&run);
 	ck_assert_int_eq(st->ops->begin_run(st, &run), 0);
@@ -520,14 +458,14 @@ START_TEST(test_add_cell_atomic)
 	snprintf(c->series[2].name, sizeof(c->series[2].name), "%s", c->series[0].name);
 	ck_assert_int_eq(st->ops->add_cell(st, &run, c), -EEXIST);
 	ck_assert_ptr_nonnull(strstr(st->err, path));
-	ck_assert_int_eq(sql_int(path, "SELECT count(*) FROM cells"), 0);
-	ck_assert_int_eq(sql_int(path, "SELECT count(*) FROM series"), 0);
-	ck_assert_int_eq(sql_int(path, "SELECT count(*) FROM samples"), 0);
+	ck_assert_int_eq(ul_unit_sql_int(path, "SELECT count(*) FROM cells"), 0);
+	ck_assert_int_eq(ul_unit_sql_int(path, "SELECT count(*) FROM series"), 0);
+	ck_assert_int_eq(ul_unit_sql_int(path, "SELECT count(*) FROM samples"), 0);
 
 	ck_assert_msg(st->ops->add_cell(st, &run, &run.cells[1]) == 0, "%s", st->err);
 	ck_assert_int_eq(st->ops->add_cell(st, &run, &run.cells[1]), -EEXIST);
-	ck_assert_int_eq(sql_int(path, "SELECT count(*) FROM cells"), 1);
-	ck_assert_int_eq(sql_int(path, "SELECT count(*) FROM samples"), 300);
+	ck_assert_int_eq(ul_unit_sql_int(path, "SELECT count(*) FROM cells"), 1);
+	ck_assert_int_eq(ul_unit_sql_int(path, "SELECT count(*) FROM samples"), 300);
 
 	ghost = run;
 	ghost.id = 9999;
@@ -535,7 +473,7 @@ START_TEST(test_add_cell_atomic)
 	ck_assert_int_eq(st->ops->finish_run(st, &ghost), -ENOENT);
 	ghost.id = 0;
 	ck_assert_int_eq(st->ops->add_cell(st, &ghost, &run.cells[1]), -EINVAL);
-	ck_assert_int_eq(sql_int(path, "SELECT count(*) FROM cells"), 1);
+	ck_assert_int_eq(ul_unit_sql_int(path, "SELECT count(*) FROM cells"), 1);
 	/* Same UUID twice is refused: runs merge across machines by UUID. */
 	ghost.id = 0;
 	ck_assert_int_eq(st->ops->begin_run(st, &ghost), -EEXIST);
@@ -555,7 +493,7 @@ START_TEST(test_not_sqlite)
 
 	for (size_t i = 0; i < sizeof(junk); i++)
 		junk[i] = (unsigned char)(i * 131 + 7);
-	tpath(path, sizeof(path), "junk.db");
+	ul_unit_path(path, sizeof(path), "junk.db");
 	f = fopen(path, "w");
 	ck_assert_ptr_nonnull(f);
 	ck_assert_uint_eq(fwrite(junk, 1, sizeof(junk), f), sizeof(junk));
@@ -567,7 +505,7 @@ START_TEST(test_not_sqlite)
 	ck_assert_int_eq(stat(path, &sb), 0);
 	ck_assert_int_eq(sb.st_size, (off_t)sizeof(junk));
 
-	tpath(small, sizeof(small), "short.db");
+	ul_unit_path(small, sizeof(small), "short.db");
 	f = fopen(small, "w");
 	ck_assert_ptr_nonnull(f);
 	fputs("#!/bin/sh\necho hello\n", f);
@@ -582,18 +520,18 @@ START_TEST(test_foreign_sqlite)
 	char path[128], err[512] = "";
 	struct ul_store *st;
 
-	tpath(path, sizeof(path), "other.db");
-	sql_exec(path, "CREATE TABLE notes (x TEXT); INSERT INTO notes VALUES ('mine');");
+	ul_unit_path(path, sizeof(path), "other.db");
+	ul_unit_sql(path, "CREATE TABLE notes (x TEXT); INSERT INTO notes VALUES ('mine');");
 	ck_assert_int_eq(ul_store_open(path, &st, err, sizeof(err)), -EPROTO);
 	ck_assert_ptr_null(st);
 	ck_assert_ptr_nonnull(strstr(err, "not an underload database"));
 	ck_assert_ptr_nonnull(strstr(err, path));
 	/* Untouched: still the other program's file. */
-	ck_assert_int_eq(sql_int(path, "PRAGMA user_version"), 0);
-	ck_assert_int_eq(sql_int(path, "PRAGMA application_id"), 0);
+	ck_assert_int_eq(ul_unit_sql_int(path, "PRAGMA user_version"), 0);
+	ck_assert_int_eq(ul_unit_sql_int(path, "PRAGMA application_id"), 0);
 
-	tpath(path, sizeof(path), "otherapp.db");
-	sql_exec(path, "PRAGMA application_id = 42; PRAGMA user_version = 1;");
+	ul_unit_path(path, sizeof(path), "otherapp.db");
+	ul_unit_sql(path, "PRAGMA application_id = 42; PRAGMA user_version = 1;");
 	ck_assert_int_eq(ul_store_open(path, &st, err, sizeof(err)), -EPROTO);
 	ck_assert_ptr_nonnull(strstr(err, "application_id"));
 }
@@ -604,18 +542,18 @@ START_TEST(test_newer_schema)
 	char path[128], err[512] = "", want[512];
 	struct ul_store *st;
 
-	tpath(path, sizeof(path), "future.db");
-	st = open_ok(path);
+	ul_unit_path(path, sizeof(path), "future.db");
+	st = ul_unit_store_open(path);
 	store_run(st, "old", 1, NULL);
 	ul_store_close(st);
-	sql_exec(path, "PRAGMA user_version = 99");
+	ul_unit_sql(path, "PRAGMA user_version = 99");
 	ck_assert_int_eq(ul_store_open(path, &st, err, sizeof(err)), -EPROTONOSUPPORT);
 	ck_assert_ptr_null(st);
 	snprintf(want, sizeof(want),
 		 "database '%s' has schema version 99, newer than this underload understands (%d)",
 		 path, UL_STORE_SCHEMA_VERSION);
 	ck_assert_str_eq(err, want);
-	ck_assert_int_eq(sql_int(path, "PRAGMA user_version"), 99);
+	ck_assert_int_eq(ul_unit_sql_int(path, "PRAGMA user_version"), 99);
 }
 END_TEST
 
@@ -626,31 +564,31 @@ START_TEST(test_migrate_from_zero)
 	int fd;
 
 	/* A valid SQLite file at user_version 0 with no tables left in it. */
-	tpath(path, sizeof(path), "v0.db");
-	sql_exec(path, "CREATE TABLE t (x); DROP TABLE t;");
-	ck_assert_int_eq(sql_int(path, "PRAGMA user_version"), 0);
-	st = open_ok(path);
-	ck_assert_int_eq(sql_int(path, "PRAGMA user_version"), UL_STORE_SCHEMA_VERSION);
-	ck_assert_int_eq(sql_int(path, "PRAGMA application_id"), 0x756c6472);
-	ck_assert_int_eq(sql_int(path, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+	ul_unit_path(path, sizeof(path), "v0.db");
+	ul_unit_sql(path, "CREATE TABLE t (x); DROP TABLE t;");
+	ck_assert_int_eq(ul_unit_sql_int(path, "PRAGMA user_version"), 0);
+	st = ul_unit_store_open(path);
+	ck_assert_int_eq(ul_unit_sql_int(path, "PRAGMA user_version"), UL_STORE_SCHEMA_VERSION);
+	ck_assert_int_eq(ul_unit_sql_int(path, "PRAGMA application_id"), 0x756c6472);
+	ck_assert_int_eq(ul_unit_sql_int(path, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
 				       " AND name IN ('runs', 'cells', 'series', 'samples',"
 				       " 'metrics')"),
 			 5);
 	store_run(st, "migrated", 1, NULL);
 	ul_store_close(st);
 	/* Opening again is a no-op for the schema and keeps the data. */
-	st = open_ok(path);
-	ck_assert_int_eq(sql_int(path, "SELECT count(*) FROM runs"), 1);
+	st = ul_unit_store_open(path);
+	ck_assert_int_eq(ul_unit_sql_int(path, "SELECT count(*) FROM runs"), 1);
 	ul_store_close(st);
 
 	/* An empty file is an empty database too. */
-	tpath(empty, sizeof(empty), "zero.db");
+	ul_unit_path(empty, sizeof(empty), "zero.db");
 	fd = open(empty, O_CREAT | O_WRONLY | O_EXCL, 0644);
 	ck_assert_int_ge(fd, 0);
 	close(fd);
-	st = open_ok(empty);
+	st = ul_unit_store_open(empty);
 	ul_store_close(st);
-	ck_assert_int_eq(sql_int(empty, "PRAGMA user_version"), UL_STORE_SCHEMA_VERSION);
+	ck_assert_int_eq(ul_unit_sql_int(empty, "PRAGMA user_version"), UL_STORE_SCHEMA_VERSION);
 }
 END_TEST
 
@@ -664,16 +602,16 @@ START_TEST(test_paths)
 
 	/* Parents are created (mkdir -p, 0755). */
 	umask(022);
-	tpath(path, sizeof(path), "a/b/c/results.db");
-	st = open_ok(path);
+	ul_unit_path(path, sizeof(path), "a/b/c/results.db");
+	st = ul_unit_store_open(path);
 	ul_store_close(st);
-	tpath(path, sizeof(path), "a/b/c");
+	ul_unit_path(path, sizeof(path), "a/b/c");
 	ck_assert_int_eq(stat(path, &sb), 0);
 	ck_assert(S_ISDIR(sb.st_mode));
 	ck_assert_int_eq(sb.st_mode & 07777, 0755);
 
 	/* A path under a regular file cannot be created. */
-	tpath(file, sizeof(file), "plain");
+	ul_unit_path(file, sizeof(file), "plain");
 	f = fopen(file, "w");
 	ck_assert_ptr_nonnull(f);
 	ck_assert_int_eq(fclose(f), 0);
@@ -686,9 +624,9 @@ START_TEST(test_paths)
 	ck_assert(S_ISREG(sb.st_mode));
 
 	/* A directory is not a database file. */
-	r = ul_store_open(tmpdir, &st, err, sizeof(err));
+	r = ul_store_open(ul_unit_dir, &st, err, sizeof(err));
 	ck_assert_int_eq(r, -EISDIR);
-	ck_assert_ptr_nonnull(strstr(err, tmpdir));
+	ck_assert_ptr_nonnull(strstr(err, ul_unit_dir));
 }
 END_TEST
 
@@ -699,13 +637,13 @@ START_TEST(test_uri)
 	struct ul_run_summary *rs;
 	size_t n;
 
-	tpath(path, sizeof(path), "uri.db");
+	ul_unit_path(path, sizeof(path), "uri.db");
 	snprintf(uri, sizeof(uri), "sqlite:%s", path);
-	st = open_ok(uri);
+	st = ul_unit_store_open(uri);
 	ck_assert_str_eq(st->ops->scheme, "sqlite");
 	store_run(st, "uri", 1, NULL);
 	ul_store_close(st);
-	ck_assert_int_eq(sql_int(path, "SELECT count(*) FROM runs"), 1);
+	ck_assert_int_eq(ul_unit_sql_int(path, "SELECT count(*) FROM runs"), 1);
 
 	ck_assert_int_eq(ul_store_open("postgresql://ul@db.example/results", &st, err, sizeof(err)),
 			 -EPROTONOSUPPORT);
@@ -722,7 +660,7 @@ START_TEST(test_uri)
 	ck_assert_int_eq(ul_store_open("sqlite:", &st, err, sizeof(err)), -EINVAL);
 	ck_assert_ptr_null(st);
 
-	st = open_ok(":memory:");
+	st = ul_unit_store_open(":memory:");
 	store_run(st, "mem", 1, NULL);
 	ck_assert_int_eq(st->ops->list_runs(st, &rs, &n), 0);
 	ck_assert_uint_eq(n, 1);
@@ -776,7 +714,7 @@ Suite *ul_test_suite_store(void)
 	Suite *s = suite_create("store");
 	TCase *tc = tcase_create("store");
 
-	tcase_add_unchecked_fixture(tc, tmpdir_setup, tmpdir_teardown);
+	tcase_add_unchecked_fixture(tc, tmpdir_setup, ul_unit_dir_remove);
 	tcase_add_test(tc, test_round_trip);
 	tcase_add_test(tc, test_list_order);
 	tcase_add_test(tc, test_last);

@@ -13,7 +13,6 @@
 #include "store/store.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,55 +20,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char tmpdir[64];
-
 static void setup(void)
 {
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/ul-test-storesafe-XXXXXX");
-	if (!mkdtemp(tmpdir))
-		abort();
-}
-
-static int rm_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
-{
-	(void)sb;
-	(void)type;
-	(void)ftw;
-	return remove(path);
-}
-
-static void teardown(void)
-{
-	nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static const char *tpath(char *buf, size_t len, const char *name)
-{
-	snprintf(buf, len, "%s/%s", tmpdir, name);
-	return buf;
-}
-
-static void sql(const char *path, const char *text)
-{
-	sqlite3 *db;
-
-	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
-	ck_assert_msg(sqlite3_exec(db, text, NULL, NULL, NULL) == SQLITE_OK, "%s: %s", text,
-		      sqlite3_errmsg(db));
-	sqlite3_close(db);
-}
-
-static void sql_text(const char *path, const char *text, char *out, size_t len)
-{
-	sqlite3 *db;
-	sqlite3_stmt *s;
-
-	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_prepare_v2(db, text, -1, &s, NULL), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_step(s), SQLITE_ROW);
-	snprintf(out, len, "%s", (const char *)sqlite3_column_text(s, 0));
-	sqlite3_finalize(s);
-	sqlite3_close(db);
+	ul_unit_dir_make("storesafe");
 }
 
 static struct ul_store *open_cfg(const char *path, unsigned flags, int64_t wait_ms, int *rc,
@@ -79,16 +32,6 @@ static struct ul_store *open_cfg(const char *path, unsigned flags, int64_t wait_
 	struct ul_store *st = NULL;
 
 	*rc = ul_store_open_cfg(path, &cfg, &st, err, errlen);
-	return st;
-}
-
-static struct ul_store *open_rw(const char *path)
-{
-	char err[512] = "";
-	int rc;
-	struct ul_store *st = open_cfg(path, 0, 0, &rc, err, sizeof(err));
-
-	ck_assert_msg(rc == 0, "open %s: %s", path, err);
 	return st;
 }
 
@@ -115,7 +58,7 @@ static void one_cell_run(struct ul_run *run, const char *label)
 /* A store at `path` holding one run with one cell; returns nothing open. */
 static void make_store(const char *path, struct ul_run *run)
 {
-	struct ul_store *st = open_rw(path);
+	struct ul_store *st = ul_unit_store_open(path);
 
 	one_cell_run(run, "base");
 	ck_assert_int_eq(st->ops->begin_run(st, run), 0);
@@ -132,11 +75,11 @@ START_TEST(test_crafted_rows)
 	size_t n;
 	int rc;
 
-	tpath(path, sizeof(path), "crafted.db");
+	ul_unit_path(path, sizeof(path), "crafted.db");
 	make_store(path, &run);
 	/* n = 10^12 must not allocate 8 TB (ASan aborts on such a request). */
-	sql(path, "UPDATE series SET n = 1000000000000");
-	sql(path, "UPDATE runs SET status = 'exploded'");
+	ul_unit_sql(path, "UPDATE series SET n = 1000000000000");
+	ul_unit_sql(path, "UPDATE runs SET status = 'exploded'");
 	st = open_cfg(path, UL_STORE_READ, 0, &rc, err, sizeof(err));
 	ck_assert_int_eq(rc, 0);
 	ck_assert_int_eq(st->ops->list_runs(st, &rs, &n), 0);
@@ -147,14 +90,14 @@ START_TEST(test_crafted_rows)
 	ck_assert_ptr_nonnull(strstr(st->err, "fewer samples than its count"));
 	ul_store_close(st);
 
-	sql(path, "UPDATE series SET n = 5; UPDATE samples SET idx = 9 WHERE idx = 2;"
+	ul_unit_sql(path, "UPDATE series SET n = 5; UPDATE samples SET idx = 9 WHERE idx = 2;"
 		  "UPDATE series SET name = CAST(X'ff41' AS TEXT)");
 	st = open_cfg(path, UL_STORE_READ, 0, &rc, err, sizeof(err));
 	ck_assert_int_eq(st->ops->load_run(st, "last", &back), -EIO);
 	ck_assert_ptr_nonnull(strstr(st->err, "a gap in its sample indices"));
 	ul_store_close(st);
 
-	sql(path, "UPDATE samples SET idx = 2 WHERE idx = 9");
+	ul_unit_sql(path, "UPDATE samples SET idx = 2 WHERE idx = 9");
 	st = open_cfg(path, UL_STORE_READ, 0, &rc, err, sizeof(err));
 	ck_assert_msg(st->ops->load_run(st, "last", &back) == 0, "%s", st->err);
 	ck_assert_int_eq(back.status, UL_RUN_UNKNOWN);
@@ -162,7 +105,7 @@ START_TEST(test_crafted_rows)
 	ul_run_release(&back);
 	ul_store_close(st);
 
-	sql(path, "UPDATE cells SET load = 'no load'");
+	ul_unit_sql(path, "UPDATE cells SET load = 'no load'");
 	st = open_cfg(path, UL_STORE_READ, 0, &rc, err, sizeof(err));
 	ck_assert_int_eq(st->ops->load_run(st, "last", &back), -EIO);
 	ck_assert_ptr_nonnull(strstr(st->err, "not a valid name"));
@@ -177,14 +120,14 @@ START_TEST(test_read_creates_nothing)
 	struct stat sb;
 	int rc;
 
-	tpath(path, sizeof(path), "no/such/dir/results.db");
+	ul_unit_path(path, sizeof(path), "no/such/dir/results.db");
 	ck_assert_ptr_null(open_cfg(path, UL_STORE_READ, 0, &rc, err, sizeof(err)));
 	ck_assert_int_eq(rc, -ENOENT);
 	ck_assert_ptr_nonnull(strstr(err, "no results database"));
-	tpath(path, sizeof(path), "no");
+	ul_unit_path(path, sizeof(path), "no");
 	ck_assert_int_eq(stat(path, &sb), -1);
 
-	tpath(path, sizeof(path), "fifo");
+	ul_unit_path(path, sizeof(path), "fifo");
 	ck_assert_int_eq(mkfifo(path, 0600), 0);
 	ck_assert_ptr_null(open_cfg(path, 0, 0, &rc, err, sizeof(err)));
 	ck_assert_ptr_nonnull(strstr(err, "not a regular file"));
@@ -220,9 +163,9 @@ START_TEST(test_damaged_not_modified)
 	FILE *f;
 	int rc;
 
-	tpath(path, sizeof(path), "damaged.db");
+	ul_unit_path(path, sizeof(path), "damaged.db");
 	make_store(path, &run);
-	sql(path, "PRAGMA journal_mode = DELETE"); /* one file to damage and checksum */
+	ul_unit_sql(path, "PRAGMA journal_mode = DELETE"); /* one file to damage and checksum */
 	f = fopen(path, "r+b");
 	ck_assert_ptr_nonnull(f);
 	/* Garbage over the header and cell pointers of page 2 (a b-tree page). */
@@ -246,9 +189,9 @@ START_TEST(test_wal_and_deleted)
 	struct ul_store *st;
 	struct ul_run run;
 
-	tpath(path, sizeof(path), "wal.db");
-	st = open_rw(path);
-	sql_text(path, "PRAGMA journal_mode", mode, sizeof(mode));
+	ul_unit_path(path, sizeof(path), "wal.db");
+	st = ul_unit_store_open(path);
+	ul_unit_sql_text(path, "PRAGMA journal_mode", mode, sizeof(mode));
 	ck_assert_str_eq(mode, "wal");
 	ck_assert_str_eq(st->note, "");
 	one_cell_run(&run, "gone");
@@ -271,8 +214,8 @@ START_TEST(test_locked)
 	sqlite3 *other;
 	int64_t t0;
 
-	tpath(path, sizeof(path), "locked.db");
-	st = open_rw(path);
+	ul_unit_path(path, sizeof(path), "locked.db");
+	st = ul_unit_store_open(path);
 	one_cell_run(&run, "busy");
 	ck_assert_int_eq(st->ops->begin_run(st, &run), 0);
 	ck_assert_int_eq(sqlite3_open(path, &other), SQLITE_OK);
@@ -308,8 +251,8 @@ START_TEST(test_fault_seam)
 	struct ul_store *st;
 	struct ul_run run;
 
-	tpath(path, sizeof(path), "fault.db");
-	st = open_rw(path);
+	ul_unit_path(path, sizeof(path), "fault.db");
+	st = ul_unit_store_open(path);
 	one_cell_run(&run, "fault");
 	ck_assert_int_eq(ul_store_fault_set(st, "add_cell", 2, 1, ENOSPC), 0);
 	ck_assert_int_eq(ul_store_fault_set(st, "nonsense", 1, 1, ENOSPC), -EINVAL);
@@ -332,8 +275,8 @@ START_TEST(test_import_merge)
 	struct ul_run runs[2], back;
 	size_t added = 9;
 
-	tpath(path, sizeof(path), "import.db");
-	st = open_rw(path);
+	ul_unit_path(path, sizeof(path), "import.db");
+	st = ul_unit_store_open(path);
 	one_cell_run(&runs[0], "a");
 	one_cell_run(&runs[1], "b");
 	runs[1].status = UL_RUN_UNKNOWN; /* never written: the whole file is refused */
@@ -390,7 +333,7 @@ Suite *ul_test_suite_storesafe(void)
 	Suite *s = suite_create("storesafe");
 	TCase *tc = tcase_create("storesafe");
 
-	tcase_add_unchecked_fixture(tc, setup, teardown);
+	tcase_add_unchecked_fixture(tc, setup, ul_unit_dir_remove);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_crafted_rows);
 	tcase_add_test(tc, test_read_creates_nothing);
