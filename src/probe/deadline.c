@@ -161,13 +161,33 @@ static void put_rec(struct dl_shared *sh, uint64_t idx, int64_t lat_ns, int64_t 
 	r->stall_ns = stall_ns;
 }
 
-static int dl_main(void *arg)
+/*
+ * Publish one served period under the seqlock: n deadlines missed (0: met),
+ * `skipped` of them recorded synthetically, cpu ns of work, recs records in
+ * all so far (their slots already written).
+ */
+static void publish(struct dl_shared *sh, uint64_t n, uint64_t skipped, int64_t cpu,
+		    uint64_t recs)
 {
-	struct ul_deadline *d = arg; /* our copy of the supervisor's memory */
+	uint64_t s = atomic_load_explicit(&sh->seq, memory_order_relaxed);
+
+	atomic_store_explicit(&sh->seq, s + 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	atomic_fetch_add_explicit(&sh->periods, n ? n : 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&sh->met, n ? 0 : 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&sh->missed, n, memory_order_relaxed);
+	atomic_fetch_add_explicit(&sh->served, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&sh->synthetic, skipped, memory_order_relaxed);
+	atomic_fetch_add_explicit(&sh->work_cpu_ns, cpu, memory_order_relaxed);
+	atomic_store_explicit(&sh->recs, recs, memory_order_relaxed);
+	atomic_store_explicit(&sh->seq, s + 2, memory_order_release);
+}
+
+/* The child's set-up: SCHED_FIFO when asked, the records locked in memory
+ * when the limit allows, each noted in sh; then the ready byte.  0 or 1. */
+static int dl_child_ready(const struct ul_deadline *d)
+{
 	struct dl_shared *sh = d->sh;
-	const int64_t P = d->spec.period_ns, W = d->spec.work_ns;
-	uint64_t k = 0, recs = 0;
-	int64_t t0, prev_done = 0;
 	char ready = 1;
 
 	if (d->spec.rt) {
@@ -185,11 +205,24 @@ static int dl_main(void *arg)
 	if (write(d->ready[1], &ready, 1) != 1)
 		return 1;
 	close(d->ready[1]);
+	return 0;
+}
+
+static int dl_main(void *arg)
+{
+	struct ul_deadline *d = arg; /* our copy of the supervisor's memory */
+	struct dl_shared *sh = d->sh;
+	const int64_t P = d->spec.period_ns, W = d->spec.work_ns;
+	uint64_t k = 0, recs = 0;
+	int64_t t0, prev_done = 0;
+
+	if (dl_child_ready(d))
+		return 1;
 
 	t0 = ul_now_ns() + P;
 	for (;;) {
 		int64_t due = t0 + (int64_t)k * P, woke, done, cpu, stall, start;
-		uint64_t n, skipped, s;
+		uint64_t n, skipped;
 
 		ul_sleep_until_ns(due);
 		woke = ul_now_ns();
@@ -207,18 +240,8 @@ static int dl_main(void *arg)
 			if (skipped - m < sh->cap)
 				put_rec(sh, recs + m, done - (due + (int64_t)m * P), -1);
 
-		s = atomic_load_explicit(&sh->seq, memory_order_relaxed);
-		atomic_store_explicit(&sh->seq, s + 1, memory_order_relaxed);
-		atomic_thread_fence(memory_order_release);
-		atomic_fetch_add_explicit(&sh->periods, n ? n : 1, memory_order_relaxed);
-		atomic_fetch_add_explicit(&sh->met, n ? 0 : 1, memory_order_relaxed);
-		atomic_fetch_add_explicit(&sh->missed, n, memory_order_relaxed);
-		atomic_fetch_add_explicit(&sh->served, 1, memory_order_relaxed);
-		atomic_fetch_add_explicit(&sh->synthetic, skipped, memory_order_relaxed);
-		atomic_fetch_add_explicit(&sh->work_cpu_ns, cpu, memory_order_relaxed);
 		recs += 1 + skipped;
-		atomic_store_explicit(&sh->recs, recs, memory_order_relaxed);
-		atomic_store_explicit(&sh->seq, s + 2, memory_order_release);
+		publish(sh, n, skipped, cpu, recs);
 
 		k += n ? n : 1;
 		prev_done = done;

@@ -330,6 +330,43 @@ int ul_probe_start(struct ul_sup *sup, const struct ul_probe *probe, const struc
 }
 
 /*
+ * Send a request for a sample after think_ns, or with think_ns < 0 keep
+ * waiting for the outstanding one.  0, or the errno ul_probe_measure()
+ * fails with: ECHILD (the child is gone), EBUSY (a request is outstanding:
+ * its late reply would be taken for the new one's), EINVAL (nothing to
+ * keep waiting for) or the write's.
+ */
+static int begin_request(struct ul_running_probe *rp, int64_t think_ns)
+{
+	int rc;
+
+	if (think_ns < 0)
+		return rp->outstanding ? 0 : EINVAL;
+	if (rp->dead || rp->child.reaped)
+		return ECHILD;
+	if (rp->outstanding)
+		return EBUSY;
+	rc = send_request(rp->req_fd, think_ns);
+	if (rc)
+		return rc == -EPIPE ? ECHILD : -rc;
+	rp->outstanding = true;
+	rp->got = 0;
+	return 0;
+}
+
+/* A complete reply as the measurement's result. */
+static enum ul_measure_result take_reply(const struct ul_running_probe *rp, int64_t *value_ns,
+					 int *err)
+{
+	if (rp->reply.r.err) {
+		*err = rp->reply.r.err;
+		return UL_MEASURE_FAILED;
+	}
+	*value_ns = rp->reply.r.value_ns;
+	return UL_MEASURE_OK;
+}
+
+/*
  * Besides the header's contract: deadline 0 means none; *value_ns is set
  * only for UL_MEASURE_OK (0 otherwise); *err is 0 unless FAILED, where it
  * is sample()'s errno, ECHILD (the probe child is gone), EBUSY (a new
@@ -340,37 +377,16 @@ enum ul_measure_result ul_probe_measure(struct ul_sup *sup, struct ul_running_pr
 					int64_t think_ns, int64_t deadline, int64_t *value_ns,
 					int *err, struct ul_child **exited)
 {
-	int rc;
-
 	*value_ns = 0;
-	*err = 0;
 	if (exited)
 		*exited = NULL;
-	if (think_ns >= 0) {
-		if (rp->dead || rp->child.reaped) {
-			*err = ECHILD;
-			return UL_MEASURE_FAILED;
-		}
-		if (rp->outstanding) {
-			/* The late reply of the previous request would be taken
-			 * for this one's. */
-			*err = EBUSY;
-			return UL_MEASURE_FAILED;
-		}
-		rc = send_request(rp->req_fd, think_ns);
-		if (rc) {
-			*err = rc == -EPIPE ? ECHILD : -rc;
-			return UL_MEASURE_FAILED;
-		}
-		rp->outstanding = true;
-		rp->got = 0;
-	} else if (!rp->outstanding) {
-		*err = EINVAL; /* nothing to keep waiting for */
+	*err = begin_request(rp, think_ns);
+	if (*err)
 		return UL_MEASURE_FAILED;
-	}
 
 	for (;;) {
 		struct ul_child *ex = NULL;
+		int rc;
 
 		if (rp->dead) {
 			*err = ECHILD;
@@ -385,12 +401,7 @@ enum ul_measure_result ul_probe_measure(struct ul_sup *sup, struct ul_running_pr
 				*err = -rc;
 				return UL_MEASURE_FAILED;
 			}
-			if (rp->reply.r.err) {
-				*err = rp->reply.r.err;
-				return UL_MEASURE_FAILED;
-			}
-			*value_ns = rp->reply.r.value_ns;
-			return UL_MEASURE_OK;
+			return take_reply(rp, value_ns, err);
 		case UL_WAIT_TIMEOUT:
 			return UL_MEASURE_TIMEOUT;
 		case UL_WAIT_INTERRUPTED:
@@ -404,12 +415,10 @@ enum ul_measure_result ul_probe_measure(struct ul_sup *sup, struct ul_running_pr
 			/* Our own child: a reply it wrote before dying is still
 			 * in the pipe; otherwise the read ends in EOF. */
 			rc = read_reply(rp);
-			if (rc == 1 && !rp->reply.r.err) {
-				*value_ns = rp->reply.r.value_ns;
-				return UL_MEASURE_OK;
-			}
-			*err = rc == 1 ? rp->reply.r.err : ECHILD;
 			rp->dead = true;
+			if (rc == 1)
+				return take_reply(rp, value_ns, err);
+			*err = ECHILD;
 			return UL_MEASURE_FAILED;
 		}
 	}
