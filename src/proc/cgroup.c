@@ -340,8 +340,9 @@ int ul_cgroup_make(struct ul_cgroup *cg, uint64_t limit_bytes, uint64_t swap_lim
 	if (mkdir(cg->path, 0755) < 0) {
 		rc = -errno;
 		if (rc == -EEXIST)
-			ul_whyf(why, len, "%s exists already (left by an earlier run? try "
-				          "'underload cleanup')", cg->path);
+			ul_whyf(why, len,
+				"%s exists already (left by an earlier run? try 'underload cleanup')",
+				cg->path);
 		else
 			ul_whyf(why, len, "cannot create %s: %s", cg->path, strerror(-rc));
 		return rc;

@@ -317,14 +317,18 @@ static void settle(struct parsed *p, const char *what, char *rest)
 	}
 }
 
-/* Parse a journal; -EINVAL without a valid header (not a journal of ours). */
-static int parse_fd(int fd, struct parsed *p)
+/*
+ * Read the whole journal into p->buf, NUL-terminated and cut after its
+ * last newline (a torn last line, from a crash mid-append, is dropped);
+ * p->good_bytes is what is kept.  0, -EFBIG, -ENOMEM, -EINVAL (not one
+ * complete line) or -errno; p->buf may be set on failure.
+ */
+static int read_lines(int fd, struct parsed *p)
 {
 	struct stat st;
-	size_t got = 0, cap = 0;
-	char *line, *end;
+	size_t got = 0;
+	char *end;
 
-	memset(p, 0, sizeof(*p));
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	if (st.st_size > (off_t)MAX_JOURNAL_BYTES)
@@ -343,62 +347,95 @@ static int parse_fd(int fd, struct parsed *p)
 	}
 	p->buf[got] = '\0';
 	end = memrchr(p->buf, '\n', got);
-	if (!end) {
-		parsed_free(p);
+	if (!end)
 		return -EINVAL;
-	}
 	p->good_bytes = (size_t)(end - p->buf) + 1;
-	end[1] = '\0'; /* drop a torn last line */
+	end[1] = '\0';
+	return 0;
+}
 
-	line = p->buf;
-	end = strchr(line, '\n'); /* found: there is a last newline */
-	if (!end) {
-		parsed_free(p);
+/* The header line "underload-journal 1 PID START" into p->pid and
+ * p->start; -EINVAL when it is not one. */
+static int parse_header(const char *line, struct parsed *p)
+{
+	int pid;
+	uint64_t start;
+
+	if (strncmp(line, HEADER, strlen(HEADER)) ||
+	    sscanf(line + strlen(HEADER), "%d %" SCNu64, &pid, &start) != 2)
 		return -EINVAL;
-	}
-	*end = '\0';
-	{
-		int pid;
-		uint64_t start;
+	p->pid = pid;
+	p->start = start;
+	return 0;
+}
 
-		if (strncmp(line, HEADER, strlen(HEADER)) ||
-		    sscanf(line + strlen(HEADER), "%d %" SCNu64, &pid, &start) != 2) {
-			parsed_free(p);
-			return -EINVAL;
-		}
-		p->pid = pid;
-		p->start = start;
-	}
-	for (line = end + 1; *line; line = end + 1) {
-		char *sp, *kind;
+/* Append a pending entry (kind and arg point into p->buf); 0 or -ENOMEM. */
+static int add_entry(struct parsed *p, size_t *cap, const char *kind, const char *arg)
+{
+	if (p->n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 16;
+		struct ul_journal_entry *ne = realloc(p->e, ncap * sizeof(*ne));
 
-		end = strchr(line, '\n'); /* every line left ends in one */
+		if (!ne)
+			return -ENOMEM;
+		p->e = ne;
+		*cap = ncap;
+	}
+	p->e[p->n++] = (struct ul_journal_entry){ .kind = kind, .arg = arg };
+	return 0;
+}
+
+/*
+ * The record lines from line on, each ending in a newline: "KIND ARG"
+ * adds a pending entry, "done|retired|failed KIND ARG" settles one; a
+ * line without a space is no record and skipped.  0 or -ENOMEM.
+ */
+static int parse_records(char *line, struct parsed *p)
+{
+	size_t cap = 0;
+
+	for (char *end; *line; line = end + 1) {
+		char *sp;
+		int rc;
+
+		end = strchr(line, '\n');
 		if (!end)
 			break;
 		*end = '\0';
 		sp = strchr(line, ' ');
 		if (!sp)
-			continue; /* malformed: not a record */
+			continue;
 		*sp = '\0';
-		kind = line;
 		if (!strcmp(line, "done") || !strcmp(line, "retired") || !strcmp(line, "failed")) {
 			settle(p, line, sp + 1);
 			continue;
 		}
-		if (p->n == cap) {
-			size_t ncap = cap ? cap * 2 : 16;
-			struct ul_journal_entry *ne = realloc(p->e, ncap * sizeof(*ne));
-
-			if (!ne) {
-				parsed_free(p);
-				return -ENOMEM;
-			}
-			p->e = ne;
-			cap = ncap;
-		}
-		p->e[p->n++] = (struct ul_journal_entry){ .kind = kind, .arg = sp + 1 };
+		rc = add_entry(p, &cap, line, sp + 1);
+		if (rc)
+			return rc;
 	}
 	return 0;
+}
+
+/* Parse a journal; -EINVAL without a valid header (not a journal of ours),
+ * else as read_lines() and parse_records().  p is empty on failure. */
+static int parse_fd(int fd, struct parsed *p)
+{
+	char *end = NULL;
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	rc = read_lines(fd, p);
+	if (!rc) {
+		end = strchr(p->buf, '\n'); /* read_lines() left at least one */
+		*end = '\0';
+		rc = parse_header(p->buf, p);
+	}
+	if (!rc)
+		rc = parse_records(end + 1, p);
+	if (rc)
+		parsed_free(p);
+	return rc;
 }
 
 static size_t pending(const struct parsed *p)

@@ -139,9 +139,9 @@ int ul_scratch_check_parent(const char *parent, char *real, size_t real_len, cha
 			ul_whyf(why, whylen, "%s is %s without the sticky bit (another user could "
 					     "replace the scratch directory); use a directory only "
 					     "root or you can write, or one with mode 1777",
-			        buf[0] ? buf : "/",
-			        st.st_uid != 0 && st.st_uid != geteuid() ?
-				        "owned by another user" : "group- or world-writable");
+				buf[0] ? buf : "/",
+				st.st_uid != 0 && st.st_uid != geteuid() ?
+					"owned by another user" : "group- or world-writable");
 			return -EPERM;
 		}
 		if (!buf[0])

@@ -390,15 +390,74 @@ void ul_sup_fini(struct ul_sup *s)
 	prctl(PR_SET_CHILD_SUBREAPER, 0);
 }
 
+/*
+ * Arm the timerfd for an absolute deadline (0 or less: disarm).
+ * Re-arming also clears expirations left over from an earlier wait.
+ * False when there is no usable timerfd: poll()'s timeout must do.
+ */
+static bool sup_arm_timer(struct ul_sup *s, ul_nsec deadline)
+{
+	struct itimerspec its;
+
+	memset(&its, 0, sizeof(its));
+	if (deadline > 0)
+		its.it_value = ul_ns_to_ts(deadline);
+	return s->timerfd >= 0 && timerfd_settime(s->timerfd, TFD_TIMER_ABSTIME, &its, NULL) == 0;
+}
+
+/* Consume the timerfd's expirations (EAGAIN: already consumed). */
+static void sup_drain_timer(struct ul_sup *s)
+{
+	uint64_t ticks;
+
+	if (read(s->timerfd, &ticks, sizeof(ticks)) < 0) {
+		/* nothing to do */
+	}
+}
+
+/* The fds of one ul_sup_wait() round, in pfd: the signalfd, the timerfd,
+ * the caller's fd, then the registered children's pidfds. */
+struct sup_round {
+	struct pollfd pfd[3 + UL_SUP_MAX_CHILDREN];
+	struct ul_child *polled[UL_SUP_MAX_CHILDREN]; /* children, as polled */
+	size_t nfds, first, npolled; /* first: pfd index of polled[0] */
+	int fd_idx;		     /* pfd index of the caller's fd, or -1 */
+};
+
+static void sup_round_fill(struct ul_sup *s, struct sup_round *r, int fd, bool timer_ok)
+{
+	r->pfd[0] = (struct pollfd){ .fd = s->sigfd, .events = POLLIN };
+	r->pfd[1] = (struct pollfd){ .fd = timer_ok ? s->timerfd : -1, .events = POLLIN };
+	r->nfds = 2;
+	r->fd_idx = -1;
+	if (fd >= 0) {
+		r->fd_idx = (int)r->nfds;
+		r->pfd[r->nfds++] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	}
+	r->first = r->nfds;
+	r->npolled = s->n_children;
+	for (size_t i = 0; i < r->npolled; i++) {
+		r->polled[i] = s->children[i];
+		r->pfd[r->nfds++] = (struct pollfd){ .fd = r->polled[i]->pidfd, .events = POLLIN };
+	}
+}
+
+/* Reap the first polled child whose pidfd fired and has exited; it, or NULL. */
+static struct ul_child *sup_round_reap(struct ul_sup *s, const struct sup_round *r)
+{
+	for (size_t i = 0; i < r->npolled; i++)
+		if (r->pfd[r->first + i].revents && sup_reap_child(s, r->polled[i], WNOHANG) == 1)
+			return r->polled[i];
+	return NULL;
+}
+
 enum ul_wait_result ul_sup_wait(struct ul_sup *s, int fd, ul_nsec deadline,
 				struct ul_child **exited)
 {
-	struct pollfd pfd[3 + UL_SUP_MAX_CHILDREN];
-	struct ul_child *polled[UL_SUP_MAX_CHILDREN];
-	struct itimerspec its;
-	size_t nfds, first, npolled;
+	struct sup_round r;
+	struct ul_child *c;
 	bool timer_ok;
-	int r, fd_idx;
+	int n;
 
 	if (exited)
 		*exited = NULL;
@@ -407,66 +466,33 @@ enum ul_wait_result ul_sup_wait(struct ul_sup *s, int fd, ul_nsec deadline,
 		s->reported = s->interrupts;
 		return UL_WAIT_INTERRUPTED;
 	}
-
-	/* Re-arming also clears expirations left over from an earlier wait. */
-	memset(&its, 0, sizeof(its));
-	if (deadline > 0)
-		its.it_value = ul_ns_to_ts(deadline);
-	timer_ok = s->timerfd >= 0 &&
-		   timerfd_settime(s->timerfd, TFD_TIMER_ABSTIME, &its, NULL) == 0;
-
+	timer_ok = sup_arm_timer(s, deadline);
 	for (;;) {
-		pfd[0] = (struct pollfd){ .fd = s->sigfd, .events = POLLIN };
-		pfd[1] = (struct pollfd){ .fd = timer_ok ? s->timerfd : -1, .events = POLLIN };
-		nfds = 2;
-		fd_idx = -1;
-		if (fd >= 0) {
-			fd_idx = (int)nfds;
-			pfd[nfds++] = (struct pollfd){ .fd = fd, .events = POLLIN };
-		}
-		first = nfds;
-		npolled = s->n_children;
-		for (size_t i = 0; i < npolled; i++) {
-			polled[i] = s->children[i];
-			pfd[nfds++] = (struct pollfd){ .fd = polled[i]->pidfd, .events = POLLIN };
-		}
-
-		r = poll(pfd, nfds, timer_ok || deadline <= 0 ? -1 : sup_timeout_ms(deadline));
-		if (r < 0) {
+		sup_round_fill(s, &r, fd, timer_ok);
+		n = poll(r.pfd, r.nfds, timer_ok || deadline <= 0 ? -1 : sup_timeout_ms(deadline));
+		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			/* Cannot wait at all: make the caller give up as at a deadline. */
 			return UL_WAIT_TIMEOUT;
 		}
-
 		/* Interrupts first: the user asked us to stop. */
-		if (pfd[0].revents && sup_drain_signals(s)) {
+		if (r.pfd[0].revents && sup_drain_signals(s)) {
 			s->reported = s->interrupts;
 			return UL_WAIT_INTERRUPTED;
 		}
-
 		/* Then exits, which say more than a readable pipe or the clock. */
-		for (size_t i = 0; i < npolled; i++) {
-			if (!pfd[first + i].revents)
-				continue;
-			if (sup_reap_child(s, polled[i], WNOHANG) == 1) {
-				if (exited)
-					*exited = polled[i];
-				return UL_WAIT_CHILD_EXITED;
-			}
+		c = sup_round_reap(s, &r);
+		if (c) {
+			if (exited)
+				*exited = c;
+			return UL_WAIT_CHILD_EXITED;
 		}
-
 		/* POLLHUP/POLLERR/POLLNVAL too: the caller's read() tells which. */
-		if (fd_idx >= 0 && pfd[fd_idx].revents)
+		if (r.fd_idx >= 0 && r.pfd[r.fd_idx].revents)
 			return UL_WAIT_READY;
-
-		if (timer_ok && pfd[1].revents) {
-			uint64_t ticks;
-
-			if (read(s->timerfd, &ticks, sizeof(ticks)) < 0) {
-				/* EAGAIN: already consumed; nothing to do */
-			}
-		}
+		if (timer_ok && r.pfd[1].revents)
+			sup_drain_timer(s);
 		if (deadline > 0 && ul_now_ns() >= deadline)
 			return UL_WAIT_TIMEOUT;
 	}

@@ -90,6 +90,33 @@ static const char *find_mkswap(void)
 }
 
 /*
+ * Wait for our child pid until deadline, polling every 5 ms; past it,
+ * SIGKILL and reap it.  0 with its wait status in *status, -ETIME at the
+ * deadline, -ECHILD when it was reaped behind our back (SIGCHLD ignored),
+ * or -errno.
+ */
+static int wait_until(pid_t pid, ul_nsec deadline, int *status)
+{
+	for (;;) {
+		pid_t r = waitpid(pid, status, WNOHANG);
+
+		if (r == pid)
+			return 0;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (ul_now_ns() > deadline) {
+			kill(pid, SIGKILL);
+			while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+				;
+			return -ETIME;
+		}
+		usleep(5000);
+	}
+}
+
+/*
  * Run mkswap on path, output to /dev/null, with a timeout.  proc/ has no
  * supervisor here, so this is a minimal private spawn: the child dies with
  * us (PDEATHSIG), gets default signals and an empty mask, and only
@@ -101,7 +128,7 @@ static int run_mkswap(const char *mkswap, const char *path, char *why, size_t wh
 	char *argv[] = { arg0, (char *)path, NULL };
 	pid_t parent = getpid(), pid;
 	ul_nsec deadline = ul_now_ns() + MKSWAP_TIMEOUT_NS;
-	int status = 0;
+	int status = 0, rc;
 
 	pid = fork();
 	if (pid < 0) {
@@ -135,36 +162,21 @@ static int run_mkswap(const char *mkswap, const char *path, char *why, size_t wh
 		execv(mkswap, argv);
 		_exit(127);
 	}
-	for (;;) {
-		pid_t r = waitpid(pid, &status, WNOHANG);
-
-		if (r == pid)
-			break;
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			/* SIGCHLD ignored: reaped for us; swapon checks the result. */
-			if (errno == ECHILD)
-				return 0;
-			return -errno;
-		}
-		if (ul_now_ns() > deadline) {
-			kill(pid, SIGKILL);
-			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-				;
-			ul_whyf(why, whylen, "%s %s timed out", mkswap, path);
-			return -ETIME;
-		}
-		usleep(5000);
-	}
+	rc = wait_until(pid, deadline, &status);
+	if (rc == -ECHILD)
+		return 0; /* SIGCHLD ignored: reaped for us; swapon checks the result. */
+	if (rc == -ETIME)
+		ul_whyf(why, whylen, "%s %s timed out", mkswap, path);
+	if (rc)
+		return rc;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
 	if (WIFEXITED(status))
 		ul_whyf(why, whylen, "%s %s failed with exit status %d", mkswap, path,
-		        WEXITSTATUS(status));
+			WEXITSTATUS(status));
 	else
 		ul_whyf(why, whylen, "%s %s was killed by signal %d", mkswap, path,
-		        WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+			WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 	return -EIO;
 }
 
@@ -377,8 +389,8 @@ static int preflight(const char *dir, uint64_t size_bytes, int priority, char *w
 	if (avail < UL_SWAP_RESERVE_BYTES || size_bytes > avail - UL_SWAP_RESERVE_BYTES) {
 		ul_whyf(why, whylen, "%s has %" PRIu64 " MiB free: not enough for %" PRIu64
 				     " MiB of swap plus a %" PRIu64 " MiB reserve",
-		        dir, avail / UL_MiB, size_bytes / UL_MiB,
-		        (uint64_t)UL_SWAP_RESERVE_BYTES / UL_MiB);
+			dir, avail / UL_MiB, size_bytes / UL_MiB,
+			(uint64_t)UL_SWAP_RESERVE_BYTES / UL_MiB);
 		return -ENOSPC;
 	}
 	return 0;
