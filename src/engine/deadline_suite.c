@@ -29,6 +29,7 @@ static const struct ul_suite_metric deadline_metrics[] = {
 struct dl_suite {
 	struct ul_engine *eng;
 	void *probe; /* the deadline monitor's state, NULL until (re)started */
+	size_t test_i, n_tests; /* the test being measured, for progress */
 };
 
 static int64_t test_duration(const struct ul_engine_config *cfg)
@@ -58,10 +59,11 @@ static void stop_probe(struct dl_suite *st)
 	st->eng->probe_pid = 0;
 }
 
-/* Let the load run for the test's time; sets the cell's outcome. */
-static int measure(struct dl_suite *st, struct ul_cell *cell, struct ul_running_load *rl,
-		   size_t test_i, size_t n_tests)
+/* Let the load run for the test's time; sets the cell's outcome (a
+ * ul_engine_window, like the two below). */
+static int measure(void *arg, struct ul_cell *cell, struct ul_running_load *rl)
 {
+	struct dl_suite *st = arg;
 	struct ul_engine *eng = st->eng;
 	ul_nsec start = ul_now_ns(), end = start + test_duration(eng->cfg);
 	struct ul_child *probe = ul_engine_deadline_child(st->probe);
@@ -74,8 +76,8 @@ static int measure(struct dl_suite *st, struct ul_cell *cell, struct ul_running_
 		if (now >= end)
 			return UL_ENGINE_OK;
 		ul_fmt_duration(left, sizeof(left), (end - now) / UL_NS_PER_SEC * UL_NS_PER_SEC);
-		ul_engine_progress(eng, "[deadline %zu/%zu] %s: ~%s left", test_i + 1, n_tests,
-				   cell->load, left);
+		ul_engine_progress(eng, "[deadline %zu/%zu] %s: ~%s left", st->test_i + 1,
+				   st->n_tests, cell->load, left);
 		switch (ul_sup_wait(&eng->sup, -1, step < end ? step : end, &ex)) {
 		case UL_WAIT_READY:
 		case UL_WAIT_TIMEOUT:
@@ -104,11 +106,31 @@ static int measure(struct dl_suite *st, struct ul_cell *cell, struct ul_running_
 	}
 }
 
+/* The probe's window opens inside the monitors' one. */
+static void probe_begin(void *arg, struct ul_cell *cell)
+{
+	struct dl_suite *st = arg;
+
+	ul_monitor_deadline.cell_begin(st->eng, st->probe, cell);
+}
+
+/* The probe's series first: it is this suite's primary one. */
+static int probe_end(void *arg, struct ul_cell *cell, int result)
+{
+	struct dl_suite *st = arg;
+
+	if (ul_monitor_deadline.cell_end(st->eng, st->probe, cell))
+		ul_warning("cannot record the deadline probe of cell '%s'", cell->load);
+	return result;
+}
+
 static int run_test(struct dl_suite *st, const struct ul_load *load, size_t test_i,
 		    size_t n_tests)
 {
 	struct ul_engine *eng = st->eng;
-	struct ul_running_load *rl;
+	const struct ul_engine_window w = {
+		.begin = probe_begin, .measure = measure, .end = probe_end, .arg = st
+	};
 	struct ul_cell *cell;
 	int result;
 
@@ -122,34 +144,13 @@ static int run_test(struct dl_suite *st, const struct ul_load *load, size_t test
 		return UL_ENGINE_ERROR;
 	ul_engine_progress(eng, "[deadline %zu/%zu] %s: starting load", test_i + 1, n_tests,
 			   load->name);
-	result = ul_engine_start_load(eng, cell, load, &rl);
-	if (rl) {
-		int stopped;
-
-		ul_monitors_begin(eng, cell);
-		ul_monitor_deadline.cell_begin(eng, st->probe, cell);
-		ul_engine_work_begin(eng, rl);
-		result = measure(st, cell, rl, test_i, n_tests);
-		ul_engine_work_end(eng, cell, rl);
-		/* The probe's series first: it is this suite's primary one. */
-		if (ul_monitor_deadline.cell_end(eng, st->probe, cell))
-			ul_warning("cannot record the deadline probe of cell '%s'", cell->load);
-		ul_monitors_end(eng, cell);
-		stopped = ul_engine_stop_load(eng, cell, rl);
-		if (result == UL_ENGINE_OK)
-			result = stopped;
-	}
-	if (cell->outcome == UL_CELL_LOAD_DIED || cell->outcome == UL_CELL_PROBE_FAILED) {
-		ul_engine_progress_done(eng);
-		ul_error("%s", cell->note);
-	}
+	st->test_i = test_i;
+	st->n_tests = n_tests;
+	result = ul_engine_measure_cell(eng, cell, load, &w);
 	/* A dead probe is replaced for the next test. */
 	if (st->probe && ul_engine_deadline_child(st->probe)->reaped)
 		stop_probe(st);
-	int committed = ul_engine_commit_cell(eng, cell);
-	if (committed && result == UL_ENGINE_OK)
-		result = committed;
-	return result;
+	return ul_engine_end_cell(eng, cell, result, NULL);
 }
 
 static int deadline_run(struct ul_engine *eng, const struct ul_suite *suite)

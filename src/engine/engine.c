@@ -7,6 +7,7 @@
  */
 #include "core/compat.h"
 #include "engine/engine.h"
+#include "engine/monitor.h"
 #include "core/log.h"
 #include "load/load.h"
 #include "probe/probe.h"
@@ -281,6 +282,43 @@ int ul_engine_stop_load(struct ul_engine *eng, struct ul_cell *cell, struct ul_r
 		return UL_ENGINE_ERROR;
 	}
 	return UL_ENGINE_OK;
+}
+
+int ul_engine_measure_cell(struct ul_engine *eng, struct ul_cell *cell, const struct ul_load *load,
+			   const struct ul_engine_window *w)
+{
+	struct ul_running_load *rl;
+	int result = ul_engine_start_load(eng, cell, load, &rl);
+	int stopped;
+
+	if (!rl)
+		return result;
+	ul_monitors_begin(eng, cell);
+	if (w->begin)
+		w->begin(w->arg, cell);
+	ul_engine_work_begin(eng, rl);
+	result = w->measure(w->arg, cell, rl);
+	ul_engine_work_end(eng, cell, rl);
+	if (w->end)
+		result = w->end(w->arg, cell, result);
+	ul_monitors_end(eng, cell);
+	stopped = ul_engine_stop_load(eng, cell, rl);
+	return result == UL_ENGINE_OK ? stopped : result;
+}
+
+int ul_engine_end_cell(struct ul_engine *eng, struct ul_cell *cell, int result, const char *what)
+{
+	int committed;
+
+	if (cell->outcome == UL_CELL_LOAD_DIED || cell->outcome == UL_CELL_PROBE_FAILED) {
+		ul_engine_progress_done(eng);
+		if (what)
+			ul_error("%s: %s", what, cell->note);
+		else
+			ul_error("%s", cell->note);
+	}
+	committed = ul_engine_commit_cell(eng, cell);
+	return result == UL_ENGINE_OK ? committed : result;
 }
 
 int ul_engine_commit_cell(struct ul_engine *eng, struct ul_cell *cell)

@@ -197,6 +197,30 @@ void ul_engine_work_begin(struct ul_engine *eng, const struct ul_running_load *r
 void ul_engine_work_end(struct ul_engine *eng, struct ul_cell *cell,
 			const struct ul_running_load *rl);
 /*
+ * For suites: a cell's measured window, the same in every suite.  Starts
+ * `load` (ul_engine_start_load); when it runs: the monitors begin,
+ * w->begin (optional), the load's work is counted from here, w->measure,
+ * the count ends, w->end (optional: gets measure's result and returns the
+ * result to keep), the monitors end and the load is stopped.  Returns the
+ * first result other than UL_ENGINE_OK of the start, measure/end and stop.
+ */
+struct ul_engine_window {
+	void (*begin)(void *arg, struct ul_cell *cell);
+	int (*measure)(void *arg, struct ul_cell *cell, struct ul_running_load *rl);
+	int (*end)(void *arg, struct ul_cell *cell, int result);
+	void *arg;
+};
+int ul_engine_measure_cell(struct ul_engine *eng, struct ul_cell *cell, const struct ul_load *load,
+			   const struct ul_engine_window *w);
+/*
+ * For suites: the end of a measured cell.  A load that died or a probe that
+ * failed is printed ("WHAT: note", or the note alone when what is NULL),
+ * then the cell is committed.  Returns `result`, or when that is
+ * UL_ENGINE_OK the commit's.
+ */
+int ul_engine_end_cell(struct ul_engine *eng, struct ul_cell *cell, int result,
+		       const char *what);
+/*
  * For suites: store a finished cell (prints the error on failure).
  * UL_ENGINE_OK; UL_ENGINE_ERROR when it could not be stored; or, once it is
  * stored, UL_ENGINE_INTERRUPTED when an interrupt arrived at any time so

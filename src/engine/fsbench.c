@@ -244,78 +244,74 @@ static int record_round(struct fsb_suite *st, struct ul_cell *cell)
 	return rc ? -ENOMEM : 0;
 }
 
-/* The rounds of one cell; sets its outcome; returns an engine result. */
-static int rounds(struct fsb_suite *st, struct ul_cell *cell)
+/* Round i of a cell; sets the cell's outcome when it is not ok. */
+static int one_round(struct fsb_suite *st, struct ul_cell *cell, int i)
 {
 	struct ul_engine *eng = st->eng;
 	char when[32];
 
-	for (int i = 0; i < st->runs; i++) {
-		if (st->rc.once)
-			snprintf(when, sizeof(when), "one pass");
-		else
-			ul_fmt_duration(when, sizeof(when), st->rc.warmup_ns + st->rc.duration_ns);
-		ul_engine_progress(eng, "[fsbench] %s: run %d/%d, %d clients, %s", cell->load,
-				   i + 1, st->runs, st->rc.clients, when);
-		if (ul_fsb_round_run(eng, &st->rc, &st->round))
-			return ul_error("fsbench: cannot set up the clients"), UL_ENGINE_ERROR;
-		switch (st->round.outcome) {
-		case UL_FSB_ROUND_OK:
-			if (record_round(st, cell))
-				return ul_error("out of memory"), UL_ENGINE_ERROR;
-			continue;
-		case UL_FSB_ROUND_INTERRUPTED:
-			cell->outcome = UL_CELL_INTERRUPTED;
-			snprintf(cell->note, sizeof(cell->note), "run %d: %s", i + 1,
-				 st->round.note);
-			return UL_ENGINE_INTERRUPTED;
-		case UL_FSB_ROUND_LOAD_DIED:
-			cell->outcome = UL_CELL_LOAD_DIED;
-			snprintf(cell->note, sizeof(cell->note), "load died during run %d (%.150s)",
-				 i + 1, st->round.note);
-			return UL_ENGINE_OK;
-		default:
-			cell->outcome = UL_CELL_PROBE_FAILED;
-			snprintf(cell->note, sizeof(cell->note), "run %d: %s", i + 1,
-				 st->round.note);
-			return UL_ENGINE_OK;
-		}
+	if (st->rc.once)
+		snprintf(when, sizeof(when), "one pass");
+	else
+		ul_fmt_duration(when, sizeof(when), st->rc.warmup_ns + st->rc.duration_ns);
+	ul_engine_progress(eng, "[fsbench] %s: run %d/%d, %d clients, %s", cell->load, i + 1,
+			   st->runs, st->rc.clients, when);
+	if (ul_fsb_round_run(eng, &st->rc, &st->round))
+		return ul_engine_fail("fsbench: cannot set up the clients");
+	switch (st->round.outcome) {
+	case UL_FSB_ROUND_OK:
+		if (record_round(st, cell))
+			return ul_engine_fail("out of memory");
+		return UL_ENGINE_OK;
+	case UL_FSB_ROUND_INTERRUPTED:
+		cell->outcome = UL_CELL_INTERRUPTED;
+		snprintf(cell->note, sizeof(cell->note), "run %d: %s", i + 1, st->round.note);
+		return UL_ENGINE_INTERRUPTED;
+	case UL_FSB_ROUND_LOAD_DIED:
+		cell->outcome = UL_CELL_LOAD_DIED;
+		snprintf(cell->note, sizeof(cell->note), "load died during run %d (%.150s)", i + 1,
+			 st->round.note);
+		return UL_ENGINE_OK;
+	default:
+		cell->outcome = UL_CELL_PROBE_FAILED;
+		snprintf(cell->note, sizeof(cell->note), "run %d: %s", i + 1, st->round.note);
+		return UL_ENGINE_OK;
 	}
-	return UL_ENGINE_OK;
+}
+
+/* The rounds of one cell while rl runs; sets its outcome; returns an engine
+ * result (a ul_engine_window). */
+static int rounds(void *arg, struct ul_cell *cell, struct ul_running_load *rl)
+{
+	struct fsb_suite *st = arg;
+	int result = UL_ENGINE_OK;
+
+	st->rc.load_child = ul_load_child(rl); /* a round ends early when it dies */
+	for (int i = 0; i < st->runs && result == UL_ENGINE_OK; i++) {
+		result = one_round(st, cell, i);
+		if (cell->outcome != UL_CELL_OK)
+			break;
+	}
+	st->rc.load_child = NULL;
+	return result;
 }
 
 static int run_cell(struct fsb_suite *st, const struct ul_load *load)
 {
 	struct ul_engine *eng = st->eng;
-	struct ul_running_load *rl = NULL;
 	struct ul_cell *cell = ul_engine_new_cell(eng, "fsbench", load, "fsbench");
+	const struct ul_engine_window w = { .measure = rounds, .arg = st };
+	char what[UL_NAME_LEN + 16];
 	int result;
 
 	if (!cell)
 		return UL_ENGINE_ERROR;
 	if (prepare_cell(st, cell))
-		return ul_error("out of memory"), UL_ENGINE_ERROR;
-	result = ul_engine_start_load(eng, cell, load, &rl);
-	if (rl) {
-		int stopped;
-
-		st->rc.load_child = ul_load_child(rl);
-		ul_monitors_begin(eng, cell);
-		ul_engine_work_begin(eng, rl);
-		result = rounds(st, cell);
-		ul_engine_work_end(eng, cell, rl);
-		ul_monitors_end(eng, cell);
-		stopped = ul_engine_stop_load(eng, cell, rl);
-		if (result == UL_ENGINE_OK)
-			result = stopped;
-		st->rc.load_child = NULL;
-	}
+		return ul_engine_fail("out of memory");
+	result = ul_engine_measure_cell(eng, cell, load, &w);
 	ul_engine_progress_done(eng);
-	if (cell->outcome == UL_CELL_PROBE_FAILED || cell->outcome == UL_CELL_LOAD_DIED)
-		ul_error("fsbench under %s: %s", cell->load, cell->note);
-	if (ul_engine_commit_cell(eng, cell) && result == UL_ENGINE_OK)
-		result = UL_ENGINE_ERROR;
-	return result;
+	snprintf(what, sizeof(what), "fsbench under %.*s", UL_NAME_LEN - 1, cell->load);
+	return ul_engine_end_cell(eng, cell, result, what);
 }
 
 /* Before any suite runs: the --under loads' own checks. */

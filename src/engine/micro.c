@@ -73,12 +73,14 @@ struct micro_state {
 	struct ul_micro_env env;
 	double mhz;
 	struct ul_micro_out *out;
+	const struct ul_probe *bench; /* the test being measured */
 };
 
-/* Run one benchmark while rl runs; sets the cell's outcome. */
-static int measure(struct micro_state *st, const struct ul_probe *b, struct ul_cell *cell,
-		   struct ul_running_load *rl)
+/* Run st->bench while rl runs; sets the cell's outcome (a ul_engine_window). */
+static int measure(void *arg, struct ul_cell *cell, struct ul_running_load *rl)
 {
+	struct micro_state *st = arg;
+	const struct ul_probe *b = st->bench;
 	struct ul_engine *eng = st->eng;
 	struct ul_micro_job *job;
 	ul_nsec deadline = ul_now_ns() + MICRO_TIMEOUT_BASE_NS +
@@ -134,37 +136,16 @@ static int run_test(struct micro_state *st, const struct ul_probe *b,
 		    const struct ul_load *load, size_t i, size_t n)
 {
 	struct ul_engine *eng = st->eng;
-	struct ul_running_load *rl;
 	struct ul_cell *cell = ul_engine_new_cell(eng, "micro", load, b->name);
+	const struct ul_engine_window w = { .measure = measure, .arg = st };
 	int result;
 
 	if (!cell)
 		return UL_ENGINE_ERROR;
 	ul_engine_progress(eng, "[micro %zu/%zu] %s under %s", i + 1, n, b->name, load->name);
-	result = ul_engine_start_load(eng, cell, load, &rl);
-	if (rl) {
-		int stopped;
-
-		ul_monitors_begin(eng, cell);
-		ul_engine_work_begin(eng, rl);
-		result = measure(st, b, cell, rl);
-		ul_engine_work_end(eng, cell, rl);
-		ul_monitors_end(eng, cell);
-		stopped = ul_engine_stop_load(eng, cell, rl);
-		if (result == UL_ENGINE_OK)
-			result = stopped;
-	}
-	if (cell->outcome == UL_CELL_LOAD_DIED || cell->outcome == UL_CELL_PROBE_FAILED) {
-		ul_engine_progress_done(eng);
-		ul_error("%s", cell->note);
-	}
-	{
-		int committed = ul_engine_commit_cell(eng, cell);
-
-		if (result == UL_ENGINE_OK)
-			result = committed;
-	}
-	return result;
+	st->bench = b;
+	result = ul_engine_measure_cell(eng, cell, load, &w);
+	return ul_engine_end_cell(eng, cell, result, NULL);
 }
 
 /* Does --tests ask for test t (every test when it names none)? */

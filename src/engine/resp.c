@@ -66,6 +66,7 @@ struct resp_state {
 	/* Measured for the ETA: wall time of the points and tests so far. */
 	int64_t point_ns_sum, test_extra_ns_sum;
 	size_t points_done, tests_done;
+	size_t test_i, n_tests; /* the test being measured */
 };
 
 /*
@@ -128,12 +129,12 @@ static int start_probe(struct resp_state *st)
 }
 
 /*
- * Sample the probe while `rl` runs (rl may be NULL only if the load failed
- * earlier).  Fills cell's outcome; returns an engine result.
+ * Sample the probe while `rl` runs.  Fills cell's outcome; returns an
+ * engine result (a ul_engine_window).
  */
-static int sample_cell(struct resp_state *st, struct ul_cell *cell, struct ul_running_load *rl,
-		       size_t test_i, size_t n_tests)
+static int sample_cell(void *arg, struct ul_cell *cell, struct ul_running_load *rl)
 {
+	struct resp_state *st = arg;
 	struct ul_engine *eng = st->eng;
 	const struct ul_engine_config *cfg = eng->cfg;
 	struct ul_series *s = ul_cell_series(cell, "delay_ns");
@@ -151,7 +152,7 @@ static int sample_cell(struct resp_state *st, struct ul_cell *cell, struct ul_ru
 		enum ul_measure_result r;
 
 		if (think >= 0) {
-			progress(st, test_i, n_tests, cell->load, s->n);
+			progress(st, st->test_i, st->n_tests, cell->load, s->n);
 			t0 = ul_now_ns();
 		}
 		r = ul_probe_measure(&eng->sup, st->rp, think, deadline, &value, &err, &exited);
@@ -230,11 +231,23 @@ static int drain_probe(struct resp_state *st)
 	}
 }
 
+/* After the count: a probe that was mid-answer when the load died is
+ * drained, so the next test starts with an idle probe (a ul_engine_window). */
+static int after_sampling(void *arg, struct ul_cell *cell, int result)
+{
+	struct resp_state *st = arg;
+
+	if (result == UL_ENGINE_OK && cell->outcome == UL_CELL_LOAD_DIED)
+		result = drain_probe(st);
+	return result;
+}
+
 static int run_test(struct resp_state *st, const struct ul_load *load, size_t test_i,
 		    size_t n_tests)
 {
 	struct ul_engine *eng = st->eng;
-	struct ul_running_load *rl;
+	const struct ul_engine_window w = { .measure = sample_cell, .end = after_sampling,
+					    .arg = st };
 	struct ul_cell *cell;
 	struct ul_series *s;
 	int result;
@@ -250,21 +263,9 @@ static int run_test(struct resp_state *st, const struct ul_load *load, size_t te
 	if (!cell)
 		return UL_ENGINE_ERROR;
 	ul_engine_progress(eng, "[resp %zu/%zu] %s: starting load", test_i + 1, n_tests, load->name);
-	result = ul_engine_start_load(eng, cell, load, &rl);
-	if (rl) {
-		int stopped;
-
-		ul_monitors_begin(eng, cell);
-		ul_engine_work_begin(eng, rl);
-		result = sample_cell(st, cell, rl, test_i, n_tests);
-		ul_engine_work_end(eng, cell, rl);
-		if (result == UL_ENGINE_OK && cell->outcome == UL_CELL_LOAD_DIED)
-			result = drain_probe(st);
-		ul_monitors_end(eng, cell);
-		stopped = ul_engine_stop_load(eng, cell, rl);
-		if (result == UL_ENGINE_OK)
-			result = stopped;
-	}
+	st->test_i = test_i;
+	st->n_tests = n_tests;
+	result = ul_engine_measure_cell(eng, cell, load, &w);
 	s = ul_cell_series(cell, "delay_ns");
 	if (cell->outcome == UL_CELL_OK && s && s->n >= (size_t)eng->cfg->max_points &&
 	    !ci_within_target(eng, s))
@@ -275,14 +276,7 @@ static int run_test(struct resp_state *st, const struct ul_load *load, size_t te
 		result = UL_ENGINE_ERROR;
 	st->test_extra_ns_sum += (int64_t)(ul_now_ns() - test_start) - (st->point_ns_sum - points_before);
 	st->tests_done++;
-	if (cell->outcome == UL_CELL_LOAD_DIED) {
-		ul_engine_progress_done(eng);
-		ul_error("%s", cell->note);
-	}
-	int committed = ul_engine_commit_cell(eng, cell);
-	if (committed && result == UL_ENGINE_OK)
-		result = committed;
-	return result;
+	return ul_engine_end_cell(eng, cell, result, NULL);
 }
 
 static int resp_run(struct ul_engine *eng, const struct ul_suite *suite)
