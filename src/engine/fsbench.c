@@ -143,9 +143,11 @@ static int load_trace(struct fsb_suite *st)
 	else
 		rc = ul_fsb_trace_load(&st->trace, path, err, sizeof(err));
 	if (rc == -ENOMEM || (rc && !path))
-		return ul_error("fsbench: out of memory reading the trace"), UL_ENGINE_ERROR;
-	if (rc)
-		return ul_error("--loadfile: %s", err), UL_ENGINE_REFUSED;
+		return ul_engine_fail("fsbench: out of memory reading the trace");
+	if (rc) {
+		ul_error("--loadfile: %s", err);
+		return UL_ENGINE_REFUSED;
+	}
 	ul_fsb_trace_totals(&st->trace, &st->totals);
 	return UL_ENGINE_OK;
 }
@@ -394,7 +396,7 @@ static int fsbench_run(struct ul_engine *eng, const struct ul_suite *suite)
 					   sizeof(*st.round.client_finish_ns));
 	snprintf(root, sizeof(root), "%s/fsbench", eng->scratch);
 	if (!st.round.client_ops || !st.round.client_finish_ns) {
-		result = (ul_error("out of memory"), UL_ENGINE_ERROR);
+		result = ul_engine_fail("out of memory");
 		goto out;
 	}
 	if ((mkdir(root, 0700) < 0 && errno != EEXIST) ||
