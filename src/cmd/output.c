@@ -21,16 +21,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void list_formats(char *buf, size_t len)
-{
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < ul_format_count() && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
-					ul_format_at(i)->name);
-}
-
 void ul_default_formats(const char *suites, char *buf, size_t len)
 {
 	char copy[256], *save = NULL, *tok;
@@ -119,7 +109,7 @@ int ul_outputs_parse(const char *cmd, const char *spec, struct ul_outputs *outs)
 			*eq = '\0';
 		f = ul_format_find(tok);
 		if (!f) {
-			list_formats(names, sizeof(names));
+			ul_format_names(names, sizeof(names));
 			ul_usage_error(cmd, "unknown format '%s' in --format (known: %s)", tok, names);
 			rc = -1;
 			break;

@@ -39,16 +39,6 @@ static const char run_epilog[] =
 	"Exit status: 0 ok, 1 error, 2 bad usage, 3 nothing could run here,\n"
 	"4 finished but some test failed (load died, probe failed), 130 interrupted.\n";
 
-static void suite_names(char *buf, size_t len)
-{
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < ul_suite_count() && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
-					ul_suite_at(i)->name);
-}
-
 /* Split --tests and check each name belongs to a selected suite. */
 static int parse_tests(struct run_args *a)
 {
@@ -133,7 +123,7 @@ static int select_suites(struct run_args *a, int argc, char **argv, int first)
 		char names[256];
 
 		if (!s) {
-			suite_names(names, sizeof(names));
+			ul_suite_names(names, sizeof(names));
 			return ul_usage_error("run", "unknown suite '%s' (known: %s)", argv[i], names);
 		}
 		for (size_t j = 0; j < a->n_suites; j++)

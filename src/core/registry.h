@@ -14,6 +14,11 @@
  *	const T *P_find(const char *name) the member whose `name` equals name
  *	                                  exactly, NULL if none
  *
+ * UL_REGISTRY_NAMES(T, P, A) adds, for a kind whose names a message lists,
+ *
+ *	void P_names(char *buf, size_t len) every name, ", "-separated, cut
+ *	                                    to fit len
+ *
  * Written once here so that the six registries cannot drift apart.
  */
 #ifndef UL_CORE_REGISTRY_H
@@ -21,6 +26,7 @@
 
 #include "core/compat.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* P_count and P_at only, for a kind looked up by position alone. */
@@ -42,6 +48,17 @@
 			if (!strcmp(A[i]->name, name))                                            \
 				return A[i];                                                      \
 		return NULL;                                                                      \
+	}
+
+#define UL_REGISTRY_NAMES(T, P, A)                                                                \
+	void P##_names(char *buf, size_t len)                                                     \
+	{                                                                                         \
+		size_t off = 0;                                                                   \
+                                                                                                  \
+		buf[0] = '\0';                                                                    \
+		for (size_t i = 0; i < P##_count() && off < len; i++)                             \
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "",      \
+						A[i]->name);                                      \
 	}
 
 #endif

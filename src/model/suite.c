@@ -18,6 +18,7 @@ static const struct ul_suite *const suites[] = {
 };
 
 UL_REGISTRY_LOOKUPS(struct ul_suite, ul_suite, suites)
+UL_REGISTRY_NAMES(struct ul_suite, ul_suite, suites)
 
 size_t ul_suite_index(const struct ul_suite *suite)
 {

@@ -105,6 +105,8 @@ struct ul_suite {
 };
 
 const struct ul_suite *ul_suite_find(const char *name);
+/* Every suite's name, ", "-separated, cut to fit len. */
+void ul_suite_names(char *buf, size_t len);
 size_t ul_suite_count(void);
 const struct ul_suite *ul_suite_at(size_t i);
 

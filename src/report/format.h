@@ -39,6 +39,8 @@ struct ul_format {
 };
 
 const struct ul_format *ul_format_find(const char *name);
+/* Every format's name, ", "-separated, cut to fit len. */
+void ul_format_names(char *buf, size_t len);
 size_t ul_format_count(void);
 const struct ul_format *ul_format_at(size_t i);
 
