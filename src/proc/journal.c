@@ -4,7 +4,9 @@
  * each change, read back (only when they are ours) for `underload cleanup`.
  */
 #include "core/compat.h"
-#include "proc/journal.h"
+#include "core/file.h"
+#include "core/procstat.h"
+#include "proc/journal_parse.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -19,10 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define HEADER "underload-journal 1 "
 #define SUFFIX ".journal"
 #define TMP_SUFFIX ".journal.tmp"
-#define MAX_JOURNAL_BYTES (4 * UL_MiB)
 #define MAX_DIRS 4
 
 /* ---- directories ---------------------------------------------------- */
@@ -77,33 +77,15 @@ static int join(char *out, size_t len, const char *dir, const char *name)
 
 /* ---- processes ------------------------------------------------------ */
 
-/* Field 22 of /proc/PID/stat: start time in clock ticks since boot. */
+/* A process's start time (ticks after boot), to tell a reused pid apart. */
 static int proc_start_time(pid_t pid, uint64_t *out)
 {
-	char p[64], buf[1024], *s;
-	int fd, field;
-	ssize_t n;
+	struct ul_procstat ps;
+	int rc = ul_procstat_read(pid, &ps);
 
-	snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -EIO;
-	buf[n] = '\0';
-	/* comm may hold spaces and parentheses: fields restart after the last ')'. */
-	s = strrchr(buf, ')');
-	if (!s)
-		return -EIO;
-	/* s is at ')'; the space before field N is the (N - 2)th after it. */
-	for (field = 2; field < 22 && s; field++)
-		s = strchr(s + 1, ' ');
-	if (!s)
-		return -EIO;
-	*out = strtoull(s + 1, NULL, 10);
-	return 0;
+	if (!rc)
+		*out = ps.starttime;
+	return rc;
 }
 
 static bool owner_alive(pid_t pid, uint64_t start)
@@ -111,7 +93,6 @@ static bool owner_alive(pid_t pid, uint64_t start)
 	char p[64], comm[32] = "";
 	uint64_t now_start = 0;
 	ssize_t n;
-	int fd;
 
 	if (pid <= 0)
 		return false;
@@ -120,14 +101,11 @@ static bool owner_alive(pid_t pid, uint64_t start)
 	if (start && !proc_start_time(pid, &now_start))
 		return now_start == start;
 	snprintf(p, sizeof(p), "/proc/%d/comm", (int)pid);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno != ENOENT; /* no /proc: assume alive rather than undo a live run */
-	n = read(fd, comm, sizeof(comm) - 1);
-	close(fd);
+	n = ul_read_file(p, comm, sizeof(comm));
+	if (n == -ENOENT)
+		return false;
 	if (n < 0)
-		return true;
-	comm[n] = '\0';
+		return true; /* no /proc: assume alive rather than undo a live run */
 	comm[strcspn(comm, "\n")] = '\0';
 	return !strcmp(comm, "underload");
 }
@@ -223,7 +201,7 @@ static int open_in(struct ul_journal *j, int dfd, const char *dir)
 		return -errno;
 	/* Written under a temporary name so a journal never lacks its header. */
 	(void)proc_start_time(pid, &start);
-	snprintf(header, sizeof(header), HEADER "%d %" PRIu64 "\n", (int)pid, start);
+	snprintf(header, sizeof(header), UL_JOURNAL_HEADER "%d %" PRIu64 "\n", (int)pid, start);
 	j->fd = fd;
 	j->size_bytes = 0;
 	rc = append(j, header);
@@ -278,175 +256,6 @@ int ul_journal_open(struct ul_journal *j)
 
 /* ---- reading -------------------------------------------------------- */
 
-struct parsed {
-	char *buf;
-	size_t good_bytes;	/* up to the last newline */
-	pid_t pid;
-	uint64_t start;
-	struct ul_journal_entry *e;
-	size_t n;
-};
-
-static void parsed_free(struct parsed *p)
-{
-	free(p->buf);
-	free(p->e);
-	memset(p, 0, sizeof(*p));
-}
-
-/* A "done|retired|failed KIND ARG" line: applies to the latest matching pending entry. */
-static void settle(struct parsed *p, const char *what, char *rest)
-{
-	char *sp = strchr(rest, ' ');
-
-	if (!sp)
-		return;
-	*sp = '\0';
-	for (size_t i = p->n; i-- > 0;) {
-		struct ul_journal_entry *e = &p->e[i];
-
-		if (e->state != UL_JOURNAL_PENDING || strcmp(e->kind, rest) || strcmp(e->arg, sp + 1))
-			continue;
-		if (!strcmp(what, "done"))
-			e->state = UL_JOURNAL_DONE;
-		else if (!strcmp(what, "retired"))
-			e->state = UL_JOURNAL_RETIRED;
-		else
-			e->failures++;
-		return;
-	}
-}
-
-/*
- * Read the whole journal into p->buf, NUL-terminated and cut after its
- * last newline (a torn last line, from a crash mid-append, is dropped);
- * p->good_bytes is what is kept.  0, -EFBIG, -ENOMEM, -EINVAL (not one
- * complete line) or -errno; p->buf may be set on failure.
- */
-static int read_lines(int fd, struct parsed *p)
-{
-	struct stat st;
-	size_t got = 0;
-	char *end;
-
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (st.st_size > (off_t)MAX_JOURNAL_BYTES)
-		return -EFBIG;
-	p->buf = malloc((size_t)st.st_size + 1);
-	if (!p->buf)
-		return -ENOMEM;
-	while (got < (size_t)st.st_size) {
-		ssize_t n = pread(fd, p->buf + got, (size_t)st.st_size - got, (off_t)got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	p->buf[got] = '\0';
-	end = memrchr(p->buf, '\n', got);
-	if (!end)
-		return -EINVAL;
-	p->good_bytes = (size_t)(end - p->buf) + 1;
-	end[1] = '\0';
-	return 0;
-}
-
-/* The header line "underload-journal 1 PID START" into p->pid and
- * p->start; -EINVAL when it is not one. */
-static int parse_header(const char *line, struct parsed *p)
-{
-	int pid;
-	uint64_t start;
-
-	if (strncmp(line, HEADER, strlen(HEADER)) ||
-	    sscanf(line + strlen(HEADER), "%d %" SCNu64, &pid, &start) != 2)
-		return -EINVAL;
-	p->pid = pid;
-	p->start = start;
-	return 0;
-}
-
-/* Append a pending entry (kind and arg point into p->buf); 0 or -ENOMEM. */
-static int add_entry(struct parsed *p, size_t *cap, const char *kind, const char *arg)
-{
-	if (p->n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 16;
-		struct ul_journal_entry *ne = realloc(p->e, ncap * sizeof(*ne));
-
-		if (!ne)
-			return -ENOMEM;
-		p->e = ne;
-		*cap = ncap;
-	}
-	p->e[p->n++] = (struct ul_journal_entry){ .kind = kind, .arg = arg };
-	return 0;
-}
-
-/*
- * The record lines from line on, each ending in a newline: "KIND ARG"
- * adds a pending entry, "done|retired|failed KIND ARG" settles one; a
- * line without a space is no record and skipped.  0 or -ENOMEM.
- */
-static int parse_records(char *line, struct parsed *p)
-{
-	size_t cap = 0;
-
-	for (char *end; *line; line = end + 1) {
-		char *sp;
-		int rc;
-
-		end = strchr(line, '\n');
-		if (!end)
-			break;
-		*end = '\0';
-		sp = strchr(line, ' ');
-		if (!sp)
-			continue;
-		*sp = '\0';
-		if (!strcmp(line, "done") || !strcmp(line, "retired") || !strcmp(line, "failed")) {
-			settle(p, line, sp + 1);
-			continue;
-		}
-		rc = add_entry(p, &cap, line, sp + 1);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-/* Parse a journal; -EINVAL without a valid header (not a journal of ours),
- * else as read_lines() and parse_records().  p is empty on failure. */
-static int parse_fd(int fd, struct parsed *p)
-{
-	char *end = NULL;
-	int rc;
-
-	memset(p, 0, sizeof(*p));
-	rc = read_lines(fd, p);
-	if (!rc) {
-		end = strchr(p->buf, '\n'); /* read_lines() left at least one */
-		*end = '\0';
-		rc = parse_header(p->buf, p);
-	}
-	if (!rc)
-		rc = parse_records(end + 1, p);
-	if (rc)
-		parsed_free(p);
-	return rc;
-}
-
-static size_t pending(const struct parsed *p)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < p->n; i++)
-		n += p->e[i].state == UL_JOURNAL_PENDING;
-	return n;
-}
-
 /* Unlink path only if it still names the file open as fd. */
 static void unlink_same(const char *path, int fd)
 {
@@ -459,14 +268,14 @@ static void unlink_same(const char *path, int fd)
 
 void ul_journal_finish(struct ul_journal *j)
 {
-	struct parsed p;
+	struct ul_journal_parsed p;
 
 	if (!j || j->fd < 0)
 		return;
-	if (!parse_fd(j->fd, &p)) {
-		if (!pending(&p))
+	if (!ul_journal_parse(j->fd, &p)) {
+		if (!ul_journal_pending(&p))
 			unlink_same(j->path, j->fd);
-		parsed_free(&p);
+		ul_journal_parsed_free(&p);
 	}
 	close(j->fd);
 	j->fd = -1;
@@ -521,24 +330,24 @@ static int open_trusted(int dfd, const char *name, bool dry)
 static int scan_one(int dfd, const char *dir, const char *name, struct scan *sc)
 {
 	struct ul_journal j = { .fd = -1 };
-	struct parsed p;
+	struct ul_journal_parsed p;
 	struct stat st;
 	int fd, rc = 0;
 
 	fd = open_trusted(dfd, name, sc->dry);
 	if (fd < 0)
 		return 0;
-	if (fstat(fd, &st) < 0 || parse_fd(fd, &p)) {
+	if (fstat(fd, &st) < 0 || ul_journal_parse(fd, &p)) {
 		close(fd);
 		return 0;
 	}
 	if (owner_alive(p.pid, p.start)) {
-		parsed_free(&p);
+		ul_journal_parsed_free(&p);
 		close(fd);
 		return 0;
 	}
 	if (sc->dry) {
-		sc->stale += pending(&p) > 0;
+		sc->stale += ul_journal_pending(&p) > 0;
 	} else {
 		/* Appending after a torn line would glue the next line onto it. */
 		if ((size_t)st.st_size == p.good_bytes || ftruncate(fd, (off_t)p.good_bytes) == 0)
@@ -546,10 +355,10 @@ static int scan_one(int dfd, const char *dir, const char *name, struct scan *sc)
 		j.size_bytes = p.good_bytes;
 		(void)join(j.path, sizeof(j.path), dir, name);
 		rc = sc->fn(sc->arg, &j, p.e, p.n);
-		if (!pending(&p))
+		if (!ul_journal_pending(&p))
 			unlinkat_same(dfd, name, fd);
 	}
-	parsed_free(&p);
+	ul_journal_parsed_free(&p);
 	close(fd);
 	return rc;
 }
