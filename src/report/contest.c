@@ -33,6 +33,7 @@
 #include "report/notes.h"
 #include "report/table.h"
 #include "report/monitors.h"
+#include "stats/compare.h"
 #include "stats/stats.h"
 
 #include <errno.h>
@@ -337,30 +338,6 @@ const struct ul_format ul_format_contest = {
 	.write_runs = contest_write_runs,
 };
 
-/*
- * Two-sided 95% quantile of Student's t with df degrees of freedom
- * (ministat's table, from any statistics handbook); past 30 the value at
- * the next tabulated df below, which errs on the wide side.
- */
-static double t975(size_t df)
-{
-	static const double t[] = {
-		0,     12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-		2.201, 2.179,  2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080,
-		2.074, 2.069,  2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-	};
-
-	if (df < UL_ARRAY_SIZE(t))
-		return t[df];
-	if (df < 40)
-		return 2.042;
-	if (df < 60)
-		return 2.021;
-	if (df < 120)
-		return 2.000;
-	return 1.980;
-}
-
 /* The native table's columns. */
 enum { NC_LOAD, NC_N, NC_MEAN, NC_SD, NC_MIN, NC_MAX, NC_CI, NC_CPU, NC_LOADS, NC_UNITS, NC_LCPU,
        NC_RATIO, NC_COUNT };
@@ -416,7 +393,7 @@ static int native_row(const struct ul_run *run, const char *load, double base_s,
 	ul_table_set(table, row, NC_MIN, "%.2f", s.min);
 	ul_table_set(table, row, NC_MAX, "%.2f", s.max);
 	if (n >= 2) {
-		double half = t975(n - 1) * s.sd / sqrt((double)n);
+		double half = ul_stats_t_quantile(0.975, (double)(n - 1)) * s.sd / sqrt((double)n);
 
 		ul_table_set(table, row, NC_CI, "[%.2f, %.2f]", s.mean - half, s.mean + half);
 	} else {
