@@ -248,13 +248,18 @@ int ul_load_stream_check(struct ul_load_ctx *ctx, char *why, size_t len)
 	return 0;
 }
 
-int ul_load_tar_supported(char *why, size_t len)
+int ul_load_need_program(const char *path, char *why, size_t len)
 {
-	if (access(UL_LOAD_TAR_PROG, X_OK) < 0) {
-		snprintf(why, len, "cannot execute '%s': %s", UL_LOAD_TAR_PROG, strerror(errno));
+	if (access(path, X_OK) < 0) {
+		snprintf(why, len, "cannot execute '%s': %s", path, strerror(errno));
 		return -ENOTSUP;
 	}
 	return 0;
+}
+
+int ul_load_tar_supported(char *why, size_t len)
+{
+	return ul_load_need_program(UL_LOAD_TAR_PROG, why, len);
 }
 
 int ul_load_tar_check(const struct ul_load_ctx *ctx, unsigned int copies, const char *what,

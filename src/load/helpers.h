@@ -86,9 +86,13 @@ int ul_load_stream_check(struct ul_load_ctx *ctx, char *why, size_t len);
 #define UL_LOAD_TAR_PROG "/bin/tar"
 
 /*
- * supported() of the tar loads: they exec a real program, and without it
- * they would silently measure nothing.  0, or -ENOTSUP and why.
+ * For supported() of a load that execs a real program (ls, tar, the spawn
+ * target): without it the load would silently measure nothing.  0, or
+ * -ENOTSUP and why.
  */
+int ul_load_need_program(const char *path, char *why, size_t len);
+
+/* supported() of the tar loads: ul_load_need_program(UL_LOAD_TAR_PROG). */
 int ul_load_tar_supported(char *why, size_t len);
 
 /*

@@ -27,11 +27,7 @@ static const struct ul_opt lslr_load_opts[] = {
 
 static int lslr_supported(char *why, size_t len)
 {
-	if (access(LS_PROG, X_OK) < 0) {
-		snprintf(why, len, "cannot execute '%s': %s", LS_PROG, strerror(errno));
-		return -ENOTSUP;
-	}
-	return 0;
+	return ul_load_need_program(LS_PROG, why, len);
 }
 
 static const char *lslr_dir(const struct ul_load_ctx *ctx)

@@ -5,6 +5,7 @@
  */
 #include "core/compat.h"
 #include "load/internal.h"
+#include "load/helpers.h"
 #include "load/load.h"
 
 #include <errno.h>
@@ -30,11 +31,7 @@ static const struct ul_opt spawnload_opts[] = {
 /* The load execs a real program: without it, it would silently measure nothing. */
 static int spawnload_supported(char *why, size_t len)
 {
-	if (access(SPAWN_PROG, X_OK) < 0) {
-		snprintf(why, len, "cannot execute '%s': %s", SPAWN_PROG, strerror(errno));
-		return -ENOTSUP;
-	}
-	return 0;
+	return ul_load_need_program(SPAWN_PROG, why, len);
 }
 
 static int spawnload_check(struct ul_load_ctx *ctx, char *why, size_t len)
