@@ -46,12 +46,11 @@ static const struct ul_opt report_opts[] = {
 	  .def_text = "standard output (html)",
 	  .help = "the page to write (html), or the directory for one NN-suite-test-kind.svg "
 		  "file per plot (svg: created if missing; required)" },
-	{ "format", UL_OPT_STRING, .arg = "html|svg", A(format), .def_str = "html",
+	{ "format", UL_OPT_CHOICE, .arg = "html|svg", A(format), .def_str = "html",
 	  .help = "one self-contained HTML page, or one SVG file per plot" },
 	{ "baseline", UL_OPT_STRING, 0, 127, .arg = "LABEL", A(baseline),
 	  .def_text = "the first label", .help = "the label the others are compared with" },
-	{ "db", UL_OPT_STRING, .arg = "PATH", A(db), .help = "results database",
-	  .def_text = "$XDG_DATA_HOME/underload/results.db" },
+	UL_CMD_OPT_DB(struct rep_args),
 	{ NULL },
 };
 
@@ -66,8 +65,6 @@ static int parse_args(int argc, char **argv, struct rep_args *a)
 	rc = ul_cmd_parse(&ul_cmd_desc_report, a, argc, argv, &first);
 	if (rc)
 		return rc == -2 ? -1 : rc;
-	if (strcmp(a->format, "html") && strcmp(a->format, "svg"))
-		return ul_usage_error("report", "--format '%s': expected html or svg", a->format);
 	a->svg = !strcmp(a->format, "svg");
 	if (a->output && !*a->output)
 		return ul_usage_error("report", "-o needs a path");
