@@ -14,9 +14,9 @@
  *    target in the caller's struct (UL_OPT_AT) or handed to a callback.
  *
  * How to add an option to a command: one entry in its table (see
- * cmd/run.c), one field in its struct; `tests/cli/t0005-options.sh` then
- * checks --help and the man page (regenerate docs/underload.1's generated
- * sections with `underload __man-options`, see docs/README).
+ * cmd/run_opts.c or cmd/compare.c), one field in its struct;
+ * `tests/cli/t0005-options.sh` then checks --help and the man page
+ * (regenerate docs/underload.1's generated sections with docs/update-man).
  */
 #ifndef UL_OPT_H
 #define UL_OPT_H
