@@ -226,8 +226,8 @@ static int group_add(struct ul_runcmp_group *g, const struct ul_run *run)
 static int add_named(struct cmp_state *st, const char *name, bool front)
 {
 	struct ul_runcmp_group *g = NULL;
-	struct ul_run *run, probe;
-	int64_t id;
+	struct ul_run_summary rs;
+	struct ul_run *run;
 	int rc;
 
 	for (size_t i = 0; i < st->n_sum; i++) {
@@ -242,18 +242,15 @@ static int add_named(struct cmp_state *st, const char *name, bool front)
 	}
 	if (g)
 		return 0;
-	/* not a label: a run reference */
-	ul_run_init(&probe);
-	rc = st->store->ops->load_run(st->store, name, &probe);
-	id = probe.id;
-	ul_run_release(&probe);
+	/* not a label: a run reference (get_run() loads it, once) */
+	rc = st->store->ops->find_run(st->store, name, &rs);
 	if (rc == -ENOENT || rc == -EINVAL)
 		return ul_usage_error("compare", "'%.64s' is neither a stored label nor a run", name);
 	if (rc) {
 		ul_error("cannot read run '%.64s': %s", name, st->store->err);
 		return UL_EXIT_ERROR;
 	}
-	run = get_run(st, id);
+	run = get_run(st, rs.id);
 	if (!run)
 		return UL_EXIT_ERROR;
 	g = group_of(st, run->label, front);
