@@ -94,8 +94,8 @@ int ul_sq_exec(struct ul_store_sqlite *st, enum stmt_id id);
 int ul_sq_step_done(sqlite3_stmt *s);
 /* The cached statement `id` with ?1 bound to key; NULL with *rc set on failure. */
 sqlite3_stmt *ul_sq_stmt_key(struct ul_store_sqlite *st, enum stmt_id id, int64_t key, int *rc);
-/* Called for each row by ul_sq_rows(); 0 to go on, a negative errno (with
- * err filled) to stop. */
+/* Called for each row by ul_sq_rows(); 0 to go on, a negative errno to
+ * stop (err filled by the row, or by its caller for a -EIO it explains). */
 typedef int ul_sq_row_fn(struct ul_store_sqlite *st, sqlite3_stmt *s, void *ctx);
 /*
  * Steps the bound statement s and calls row() for each row until one

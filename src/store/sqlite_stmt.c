@@ -19,7 +19,7 @@
 	"SELECT r.id, r.uuid, r.label, r.host_name, r.suites, r.status, r.started_wall_ns,"        \
 	" (SELECT count(*) FROM cells c WHERE c.run_id = r.id) FROM runs r"
 
-/* A cell's columns, as insert_cell() binds them and load_cells() reads them. */
+/* A cell's columns, as insert_cell() binds them and cell_row() reads them. */
 #define CELL_COLUMNS                                                                               \
 	"seq, suite, load, probe, outcome, flags, note, load_unit, load_units, started_wall_ns,"   \
 	" finished_wall_ns"
