@@ -186,10 +186,53 @@ static json_t *flags_json(unsigned flags, const struct ul_json_style *st, bool *
 	return arr;
 }
 
-static json_t *field_json(const char *p, const struct ul_json_field *f,
+bool ul_json_is_int(const struct ul_json_field *f)
+{
+	return f->kind == UL_JSON_INT || f->kind == UL_JSON_I64 || f->kind == UL_JSON_WALL_NS ||
+	       f->kind == UL_JSON_U64 || f->kind == UL_JSON_FLAGS;
+}
+
+int64_t ul_json_get_int(const struct ul_json_field *f, const void *base)
+{
+	const char *p = (const char *)base + f->off;
+
+	switch (f->kind) {
+	case UL_JSON_INT:
+		return *(const int *)p;
+	case UL_JSON_FLAGS:
+		return *(const unsigned *)p;
+	case UL_JSON_U64:
+		return (int64_t)*(const uint64_t *)p;
+	default:
+		return *(const int64_t *)p;
+	}
+}
+
+void ul_json_set_int(const struct ul_json_field *f, void *base, int64_t v)
+{
+	char *p = (char *)base + f->off;
+
+	switch (f->kind) {
+	case UL_JSON_INT:
+		*(int *)p = (int)v;
+		break;
+	case UL_JSON_FLAGS:
+		*(unsigned *)p = (unsigned)v;
+		break;
+	case UL_JSON_U64:
+		*(uint64_t *)p = (uint64_t)v;
+		break;
+	default:
+		*(int64_t *)p = v;
+		break;
+	}
+}
+
+static json_t *field_json(const void *base, const struct ul_json_field *f,
 			  const struct ul_json_style *st, bool *bad)
 {
-	int64_t ns;
+	const char *p = (const char *)base + f->off;
+	int64_t v = ul_json_is_int(f) ? ul_json_get_int(f, base) : 0;
 
 	switch (f->kind) {
 	case UL_JSON_STR:
@@ -197,16 +240,14 @@ static json_t *field_json(const char *p, const struct ul_json_field *f,
 	case UL_JSON_LIST:
 		return st->lists_as_arrays ? list_json(p, f->size, bad) : ul_json_str(p, f->size);
 	case UL_JSON_INT:
-		return json_integer(*(const int *)p);
 	case UL_JSON_I64:
-		return json_integer(*(const int64_t *)p);
+		return json_integer(v);
 	case UL_JSON_WALL_NS:
-		ns = *(const int64_t *)p;
-		return ns || !st->zero_time_null ? json_integer(ns) : json_null();
+		return v || !st->zero_time_null ? json_integer(v) : json_null();
 	case UL_JSON_U64:
-		return ul_json_u64(*(const uint64_t *)p, st);
+		return ul_json_u64((uint64_t)v, st);
 	case UL_JSON_FLAGS:
-		return flags_json(*(const unsigned *)p, st, bad);
+		return flags_json((unsigned)v, st, bad);
 	case UL_JSON_RUN_STATUS:
 		return json_string(ul_run_status_name(*(const enum ul_run_status *)p));
 	case UL_JSON_OUTCOME:
@@ -224,16 +265,15 @@ json_t *ul_json_fields(const void *base, const struct ul_json_table *t,
 
 	for (size_t i = 0; i < t->n && o; i++) {
 		const struct ul_json_field *f = &t->fields[i];
-		const char *p = (const char *)base + f->off;
 		char text[32];
 		int64_t ns;
 
 		if (!(f->in & st->format))
 			continue;
-		ul_json_put(o, f->key, field_json(p, f, st, bad), bad);
+		ul_json_put(o, f->key, field_json(base, f, st, bad), bad);
 		if (!f->text_key || !st->time_text)
 			continue;
-		ns = *(const int64_t *)p;
+		ns = ul_json_get_int(f, base);
 		ul_json_put(o, f->text_key,
 			    ns ? json_string(st->time_text(text, sizeof(text), ns)) : json_null(), bad);
 	}

@@ -79,6 +79,12 @@ struct ul_json_style {
 	size_t dump_flags; /* json_dumpf flags (indentation, key order, precision) */
 };
 
+/* Whether the field is one of the integer kinds (INT, I64, WALL_NS, U64, FLAGS). */
+bool ul_json_is_int(const struct ul_json_field *f);
+/* An integer field of `base` as int64 (a U64 as the int64 with its bits), and back. */
+int64_t ul_json_get_int(const struct ul_json_field *f, const void *base);
+void ul_json_set_int(const struct ul_json_field *f, void *base, int64_t v);
+
 /* The fields of `base` the table describes, as an object. */
 json_t *ul_json_fields(const void *base, const struct ul_json_table *t,
 		       const struct ul_json_style *st, bool *bad);

@@ -230,17 +230,13 @@ static void rd_fields(struct rd *rd, json_t *o, void *base, const struct ul_json
 			rd_str(rd, o, f->key, p, f->size);
 			break;
 		case UL_JSON_INT:
-			*(int *)p = (int)rd_i64(rd, o, f->key, f->min, f->max);
-			break;
 		case UL_JSON_FLAGS:
-			*(unsigned *)p = (unsigned)rd_i64(rd, o, f->key, f->min, f->max);
-			break;
 		case UL_JSON_I64:
 		case UL_JSON_WALL_NS:
-			*(int64_t *)p = rd_i64(rd, o, f->key, f->min, f->max);
+			ul_json_set_int(f, base, rd_i64(rd, o, f->key, f->min, f->max));
 			break;
 		case UL_JSON_U64:
-			*(uint64_t *)p = rd_u64(rd, o, f->key);
+			ul_json_set_int(f, base, (int64_t)rd_u64(rd, o, f->key));
 			break;
 		case UL_JSON_RUN_STATUS:
 			if ((x = get(rd, o, f->key, JSON_STRING)) &&

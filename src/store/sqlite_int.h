@@ -9,6 +9,7 @@
 #define UL_STORE_SQLITE_INT_H
 
 #include "core/compat.h"
+#include "model/model_json.h"
 #include "store/store.h"
 
 #include <sqlite3.h>
@@ -50,11 +51,20 @@ enum stmt_id {
 /* The SQL of each statement, indexed by enum stmt_id. */
 extern const char *const ul_sq_sql[S_COUNT];
 
+/*
+ * A run's columns after its id, and a cell's after its id and run_id: the
+ * fields of model/model_json.c's tables (what the exchange format holds, the
+ * whole record) in the tables' order, host and params flattened.
+ * ul_sq_bind_fields() and ul_sq_column_fields() walk the tables.
+ */
 #define RUN_COLUMNS                                                                                \
-	"uuid, label, tool_version, argv, suites, status, started_wall_ns, finished_wall_ns,"      \
+	"uuid, label, status, tool_version, argv, suites, started_wall_ns, finished_wall_ns,"      \
 	" host_name, host_kernel_release, host_kernel_version, host_arch, host_cpu_model,"         \
 	" host_ncpu, host_mem_total_bytes, host_swap_total_bytes, interval_ns, min_points,"        \
 	" max_points, ci_target_centi, mem_budget_bytes, mem_limit_bytes, swap_bytes"
+#define CELL_COLUMNS                                                                               \
+	"seq, suite, load, probe, outcome, flags, note, load_unit, load_units, started_wall_ns,"   \
+	" finished_wall_ns"
 
 
 struct ul_store_sqlite {
@@ -115,6 +125,24 @@ void ul_sq_rollback(struct ul_store_sqlite *st);
 int ul_sq_check_writable(struct ul_store_sqlite *st);
 /* Copy a text column into buf, truncating; NULL reads as "". */
 void ul_sq_column_text(sqlite3_stmt *s, int i, char *buf, size_t size);
+
+/*
+ * Bind the table's fields of `base` to parameters *col + 1, *col + 2 ...
+ * (advancing *col); SQLITE_OK, or SQLITE_RANGE when the statement has
+ * another number of parameters than the table fields.
+ */
+int ul_sq_bind_fields(sqlite3_stmt *s, int *col, const void *base, const struct ul_json_table *t);
+/*
+ * Read the table's fields of `base` from columns *col, *col + 1 ...
+ * (advancing *col).  Text is made UTF-8 and truncated to the field; an
+ * unknown status reads as UL_RUN_UNKNOWN.  Returns 0, or the column (> 0:
+ * a cell's id comes first) of an outcome that names no outcome; the rest
+ * is read all the same.
+ */
+int ul_sq_column_fields(sqlite3_stmt *s, int *col, void *base, const struct ul_json_table *t);
+
+/* A status column; one this program does not know reads as UL_RUN_UNKNOWN. */
+enum ul_run_status ul_sq_column_status(sqlite3_stmt *s, int col);
 
 /* Bind a fixed-size model string; tolerates a field without its NUL. */
 #define BIND_FIELD(s, i, field)                                                                    \

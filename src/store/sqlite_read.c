@@ -9,20 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/*
- * A status written by a newer version (or by hand) is shown as such; it
- * does not make the rest of the store unreadable.
- */
-static enum ul_run_status column_status(sqlite3_stmt *s, int col)
-{
-	const unsigned char *t = sqlite3_column_text(s, col);
-	enum ul_run_status status;
-
-	if (!t || ul_run_status_parse((const char *)t, &status))
-		return UL_RUN_UNKNOWN;
-	return status;
-}
-
 /* One row of S_LIST_RUNS / S_SUMMARY into rs. */
 static void fill_summary(sqlite3_stmt *s, struct ul_run_summary *rs)
 {
@@ -32,7 +18,7 @@ static void fill_summary(sqlite3_stmt *s, struct ul_run_summary *rs)
 	COLUMN_FIELD(s, 2, rs->label);
 	COLUMN_FIELD(s, 3, rs->hostname);
 	COLUMN_FIELD(s, 4, rs->suites);
-	rs->status = column_status(s, 5);
+	rs->status = ul_sq_column_status(s, 5);
 	rs->started_wall_ns = column_i64(s, 6);
 	rs->n_cells = sqlite3_column_int(s, 7);
 }
@@ -322,28 +308,21 @@ static int cell_row(struct ul_store_sqlite *st, sqlite3_stmt *s, void *ctx)
 {
 	struct ul_run *run = ctx;
 	struct ul_cell *c = ul_run_add_cell(run);
-	const unsigned char *outcome = sqlite3_column_text(s, 5);
 	int64_t cell_id = column_i64(s, 0);
-	int rc, r;
+	int col = 1, bad, rc, r;
 
 	if (!c)
 		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -ENOMEM,
 				     "cannot load run %lld: %s", (long long)run->id, strerror(ENOMEM));
-	c->seq = sqlite3_column_int(s, 1);
-	COLUMN_FIELD(s, 2, c->suite);
-	COLUMN_FIELD(s, 3, c->load);
-	COLUMN_FIELD(s, 4, c->probe);
-	if (!outcome || ul_cell_outcome_parse((const char *)outcome, &c->outcome))
+	bad = ul_sq_column_fields(s, &col, c, &ul_json_cell_table);
+	if (bad) {
+		const unsigned char *outcome = sqlite3_column_text(s, bad);
+
 		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -EIO,
 				     "cell %d of run %lld in '%s' has an unknown outcome '%s'",
 				     c->seq, (long long)run->id, st->path,
 				     outcome ? (const char *)outcome : "");
-	c->flags = (unsigned)sqlite3_column_int64(s, 6);
-	COLUMN_FIELD(s, 7, c->note);
-	COLUMN_FIELD(s, 8, c->load_unit);
-	c->load_units = column_u64(s, 9);
-	c->started_wall_ns = column_i64(s, 10);
-	c->finished_wall_ns = column_i64(s, 11);
+	}
 	s = ul_sq_stmt_key(st, S_LOAD_SERIES, cell_id, &rc);
 	r = ul_sq_rows(st, s, rc, series_row, c, "cannot load cell %d from '%s'", c->seq, st->path);
 	if (r < 0)
@@ -353,66 +332,84 @@ static int cell_row(struct ul_store_sqlite *st, sqlite3_stmt *s, void *ctx)
 			  st->path);
 }
 
-/* A lookup of one row: where it goes, and whether it came. */
+static int run_row(struct ul_store_sqlite *st, sqlite3_stmt *s, void *run)
+{
+	int col = 0;
+
+	(void)st;
+	(void)ul_sq_column_fields(s, &col, run, &ul_json_run_table); /* a run has no outcome */
+	return 0;
+}
+
+static int summary_one_row(struct ul_store_sqlite *st, sqlite3_stmt *s, void *rs)
+{
+	(void)st;
+	fill_summary(s, rs);
+	return 0;
+}
+
+/* A lookup of one row: fill() puts it in dst; found says whether it came. */
 struct one_row {
+	ul_sq_row_fn *fill;
 	void *dst;
 	bool found;
 };
 
-static int run_row(struct ul_store_sqlite *st, sqlite3_stmt *s, void *ctx)
+static int one_row_fn(struct ul_store_sqlite *st, sqlite3_stmt *s, void *ctx)
 {
 	struct one_row *one = ctx;
-	struct ul_run *run = one->dst;
-	struct ul_host *h = &run->host;
-	struct ul_run_params *p = &run->params;
 
-	(void)st;
 	one->found = true;
-	COLUMN_FIELD(s, 0, run->uuid);
-	COLUMN_FIELD(s, 1, run->label);
-	COLUMN_FIELD(s, 2, run->tool_version);
-	COLUMN_FIELD(s, 3, run->argv);
-	COLUMN_FIELD(s, 4, run->suites);
-	run->status = column_status(s, 5);
-	run->started_wall_ns = column_i64(s, 6);
-	run->finished_wall_ns = column_i64(s, 7);
-	COLUMN_FIELD(s, 8, h->hostname);
-	COLUMN_FIELD(s, 9, h->kernel_release);
-	COLUMN_FIELD(s, 10, h->kernel_version);
-	COLUMN_FIELD(s, 11, h->arch);
-	COLUMN_FIELD(s, 12, h->cpu_model);
-	h->ncpu = sqlite3_column_int(s, 13);
-	h->mem_total_bytes = column_u64(s, 14);
-	h->swap_total_bytes = column_u64(s, 15);
-	p->interval_ns = column_i64(s, 16);
-	p->min_points = sqlite3_column_int(s, 17);
-	p->max_points = sqlite3_column_int(s, 18);
-	p->ci_target_centi = column_i64(s, 19);
-	p->mem_budget_bytes = column_u64(s, 20);
-	p->mem_limit_bytes = column_u64(s, 21);
-	p->swap_bytes = column_u64(s, 22);
-	return 0;
+	return one->fill(st, s, one->dst);
+}
+
+/* The row of run `id` that statement `sid` gives, into dst; -ENOENT without one. */
+static int run_lookup(struct ul_store_sqlite *st, enum stmt_id sid, int64_t id, ul_sq_row_fn *fill,
+		      void *dst, const char *verb, const char *prep)
+{
+	struct one_row one = { .fill = fill, .dst = dst };
+	sqlite3_stmt *s;
+	int rc, r;
+
+	s = ul_sq_stmt_key(st, sid, id, &rc);
+	r = ul_sq_rows(st, s, rc, one_row_fn, &one, "cannot %s run %lld %s '%s'", verb,
+		       (long long)id, prep, st->path);
+	if (!r && !one.found)
+		r = ul_sq_set_err(st->base.err, sizeof(st->base.err), -ENOENT, "no run %lld in '%s'",
+				  (long long)id, st->path);
+	return r;
 }
 
 /* The run row `id` and its cells. */
 static int load_run_rows(struct ul_store_sqlite *st, int64_t id, struct ul_run *run)
 {
-	struct one_row one = { .dst = run };
 	sqlite3_stmt *s;
 	int rc, r;
 
-	s = ul_sq_stmt_key(st, S_LOAD_RUN, id, &rc);
-	r = ul_sq_rows(st, s, rc, run_row, &one, "cannot load run %lld from '%s'", (long long)id,
-		       st->path);
-	if (!r && !one.found)
-		r = ul_sq_set_err(st->base.err, sizeof(st->base.err), -ENOENT, "no run %lld in '%s'",
-				  (long long)id, st->path);
+	r = run_lookup(st, S_LOAD_RUN, id, run_row, run, "load", "from");
 	if (r < 0)
 		return r;
 	run->id = id;
 	s = ul_sq_stmt_key(st, S_LOAD_CELLS, id, &rc);
 	return ul_sq_rows(st, s, rc, cell_row, run, "cannot load the cells of run %lld from '%s'",
 			  (long long)id, st->path);
+}
+
+/* Open the read transaction and resolve ref in it; on failure nothing is left open. */
+static int begin_resolve(struct ul_store_sqlite *st, const char *ref, int64_t *id)
+{
+	int rc, r;
+
+	st->base.err[0] = '\0';
+	if (!ref || !*ref)
+		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -EINVAL, "empty run reference");
+	rc = ul_sq_exec(st, S_BEGIN_READ);
+	if (rc != SQLITE_OK)
+		return ul_sq_fail(st, rc, "cannot read '%s'", st->path);
+	r = resolve_ref(st, ref, id);
+	if (r < 0)
+		ul_sq_rollback(st);
+	return r;
 }
 
 /*
@@ -427,16 +424,11 @@ int ul_sq_load_run(struct ul_store *base, const char *ref, struct ul_run *out)
 	int64_t id = 0;
 	int rc, r;
 
-	st->base.err[0] = '\0';
 	ul_run_init(out);
-	if (!ref || !*ref)
-		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -EINVAL, "empty run reference");
-	rc = ul_sq_exec(st, S_BEGIN_READ);
-	if (rc != SQLITE_OK)
-		return ul_sq_fail(st, rc, "cannot read '%s'", st->path);
-	r = resolve_ref(st, ref, &id);
-	if (!r)
-		r = load_run_rows(st, id, out);
+	r = begin_resolve(st, ref, &id);
+	if (r < 0)
+		return r;
+	r = load_run_rows(st, id, out);
 	if (!r) {
 		char why[160];
 
@@ -457,40 +449,17 @@ int ul_sq_load_run(struct ul_store *base, const char *ref, struct ul_run *out)
 	return r;
 }
 
-static int found_summary_row(struct ul_store_sqlite *st, sqlite3_stmt *s, void *ctx)
-{
-	struct one_row *one = ctx;
-
-	(void)st;
-	fill_summary(s, one->dst);
-	one->found = true;
-	return 0;
-}
-
 int ul_sq_find_run(struct ul_store *base, const char *ref, struct ul_run_summary *out)
 {
 	struct ul_store_sqlite *st = sq(base);
-	struct one_row one = { .dst = out };
-	sqlite3_stmt *s;
 	int64_t id = 0;
-	int rc, r;
+	int r;
 
-	st->base.err[0] = '\0';
 	memset(out, 0, sizeof(*out));
-	if (!ref || !*ref)
-		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -EINVAL, "empty run reference");
-	rc = ul_sq_exec(st, S_BEGIN_READ);
-	if (rc != SQLITE_OK)
-		return ul_sq_fail(st, rc, "cannot read '%s'", st->path);
-	r = resolve_ref(st, ref, &id);
-	if (!r) {
-		s = ul_sq_stmt_key(st, S_SUMMARY, id, &rc);
-		r = ul_sq_rows(st, s, rc, found_summary_row, &one, "cannot read run %lld in '%s'",
-			       (long long)id, st->path);
-	}
-	if (!r && !one.found)
-		r = ul_sq_set_err(st->base.err, sizeof(st->base.err), -ENOENT, "no run %lld in '%s'",
-				  (long long)id, st->path);
+	r = begin_resolve(st, ref, &id);
+	if (r < 0)
+		return r;
+	r = run_lookup(st, S_SUMMARY, id, summary_one_row, out, "read", "in");
 	ul_sq_rollback(st);
 	return r;
 }

@@ -19,11 +19,6 @@
 	"SELECT r.id, r.uuid, r.label, r.host_name, r.suites, r.status, r.started_wall_ns,"        \
 	" (SELECT count(*) FROM cells c WHERE c.run_id = r.id) FROM runs r"
 
-/* A cell's columns, as insert_cell() binds them and cell_row() reads them. */
-#define CELL_COLUMNS                                                                               \
-	"seq, suite, load, probe, outcome, flags, note, load_unit, load_units, started_wall_ns,"   \
-	" finished_wall_ns"
-
 const char *const ul_sq_sql[S_COUNT] = {
 	[S_BEGIN_READ] = "BEGIN",
 	[S_BEGIN_WRITE] = "BEGIN IMMEDIATE",
@@ -230,4 +225,116 @@ void ul_sq_column_text(sqlite3_stmt *s, int i, char *buf, size_t size)
 		}
 	}
 	buf[out] = '\0';
+}
+
+/* The fields a stored record holds: the exchange format's. */
+static bool stored(const struct ul_json_field *f)
+{
+	return f->in & UL_JSON_EXCHANGE;
+}
+
+static void bind_fields(sqlite3_stmt *s, int *col, const void *base, const struct ul_json_table *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		const struct ul_json_field *f = &t->fields[i];
+		const char *p = (const char *)base + f->off;
+
+		if (!stored(f))
+			continue;
+		if (f->kind == UL_JSON_OBJECT) {
+			bind_fields(s, col, p, f->sub);
+			continue;
+		}
+		++*col;
+		switch (f->kind) {
+		case UL_JSON_STR:
+		case UL_JSON_LIST:
+			sqlite3_bind_text(s, *col, p, (int)strnlen(p, f->size), SQLITE_STATIC);
+			break;
+		case UL_JSON_INT:
+		case UL_JSON_I64:
+		case UL_JSON_WALL_NS:
+		case UL_JSON_U64: /* the int64 with the same bits */
+		case UL_JSON_FLAGS:
+			sqlite3_bind_int64(s, *col, ul_json_get_int(f, base));
+			break;
+		case UL_JSON_RUN_STATUS:
+			sqlite3_bind_text(s, *col, ul_run_status_name(*(const enum ul_run_status *)p),
+					  -1, SQLITE_STATIC);
+			break;
+		case UL_JSON_OUTCOME:
+			sqlite3_bind_text(s, *col,
+					  ul_cell_outcome_name(*(const enum ul_cell_outcome *)p), -1,
+					  SQLITE_STATIC);
+			break;
+		case UL_JSON_OBJECT:
+			break;
+		}
+	}
+}
+
+int ul_sq_bind_fields(sqlite3_stmt *s, int *col, const void *base, const struct ul_json_table *t)
+{
+	bind_fields(s, col, base, t);
+	return *col == sqlite3_bind_parameter_count(s) ? SQLITE_OK : SQLITE_RANGE;
+}
+
+/*
+ * A status written by a newer version (or by hand) is shown as such; it
+ * does not make the rest of the store unreadable.
+ */
+enum ul_run_status ul_sq_column_status(sqlite3_stmt *s, int col)
+{
+	const unsigned char *t = sqlite3_column_text(s, col);
+	enum ul_run_status status;
+
+	if (!t || ul_run_status_parse((const char *)t, &status))
+		return UL_RUN_UNKNOWN;
+	return status;
+}
+
+int ul_sq_column_fields(sqlite3_stmt *s, int *col, void *base, const struct ul_json_table *t)
+{
+	const unsigned char *text;
+	int bad = 0, sub;
+
+	for (size_t i = 0; i < t->n; i++) {
+		const struct ul_json_field *f = &t->fields[i];
+		char *p = (char *)base + f->off;
+		int c = *col;
+
+		if (!stored(f))
+			continue;
+		if (f->kind == UL_JSON_OBJECT) {
+			sub = ul_sq_column_fields(s, col, p, f->sub);
+			bad = bad ? bad : sub;
+			continue;
+		}
+		++*col;
+		switch (f->kind) {
+		case UL_JSON_STR:
+		case UL_JSON_LIST:
+			ul_sq_column_text(s, c, p, f->size);
+			break;
+		case UL_JSON_INT:
+		case UL_JSON_I64:
+		case UL_JSON_WALL_NS:
+		case UL_JSON_U64:
+		case UL_JSON_FLAGS:
+			ul_json_set_int(f, base, column_i64(s, c));
+			break;
+		case UL_JSON_RUN_STATUS:
+			*(enum ul_run_status *)p = ul_sq_column_status(s, c);
+			break;
+		case UL_JSON_OUTCOME:
+			text = sqlite3_column_text(s, c);
+			if ((!text || ul_cell_outcome_parse((const char *)text,
+							    (enum ul_cell_outcome *)p)) && !bad)
+				bad = c;
+			break;
+		case UL_JSON_OBJECT:
+			break;
+		}
+	}
+	return bad;
 }

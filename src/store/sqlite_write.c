@@ -12,38 +12,14 @@
 /* Insert the run row (no cells); SQLite's rc, *id set on success. */
 static int insert_run_row(struct ul_store_sqlite *st, const struct ul_run *run, int64_t *id)
 {
-	const struct ul_host *h = &run->host;
-	const struct ul_run_params *p = &run->params;
-	sqlite3_stmt *s;
-	int rc;
+	int col = 0, rc;
+	sqlite3_stmt *s = ul_sq_stmt(st, S_INSERT_RUN, &rc);
 
-	s = ul_sq_stmt(st, S_INSERT_RUN, &rc);
 	if (!s)
 		return rc;
-	BIND_FIELD(s, 1, run->uuid);
-	BIND_FIELD(s, 2, run->label);
-	BIND_FIELD(s, 3, run->tool_version);
-	BIND_FIELD(s, 4, run->argv);
-	BIND_FIELD(s, 5, run->suites);
-	sqlite3_bind_text(s, 6, ul_run_status_name(run->status), -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 7, run->started_wall_ns);
-	sqlite3_bind_int64(s, 8, run->finished_wall_ns);
-	BIND_FIELD(s, 9, h->hostname);
-	BIND_FIELD(s, 10, h->kernel_release);
-	BIND_FIELD(s, 11, h->kernel_version);
-	BIND_FIELD(s, 12, h->arch);
-	BIND_FIELD(s, 13, h->cpu_model);
-	sqlite3_bind_int(s, 14, h->ncpu);
-	sqlite3_bind_int64(s, 15, (sqlite3_int64)h->mem_total_bytes);
-	sqlite3_bind_int64(s, 16, (sqlite3_int64)h->swap_total_bytes);
-	sqlite3_bind_int64(s, 17, p->interval_ns);
-	sqlite3_bind_int(s, 18, p->min_points);
-	sqlite3_bind_int(s, 19, p->max_points);
-	sqlite3_bind_int64(s, 20, p->ci_target_centi);
-	sqlite3_bind_int64(s, 21, (sqlite3_int64)p->mem_budget_bytes);
-	sqlite3_bind_int64(s, 22, (sqlite3_int64)p->mem_limit_bytes);
-	sqlite3_bind_int64(s, 23, (sqlite3_int64)p->swap_bytes);
-	rc = ul_sq_step_done(s);
+	rc = ul_sq_bind_fields(s, &col, run, &ul_json_run_table);
+	if (rc == SQLITE_OK)
+		rc = ul_sq_step_done(s);
 	if (rc == SQLITE_OK)
 		*id = sqlite3_last_insert_rowid(st->db);
 	return rc;
@@ -130,23 +106,14 @@ static int insert_metric(struct ul_store_sqlite *st, int64_t cell_id, size_t pos
 static int insert_cell(struct ul_store_sqlite *st, int64_t run_id, const struct ul_cell *cell)
 {
 	int64_t cell_id;
-	int rc;
+	int col = 1, rc; /* ?1 is the run's id */
 	sqlite3_stmt *s = ul_sq_stmt_key(st, S_INSERT_CELL, run_id, &rc);
 
 	if (!s)
 		return rc;
-	sqlite3_bind_int(s, 2, cell->seq);
-	BIND_FIELD(s, 3, cell->suite);
-	BIND_FIELD(s, 4, cell->load);
-	BIND_FIELD(s, 5, cell->probe);
-	sqlite3_bind_text(s, 6, ul_cell_outcome_name(cell->outcome), -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 7, cell->flags);
-	BIND_FIELD(s, 8, cell->note);
-	BIND_FIELD(s, 9, cell->load_unit);
-	sqlite3_bind_int64(s, 10, (sqlite3_int64)cell->load_units);
-	sqlite3_bind_int64(s, 11, cell->started_wall_ns);
-	sqlite3_bind_int64(s, 12, cell->finished_wall_ns);
-	rc = ul_sq_step_done(s);
+	rc = ul_sq_bind_fields(s, &col, cell, &ul_json_cell_table);
+	if (rc == SQLITE_OK)
+		rc = ul_sq_step_done(s);
 	cell_id = sqlite3_last_insert_rowid(st->db);
 	for (size_t i = 0; i < cell->n_series && rc == SQLITE_OK; i++)
 		rc = insert_series(st, cell_id, i, &cell->series[i]);

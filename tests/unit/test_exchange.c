@@ -134,13 +134,12 @@ static json_t *locate(json_t *doc, const char *const *path, size_t depth)
 static void check_table(const char *json, const char *const *path, size_t depth,
 			const struct ul_json_table *t, const char *next)
 {
-	json_t *doc = json_loads(json, 0, NULL), *o = locate(doc, path, depth);
+	json_t *doc = json_loads(json, 0, NULL), *o = locate(doc, path, depth), *cut;
 	void *it = json_object_iter(o);
 	const char *sub_path[8];
 
 	for (size_t i = 0; i < t->n; i++) {
 		const struct ul_json_field *f = &t->fields[i];
-		json_t *cut = json_deep_copy(doc);
 		struct ul_run *back = NULL;
 		char why[256] = "", want[64], *text;
 		size_t n = 0;
@@ -155,6 +154,7 @@ static void check_table(const char *json, const char *const *path, size_t depth,
 			check_table(json, sub_path, depth + 1, f->sub, NULL);
 		}
 		it = json_object_iter_next(o, it);
+		cut = json_deep_copy(doc);
 		ck_assert_int_eq(json_object_del(locate(cut, path, depth), f->key), 0);
 		text = json_dumps(cut, 0);
 		ck_assert_int_eq(ul_exchange_read_json(text, strlen(text), &back, &n, why, sizeof(why)),
