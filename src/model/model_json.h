@@ -7,7 +7,10 @@
  * recovery files) and the report format "json" (report/json.c); the
  * exchange reader (store/exchange_read.c) walks the same tables.  Each
  * format adds its own envelope (and the report its summaries) and states
- * in one struct ul_json_style how it differs from the other.
+ * in one struct ul_json_style how it differs from the other.  The exchange
+ * fields are the whole stored record: the SQLite store's run and cell
+ * columns follow them too (store/sqlite_int.h, RUN_COLUMNS), so a new
+ * model field is one row here plus its column in a schema migration.
  *
  * Strings come from the model's fixed arrays (maybe unterminated); bytes
  * that are not UTF-8 make the string's non-ASCII bytes '?'.  Builders never
