@@ -9,8 +9,8 @@
  * format adds its own envelope (and the report its summaries) and states
  * in one struct ul_json_style how it differs from the other.  The exchange
  * fields are the whole stored record: the SQLite store's run and cell
- * columns follow them too (store/sqlite_int.h, RUN_COLUMNS), so a new
- * model field is one row here plus its column in a schema migration.
+ * columns follow them too (store/sqlite_int.h), so a new model field is
+ * one row here, its column name there and a schema migration.
  *
  * Strings come from the model's fixed arrays (maybe unterminated); bytes
  * that are not UTF-8 make the string's non-ASCII bytes '?'.  Builders never
