@@ -24,4 +24,18 @@ int ul_write_file(const char *path, const char *text);
  * bytes read, or -errno (buf's contents are then undefined). */
 ssize_t ul_read_file(const char *path, char *buf, size_t len);
 
+/*
+ * Read exactly len bytes from fd (a pipe, a socket, a file), retried on
+ * EINTR and short reads: 0; -EPIPE at end of file, even mid-way; or -errno.
+ * Async-signal-safe.
+ */
+int ul_read_full(int fd, void *buf, size_t len);
+
+/*
+ * Write exactly len bytes to a blocking fd, retried on EINTR and short
+ * writes: 0, or -errno (-EIO if write() returns 0, so it never spins).
+ * Async-signal-safe.
+ */
+int ul_write_full(int fd, const void *buf, size_t len);
+
 #endif

@@ -5,6 +5,7 @@
  * supervisor side (check, spawn, stop, reap) is load/load.c.
  */
 #include "core/compat.h"
+#include "core/file.h"
 #include "core/clock.h"
 #include "core/parse.h"
 #include "load/internal.h"
@@ -51,22 +52,7 @@ void ul_load_fmt_bytes(char *buf, size_t len, uint64_t bytes)
 
 int ul_load_write_all(int fd, const void *buf, size_t len)
 {
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return errno;
-		}
-		if (n == 0)
-			return EIO; /* a regular file never does this; do not spin */
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return -ul_write_full(fd, buf, len);
 }
 
 /*

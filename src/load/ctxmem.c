@@ -6,6 +6,7 @@
  * context-switch-plus-swap loads).  The unit is one token pass.
  */
 #include "core/compat.h"
+#include "core/file.h"
 #include "load/internal.h"
 #include "load/load.h"
 
@@ -104,22 +105,18 @@ static int ctxmem_worker(struct ul_load_ctx *ctx, void *state, int index)
 	if (mem == MAP_FAILED)
 		return errno;
 	for (;;) {
-		ssize_t n = read(in, &token, 1);
+		/* EPIPE cannot happen while the leader holds the ring. */
+		int rc = ul_read_full(in, &token, 1);
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return errno;
-		if (n == 0)
-			return EPIPE; /* cannot happen while the leader holds the ring */
+		if (rc)
+			return -rc;
 		pass++;
 		/* A write per page dirties it: under pressure it must be swapped. */
 		for (size_t off = 0; off < s->share_bytes; off += s->page)
 			mem[off] = (unsigned char)pass;
-		while ((n = write(out, &token, 1)) < 0 && errno == EINTR)
-			;
-		if (n != 1)
-			return n < 0 ? errno : EIO;
+		rc = ul_write_full(out, &token, 1);
+		if (rc)
+			return -rc;
 		ul_load_add_units(ctx, 1);
 	}
 	return EINTR;

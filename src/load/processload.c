@@ -4,6 +4,7 @@
  * pipes pass M << N data chunks round and round; the unit is one hop.
  */
 #include "core/compat.h"
+#include "core/file.h"
 #include "load/internal.h"
 #include "load/load.h"
 
@@ -91,24 +92,6 @@ static int process_load_prepare(struct ul_load_ctx *ctx, void **state)
 	return 0;
 }
 
-/* Read exactly len bytes; 0, or a positive errno (EPIPE at end of file). */
-static int read_all(int fd, char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = read(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return errno;
-		if (n == 0)
-			return EPIPE; /* cannot happen while the leader holds the ring */
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static int process_load_worker(struct ul_load_ctx *ctx, void *state, int index)
 {
 	struct pl_state *s = state;
@@ -119,7 +102,7 @@ static int process_load_worker(struct ul_load_ctx *ctx, void *state, int index)
 	if (!buf)
 		return ENOMEM;
 	for (;;) {
-		err = read_all(in, buf, s->chunk);
+		err = -ul_read_full(in, buf, s->chunk);
 		if (!err)
 			err = ul_load_write_all(out, buf, s->chunk);
 		if (err)

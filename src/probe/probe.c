@@ -4,6 +4,7 @@
  * think-sleep/sample/reply per request) and its supervisor-side driver.
  */
 #include "core/compat.h"
+#include "core/file.h"
 #include "core/clock.h"
 #include "probe/probe.h"
 #include "proc/supervise.h"
@@ -52,46 +53,6 @@ struct ul_running_probe {
 
 /* --- the probe child --- */
 
-/* Read exactly len bytes; 1 done, 0 EOF (even mid-message), -errno. */
-static int read_full(int fd, void *buf, size_t len)
-{
-	unsigned char *p = buf;
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = read(fd, p + done, len - done);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return 0;
-		done += (size_t)n;
-	}
-	return 1;
-}
-
-/* Write exactly len bytes on a blocking fd; 0 or -errno. */
-static int write_full(int fd, const void *buf, size_t len)
-{
-	const unsigned char *p = buf;
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = write(fd, p + done, len - done);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		done += (size_t)n;
-	}
-	return 0;
-}
-
 /* Relative monotonic sleep; a signal restarts it for the remaining time. */
 static void think(int64_t ns)
 {
@@ -116,25 +77,29 @@ static int probe_child_main(void *arg)
 	if (rc) {
 		rc = rc < 0 ? -rc : rc;
 		ready = (unsigned char)(rc > 255 ? 255 : rc);
-		(void)write_full(rep, &ready, 1);
+		(void)ul_write_full(rep, &ready, 1);
 		return 1;
 	}
-	if (write_full(rep, &ready, 1))
+	if (ul_write_full(rep, &ready, 1))
 		return 1;
 
 	for (;;) {
 		struct probe_reply reply = { 0 };
 		int64_t think_ns;
 
-		rc = read_full(req, &think_ns, sizeof(think_ns));
-		if (rc <= 0)
-			break; /* EOF is the normal stop; an error ends us the same way */
+		rc = ul_read_full(req, &think_ns, sizeof(think_ns));
+		if (rc == -EPIPE) {
+			rc = 0; /* end of file: the normal stop */
+			break;
+		}
+		if (rc)
+			break; /* an error ends us too, with exit status 1 */
 		if (think_ns > 0)
 			think(think_ns);
 		reply.err = probe->sample(&rp->ctx, state, &reply.value_ns);
 		if (reply.err < 0)
 			reply.err = -reply.err;
-		if (write_full(rep, &reply, sizeof(reply))) {
+		if (ul_write_full(rep, &reply, sizeof(reply))) {
 			rc = -EPIPE;
 			break;
 		}
@@ -206,7 +171,7 @@ static int send_request(int fd, int64_t think_ns)
 	sigpending(&pending);
 	was_pending = sigismember(&pending, SIGPIPE);
 	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
-	rc = write_full(fd, &think_ns, sizeof(think_ns));
+	rc = ul_write_full(fd, &think_ns, sizeof(think_ns));
 	if (rc == -EPIPE && !was_pending) {
 		struct timespec zero = { 0, 0 };
 

@@ -4,6 +4,7 @@
  * percentages, declarative option tables, and /proc/meminfo parsing.
  */
 #include "unit.h"
+#include "core/file.h"
 #include "core/opt.h"
 #include "core/optparse.h"
 #include "core/parse.h"
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 
 #define NS_S UL_NS_PER_SEC
 #define NS_MS UL_NS_PER_MS
@@ -662,6 +664,38 @@ START_TEST(test_procstat_tree)
 }
 END_TEST
 
+/* Small files and full reads/writes (core/file.h), on a real pipe and file. */
+START_TEST(test_file_helpers)
+{
+	char path[] = "/tmp/underload-ut-file-XXXXXX", buf[16];
+	int fds[2], fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(ul_write_file(path, "1234\n"), 0);
+	ck_assert_int_eq(ul_read_file(path, buf, sizeof(buf)), 5);
+	ck_assert_str_eq(buf, "1234\n");
+	ck_assert_int_eq(ul_read_file(path, buf, 3), 2); /* cut to fit, NUL-terminated */
+	ck_assert_str_eq(buf, "12");
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(ul_read_file(path, buf, sizeof(buf)), -ENOENT);
+	ck_assert_int_eq(ul_write_file(path, "x"), -ENOENT); /* never creates */
+
+	ck_assert_int_eq(pipe(fds), 0);
+	ck_assert_int_eq(ul_write_full(fds[1], "abcdef", 6), 0);
+	ck_assert_int_eq(ul_read_full(fds[0], buf, 4), 0);
+	ck_assert_int_eq(memcmp(buf, "abcd", 4), 0);
+	close(fds[1]);
+	ck_assert_int_eq(ul_read_full(fds[0], buf, 4), -EPIPE); /* 2 bytes, then EOF */
+	ck_assert_int_eq(pipe(fds + 0), 0);
+	close(fds[0]);
+	signal(SIGPIPE, SIG_IGN);
+	ck_assert_int_eq(ul_write_full(fds[1], "x", 1), -EPIPE);
+	signal(SIGPIPE, SIG_DFL);
+	close(fds[1]);
+}
+END_TEST
+
 Suite *ul_test_suite_core(void)
 {
 	Suite *s = suite_create("core");
@@ -687,6 +721,7 @@ Suite *ul_test_suite_core(void)
 	tcase_add_test(sys, test_meminfo_read_live);
 	tcase_add_test(sys, test_procstat_parse);
 	tcase_add_test(sys, test_procstat_tree);
+	tcase_add_test(sys, test_file_helpers);
 	suite_add_tcase(s, parse);
 	suite_add_tcase(s, opt);
 	suite_add_tcase(s, sys);

@@ -9,6 +9,7 @@
  * With a pinned CPU (--cpu-pin) the 2-process rings run both ends on it.
  */
 #include "core/compat.h"
+#include "core/file.h"
 #include "core/clock.h"
 #include "probe/micro/micro.h"
 
@@ -49,10 +50,10 @@ static void ring_member(struct ring *r, int i)
 	if (!ws)
 		_exit(1);
 	for (;;) {
-		if (ul_micro_read_full(r->p[i][0], &tok, sizeof(tok)))
+		if (ul_read_full(r->p[i][0], &tok, sizeof(tok)))
 			_exit(0);
 		ctx_sink += ul_micro_sum(ws, r->ws_bytes);
-		if (ul_micro_write_full(r->p[next][1], &tok, sizeof(tok)))
+		if (ul_write_full(r->p[next][1], &tok, sizeof(tok)))
 			_exit(0);
 	}
 }
@@ -66,9 +67,9 @@ static int ring_batch(void *arg, uint64_t iters, int64_t *elapsed)
 
 	for (uint64_t i = 0; i < iters; i++) {
 		ctx_sink += ul_micro_sum(r->ws, r->ws_bytes);
-		rc = ul_micro_write_full(r->p[1][1], &tok, sizeof(tok));
+		rc = ul_write_full(r->p[1][1], &tok, sizeof(tok));
 		if (!rc)
-			rc = ul_micro_read_full(r->p[0][0], &tok, sizeof(tok));
+			rc = ul_read_full(r->p[0][0], &tok, sizeof(tok));
 		if (rc)
 			return rc;
 	}
@@ -87,9 +88,9 @@ static int overhead_batch(void *arg, uint64_t iters, int64_t *elapsed)
 	for (uint64_t i = 0; i < iters; i++) {
 		for (int j = 0; j < r->nproc && !rc; j++) {
 			ctx_sink += ul_micro_sum(r->ws, r->ws_bytes);
-			rc = ul_micro_write_full(r->p[j][1], &tok, sizeof(tok));
+			rc = ul_write_full(r->p[j][1], &tok, sizeof(tok));
 			if (!rc)
-				rc = ul_micro_read_full(r->p[j][0], &tok, sizeof(tok));
+				rc = ul_read_full(r->p[j][0], &tok, sizeof(tok));
 		}
 		if (rc)
 			return rc;

@@ -11,6 +11,7 @@
  *    so no buffered data is counted in a batch it was not sent for.
  */
 #include "core/compat.h"
+#include "core/file.h"
 #include "core/clock.h"
 #include "probe/micro/micro.h"
 
@@ -85,13 +86,13 @@ static void serve(int rfd, int wfd, size_t msg, bool udp)
 					     plen) != n)
 				_exit(0);
 		} else if (msg) {
-			if (ul_micro_read_full(rfd, buf, msg) || ul_micro_write_full(wfd, buf, msg))
+			if (ul_read_full(rfd, buf, msg) || ul_write_full(wfd, buf, msg))
 				_exit(0);
 		} else {
-			if (ul_micro_read_full(rfd, &want, sizeof(want)))
+			if (ul_read_full(rfd, &want, sizeof(want)))
 				_exit(0);
 			for (uint64_t sent = 0; sent < want; sent += BW_CHUNK)
-				if (ul_micro_write_full(wfd, buf, BW_CHUNK))
+				if (ul_write_full(wfd, buf, BW_CHUNK))
 					_exit(0);
 		}
 	}
@@ -195,7 +196,7 @@ static int bw_batch(void *arg, uint64_t iters, int64_t *elapsed)
 	struct chan *c = arg;
 	uint64_t want = iters * BW_CHUNK, got = 0;
 	ul_nsec t0 = ul_now_ns();
-	int rc = ul_micro_write_full(c->wfd, &want, sizeof(want));
+	int rc = ul_write_full(c->wfd, &want, sizeof(want));
 
 	while (!rc && got < want) {
 		ssize_t n = read(c->rfd, c->buf, BW_CHUNK);

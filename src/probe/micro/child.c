@@ -10,6 +10,7 @@
  * then exits 0; the supervisor reads until EOF.
  */
 #include "core/compat.h"
+#include "core/file.h"
 #include "core/clock.h"
 #include "probe/micro/micro.h"
 #include "probe/micro/run.h"
@@ -54,7 +55,7 @@ static int micro_child_main(void *arg)
 	job->wire.head.err = rc < 0 ? -rc : rc;
 	job->wire.head.n = rc ? 0 : (int32_t)out->n;
 	memcpy(job->wire.rec, out->rec, out->n * sizeof(out->rec[0]));
-	rc = ul_micro_write_full(fd, &job->wire,
+	rc = ul_write_full(fd, &job->wire,
 				 sizeof(job->wire.head) + (size_t)job->wire.head.n *
 								  sizeof(job->wire.rec[0]));
 	return rc ? 1 : 0;

@@ -148,9 +148,7 @@ pid_t ul_micro_fork(int cpu);
 int ul_micro_pin(int cpu);
 /* Kill (SIGKILL) and reap a helper; pid <= 0 is ignored. */
 void ul_micro_reap(pid_t pid);
-/* Full reads/writes on blocking fds: 0, or -errno (-EPIPE on EOF). */
-int ul_micro_read_full(int fd, void *buf, size_t len);
-int ul_micro_write_full(int fd, const void *buf, size_t len);
+/* Full reads and writes of blocking fds: ul_read_full, ul_write_full (core/file.h). */
 /* Sum of a buffer's 64-bit words (reads every byte); keeps the compiler honest. */
 uint64_t ul_micro_sum(const void *buf, size_t bytes);
 /* Write a file of `bytes` (pattern data) at path; 0 or -errno. */

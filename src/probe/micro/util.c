@@ -5,6 +5,7 @@
  * the cache sizes from sysfs.
  */
 #include "core/compat.h"
+#include "core/file.h"
 #include "probe/micro/micro.h"
 #include "proc/supervise.h"
 
@@ -48,42 +49,6 @@ void ul_micro_reap(pid_t pid)
 		;
 }
 
-int ul_micro_read_full(int fd, void *buf, size_t len)
-{
-	char *p = buf;
-
-	while (len) {
-		ssize_t n = read(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EPIPE;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-int ul_micro_write_full(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 uint64_t ul_micro_sum(const void *buf, size_t bytes)
 {
 	const uint64_t *w = buf;
@@ -114,7 +79,7 @@ int ul_micro_make_file(const char *path, uint64_t bytes)
 	while (bytes && !rc) {
 		size_t n = bytes < sizeof(buf) ? (size_t)bytes : sizeof(buf);
 
-		rc = ul_micro_write_full(fd, buf, n);
+		rc = ul_write_full(fd, buf, n);
 		bytes -= n;
 	}
 	if (close(fd) && !rc)
