@@ -38,4 +38,7 @@ int ul_read_full(int fd, void *buf, size_t len);
  */
 int ul_write_full(int fd, const void *buf, size_t len);
 
+/* "dir/name" into out: 0, or -ENAMETOOLONG when it does not fit. */
+int ul_path_join(char *out, size_t len, const char *dir, const char *name);
+
 #endif

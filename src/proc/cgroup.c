@@ -41,18 +41,11 @@ const struct ul_cg_backend *ul_cg_backend_of_fs(unsigned long fs_magic)
 }
 
 /* The shared helpers of cgroup_backend.h. */
-int ul_cg_join(char *out, size_t len, const char *dir, const char *name)
-{
-	int n = snprintf(out, len, "%s/%s", dir, name);
-
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
-}
-
 bool ul_cg_exists(const char *dir, const char *name)
 {
 	char p[PATH_MAX];
 
-	return !ul_cg_join(p, sizeof(p), dir, name) && access(p, F_OK) == 0;
+	return !ul_path_join(p, sizeof(p), dir, name) && access(p, F_OK) == 0;
 }
 
 int ul_cg_read_u64(const char *dir, const char *name, uint64_t *v)
@@ -60,7 +53,7 @@ int ul_cg_read_u64(const char *dir, const char *name, uint64_t *v)
 	char p[PATH_MAX], buf[64], *end;
 	ssize_t n;
 
-	if (ul_cg_join(p, sizeof(p), dir, name))
+	if (ul_path_join(p, sizeof(p), dir, name))
 		return -ENAMETOOLONG;
 	n = ul_read_file(p, buf, sizeof(buf));
 	if (n < 0)
@@ -117,7 +110,7 @@ bool ul_cg_has_token(const char *list, const char *word)
 int ul_cg_set_ctl(const char *dir, const char *file, const char *val, char *why, size_t len)
 {
 	char p[PATH_MAX];
-	int rc = ul_cg_join(p, sizeof(p), dir, file);
+	int rc = ul_path_join(p, sizeof(p), dir, file);
 
 	if (!rc)
 		rc = ul_write_file(p, val);
@@ -323,7 +316,7 @@ int ul_cgroup_plan(const char *name, struct ul_cgroup *out, char *why, size_t le
 		return rc;
 	n = snprintf(out->path, sizeof(out->path), "%s/" UL_CGROUP_PREFIX "%s", parent, name);
 	if (n < 0 || (size_t)n >= sizeof(out->path) ||
-	    ul_cg_join(out->procs, sizeof(out->procs), out->path, "cgroup.procs")) {
+	    ul_path_join(out->procs, sizeof(out->procs), out->path, "cgroup.procs")) {
 		ul_whyf(why, len, "cgroup path too long below %s", parent);
 		out->path[0] = '\0';
 		return -ENAMETOOLONG;
@@ -373,7 +366,7 @@ ssize_t ul_cgroup_ctl_read(const struct ul_cgroup *cg, const char *name, char *b
 
 	if (!cg->path[0])
 		return -ENOENT;
-	if (ul_cg_join(p, sizeof(p), cg->path, name))
+	if (ul_path_join(p, sizeof(p), cg->path, name))
 		return -ENAMETOOLONG;
 	return ul_read_file(p, buf, len);
 }
@@ -384,7 +377,7 @@ int ul_cgroup_ctl_write(const struct ul_cgroup *cg, const char *name, const char
 
 	if (!cg->path[0])
 		return -ENOENT;
-	if (ul_cg_join(p, sizeof(p), cg->path, name))
+	if (ul_path_join(p, sizeof(p), cg->path, name))
 		return -ENAMETOOLONG;
 	return ul_write_file(p, val);
 }
@@ -418,7 +411,7 @@ int ul_cgroup_read(const struct ul_cgroup *cg, struct ul_cgroup_stats *st)
 	st->have |= UL_CG_HAVE_CURRENT;
 	if (!ul_cg_read_u64(dir, be->peak_file, &st->peak_bytes))
 		st->have |= UL_CG_HAVE_PEAK;
-	if (!ul_cg_join(p, sizeof(p), dir, "memory.stat") && ul_read_file(p, text, sizeof(text)) >= 0) {
+	if (!ul_path_join(p, sizeof(p), dir, "memory.stat") && ul_read_file(p, text, sizeof(text)) >= 0) {
 		stat = text;
 		read_stat(stat, st);
 	}

@@ -13,6 +13,7 @@
 #ifndef UL_CGROUP_BACKEND_H
 #define UL_CGROUP_BACKEND_H
 
+#include "core/file.h"
 #include "proc/cgroup.h"
 
 struct ul_cg_backend {
@@ -56,8 +57,6 @@ const struct ul_cg_backend *ul_cg_backend_of_fs(unsigned long fs_magic);
 
 /* ---- shared by the back ends (cgroup.c) ---------------------------- */
 
-/* DIR/NAME into out; 0 or -ENAMETOOLONG. */
-int ul_cg_join(char *out, size_t len, const char *dir, const char *name);
 bool ul_cg_exists(const char *dir, const char *name);
 /* A u64 control file DIR/NAME; "max" (v2) reads as UINT64_MAX.  0 or -errno. */
 int ul_cg_read_u64(const char *dir, const char *name, uint64_t *v);

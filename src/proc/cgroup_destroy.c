@@ -124,7 +124,7 @@ static int destroy_children(const char *dir, const struct ul_cg_backend *be, ul_
 
 		if (e->d_type != DT_DIR || !strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
-		if (ul_cg_join(sub, sizeof(sub), dir, e->d_name))
+		if (ul_path_join(sub, sizeof(sub), dir, e->d_name))
 			continue;
 		rc = destroy_dir(sub, be, deadline, depth + 1);
 		if (rc)
@@ -146,7 +146,7 @@ static int empty_and_remove(const char *dir, const struct ul_cg_backend *be, ul_
 	size_t cap = 0;
 	int rc;
 
-	if (ul_cg_join(procs, sizeof(procs), dir, "cgroup.procs"))
+	if (ul_path_join(procs, sizeof(procs), dir, "cgroup.procs"))
 		return -ENAMETOOLONG;
 	if (be->kill_all)
 		be->kill_all(dir);

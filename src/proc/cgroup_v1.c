@@ -109,7 +109,7 @@ static void v1_read_counters(const char *dir, const char *stat, struct ul_cgroup
 		if (!ul_cg_read_u64(dir, "memory.memsw.failcnt", &v))
 			st->limit_hits += v;
 	}
-	if (!ul_cg_join(p, sizeof(p), dir, "memory.oom_control") &&
+	if (!ul_path_join(p, sizeof(p), dir, "memory.oom_control") &&
 	    ul_read_file(p, text, sizeof(text)) >= 0) {
 		if (ul_cg_key_u64(text, "oom_kill", &st->oom_kill))
 			st->have |= UL_CG_HAVE_OOM_KILL;

@@ -32,14 +32,14 @@ static bool parent_ok(const char *dir)
 {
 	char sub[PATH_MAX], ctl[PATH_MAX], buf[512];
 
-	if (ul_cg_join(sub, sizeof(sub), dir, "cgroup.subtree_control") ||
+	if (ul_path_join(sub, sizeof(sub), dir, "cgroup.subtree_control") ||
 	    ul_read_file(sub, buf, sizeof(buf)) < 0)
 		return false;
 	if (ul_cg_has_token(buf, "memory"))
 		return true;
 	if (access(dir, W_OK))
 		return false;
-	if (ul_cg_join(ctl, sizeof(ctl), dir, "cgroup.controllers") ||
+	if (ul_path_join(ctl, sizeof(ctl), dir, "cgroup.controllers") ||
 	    ul_read_file(ctl, buf, sizeof(buf)) < 0 || !ul_cg_has_token(buf, "memory"))
 		return false;
 	return ul_write_file(sub, "+memory") == 0;
@@ -53,7 +53,7 @@ static int v2_find_parent(char *parent, size_t len, char *why, size_t wlen)
 	size_t plen;
 
 	if (ul_cg_find_mount("cgroup2", NULL, &m) ||
-	    ul_cg_join(p, sizeof(p), m.point, "cgroup.controllers") ||
+	    ul_path_join(p, sizeof(p), m.point, "cgroup.controllers") ||
 	    ul_read_file(p, buf, sizeof(buf)) < 0 || !ul_cg_has_token(buf, "memory"))
 		return -ENOENT;
 	plen = strlen(m.point);
@@ -129,7 +129,7 @@ static void v2_read_counters(const char *dir, const char *stat, struct ul_cgroup
 	(void)stat;
 	if (!ul_cg_read_u64(dir, "memory.swap.current", &st->swap_bytes))
 		st->have |= UL_CG_HAVE_SWAP;
-	if (ul_cg_join(p, sizeof(p), dir, "memory.events") || ul_read_file(p, text, sizeof(text)) < 0)
+	if (ul_path_join(p, sizeof(p), dir, "memory.events") || ul_read_file(p, text, sizeof(text)) < 0)
 		return;
 	for (size_t i = 0; i < UL_ARRAY_SIZE(events); i++)
 		if (ul_cg_key_u64(text, events[i].key, events[i].v))
@@ -141,7 +141,7 @@ static void v2_kill_all(const char *dir)
 {
 	char killf[PATH_MAX];
 
-	if (!ul_cg_join(killf, sizeof(killf), dir, "cgroup.kill") && access(killf, F_OK) == 0)
+	if (!ul_path_join(killf, sizeof(killf), dir, "cgroup.kill") && access(killf, F_OK) == 0)
 		(void)ul_write_file(killf, "1");
 }
 

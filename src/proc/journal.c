@@ -68,13 +68,6 @@ static int open_dir(const char *dir, bool create)
 	return fd;
 }
 
-static int join(char *out, size_t len, const char *dir, const char *name)
-{
-	int n = snprintf(out, len, "%s/%s", dir, name);
-
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
-}
-
 /* ---- processes ------------------------------------------------------ */
 
 /* A process's start time (ticks after boot), to tell a reused pid apart. */
@@ -220,7 +213,7 @@ static int open_in(struct ul_journal *j, int dfd, const char *dir)
 			rc = -errno;
 	}
 	(void)unlinkat(dfd, tmp, 0);
-	if (!rc && join(j->path, sizeof(j->path), dir, name))
+	if (!rc && ul_path_join(j->path, sizeof(j->path), dir, name))
 		rc = -ENAMETOOLONG;
 	if (rc) {
 		close(fd);
@@ -353,7 +346,7 @@ static int scan_one(int dfd, const char *dir, const char *name, struct scan *sc)
 		if ((size_t)st.st_size == p.good_bytes || ftruncate(fd, (off_t)p.good_bytes) == 0)
 			j.fd = fd;
 		j.size_bytes = p.good_bytes;
-		(void)join(j.path, sizeof(j.path), dir, name);
+		(void)ul_path_join(j.path, sizeof(j.path), dir, name);
 		rc = sc->fn(sc->arg, &j, p.e, p.n);
 		if (!ul_journal_pending(&p))
 			unlinkat_same(dfd, name, fd);
