@@ -90,7 +90,7 @@ int ul_cmd_cleanup(int argc, char **argv)
 	/* No options but --help: the help says everything (no table). */
 	rc = ul_cmd_parse(&ul_cmd_desc_cleanup, NULL, argc, argv, &first);
 	if (rc)
-		return rc == -2 ? UL_EXIT_OK : rc;
+		return rc == UL_CMD_HELP_SHOWN ? UL_EXIT_OK : rc;
 	if (first != argc)
 		return ul_usage_error("cleanup", "no arguments expected");
 	rc = ul_changes_cleanup(NULL, &hooks, &n);

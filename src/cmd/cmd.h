@@ -51,10 +51,11 @@ void ul_cmd_print_help(const struct ul_cmd *cmd, FILE *out);
 int ul_cmd_man_options(int argc, char **argv);
 /*
  * Parse argv against cmd->opts into `base` (defaults applied first).  On
- * return *operands is the index of the first operand.  Returns 0, -2 when
- * --help was printed (the command returns UL_EXIT_OK), or UL_EXIT_USAGE
- * after printing the usage error.
+ * return *operands is the index of the first operand.  Returns 0,
+ * UL_CMD_HELP_SHOWN when --help was printed (the command then exits
+ * UL_EXIT_OK), or UL_EXIT_USAGE after printing the usage error.
  */
+#define UL_CMD_HELP_SHOWN (-2)
 int ul_cmd_parse(const struct ul_cmd *cmd, void *base, int argc, char **argv, int *operands);
 size_t ul_cmd_count(void);
 const struct ul_cmd *ul_cmd_at(size_t i);

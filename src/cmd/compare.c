@@ -134,7 +134,7 @@ static int parse_args(int argc, char **argv, struct cmp_args *a)
 	a->opts.alpha = CMP_ALPHA; /* set_alpha's target: no default applied */
 	rc = ul_cmd_parse(&ul_cmd_desc_compare, a, argc, argv, &first);
 	if (rc)
-		return rc == -2 ? -1 : rc;
+		return rc == UL_CMD_HELP_SHOWN ? -1 : rc;
 	if (ul_cmp_test_parse(a->test, &a->opts.test))
 		UL_BUG("--test '%s' passed the table's check", a->test);
 	a->names = argv + first;

@@ -175,7 +175,7 @@ int ul_cmd_export(int argc, char **argv)
 
 	ret = ul_cmd_parse(&ul_cmd_desc_export, &a, argc, argv, &first);
 	if (ret)
-		return ret == -2 ? UL_EXIT_OK : ret;
+		return ret == UL_CMD_HELP_SHOWN ? UL_EXIT_OK : ret;
 	if (a.output && !*a.output)
 		return ul_usage_error("export", "-o needs a file name");
 	return do_export(a.db, !strcmp(a.format, "csv"), a.output, argv + first, argc - first);

@@ -139,7 +139,7 @@ int ul_cmd_import(int argc, char **argv)
 
 	ret = ul_cmd_parse(&ul_cmd_desc_import, &a, argc, argv, &first);
 	if (ret)
-		return ret == -2 ? UL_EXIT_OK : ret;
+		return ret == UL_CMD_HELP_SHOWN ? UL_EXIT_OK : ret;
 	if (first == argc)
 		return ul_usage_error("import", "expected at least one FILE");
 	ret = ul_cmd_open_store_rw(a.db, &store);

@@ -276,7 +276,7 @@ int ul_cmd_list(int argc, char **argv)
 	int first, rc = ul_cmd_parse(&ul_cmd_desc_list, &a, argc, argv, &first);
 
 	if (rc)
-		return rc == -2 ? UL_EXIT_OK : rc;
+		return rc == UL_CMD_HELP_SHOWN ? UL_EXIT_OK : rc;
 	if (argc - first > 1)
 		return ul_usage_error("list", "at most one topic");
 	if (first == argc || !strcmp(argv[first], "runs"))

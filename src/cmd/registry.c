@@ -121,7 +121,7 @@ int ul_cmd_parse(const struct ul_cmd *cmd, void *base, int argc, char **argv, in
 	rc = ul_opt_parse_argv(&g, 1, argc, argv, operands, err, sizeof(err));
 	if (rc == UL_OPT_PARSE_HELP) {
 		ul_cmd_print_help(cmd, stdout);
-		return -2;
+		return UL_CMD_HELP_SHOWN;
 	}
 	return rc ? ul_usage_error(cmd->name, "%s", err) : 0;
 }

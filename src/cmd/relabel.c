@@ -28,7 +28,7 @@ int ul_cmd_relabel(int argc, char **argv)
 
 	ret = ul_cmd_parse(&ul_cmd_desc_relabel, &a, argc, argv, &first);
 	if (ret)
-		return ret == -2 ? UL_EXIT_OK : ret;
+		return ret == UL_CMD_HELP_SHOWN ? UL_EXIT_OK : ret;
 	if (argc - first != 2)
 		return ul_usage_error("relabel", "expected RUN and NEWLABEL");
 	label = argv[first + 1];

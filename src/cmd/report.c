@@ -64,7 +64,7 @@ static int parse_args(int argc, char **argv, struct rep_args *a)
 	memset(a, 0, sizeof(*a));
 	rc = ul_cmd_parse(&ul_cmd_desc_report, a, argc, argv, &first);
 	if (rc)
-		return rc == -2 ? -1 : rc;
+		return rc == UL_CMD_HELP_SHOWN ? -1 : rc;
 	a->svg = !strcmp(a->format, "svg");
 	if (a->output && !*a->output)
 		return ul_usage_error("report", "-o needs a path");

@@ -86,7 +86,7 @@ int ul_cmd_rm(int argc, char **argv)
 
 	ret = ul_cmd_parse(&ul_cmd_desc_rm, &a, argc, argv, &first);
 	if (ret)
-		return ret == -2 ? UL_EXIT_OK : ret;
+		return ret == UL_CMD_HELP_SHOWN ? UL_EXIT_OK : ret;
 	if (first == argc)
 		return ul_usage_error("rm", "expected at least one RUN");
 	if (!a.yes && !isatty(STDIN_FILENO))

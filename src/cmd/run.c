@@ -177,7 +177,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	rc = ul_opt_parse_argv(a->groups, a->n_groups, argc, argv, &first, err, sizeof(err));
 	if (rc == UL_OPT_PARSE_HELP) {
 		ul_cmd_print_help(&ul_cmd_desc_run, stdout);
-		return -2;
+		return UL_CMD_HELP_SHOWN;
 	}
 	if (rc)
 		return ul_usage_error("run", "%s", err);
@@ -283,7 +283,7 @@ int ul_cmd_run(int argc, char **argv)
 	int rc, result;
 
 	rc = parse_args(argc, argv, &a);
-	if (rc == -2)
+	if (rc == UL_CMD_HELP_SHOWN)
 		return UL_EXIT_OK;
 	if (rc)
 		return rc; /* an exit code, the error printed */

@@ -40,7 +40,7 @@ int ul_cmd_show(int argc, char **argv)
 
 	ret = ul_cmd_parse(&ul_cmd_desc_show, &a, argc, argv, &first);
 	if (ret)
-		return ret == -2 ? UL_EXIT_OK : ret;
+		return ret == UL_CMD_HELP_SHOWN ? UL_EXIT_OK : ret;
 	db_opt = a.db;
 	formats = a.formats;
 	if (argc - first != 1)

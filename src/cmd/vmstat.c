@@ -98,7 +98,7 @@ int ul_cmd_vmstat(int argc, char **argv)
 
 	ret = ul_cmd_parse(&ul_cmd_desc_vmstat, &a, argc, argv, &first);
 	if (ret)
-		return ret == -2 ? UL_EXIT_OK : ret;
+		return ret == UL_CMD_HELP_SHOWN ? UL_EXIT_OK : ret;
 	db_opt = a.db;
 	sel = a.cell;
 	if (argc - first != 1)
