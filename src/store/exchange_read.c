@@ -30,8 +30,11 @@ static void rd_fail(struct rd *rd, const char *key, const char *what)
 	if (rd->failed)
 		return;
 	rd->failed = true;
-	snprintf(rd->why, rd->whylen, "%s%s%s: %s", rd->path, *rd->path && key ? "." : "",
-		 key ? key : "", what);
+	if (!*rd->path && !key) /* the document itself */
+		snprintf(rd->why, rd->whylen, "%s", what);
+	else
+		snprintf(rd->why, rd->whylen, "%s%s%s: %s", rd->path, *rd->path && key ? "." : "",
+			 key ? key : "", what);
 }
 
 static json_t *get(struct rd *rd, json_t *o, const char *key, json_type type)
@@ -249,8 +252,14 @@ static void rd_fields(struct rd *rd, json_t *o, void *base, const struct ul_json
 				rd_fail(rd, f->key, "unknown outcome");
 			break;
 		case UL_JSON_OBJECT:
-			if ((x = get(rd, o, f->key, JSON_OBJECT)))
+			if ((x = get(rd, o, f->key, JSON_OBJECT))) {
+				size_t old = strlen(rd->path); /* "runs[0]" -> "runs[0].host" */
+
+				snprintf(rd->path + old, sizeof(rd->path) - old, "%s%s",
+					 old ? "." : "", f->key);
 				rd_fields(rd, x, p, f->sub);
+				rd->path[old] = '\0';
+			}
 			break;
 		}
 	}

@@ -4,11 +4,11 @@
  * choosing a backend by URI, and the default results location.
  */
 #include "core/compat.h"
+#include "core/log.h"
 #include "store/fault.h"
 #include "store/store.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,18 +27,6 @@ static const struct ul_store_ops *const stores[] = {
 
 /* The backend a plain path (no scheme) selects. */
 #define DEFAULT_SCHEME "sqlite"
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...) UL_PRINTF(3, 4);
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static const struct ul_store_ops *find_backend(const char *scheme, size_t len)
 {
@@ -95,7 +83,7 @@ int ul_store_open_cfg(const char *uri, const struct ul_store_config *cfg, struct
 
 	*out = NULL;
 	if (!uri || !*uri) {
-		set_err(err, errlen, "empty store location");
+		ul_whyf(err, errlen, "empty store location");
 		return -EINVAL;
 	}
 	n = scheme_len(uri);
@@ -111,10 +99,10 @@ int ul_store_open_cfg(const char *uri, const struct ul_store_config *cfg, struct
 		if (ops) {
 			location = uri + n + 1;
 		} else if (slen == 10 && !strncasecmp(scheme, "postgresql", 10)) {
-			set_err(err, errlen, "PostgreSQL store not built in this version");
+			ul_whyf(err, errlen, "PostgreSQL store not built in this version");
 			return -EPROTONOSUPPORT;
 		} else if (!strncmp(uri + n + 1, "//", 2)) {
-			set_err(err, errlen, "unknown store scheme '%.*s' in '%s'", (int)n, uri,
+			ul_whyf(err, errlen, "unknown store scheme '%.*s' in '%s'", (int)n, uri,
 				uri);
 			return -EPROTONOSUPPORT;
 		}
@@ -122,12 +110,12 @@ int ul_store_open_cfg(const char *uri, const struct ul_store_config *cfg, struct
 	if (!ops) {
 		ops = find_backend(DEFAULT_SCHEME, strlen(DEFAULT_SCHEME));
 		if (!ops) {
-			set_err(err, errlen, "no store backend for plain paths is built in");
+			ul_whyf(err, errlen, "no store backend for plain paths is built in");
 			return -EPROTONOSUPPORT;
 		}
 	}
 	if (!*location) {
-		set_err(err, errlen, "empty location in store URI '%s'", uri);
+		ul_whyf(err, errlen, "empty location in store URI '%s'", uri);
 		return -EINVAL;
 	}
 	if (err && errlen)
@@ -136,7 +124,7 @@ int ul_store_open_cfg(const char *uri, const struct ul_store_config *cfg, struct
 	if (r < 0) {
 		*out = NULL;
 		if (err && errlen && !err[0])
-			set_err(err, errlen, "cannot open store '%s': %s", uri, strerror(-r));
+			ul_whyf(err, errlen, "cannot open store '%s': %s", uri, strerror(-r));
 		return r;
 	}
 	ul_store_fault_arm(*out);

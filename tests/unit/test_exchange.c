@@ -198,7 +198,8 @@ START_TEST(test_hostile_documents)
 		{ "", "line 1" },
 		{ "[]", "expected a JSON object" },
 		{ "{\"format\":\"underload-results\",\"format_version\":1,\"runs\":[]}", "format is not" },
-		{ "{\"format\":\"underload-export\",\"format_version\":2,\"runs\":[]}", "not supported" },
+		{ "{\"format\":\"underload-export\",\"format_version\":2,\"runs\":[]}",
+		  "format_version other than 1 is not supported" },
 		{ "{\"format\":\"underload-export\",\"format_version\":1}", "runs: missing" },
 		{ "{\"format\":\"underload-export\",\"format_version\":1,\"runs\":{}}", "expected an array" },
 		{ "{\"format\":\"underload-export\",\"format_version\":1,\"runs\":[5]}", "runs[0]: expected an object" },
@@ -223,6 +224,7 @@ START_TEST(test_hostile_documents)
 				 -EINVAL);
 		ck_assert_msg(strstr(why, cases[i].why), "case %zu: '%s' lacks '%s'", i, why,
 			      cases[i].why);
+		ck_assert_msg(why[0] != ':', "case %zu: '%s' names an empty place", i, why);
 		ck_assert_ptr_null(runs);
 		ck_assert_uint_eq(n, 0);
 	}
@@ -239,7 +241,7 @@ START_TEST(test_hostile_fields)
 		{ "\"outcome\": \"load-died\"", "\"outcome\": \"exploded\"", "unknown outcome" },
 		{ "\"load\": \"io_load\"", "\"load\": \"io load\\u001b\"", "not a valid name" },
 		{ "\"status\": \"partial\"", "\"status\": \"unknown\"", "unknown status" },
-		{ "\"ncpu\": 3", "\"ncpu\": 3.5", "ncpu: expected an integer" },
+		{ "\"ncpu\": 3", "\"ncpu\": 3.5", "runs[0].host.ncpu: expected an integer" },
 		{ "\"seq\": 7", "\"seq\": 0", "cell number used twice" },
 		{ "\"name\": \"empty\"", "\"name\": \"delay_ns\"", "used twice" },
 		{ "\"hostname\": \"h\"", "\"hostname\": \"h\\u0000x\"", "is not allowed" },
