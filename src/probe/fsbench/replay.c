@@ -400,7 +400,9 @@ void ul_fsb_client_cleanup(struct ul_fsb_client *c)
 	c->n_open = 0;
 	snprintf(path, sizeof(path), "clients/%s", c->name);
 	ul_fsb_remove_tree(c->root_fd, path);
-	unlinkat(c->root_fd, "clients", AT_REMOVEDIR); /* fails while others use it */
+	/* Never clients/ itself, even when empty: a client still starting
+	 * may have made it (Mkdir "\clients") and not yet its own directory
+	 * under it.  The round removes clients/ once every client has ended. */
 }
 
 void ul_fsb_remove_tree(int dirfd, const char *path)

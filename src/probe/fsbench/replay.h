@@ -105,7 +105,8 @@ int ul_fsb_replay_op(struct ul_fsb_client *c, size_t i) UL_MUST_CHECK;
  */
 int ul_fsb_client_run(struct ul_fsb_client *c, _Atomic int *phase, bool once, int64_t go_ns);
 
-/* Remove the client's directory (clients/clientN) and clients/ if empty. */
+/* Remove the client's directory (clients/clientN), not clients/, which the
+ * other clients of the round share. */
 void ul_fsb_client_cleanup(struct ul_fsb_client *c);
 /* Remove dirfd/path and everything under it, ignoring errors. */
 void ul_fsb_remove_tree(int dirfd, const char *path);
