@@ -121,14 +121,18 @@ void ul_note(const char *fmt, ...)
 	va_end(ap);
 }
 
+void ul_vwhyf(char *why, size_t len, const char *fmt, va_list ap)
+{
+	if (why && len)
+		vsnprintf(why, len, fmt, ap);
+}
+
 void ul_whyf(char *why, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!why || !len)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
+	ul_vwhyf(why, len, fmt, ap);
 	va_end(ap);
 }
 

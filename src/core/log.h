@@ -33,6 +33,8 @@ _Noreturn void ul_bug(const char *file, int line, const char *fmt, ...) UL_PRINT
  * nothing.
  */
 void ul_whyf(char *why, size_t len, const char *fmt, ...) UL_PRINTF(3, 4);
+/* ul_whyf with a va_list, for a caller that is variadic itself. */
+void ul_vwhyf(char *why, size_t len, const char *fmt, va_list ap) UL_PRINTF(3, 0);
 
 /* The program name used as message prefix context ("underload"). */
 extern const char *ul_progname;

@@ -84,7 +84,6 @@ static inline struct ul_store_sqlite *sq(struct ul_store *st)
 	return (struct ul_store_sqlite *)st;
 }
 
-void ul_sq_vset_err(char *err, size_t errlen, const char *fmt, va_list ap) UL_PRINTF(3, 0);
 /* Format into err (may be NULL) and return `code`. */
 int ul_sq_set_err(char *err, size_t errlen, int code, const char *fmt, ...) UL_PRINTF(4, 5);
 /* The negative errno for SQLite result `rc` (store.h lists the codes). */

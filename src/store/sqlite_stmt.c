@@ -5,6 +5,7 @@
  * rows, text columns.
  */
 #include "core/compat.h"
+#include "core/log.h"
 #include "core/escape.h"
 #include "store/sqlite_int.h"
 
@@ -56,18 +57,12 @@ const char *const ul_sq_sql[S_COUNT] = {
 
 
 
-void ul_sq_vset_err(char *err, size_t errlen, const char *fmt, va_list ap)
-{
-	if (err && errlen)
-		vsnprintf(err, errlen, fmt, ap);
-}
-
 int ul_sq_set_err(char *err, size_t errlen, int code, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	ul_sq_vset_err(err, errlen, fmt, ap);
+	ul_vwhyf(err, errlen, fmt, ap);
 	va_end(ap);
 	return code;
 }
