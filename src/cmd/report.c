@@ -6,7 +6,7 @@
 #include "core/compat.h"
 #include "cmd/cmd.h"
 #include "core/log.h"
-#include "report/html.h"
+#include "report/html/html.h"
 #include "store/store.h"
 
 #include <errno.h>

@@ -15,7 +15,7 @@
  *
  * How to add an option to a command: one entry in its table (see
  * cmd/run_opts.c or cmd/compare.c), one field in its struct;
- * `tests/cli/t0005-options.sh` then checks --help and the man page
+ * `tests/cli/t0006-options.sh` then checks --help and the man page
  * (regenerate docs/underload.1's generated sections with docs/update-man).
  */
 #ifndef UL_OPT_H

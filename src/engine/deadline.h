@@ -17,7 +17,7 @@
 #define UL_ENGINE_DEADLINE_H
 
 #include "core/compat.h"
-#include "engine/monitor.h"
+#include "engine/monitors/monitor.h"
 
 struct ul_engine;
 

@@ -7,7 +7,7 @@
  */
 #include "core/compat.h"
 #include "engine/engine.h"
-#include "engine/monitor.h"
+#include "engine/monitors/monitor.h"
 #include "core/log.h"
 #include "load/load.h"
 #include "probe/probe.h"

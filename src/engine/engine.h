@@ -17,8 +17,8 @@
 #include "model/model.h"
 #include "model/suite.h"
 #include "proc/supervise.h"
-#include "engine/monitor.h"
-#include "proc/cgroup.h"
+#include "engine/monitors/monitor.h"
+#include "proc/cgroup/cgroup.h"
 #include "proc/journal.h"
 
 #include <limits.h>

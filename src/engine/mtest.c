@@ -11,7 +11,7 @@
 #include "core/sysinfo.h"
 #include "engine/deadline.h"
 #include "engine/engine.h"
-#include "proc/cgroup.h"
+#include "proc/cgroup/cgroup.h"
 
 #include <errno.h>
 #include <signal.h>

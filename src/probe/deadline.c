@@ -422,7 +422,7 @@ int ul_deadline_stop(struct ul_sup *sup, struct ul_deadline *d, int64_t grace_ns
 	return rc;
 }
 
-/* The registry's entry: the engine drives it (engine/mon_deadline.c);
+/* The registry's entry: the engine drives it (engine/monitors/deadline.c);
  * its profile is `run --deadline`. */
 const struct ul_probe ul_probe_deadline = {
 	.name = "deadline",

@@ -6,7 +6,7 @@
 #include "core/compat.h"
 #include "core/log.h"
 #include "proc/changes.h"
-#include "proc/cgroup.h"
+#include "proc/cgroup/cgroup.h"
 #include "proc/journal.h"
 #include "proc/scratch.h"
 #include "proc/swap.h"

@@ -224,7 +224,7 @@ START_TEST(test_replay_mismatches_and_bytes)
 	ck_assert_uint_ge(st->op[UL_FSB_SLEEP].sum_ns, 1000);
 	/* The cleanup removed the client's directory, not the shared clients/:
 	 * a client a pass behind may have made it and not yet its own under it
-	 * (it then failed every op, which t0401-fsbench saw once in a while). */
+	 * (it then failed every op, which t0404-fsbench saw once in a while). */
 	snprintf(dir, sizeof(dir), "%s/clients/client3", tmpdir);
 	ck_assert_int_eq(stat(dir, &sb), -1);
 	snprintf(dir, sizeof(dir), "%s/clients", tmpdir);

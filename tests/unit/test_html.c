@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Unit tests for the HTML/SVG report (report/html.h) on a synthetic model
+ * Unit tests for the HTML/SVG report (report/html/html.h) on a synthetic model
  * of two labels: the whole page against tests/golden/report-synthetic.html
  * (UPDATE_GOLDEN=1 rewrites it; review the diff), a hostile label drawn as
  * text everywhere, and the same figures written as separate SVG files.
@@ -8,7 +8,7 @@
 #include "unit.h"
 #include "core/sysmon.h"
 #include "model/model.h"
-#include "report/html.h"
+#include "report/html/html.h"
 
 #include <errno.h>
 #include <stdio.h>

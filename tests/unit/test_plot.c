@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests for the report's plot maths (report/plot.h) and the escaping
- * of stored strings (report/svg.h): values worked out by hand.
+ * of stored strings (report/svg/svg.h): values worked out by hand.
  */
 #include "unit.h"
 #include "report/plot.h"
-#include "report/svg.h"
+#include "report/svg/svg.h"
 
 #include <errno.h>
 #include <math.h>

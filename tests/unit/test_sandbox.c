@@ -12,9 +12,9 @@
  * "skip: ..." says why.
  */
 #include "unit.h"
-#include "proc/cgroup.h"
+#include "proc/cgroup/cgroup.h"
 #include "proc/changes.h"
-#include "proc/cgroup_guard.h"
+#include "proc/cgroup/guard.h"
 #include "proc/journal.h"
 #include "proc/scratch.h"
 #include "proc/swap.h"
@@ -882,7 +882,7 @@ END_TEST
 
 /* ---- what this machine offers --------------------------------------- */
 
-/* Independent of proc/cgroup.c: a cgroup2 mount offering "memory", or a v1
+/* Independent of proc/cgroup/cgroup.c: a cgroup2 mount offering "memory", or a v1
  * mount with it.  NULL if available, else why not. */
 static const char *no_memory_cgroup(void)
 {

@@ -4,7 +4,7 @@
  * empirical CDF and box plots, one colour per label (svg.h).
  */
 #include "core/compat.h"
-#include "report/svg_frame.h"
+#include "report/svg/frame.h"
 
 #include <errno.h>
 #include <math.h>

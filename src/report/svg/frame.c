@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The frame shared by the report's SVG charts (svg_frame.h) and the string
+ * The frame shared by the report's SVG charts (svg/frame.h) and the string
  * escaping every chart and the HTML page use.
  */
 #include "core/compat.h"
-#include "report/svg_frame.h"
+#include "report/svg/frame.h"
 
 #include <errno.h>
 #include <math.h>

@@ -3,7 +3,7 @@
  * The v1 OOM guard: wake tasks waiting at the limit, end a real deadlock.
  */
 #include "core/compat.h"
-#include "proc/cgroup_guard.h"
+#include "proc/cgroup/guard.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -8,7 +8,7 @@
  */
 #include "core/compat.h"
 #include "core/sysmon.h"
-#include "report/html_doc.h"
+#include "report/html/doc.h"
 #include "report/plot.h"
 
 #include <errno.h>

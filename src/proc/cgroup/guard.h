@@ -25,7 +25,7 @@
 
 #include "core/compat.h"
 #include "core/clock.h"
-#include "proc/cgroup.h"
+#include "proc/cgroup/cgroup.h"
 
 #define UL_CGROUP_GUARD_POLL_NS (20 * UL_NS_PER_MS)
 #define UL_CGROUP_GUARD_NUDGE_NS (100 * UL_NS_PER_MS)

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
+ * proc/cgroup/: the run's memory cgroup, one front (cgroup.c, this
+ * header) over two back ends (v1.c, v2.c; their contract: backend.h),
+ * its removal (destroy.c) and the v1 OOM guard (guard.h).  Only this
+ * header and guard.h are for use outside the folder.
+ *
  * The run's memory cgroup: a limit that replaces the ancestors' mem=96m
  * reboot, with the usage, peak and OOM-kill counts read back afterwards.
  *
@@ -18,7 +23,7 @@
  *    UL_CGROUP_V2_HEADROOM above it, for a load that outruns reclaim;
  *  - v1 has no memory.high: the OOM killer is disabled in the group, so a
  *    failed charge makes the faulting task wait until memory is freed, and
- *    a guard outside (cgroup_guard.h) wakes such waiters to retry and ends
+ *    a guard outside (guard.h) wakes such waiters to retry and ends
  *    a real deadlock (no memory + swap left) by enabling the killer.
  * An OOM kill is still a result to report, never a hang.
  */

@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The common front of the run's memory cgroup (contract: cgroup.h; the
- * back ends' contract: cgroup_backend.h).  Here: the group's name and
+ * back ends' contract: backend.h).  Here: the group's name and
  * path, the choice of a version (v2 when a v2 hierarchy offers the memory
  * controller, else v1), creation and the limits' dispatch, the control
  * files, the counters both versions share, and the helpers the back ends
  * share (control files, flat-keyed files, mountinfo and /proc/self/cgroup).
- * The versions' own rules live in cgroup_v1.c and cgroup_v2.c, emptying
- * and removal in cgroup_destroy.c.
+ * The versions' own rules live in v1.c and v2.c, emptying
+ * and removal in destroy.c.
  */
 #include "core/compat.h"
 #include "core/file.h"
 #include "core/log.h"
-#include "proc/cgroup_backend.h"
+#include "proc/cgroup/backend.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -40,7 +40,7 @@ const struct ul_cg_backend *ul_cg_backend_of_fs(unsigned long fs_magic)
 	return NULL;
 }
 
-/* The shared helpers of cgroup_backend.h. */
+/* The shared helpers of backend.h. */
 bool ul_cg_exists(const char *dir, const char *name)
 {
 	char p[PATH_MAX];

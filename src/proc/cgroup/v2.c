@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The cgroup v2 back end of proc/cgroup (contract: cgroup_backend.h).
+ * The cgroup v2 back end of proc/cgroup (contract: backend.h).
  *
  * One unified hierarchy (fstype "cgroup2").  A group gets the memory
  * controller only from a parent that lists it in cgroup.subtree_control,
@@ -15,7 +15,7 @@
 #include "core/compat.h"
 #include "core/file.h"
 #include "core/log.h"
-#include "proc/cgroup_backend.h"
+#include "proc/cgroup/backend.h"
 
 #include <errno.h>
 #include <linux/magic.h>

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Inside proc/cgroup: the contract between the common front (cgroup.c:
- * names, paths, the mountinfo search, the dispatch; cgroup_destroy.c:
+ * names, paths, the mountinfo search, the dispatch; destroy.c:
  * emptying and removal) and the two back ends, one per version of the
- * memory controller (cgroup_v1.c, cgroup_v2.c).  Not for use outside
- * proc/cgroup*.c: everyone else goes through proc/cgroup.h.
+ * memory controller (v1.c, v2.c).  Not for use outside
+ * proc/cgroup*.c: everyone else goes through proc/cgroup/cgroup.h.
  *
  * A back end knows its hierarchy's file names and rules: where a group may
  * be made, how the limits are spelled and applied, which counters exist.
@@ -14,7 +14,7 @@
 #define UL_CGROUP_BACKEND_H
 
 #include "core/file.h"
-#include "proc/cgroup.h"
+#include "proc/cgroup/cgroup.h"
 
 struct ul_cg_backend {
 	int version;		/* 1 or 2, as in struct ul_cgroup */

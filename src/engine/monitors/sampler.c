@@ -8,7 +8,7 @@
 #include "core/clock.h"
 #include "core/log.h"
 #include "engine/engine.h"
-#include "engine/monitor.h"
+#include "engine/monitors/monitor.h"
 #include "core/sysmon.h"
 #include "proc/supervise.h"
 

@@ -9,7 +9,7 @@
 #include "core/clock.h"
 #include "core/procstat.h"
 #include "engine/engine.h"
-#include "engine/monitor.h"
+#include "engine/monitors/monitor.h"
 
 #include <errno.h>
 #include <fcntl.h>

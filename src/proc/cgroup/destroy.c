@@ -9,7 +9,7 @@
  */
 #include "core/compat.h"
 #include "core/clock.h"
-#include "proc/cgroup_backend.h"
+#include "proc/cgroup/backend.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -9,7 +9,7 @@
 
 #include "core/compat.h"
 #include "report/plot.h"
-#include "report/svg.h"
+#include "report/svg/svg.h"
 
 #include <stdio.h>
 

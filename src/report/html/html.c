@@ -5,7 +5,7 @@
  */
 #include "core/compat.h"
 #include "report/common.h"
-#include "report/html_doc.h"
+#include "report/html/doc.h"
 #include "report/plot.h"
 
 #include <errno.h>

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
+ * report/html/: the HTML (and --format svg) report.  html.c walks the
+ * page and calls its sections (env.c, suite.c, extra.c, verdict.c,
+ * monitor.c); doc.h holds what they share.  The charts they draw are
+ * report/svg/'s; the numbers come from the model and stats/.
+ *
  * The HTML report (`underload report`, format "html"): one self-contained
  * page of inline CSS and SVG (no script, no font, no network; a Content
  * Security Policy forbids them) over one or more runs, readable offline

@@ -10,10 +10,10 @@
 #include "core/parse.h"
 #include "core/sysinfo.h"
 #include "engine/engine.h"
-#include "engine/monitor.h"
+#include "engine/monitors/monitor.h"
 #include "load/load.h"
-#include "proc/cgroup.h"
-#include "proc/cgroup_guard.h"
+#include "proc/cgroup/cgroup.h"
+#include "proc/cgroup/guard.h"
 #include "proc/supervise.h"
 
 #include <errno.h>
@@ -43,7 +43,7 @@ struct guard_shared {
 struct mem_state {
 	struct mem_snapshot start;
 	int kmsg_fd; /* /dev/kmsg positioned at the cell's start, or -1 */
-	/* v1 with the OOM killer disabled: the guard (cgroup_guard.h). */
+	/* v1 with the OOM killer disabled: the guard (proc/cgroup/guard.h). */
 	const struct ul_cgroup *cg;
 	struct guard_shared *gs; /* MAP_SHARED, NULL without a guard */
 	struct ul_child guard;	 /* registered until reaped */

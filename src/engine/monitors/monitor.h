@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
+ * engine/monitors/: the monitors, one file each (memory.c, sampler.c,
+ * deadline.c, disturb.c), their registry (monitors.def, expanded in
+ * monitor.c) and this contract.  A monitor is engine code: it runs in the
+ * supervisor beside every suite's measured window, which no suite owns.
+ *
  * Monitors: things recorded for every cell of every suite while it is
  * measured (memory pressure reached, /proc samplers, a deadline probe
  * running alongside).  Suites call ul_monitors_begin() once the cell's load
  * is running and ul_monitors_end() before the load is stopped; each enabled
  * monitor adds series and metrics to the cell.
  *
- * How to add a monitor: write engine/mon_NAME.c defining
- * `const struct ul_monitor ul_monitor_NAME`, add `UL_MONITOR(mon_NAME, NAME)`
- * to engine/monitors.def.  Hooks run in the supervisor; they must not block
+ * How to add a monitor: write engine/monitors/NAME.c defining
+ * `const struct ul_monitor ul_monitor_NAME`, add `UL_MONITOR(NAME, NAME)`
+ * to monitors.def.  Hooks run in the supervisor; they must not block
  * for long (the probe is waiting) and never print except through ul_error.
  */
 #ifndef UL_MONITOR_H

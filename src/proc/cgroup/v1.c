@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The cgroup v1 back end of proc/cgroup (contract: cgroup_backend.h).
+ * The cgroup v1 back end of proc/cgroup (contract: backend.h).
  *
  * The memory controller's own hierarchy (fstype "cgroup" with "memory"
  * among its options); the group is made below our own cgroup there.  v1
@@ -8,14 +8,14 @@
  * memory.memsw.limit_in_bytes = limit + swap (only with swapaccount=1, and
  * never below the limit, so it is set second), and the OOM killer is
  * disabled in a limited group (memory.oom_control 1): a charge failing at
- * the limit then waits, and the guard of cgroup_guard.h wakes or ends the
+ * the limit then waits, and the guard of guard.h wakes or ends the
  * waiters.  Counters: memory.usage_in_bytes, memory.max_usage_in_bytes,
  * memory[.memsw].failcnt, memory.oom_control, memory.stat's total_swap.
  * "No limit" reads back as a huge page-rounded number.
  */
 #include "core/compat.h"
 #include "core/file.h"
-#include "proc/cgroup_backend.h"
+#include "proc/cgroup/backend.h"
 
 #include <errno.h>
 #include <linux/magic.h>

@@ -2,19 +2,19 @@
 /* The monitor registry (monitors.def) and the calls suites make per cell. */
 #include "core/compat.h"
 #include "core/registry.h"
-#include "engine/monitor.h"
+#include "engine/monitors/monitor.h"
 #include "core/log.h"
 #include "engine/engine.h"
 
 #include <string.h>
 
 #define UL_MONITOR(file, ident) extern const struct ul_monitor ul_monitor_##ident;
-#include "engine/monitors.def"
+#include "engine/monitors/monitors.def"
 #undef UL_MONITOR
 
 static const struct ul_monitor *const monitors[] = {
 #define UL_MONITOR(file, ident) &ul_monitor_##ident,
-#include "engine/monitors.def"
+#include "engine/monitors/monitors.def"
 #undef UL_MONITOR
 	NULL,
 };

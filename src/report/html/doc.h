@@ -8,8 +8,8 @@
 #define UL_REPORT_HTML_DOC_H
 
 #include "core/compat.h"
-#include "report/html.h"
-#include "report/svg.h"
+#include "report/html/html.h"
+#include "report/svg/svg.h"
 
 #include <stdio.h>
 

@@ -5,7 +5,7 @@
  * run's cells as named bands and missed deadlines as marks.
  */
 #include "core/compat.h"
-#include "report/svg_frame.h"
+#include "report/svg/frame.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
+ * report/svg/: the chart primitives of the report, knowing nothing of
+ * runs or suites: svg.c (distribution charts), lines.c (series over
+ * time), frame.c (axes, legend and the escaping; frame.h).  Used by
+ * report/html/ and nothing else of the report depends on it.
+ *
  * The SVG charts of the HTML report, each a pure function of plain arrays
  * writing one standalone <svg> element (valid inside HTML and as an .svg
  * file).  Every string from the store goes through ul_svg_escape(), so a
