@@ -6,6 +6,7 @@
 #include "core/compat.h"
 #include "cmd/cmd.h"
 #include "core/log.h"
+#include "core/signals.h"
 #include "probe/probe.h"
 #include "ul_config.h"
 
@@ -31,6 +32,7 @@ int main(int argc, char **argv)
 	/* Hidden helper mode the resp probe execs: must stay tiny and silent. */
 	if (argc >= 2 && !strcmp(argv[1], "__lsdir"))
 		return ul_probe_lsdir_main(argc, argv);
+	ul_signals_init();
 	/* Hidden: the man page's generated OPTIONS sections (docs/update-man). */
 	if (argc >= 2 && !strcmp(argv[1], "__man-options"))
 		return ul_cmd_man_options(argc - 1, argv + 1) || ul_stdout_close() ? UL_EXIT_ERROR

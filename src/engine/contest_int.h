@@ -52,7 +52,7 @@ enum run_result {
 	RUN_SPAWN_FAILED,
 	RUN_TIMEOUT,	 /* stopped at the deadline */
 	RUN_LOAD_DIED,	 /* the load died first; the command was stopped */
-	RUN_INTERRUPTED, /* INT/TERM/HUP; the command was stopped */
+	RUN_INTERRUPTED, /* a terminating signal; the command was stopped */
 	RUN_UNKILLABLE,	 /* could not be reaped even by SIGKILL */
 };
 

@@ -5,6 +5,7 @@
  * Stopping process groups and reaping orphans: supervise_reap.c.
  */
 #include "proc/supervise_impl.h"
+#include "core/signals.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,12 +20,10 @@
 /* ul_sup_fini(): the overall bound of its final reap. */
 #define SUP_FINI_DEADLINE_NS (3 * UL_NS_PER_SEC)
 
+/* The signalfd's signals: the terminating ones (core/signals.h) and CHLD. */
 static void sup_sigset(sigset_t *set)
 {
-	sigemptyset(set);
-	sigaddset(set, SIGINT);
-	sigaddset(set, SIGTERM);
-	sigaddset(set, SIGHUP);
+	ul_term_sigset(set);
 	sigaddset(set, SIGCHLD);
 }
 
@@ -77,19 +76,16 @@ static bool sup_drain_signals(struct ul_sup *s)
 		if (n <= 0)
 			break;
 		for (size_t i = 0; i < (size_t)n / sizeof(si[0]); i++) {
-			switch (si[i].ssi_signo) {
-			case SIGCHLD:
+			int sig = (int)si[i].ssi_signo;
+
+			if (sig == SIGCHLD) {
 				chld = true;
-				break;
-			case SIGINT:
-			case SIGTERM:
-			case SIGHUP:
+			} else if (ul_term_signal(sig) &&
+				   !ul_signal_self_inflicted(sig, si[i].ssi_code,
+							     (pid_t)si[i].ssi_pid)) {
 				s->interrupts++;
-				s->last_signal = (int)si[i].ssi_signo;
+				s->last_signal = sig;
 				intr = true;
-				break;
-			default:
-				break;
 			}
 		}
 	}
@@ -364,19 +360,11 @@ bool ul_sup_check_signals(struct ul_sup *s)
 	return ul_sup_interrupted(s);
 }
 
-static void sup_interrupt_set(sigset_t *set)
-{
-	sigemptyset(set);
-	sigaddset(set, SIGINT);
-	sigaddset(set, SIGTERM);
-	sigaddset(set, SIGHUP);
-}
-
 int ul_sup_block_signals(sigset_t *old)
 {
 	sigset_t set;
 
-	sup_interrupt_set(&set);
+	ul_term_sigset(&set);
 	return sigprocmask(SIG_BLOCK, &set, old) < 0 ? -errno : 0;
 }
 
@@ -384,12 +372,14 @@ int ul_sup_take_signals(void)
 {
 	const struct timespec zero = { 0, 0 };
 	sigset_t set;
+	siginfo_t si;
 	int n = 0;
 
-	sup_interrupt_set(&set);
+	ul_term_sigset(&set);
 	/* Standard signals coalesce: at most one of each is pending. */
-	while (sigtimedwait(&set, NULL, &zero) > 0)
-		n++;
+	while (sigtimedwait(&set, &si, &zero) > 0)
+		if (!ul_signal_self_inflicted(si.si_signo, si.si_code, si.si_pid))
+			n++;
 	return n;
 }
 

@@ -5,10 +5,11 @@
  *
  * Model: the supervising process is a child subreaper
  * (PR_SET_CHILD_SUBREAPER), so orphans of loads come back to it and are
- * reaped.  INT, TERM, HUP and CHLD are blocked and read from a signalfd; the
- * supervisor waits in one poll() over that signalfd, one pidfd per live
- * child, a timerfd armed for the caller's deadline, and at most one caller
- * fd (a ready pipe or a probe's result pipe).  Signal handlers do no work:
+ * reaped.  The terminating signals (core/signals.h) and CHLD are blocked
+ * and read from a signalfd; the supervisor waits in one poll() over that
+ * signalfd, one pidfd per live child, a timerfd armed for the caller's
+ * deadline, and at most one caller fd (a ready pipe or a probe's result
+ * pipe).  Signal handlers do no work:
  * there are none.
  *
  * Every child is spawned by ul_spawn(): own process group, PR_SET_PDEATHSIG
@@ -45,7 +46,7 @@ struct ul_sup {
 	sigset_t old_mask;	 /* restored by ul_sup_fini() */
 	struct ul_child *children[UL_SUP_MAX_CHILDREN]; /* live, registered children */
 	size_t n_children;
-	int interrupts;		 /* INT/TERM/HUP received so far */
+	int interrupts;		 /* terminating signals received so far */
 	int last_signal;	 /* the most recent of those */
 	int reported;		 /* interrupts already returned by ul_sup_wait() */
 };
@@ -79,7 +80,7 @@ struct ul_spawn_opts {
 enum ul_wait_result {
 	UL_WAIT_READY = 0,	/* the caller's fd is readable (or hung up) */
 	UL_WAIT_TIMEOUT,	/* the deadline passed */
-	UL_WAIT_INTERRUPTED,	/* INT/TERM/HUP arrived (see interrupts, last_signal) */
+	UL_WAIT_INTERRUPTED,	/* a terminating signal arrived (see interrupts) */
 	UL_WAIT_CHILD_EXITED,	/* a registered child exited; it is reaped and unregistered */
 };
 
@@ -138,7 +139,7 @@ pid_t ul_fork_child(const sigset_t *mask, unsigned flags, int fail_status);
  * passes.  Other children's exits are recorded in their own records for
  * their owners.  0 with the byte in *byte; -ECHILD when the child closed
  * fd or exited first (the caller stops and describes it); -ETIMEDOUT;
- * -EINTR when INT/TERM/HUP arrived; another -errno from read().
+ * -EINTR when a terminating signal arrived; another -errno from read().
  */
 int ul_spawn_wait_ready(struct ul_sup *s, struct ul_child *child, int fd, ul_nsec deadline,
 			unsigned char *byte) UL_MUST_CHECK;
@@ -173,7 +174,7 @@ void ul_sup_reap_all(struct ul_sup *s, ul_nsec deadline);
 bool ul_sup_check_signals(struct ul_sup *s);
 
 /*
- * Keep INT, TERM and HUP blocked across a region that outlives the
+ * Keep the terminating signals blocked across a region that outlives the
  * supervisor (a run's teardown after ul_sup_fini()), so that a signal
  * arriving there is not acted on by its default disposition (which would
  * kill us half-way through undoing system changes).  ul_sup_unblock_signals()
@@ -181,7 +182,7 @@ bool ul_sup_check_signals(struct ul_sup *s);
  * interrupts it consumed (the caller counts them like any other).
  */
 int ul_sup_block_signals(sigset_t *old) UL_MUST_CHECK;
-/* Consume pending INT/TERM/HUP while they are blocked; how many there were. */
+/* Consume pending terminating signals while they are blocked; how many there were. */
 int ul_sup_take_signals(void);
 int ul_sup_unblock_signals(const sigset_t *old);
 

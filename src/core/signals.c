@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The terminating signals (see signals.h). */
+#include "core/compat.h"
+#include "core/signals.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The named terminating signals; the real-time ones are a range below. */
+static const struct {
+	int sig;
+	const char *name;
+} term_signals[] = {
+	{ SIGHUP, "SIGHUP" },	    { SIGINT, "SIGINT" },   { SIGQUIT, "SIGQUIT" },
+	{ SIGTERM, "SIGTERM" },	    { SIGUSR1, "SIGUSR1" }, { SIGUSR2, "SIGUSR2" },
+	{ SIGALRM, "SIGALRM" },	    { SIGVTALRM, "SIGVTALRM" }, { SIGPROF, "SIGPROF" },
+	{ SIGXCPU, "SIGXCPU" },	    { SIGXFSZ, "SIGXFSZ" }, { SIGPWR, "SIGPWR" },
+	{ SIGIO, "SIGIO" },	    { SIGSTKFLT, "SIGSTKFLT" },
+};
+
+void ul_signals_init(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGPIPE, &sa, NULL);
+	sigaction(SIGXFSZ, &sa, NULL);
+}
+
+bool ul_term_signal(int sig)
+{
+	/* SIGRTMIN is above the ones glibc keeps for itself. */
+	if (sig >= SIGRTMIN && sig <= SIGRTMAX)
+		return true;
+	for (size_t i = 0; i < UL_ARRAY_SIZE(term_signals); i++)
+		if (term_signals[i].sig == sig)
+			return true;
+	return false;
+}
+
+void ul_term_sigset(sigset_t *set)
+{
+	sigemptyset(set);
+	for (size_t i = 0; i < UL_ARRAY_SIZE(term_signals); i++)
+		sigaddset(set, term_signals[i].sig);
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		sigaddset(set, sig);
+}
+
+bool ul_signal_self_inflicted(int sig, int code, pid_t sender)
+{
+	/* The kernel sends it as from ourselves: SI_USER with our own pid. */
+	return sig == SIGXFSZ && code == SI_USER && sender == getpid();
+}
+
+const char *ul_signal_name(int sig, char *buf, size_t len)
+{
+	for (size_t i = 0; i < UL_ARRAY_SIZE(term_signals); i++)
+		if (term_signals[i].sig == sig)
+			return term_signals[i].name;
+	if (sig >= SIGRTMIN && sig <= SIGRTMAX)
+		snprintf(buf, len, "SIGRTMIN+%d", sig - SIGRTMIN);
+	else if (sig > 0 && sig < NSIG && sigabbrev_np(sig))
+		snprintf(buf, len, "SIG%s", sigabbrev_np(sig));
+	else
+		snprintf(buf, len, "signal %d", sig);
+	return buf;
+}

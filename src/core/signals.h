@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The one table of how underload treats signals sent to it, for every
+ * command that has something to undo when it is told to stop (a run's
+ * loads, swap file and cgroup; an output file's temporary).
+ *
+ * Terminating signals: every catchable signal whose default action ends
+ * the process and that comes from outside (HUP INT QUIT TERM USR1 USR2
+ * ALRM VTALRM PROF XCPU XFSZ PWR IO STKFLT and the real-time signals).
+ * Each ends a command like SIGTERM: what it made is undone, exit 130.
+ * Not among them: the faults (SEGV BUS FPE ILL TRAP SYS ABRT), which are
+ * this program's own bugs and stay fatal, and KILL and STOP, which cannot
+ * be caught (after a kill -9, `underload cleanup` undoes what a run left).
+ *
+ * SIGPIPE is ignored from the start (ul_signals_init()): a closed pipe or
+ * socket is EPIPE, an error the writer reports, never a silent death.
+ * SIGXFSZ is ignored outside the regions that catch the terminating
+ * signals, and inside them one raised by our own write past RLIMIT_FSIZE
+ * is not an interrupt (ul_signal_self_inflicted()): the write fails with
+ * EFBIG and says so.
+ *
+ * Usage: block ul_term_sigset() and read it from a signalfd or
+ * sigtimedwait() (the supervisor does), or install a handler on each
+ * signal s for which ul_term_signal(s) is true (1 <= s < NSIG).
+ */
+#ifndef UL_SIGNALS_H
+#define UL_SIGNALS_H
+
+#include "core/compat.h"
+
+#include <signal.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* At process start, before anything else: SIGPIPE and SIGXFSZ ignored. */
+void ul_signals_init(void);
+
+/* Is sig one of the terminating signals above? */
+bool ul_term_signal(int sig);
+
+/* Every terminating signal (empties *set first). */
+void ul_term_sigset(sigset_t *set);
+
+/*
+ * A delivered signal (its number, si_code and si_pid) that our own write
+ * raised, not somebody asking us to stop: SIGXFSZ sent by the kernel to
+ * this process when a write passed RLIMIT_FSIZE (that write failed with
+ * EFBIG).  Async-signal-safe.
+ */
+bool ul_signal_self_inflicted(int sig, int code, pid_t sender);
+
+/* "SIGINT", "SIGRTMIN+3", "signal 99": for messages; buf holds >= 16. */
+const char *ul_signal_name(int sig, char *buf, size_t len);
+
+#endif
