@@ -19,6 +19,15 @@
 /* The load name of every suite's baseline cell. */
 #define UL_REPORT_BASELINE_LOAD "noload"
 
+/* later - earlier as a double, without signed overflow: stored values are
+ * untrusted (a crafted database may hold INT64_MIN next to INT64_MAX). */
+static inline double ul_report_diff(int64_t later, int64_t earlier)
+{
+	if (later >= earlier)
+		return (double)((uint64_t)later - (uint64_t)earlier);
+	return -(double)((uint64_t)earlier - (uint64_t)later);
+}
+
 /* The primary measurement of a cell (series[0] by the model's contract), or NULL. */
 static inline const struct ul_series *ul_report_primary(const struct ul_cell *cell)
 {

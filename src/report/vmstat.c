@@ -50,13 +50,10 @@ static bool load_cols(const struct ul_cell *cell, struct cols *c)
 	return true;
 }
 
-/* later - earlier in seconds without signed overflow: stored timestamps
- * are untrusted (a crafted database may hold INT64_MIN next to INT64_MAX). */
+/* later - earlier in seconds (stored timestamps are untrusted). */
 static double ts_diff_s(int64_t later, int64_t earlier)
 {
-	if (later >= earlier)
-		return (double)((uint64_t)later - (uint64_t)earlier) / 1e9;
-	return -(double)((uint64_t)earlier - (uint64_t)later) / 1e9;
+	return ul_report_diff(later, earlier) / 1e9;
 }
 
 static uint64_t val(const struct cols *c, enum ul_sysmon_field f, size_t i)

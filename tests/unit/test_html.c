@@ -330,6 +330,33 @@ START_TEST(refusals)
 }
 END_TEST
 
+/* A crafted monitor series: INT64_MIN next to INT64_MAX in the times and a
+ * counter, differenced without signed overflow (UBSan aborts the test on one). */
+START_TEST(crafted_monitor)
+{
+	static const int64_t t[] = { INT64_MIN, INT64_MAX, 0, INT64_MIN, INT64_MAX };
+	static const int64_t v[] = { INT64_MAX, INT64_MIN, INT64_MAX, 0, INT64_MIN };
+	struct ul_run r;
+	const struct ul_run *p[1] = { &r };
+	struct ul_cell *c;
+	char *page;
+
+	ul_run_init(&r);
+	snprintf(r.label, sizeof(r.label), "crafted");
+	snprintf(r.suites, sizeof(r.suites), "resp");
+	c = add_cell(&r, "resp", "noload");
+	push_all(c, "delay_ns", v, 5);
+	push_all(c, UL_SYSMON_SERIES_T, t, 5);
+	push_all(c, ul_sysmon_series_name(UL_SYSMON_PSWPIN), v, 5);
+	push_all(c, ul_sysmon_series_name(UL_SYSMON_PSI_MEM_SOME_US), v, 5);
+	push_all(c, ul_sysmon_series_name(UL_SYSMON_PGMAJFAULT), v, 5);
+	page = render_html(p, 1);
+	ck_assert_ptr_nonnull(strstr(page, "</html>"));
+	free(page);
+	ul_run_release(&r);
+}
+END_TEST
+
 Suite *ul_test_suite_html(void)
 {
 	Suite *s = suite_create("html");
@@ -339,6 +366,7 @@ Suite *ul_test_suite_html(void)
 	tcase_add_test(tc, hostile_label);
 	tcase_add_test(tc, svg_files);
 	tcase_add_test(tc, refusals);
+	tcase_add_test(tc, crafted_monitor);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -8,6 +8,7 @@
  */
 #include "core/compat.h"
 #include "core/sysmon.h"
+#include "report/common.h"
 #include "report/html/doc.h"
 #include "report/plot.h"
 
@@ -80,8 +81,9 @@ static double line_value(const struct mon_line *l, const struct ul_series *s,
 		return (double)s->v[i] / 1024;
 	if (!i)
 		return NAN; /* a rate needs the previous sample of the same cell */
-	dt = (double)(t->v[i] - t->v[i - 1]) / 1e9;
-	dv = (double)(s->v[i] - s->v[i - 1]);
+	/* Stored values are untrusted: differenced without signed overflow. */
+	dt = ul_report_diff(t->v[i], t->v[i - 1]) / 1e9;
+	dv = ul_report_diff(s->v[i], s->v[i - 1]);
 	if (dt <= 0 || dv < 0)
 		return NAN;
 	if (l->kind == MK_PSI_PCT)
@@ -132,12 +134,12 @@ static int mon_add_cell(struct mon_data *m, const struct ul_run *run, const stru
 	if (mon_grow(m, t->n))
 		return -ENOMEM;
 	for (size_t i = 0; i < t->n; i++, m->n++) {
-		m->x[m->n] = (double)(t->v[i] - t0) / 1e9;
+		m->x[m->n] = ul_report_diff(t->v[i], t0) / 1e9;
 		for (size_t k = 0; k < N_LINES; k++)
 			m->y[k][m->n] = line_value(&mon_lines[k], s[k], t, i, page);
 	}
-	m->bands[b].x0 = (double)(t->v[0] - t0) / 1e9;
-	m->bands[b].x1 = (double)(t->v[t->n - 1] - t0) / 1e9;
+	m->bands[b].x0 = ul_report_diff(t->v[0], t0) / 1e9;
+	m->bands[b].x1 = ul_report_diff(t->v[t->n - 1], t0) / 1e9;
 	if (strchr(run->suites, ','))
 		snprintf(m->names[b], sizeof(m->names[b]), "%s:%s", c->suite, c->load);
 	else
