@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The supervisor's one event loop: signals from a signalfd, child pidfds, a
- * timerfd deadline and one caller fd, and the registry of live children.
- * Stopping process groups and reaping orphans: supervise_reap.c.
+ * The supervisor's one event loop and its setup: signals from a
+ * signalfd, child pidfds, a timerfd deadline and one caller fd.  It stands
+ * on the registry of children (supervise_children.c); stopping process
+ * groups and the final reap (supervise_reap.c) stand on it.
  */
 #include "proc/supervise_impl.h"
 #include "core/signals.h"
@@ -17,43 +18,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* ul_sup_fini(): the overall bound of its final reap. */
-#define SUP_FINI_DEADLINE_NS (3 * UL_NS_PER_SEC)
-
 /* The signalfd's signals: the terminating ones (core/signals.h) and CHLD. */
 static void sup_sigset(sigset_t *set)
 {
 	ul_term_sigset(set);
 	sigaddset(set, SIGCHLD);
-}
-
-bool ul_sup_registered(const struct ul_sup *s, const struct ul_child *c)
-{
-	for (size_t i = 0; i < s->n_children; i++)
-		if (s->children[i] == c)
-			return true;
-	return false;
-}
-
-bool ul_sup_pid_registered(const struct ul_sup *s, pid_t pid)
-{
-	for (size_t i = 0; i < s->n_children; i++)
-		if (s->children[i]->pid == pid)
-			return true;
-	return false;
-}
-
-static void sup_unregister(struct ul_sup *s, struct ul_child *c)
-{
-	for (size_t i = 0; i < s->n_children; i++) {
-		if (s->children[i] != c)
-			continue;
-		memmove(&s->children[i], &s->children[i + 1],
-			(s->n_children - i - 1) * sizeof(s->children[0]));
-		s->n_children--;
-		s->children[s->n_children] = NULL;
-		return;
-	}
 }
 
 /*
@@ -92,38 +61,6 @@ static bool sup_drain_signals(struct ul_sup *s)
 	if (chld)
 		ul_sup_reap_orphans(s);
 	return intr;
-}
-
-/* The contracts of the ul_sup_ helpers below: supervise_impl.h. */
-int ul_sup_reap_child(struct ul_sup *s, struct ul_child *c, int flags)
-{
-	struct rusage ru;
-	pid_t r;
-	int st = 0;
-
-	memset(&ru, 0, sizeof(ru));
-	do
-		r = wait4(c->pid, &st, flags, &ru);
-	while (r < 0 && errno == EINTR);
-	if (r == 0)
-		return 0;
-	if (r < 0) {
-		/*
-		 * ECHILD: somebody reaped it behind our back (a waitpid(-1) outside
-		 * the supervisor).  The status is lost; record exit code 255 so it
-		 * never passes for success.
-		 */
-		st = W_EXITCODE(255, 0);
-		memset(&ru, 0, sizeof(ru));
-	}
-	c->wstatus = st;
-	c->ru = ru;
-	c->reaped = true;
-	if (c->pidfd >= 0)
-		close(c->pidfd);
-	c->pidfd = -1;
-	sup_unregister(s, c);
-	return 1;
 }
 
 static int sup_timeout_ms(ul_nsec until)
@@ -211,39 +148,6 @@ fail_mask:
 fail_subreaper:
 	prctl(PR_SET_CHILD_SUBREAPER, 0);
 	return err;
-}
-
-void ul_sup_fini(struct ul_sup *s)
-{
-	if (s->sigfd < 0 && s->timerfd < 0)
-		return; /* never initialised, or already finished */
-
-	ul_sup_reap_all(s, ul_now_ns() + SUP_FINI_DEADLINE_NS);
-
-	/* Children that even SIGKILL did not end: give up on them. */
-	while (s->n_children) {
-		struct ul_child *c = s->children[0];
-
-		if (c->pidfd >= 0)
-			close(c->pidfd);
-		c->pidfd = -1;
-		sup_unregister(s, c);
-	}
-
-	/*
-	 * Consume what is queued so that restoring the mask does not deliver
-	 * an interrupt we have already been told about; it is counted in
-	 * s->interrupts for the caller's exit code.
-	 */
-	sup_drain_signals(s);
-	if (s->sigfd >= 0)
-		close(s->sigfd);
-	if (s->timerfd >= 0)
-		close(s->timerfd);
-	s->sigfd = -1;
-	s->timerfd = -1;
-	sigprocmask(SIG_SETMASK, &s->old_mask, NULL);
-	prctl(PR_SET_CHILD_SUBREAPER, 0);
 }
 
 /*

@@ -1,24 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The supervisor's ending of processes (contracts: supervise.h and
- * supervise_impl.h): listing our direct children, reaping orphans that
- * came back to us as subreaper, stopping a child's process group
- * (SIGTERM, grace, SIGKILL, the group's stragglers) and the final reap of
- * everything that is left.
+ * The supervisor's ending of processes and of itself (contracts:
+ * supervise.h and supervise_impl.h): stopping a child's process group
+ * (SIGTERM, grace, SIGKILL, the group's stragglers), the final reap of
+ * everything that is left, and ul_sup_fini().  The top of proc/supervise:
+ * it waits through the event loop (supervise.c) and reaps through the
+ * registry (supervise_children.c); neither calls back up here.
  */
-#include "core/procstat.h"
 #include "proc/supervise_impl.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 /* How long SIGKILL may take before a leader is declared unkillable (-ETIME). */
 #define SUP_KILL_WAIT_NS (10 * UL_NS_PER_SEC)
+/* ul_sup_fini(): the overall bound of its final reap. */
+#define SUP_FINI_DEADLINE_NS (3 * UL_NS_PER_SEC)
 /* ul_sup_reap_all(): grace for each registered child. */
 #define SUP_FINI_GRACE_NS (1 * UL_NS_PER_SEC)
 /* ul_sup_reap_all() with deadline 0: every wait has a deadline. */
@@ -29,107 +30,6 @@
  * this only bounds how late we notice a group member that is not.
  */
 #define SUP_RECHECK_NS (20 * UL_NS_PER_MS)
-
-/*
- * Call fn(s, pid) for every direct child of this process, registered or
- * not; returns how many there were, or -errno if they cannot be listed.
- * /proc/self/task/TID/children needs CONFIG_PROC_CHILDREN; without it we
- * scan /proc/PID/stat for our pid as parent (slower, same answer).
- */
-typedef void (*sup_child_fn)(struct ul_sup *s, pid_t pid, void *arg);
-
-static int sup_children_from_tasks(struct ul_sup *s, sup_child_fn fn, void *arg)
-{
-	char path[64];
-	struct dirent *de;
-	DIR *d;
-	FILE *f;
-	int pid, n = 0, files = 0;
-
-	d = opendir("/proc/self/task");
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%d/children", atoi(de->d_name));
-		f = fopen(path, "re");
-		if (!f)
-			continue; /* a thread that just ended, or no such file at all */
-		files++;
-		while (fscanf(f, "%d", &pid) == 1) {
-			fn(s, pid, arg);
-			n++;
-		}
-		fclose(f);
-	}
-	closedir(d);
-	return files ? n : -ENOENT;
-}
-
-static int sup_children_from_stat(struct ul_sup *s, sup_child_fn fn, void *arg)
-{
-	struct ul_procstat ps;
-	struct dirent *de;
-	pid_t self = getpid();
-	DIR *d;
-	int n = 0;
-
-	d = opendir("/proc");
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue;
-		/* Gone meanwhile, or not ours. */
-		if (ul_procstat_read((pid_t)atoi(de->d_name), &ps) || ps.ppid != self)
-			continue;
-		fn(s, ps.pid, arg);
-		n++;
-	}
-	closedir(d);
-	return n;
-}
-
-static int sup_for_each_child(struct ul_sup *s, sup_child_fn fn, void *arg)
-{
-	int n = sup_children_from_tasks(s, fn, arg);
-
-	return n >= 0 ? n : sup_children_from_stat(s, fn, arg);
-}
-
-static void sup_reap_if_orphan(struct ul_sup *s, pid_t pid, void *arg)
-{
-	(void)arg;
-	if (!ul_sup_pid_registered(s, pid))
-		while (waitpid(pid, NULL, WNOHANG) < 0 && errno == EINTR)
-			;
-}
-
-/*
- * The fast path peeks with WNOWAIT; when a registered zombie heads the
- * kernel's list it hides everything behind it, and we go through the
- * children one by one instead.
- */
-void ul_sup_reap_orphans(struct ul_sup *s)
-{
-	siginfo_t si;
-
-	for (;;) {
-		memset(&si, 0, sizeof(si));
-		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0) {
-			if (errno == EINTR)
-				continue;
-			return; /* ECHILD: no children at all */
-		}
-		if (si.si_pid == 0)
-			return; /* nobody has exited */
-		if (ul_sup_pid_registered(s, si.si_pid))
-			break;
-		sup_reap_if_orphan(s, si.si_pid, NULL);
-	}
-	sup_for_each_child(s, sup_reap_if_orphan, NULL);
-}
 
 /*
  * Signal the child's process group.  Falls back to the leader alone when
@@ -243,7 +143,7 @@ void ul_sup_reap_all(struct ul_sup *s, ul_nsec deadline)
 		int strays = 0;
 
 		ul_sup_reap_orphans(s);
-		if (sup_for_each_child(s, sup_kill_stray, &strays) < 0) {
+		if (ul_sup_for_each_child(s, sup_kill_stray, &strays) < 0) {
 			siginfo_t si;
 
 			/* Cannot list children: all we can do is wait for exits. */
@@ -258,4 +158,37 @@ void ul_sup_reap_all(struct ul_sup *s, ul_nsec deadline)
 		next = ul_now_ns() + SUP_RECHECK_NS;
 		ul_sup_wait_fd(s, -1, next < deadline ? next : deadline, false);
 	}
+}
+
+void ul_sup_fini(struct ul_sup *s)
+{
+	if (s->sigfd < 0 && s->timerfd < 0)
+		return; /* never initialised, or already finished */
+
+	ul_sup_reap_all(s, ul_now_ns() + SUP_FINI_DEADLINE_NS);
+
+	/* Children that even SIGKILL did not end: give up on them. */
+	while (s->n_children) {
+		struct ul_child *c = s->children[0];
+
+		if (c->pidfd >= 0)
+			close(c->pidfd);
+		c->pidfd = -1;
+		ul_sup_unregister(s, c);
+	}
+
+	/*
+	 * Consume what is queued so that restoring the mask does not deliver
+	 * an interrupt we have already been told about; it is counted in
+	 * s->interrupts for the caller's exit code.
+	 */
+	(void)ul_sup_check_signals(s);
+	if (s->sigfd >= 0)
+		close(s->sigfd);
+	if (s->timerfd >= 0)
+		close(s->timerfd);
+	s->sigfd = -1;
+	s->timerfd = -1;
+	sigprocmask(SIG_SETMASK, &s->old_mask, NULL);
+	prctl(PR_SET_CHILD_SUBREAPER, 0);
 }
