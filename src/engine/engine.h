@@ -114,7 +114,7 @@ struct ul_engine {
 	ul_nsec work_begin_ns;
 };
 
-/* The resp suite's tests (engine/resp.c), which the deadline suite shares. */
+/* The resp suite's tests (engine/suites/resp/resp.c), which the deadline suite shares. */
 extern const struct ul_suite_test ul_resp_tests[];
 
 /* True if --tests may name `name` for this suite: one of its tests, or

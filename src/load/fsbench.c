@@ -3,10 +3,10 @@
  * The "fsbench" load (contest v0.61's dbench_load): worker processes replay
  * the fsbench trace over and over, each in its own clients/clientN
  * directory, counting operations.  The trace is Debian's dbench client.txt
- * when installed, else the built-in one (engine/fsbench.h, loadfile.h).
+ * when installed, else the built-in one (engine/suites/fsbench/fsbench.h, loadfile.h).
  */
 #include "core/compat.h"
-#include "engine/fsbench.h"
+#include "engine/suites/fsbench/fsbench.h"
 #include "load/internal.h"
 #include "load/load.h"
 #include "probe/fsbench/replay.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The suite registry, expanded from engine/suites.def, and lookups in a suite's tests. */
+/* The suite registry, expanded from engine/suites/suites.def, and lookups in a suite's tests. */
 #include "core/compat.h"
 #include "core/registry.h"
 #include "model/suite.h"
@@ -7,12 +7,12 @@
 #include <string.h>
 
 #define UL_SUITE(file, ident) extern const struct ul_suite ul_suite_##ident;
-#include "engine/suites.def"
+#include "engine/suites/suites.def"
 #undef UL_SUITE
 
 static const struct ul_suite *const suites[] = {
 #define UL_SUITE(file, ident) &ul_suite_##ident,
-#include "engine/suites.def"
+#include "engine/suites/suites.def"
 #undef UL_SUITE
 	NULL,
 };

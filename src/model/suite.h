@@ -7,10 +7,12 @@
  * so report/ and stats/ can read its data (test order, metric directions)
  * without seeing the engine; the hooks take engine types by pointer only.
  *
- * How to add a suite: write engine/NAME.c defining
- * `const struct ul_suite ul_suite_NAME` (tests, probe, options, hooks),
- * add `UL_SUITE(NAME, NAME)` to engine/suites.def, give it a CLI test under
- * tests/cli/ and, when it has a seed table, a format (report/format.h).
+ * How to add a suite: make the folder engine/suites/NAME/ with its driver
+ * NAME.c defining `const struct ul_suite ul_suite_NAME` (tests, probe,
+ * options, hooks), its private helpers and a meson.build adding its files
+ * to suite_sources; add `UL_SUITE(NAME, NAME)` to engine/suites/suites.def,
+ * give it a CLI test under tests/cli/ and, when it has a seed table, a
+ * format (report/format.h).
  */
 #ifndef UL_MODEL_SUITE_H
 #define UL_MODEL_SUITE_H

@@ -2,7 +2,7 @@
 /*
  * The "mtest01" probe: LTP mtest01 -p80 -w, one allocate-and-touch child
  * timed end to end.  The mtest suite sizes and spawns it
- * (engine/mtest.h): series mtest_elapsed_ns and its rusage.
+ * (engine/suites/mtest/mtest.h): series mtest_elapsed_ns and its rusage.
  */
 #include "core/compat.h"
 #include "probe/probe.h"

@@ -13,7 +13,7 @@
 #include "core/optparse.h"
 #include "engine/deadline.h"
 #include "engine/engine.h"
-#include "engine/mtest.h"
+#include "engine/suites/mtest/mtest.h"
 #include "probe/deadline.h"
 #include "proc/scratch.h"
 #include "proc/supervise.h"

@@ -5,12 +5,12 @@
  * An allocation failure or an OOM kill is a recorded outcome of a run.
  */
 #include "core/compat.h"
-#include "engine/mtest.h"
 #include "core/log.h"
 #include "core/parse.h"
 #include "core/sysinfo.h"
 #include "engine/deadline.h"
 #include "engine/engine.h"
+#include "engine/suites/mtest/mtest.h"
 #include "proc/cgroup/cgroup.h"
 
 #include <errno.h>

@@ -18,7 +18,7 @@
 #define UL_MTEST_DEFAULT_CHUNK UL_MiB
 #define UL_MTEST_DEFAULT_CENTI 8000 /* 80% */
 
-/* The suite's own options of `underload run` (its table in engine/mtest.c). */
+/* The suite's own options of `underload run` (its table in engine/suites/mtest/mtest.c). */
 struct ul_mtest_opts {
 	int64_t target_centi;	/* --mtest-target as a share of budget + free swap; 0 = 80% */
 	uint64_t target_bytes;	/* --mtest-target as a size; 0 = use the share */

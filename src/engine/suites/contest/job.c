@@ -4,12 +4,12 @@
  * (--job, or make in the generated tree), spawned in their directory with
  * their output to a log (whose tail is quoted when they fail), timed whole
  * while the load is watched, and the page cache synced and dropped before
- * each job.  engine/contest.c drives the cells.
+ * each job.  engine/suites/contest/contest.c drives the cells.
  */
 #include "core/compat.h"
-#include "engine/contest_int.h"
 #include "core/log.h"
 #include "core/parse.h"
+#include "engine/suites/contest/internal.h"
 #include "proc/scratch.h"
 
 #include <errno.h>

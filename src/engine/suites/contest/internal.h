@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Inside the contest suite: its state, shared by the cell driver
- * (engine/contest.c) and the job runner (engine/contest_job.c).
+ * (engine/suites/contest/contest.c) and the job runner (engine/suites/contest/job.c).
  */
 #ifndef UL_ENGINE_CONTEST_INT_H
 #define UL_ENGINE_CONTEST_INT_H
 
 #include "core/compat.h"
-#include "engine/contest.h"
 #include "engine/engine.h"
-#include "engine/srctree.h"
+#include "engine/suites/contest/contest.h"
+#include "engine/suites/contest/srctree.h"
 
 #include <limits.h>
 
@@ -56,7 +56,7 @@ enum run_result {
 	RUN_UNKILLABLE,	 /* could not be reaped even by SIGKILL */
 };
 
-/* --- the job runner (engine/contest_job.c) --- */
+/* --- the job runner (engine/suites/contest/job.c) --- */
 
 /* The last `lines` non-empty lines of a log, joined by " | " ("" if none). */
 void ul_contest_log_tail(const char *path, int lines, char *buf, size_t len);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Generator of the contest reference job: a C source tree built by make,
- * every byte a function of the spec (see engine/srctree.h).
+ * every byte a function of the spec (see engine/suites/contest/srctree.h).
  */
 #include "core/compat.h"
-#include "engine/srctree.h"
+#include "engine/suites/contest/srctree.h"
 
 #include <errno.h>
 #include <stdarg.h>

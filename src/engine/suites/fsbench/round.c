@@ -5,10 +5,10 @@
  * measured window (or one pass), stop them, and gather what they did.
  */
 #include "core/compat.h"
-#include "engine/fsbench_round.h"
 #include "core/log.h"
 #include "core/parse.h"
 #include "engine/engine.h"
+#include "engine/suites/fsbench/round.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -18,11 +18,11 @@
  * the job itself is broken and the suite stops.
  */
 #include "core/compat.h"
-#include "engine/contest_int.h"
 #include "core/log.h"
 #include "core/parse.h"
 #include "engine/engine.h"
-#include "engine/srctree.h"
+#include "engine/suites/contest/internal.h"
+#include "engine/suites/contest/srctree.h"
 #include "load/load.h"
 #include "proc/scratch.h"
 

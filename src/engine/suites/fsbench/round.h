@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * One round of the fsbench suite (engine/fsbench_round.c): clients are
+ * One round of the fsbench suite (engine/suites/fsbench/round.c): clients are
  * supervised children (ul_spawn: own process group, PDEATHSIG), started
  * behind one barrier (a ready pipe they all write, a go pipe whose EOF
  * releases them together) and driven by a phase word in shared memory.

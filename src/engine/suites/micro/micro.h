@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The micro suite's settings and its run (engine/micro.c). */
+/* The micro suite's settings and its run (engine/suites/micro/micro.c). */
 #ifndef UL_ENGINE_MICRO_H
 #define UL_ENGINE_MICRO_H
 

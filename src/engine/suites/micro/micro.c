@@ -10,11 +10,11 @@
 #include "core/log.h"
 #include "core/parse.h"
 #include "engine/engine.h"
-#include "engine/micro.h"
+#include "engine/suites/micro/micro.h"
 #include "load/load.h"
 #include "probe/micro/micro.h"
-#include "probe/probe.h"
 #include "probe/micro/run.h"
+#include "probe/probe.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -2,11 +2,11 @@
 /*
  * A user's job command line: split into an argv vector without a shell,
  * and the program it names found as execvp() would.  Declared in
- * engine/contest.h; kept apart from the suite so the suite file stays
+ * engine/suites/contest/contest.h; kept apart from the suite so the suite file stays
  * about running cells.
  */
 #include "core/compat.h"
-#include "engine/contest.h"
+#include "engine/suites/contest/contest.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The fsbench suite: dbench's file-server replay (engine/fsbench.h), under
+ * The fsbench suite: dbench's file-server replay (engine/suites/fsbench/fsbench.h), under
  * each --under load in turn, --runs rounds per load, with throughput from
  * the bytes really moved, per-operation latency and the per-client spread.
  */
 #include "core/compat.h"
-#include "engine/fsbench.h"
 #include "core/log.h"
 #include "core/parse.h"
 #include "engine/engine.h"
-#include "engine/fsbench_round.h"
+#include "engine/suites/fsbench/fsbench.h"
+#include "engine/suites/fsbench/round.h"
 #include "load/load.h"
 
 #include <errno.h>

@@ -14,7 +14,7 @@
 #define UL_CONTEST_DEFAULT_JOB_TIMEOUT_NS (3600 * UL_NS_PER_SEC)
 
 /* What `underload run contest` was told: the suite's option table
- * (engine/contest_opts.c) fills it, defaults included. */
+ * (engine/suites/contest/opts.c) fills it, defaults included. */
 struct ul_contest_opts {
 	const char *job;	/* --job 'CMD ARGS'; NULL = make -jNCPU of the generated tree */
 	const char *job_dir;	/* --job-dir: where the job runs and what the tar loads

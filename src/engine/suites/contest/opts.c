@@ -6,8 +6,8 @@
  * anything runs.
  */
 #include "core/compat.h"
-#include "engine/contest.h"
-#include "engine/srctree.h"
+#include "engine/suites/contest/contest.h"
+#include "engine/suites/contest/srctree.h"
 
 #include <errno.h>
 #include <limits.h>

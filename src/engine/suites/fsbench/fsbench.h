@@ -32,7 +32,7 @@
 #define UL_FSBENCH_DEFAULT_DURATION_NS (60 * UL_NS_PER_SEC)
 #define UL_FSBENCH_DEFAULT_RUNS 1
 
-/* The suite's options of `underload run` (its table in engine/fsbench.c);
+/* The suite's options of `underload run` (its table in engine/suites/fsbench/fsbench.c);
  * zeroed means the defaults. */
 struct ul_fsbench_opts {
 	int64_t clients;	/* --clients; 0 = UL_FSBENCH_CLIENTS_PER_CPU per CPU */
