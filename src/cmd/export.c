@@ -33,7 +33,8 @@ static const struct ul_opt export_opts[] = {
 	  .help = "whole runs with their cells, series and metrics in the exchange format "
 		  "'underload import' reads (json), or one RFC 4180 row per raw sample with the "
 		  "columns run_uuid, label, host, suite, test, probe, metric, unit, index, value "
-		  "(csv)" },
+		  "(csv; control characters in stored strings written as \\n, \\r, \\t, \\xNN or "
+		  "\\uNNNN, a backslash doubled)" },
 	{ "output", UL_OPT_STRING, .short_name = 'o', .arg = "FILE", A(output),
 	  .help = "write FILE (replaced atomically when it is a regular file) instead of "
 		  "standard output" },

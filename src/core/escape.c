@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 size_t ul_utf8_len(const unsigned char *s, size_t avail)
@@ -153,4 +154,30 @@ int ul_fput_escaped(FILE *out, const char *s, size_t cap)
 		i += take;
 	}
 	return 0;
+}
+
+int ul_csv_field(FILE *out, const char *s, size_t cap, bool last)
+{
+	char small[512], *text = small;
+	size_t need = ul_escape(small, sizeof(small), s, cap);
+	int bad = 0;
+
+	if (need >= sizeof(small)) {
+		text = malloc(need + 1);
+		if (!text)
+			return -ENOMEM;
+		ul_escape(text, need + 1, s, cap);
+	}
+	if (strpbrk(text, ",\"")) {
+		bad |= fputc('"', out) == EOF;
+		for (const char *p = text; *p; p++)
+			bad |= (*p == '"' && fputc('"', out) == EOF) || fputc(*p, out) == EOF;
+		bad |= fputc('"', out) == EOF;
+	} else {
+		bad |= fputs(text, out) == EOF;
+	}
+	bad |= fputs(last ? "\r\n" : ",", out) == EOF;
+	if (text != small)
+		free(text);
+	return bad ? -EIO : 0;
 }

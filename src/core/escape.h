@@ -31,6 +31,17 @@ const char *ul_esc(const char *s);
 /* Write s escaped to `out`; returns 0 or -EIO from the stream. */
 int ul_fput_escaped(FILE *out, const char *s, size_t cap);
 
+/*
+ * Write at most `cap` bytes of `s` as one CSV field (RFC 4180), then ","
+ * or, when `last`, the record's "\r\n".  The text is ul_escape()d first,
+ * so a stored control character never reaches a spreadsheet raw: a newline
+ * is the two characters \n, ESC is \x1b, a backslash is doubled (one
+ * escape form for every command's CSV).  The field is then quoted when it
+ * holds a comma or a double quote, a quote doubled inside.  Returns 0 or
+ * -EIO (-ENOMEM) from the stream.
+ */
+int ul_csv_field(FILE *out, const char *s, size_t cap, bool last);
+
 /* Length of the valid UTF-8 sequence at s[0..avail) (1..4), or 0 if the
  * bytes there are not valid UTF-8 (overlong, surrogate, > U+10FFFF, cut). */
 size_t ul_utf8_len(const unsigned char *s, size_t avail);

@@ -369,21 +369,10 @@ int ul_report_compare_json(FILE *out, const struct ul_runcmp *c)
 
 /* ---- CSV ---- */
 
-/* An RFC 4180 field: quoted when it holds a comma, quote, CR or LF. */
+/* One CSV field, escaped and quoted as every command's CSV (ul_csv_field). */
 static void csv_field(FILE *out, const char *s, bool last)
 {
-	if (strpbrk(s, ",\"\r\n")) {
-		fputc('"', out);
-		for (; *s; s++) {
-			if (*s == '"')
-				fputc('"', out);
-			fputc(*s, out);
-		}
-		fputc('"', out);
-	} else {
-		fputs(s, out);
-	}
-	fputs(last ? "\r\n" : ",", out);
+	ul_csv_field(out, s, SIZE_MAX, last);
 }
 
 static void csv_num(FILE *out, double v, bool last)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The exchange format's writers: JSON (export, recovery files) and tidy CSV. */
 #include "core/compat.h"
+#include "core/escape.h"
 #include "model/model_json.h"
 #include "store/exchange.h"
 
@@ -53,25 +54,6 @@ int ul_exchange_write_json(FILE *out, const struct ul_run *const *runs, size_t n
 	return 0;
 }
 
-/* One CSV field, RFC 4180: quoted when it holds a comma, quote, CR or LF. */
-static void csv_field(FILE *out, const char *s, size_t cap, bool last)
-{
-	size_t len = strnlen(s, cap);
-
-	if (strcspn(s, ",\"\r\n") < len) {
-		fputc('"', out);
-		for (size_t i = 0; i < len; i++) {
-			if (s[i] == '"')
-				fputc('"', out);
-			fputc(s[i], out);
-		}
-		fputc('"', out);
-	} else {
-		fwrite(s, 1, len, out);
-	}
-	fputs(last ? "\r\n" : ",", out);
-}
-
 /* The unit a series name's suffix gives ("delay_ns" -> "ns"), or "". */
 static const char *series_unit(const char *name)
 {
@@ -85,36 +67,38 @@ static const char *series_unit(const char *name)
 	return "";
 }
 
-#define CSV(out, field, last) csv_field((out), (field), sizeof(field), (last))
+#define CSV(out, field, last) ul_csv_field((out), (field), sizeof(field), (last))
 
 int ul_exchange_write_csv(FILE *out, const struct ul_run *const *runs, size_t n)
 {
+	int bad = 0;
+
 	fputs("run_uuid,label,host,suite,test,probe,metric,unit,index,value\r\n", out);
-	for (size_t r = 0; r < n; r++) {
+	for (size_t r = 0; r < n && !bad; r++) {
 		const struct ul_run *run = runs[r];
 
-		for (size_t c = 0; c < run->n_cells; c++) {
+		for (size_t c = 0; c < run->n_cells && !bad; c++) {
 			const struct ul_cell *cell = &run->cells[c];
 
-			for (size_t s = 0; s < cell->n_series; s++) {
+			for (size_t s = 0; s < cell->n_series && !bad; s++) {
 				const struct ul_series *ser = &cell->series[s];
 				const char *unit = series_unit(ser->name);
 
-				for (size_t i = 0; i < ser->n; i++) {
-					CSV(out, run->uuid, false);
-					CSV(out, run->label, false);
-					CSV(out, run->host.hostname, false);
-					CSV(out, cell->suite, false);
-					CSV(out, cell->load, false);
-					CSV(out, cell->probe, false);
-					CSV(out, ser->name, false);
-					csv_field(out, unit, SIZE_MAX, false);
+				for (size_t i = 0; i < ser->n && !bad; i++) {
+					bad |= CSV(out, run->uuid, false);
+					bad |= CSV(out, run->label, false);
+					bad |= CSV(out, run->host.hostname, false);
+					bad |= CSV(out, cell->suite, false);
+					bad |= CSV(out, cell->load, false);
+					bad |= CSV(out, cell->probe, false);
+					bad |= CSV(out, ser->name, false);
+					bad |= ul_csv_field(out, unit, SIZE_MAX, false);
 					fprintf(out, "%zu,%lld\r\n", i, (long long)ser->v[i]);
 				}
 			}
 		}
 	}
-	if (fflush(out) || ferror(out))
+	if (bad || fflush(out) || ferror(out))
 		return -EIO;
 	return 0;
 }

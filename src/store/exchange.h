@@ -43,7 +43,8 @@
 
 /* Write the runs as one JSON document; 0 or a negative errno. */
 int ul_exchange_write_json(FILE *out, const struct ul_run *const *runs, size_t n);
-/* Write the runs' raw samples as RFC 4180 CSV with a header line. */
+/* Write the runs' raw samples as RFC 4180 CSV with a header line, every
+ * stored string escaped (ul_csv_field): no control character is written raw. */
 int ul_exchange_write_csv(FILE *out, const struct ul_run *const *runs, size_t n);
 /*
  * Parse a document of len bytes.  On success *runs (n of them, each to be

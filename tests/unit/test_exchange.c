@@ -303,10 +303,16 @@ START_TEST(test_csv_quoting)
 	fclose(f);
 	ck_assert_ptr_nonnull(strstr(buf, "run_uuid,label,host,suite,test,probe,metric,unit,index,"
 					  "value\r\n"));
-	/* label with a quote, a newline, an escape and a comma: quoted, quotes doubled */
-	ck_assert_ptr_nonnull(strstr(buf, ",\"lab\"\"el\n\x1b[2J, \xc3\xa9\",\"x,\"\"y\"\"\",resp,"
+	/* label with a quote, a newline, an escape and a comma: the control
+	 * characters escaped, then quoted with its quotes doubled */
+	ck_assert_ptr_nonnull(strstr(buf, ",\"lab\"\"el\\n\\x1b[2J, \xc3\xa9\",\"x,\"\"y\"\"\",resp,"
 					  "noload,resp,delay_ns,ns,0,-9223372036854775808\r\n"));
 	ck_assert_ptr_nonnull(strstr(buf, ",delay_ns,ns,1,9223372036854775807\r\n"));
+	/* No raw control character but the CR LF that ends each record. */
+	for (size_t i = 0; i < len; i++)
+		ck_assert(((unsigned char)buf[i] >= 0x20 && buf[i] != 0x7f) ||
+			  (buf[i] == '\r' && buf[i + 1] == '\n') ||
+			  (buf[i] == '\n' && buf[i - 1] == '\r'));
 	free(buf);
 	ul_run_release(&run);
 }
