@@ -209,7 +209,10 @@ int ul_opt_parse_argv(struct ul_opt_group *groups, size_t n, int argc, char **ar
 	build(groups, n, longs, shorts, sizeof(shorts));
 	for (size_t gi = 0; gi < n; gi++)
 		groups[gi].given = 0;
-	optind = 1;
+	/* 0, not 1: glibc then also forgets where it was inside a cluster of
+	 * short options ("-Zc7" refused at Z), which would otherwise be read
+	 * from the previous, maybe freed, argv on the next call. */
+	optind = 0;
 	/* getopt permutes: options may follow operands, as they always could. */
 	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
 		size_t gi, oi;

@@ -550,6 +550,26 @@ START_TEST(test_optparse)
 }
 END_TEST
 
+/* A parse refused inside a cluster of short options leaves nothing behind
+ * for the next parse (found by tests/fuzz/fuzz_options: glibc kept its
+ * place in the first argv, "c7", and read it again, freed by then). */
+START_TEST(test_optparse_again_after_cluster)
+{
+	char a[][8] = { "x", "-Zc7" }, b[][4] = { "x" };
+	char *bad_argv[] = { a[0], a[1], NULL }, *ok_argv[] = { b[0], NULL };
+	struct ul_opt_group g;
+	struct cli c;
+	char err[256];
+	int first = 0;
+
+	ck_assert_int_eq(cli_parse(&c, &g, bad_argv, &first, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(cli_parse(&c, &g, ok_argv, &first, err, sizeof(err)), 0);
+	ck_assert_int_eq(c.count, 3);
+	ck_assert(!ul_opt_given(&g, "count"));
+	ck_assert_int_eq(first, 1);
+}
+END_TEST
+
 START_TEST(test_optparse_errors)
 {
 	static const struct {
@@ -715,6 +735,7 @@ Suite *ul_test_suite_core(void)
 	tcase_add_test(opt, test_opt_fmt_roundtrip);
 	tcase_add_test(opt, test_optparse);
 	tcase_add_test(opt, test_optparse_errors);
+	tcase_add_test(opt, test_optparse_again_after_cluster);
 	tcase_add_test(opt, test_optparse_help_and_man);
 	tcase_add_test(sys, test_meminfo_parse);
 	tcase_add_test(sys, test_meminfo_parse_old_and_bad);
