@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Internal to report/html*.c: the document being written (HTML page or
- * one SVG file per figure), the runs grouped by label, and the sections
- * each file contributes.
+ * Internal to report/html/: the document being written (HTML page or one
+ * SVG file per figure) and the runs grouped by label; what every section
+ * writes through (doc.c).  The sections themselves: sections.h.
  */
 #ifndef UL_REPORT_HTML_DOC_H
 #define UL_REPORT_HTML_DOC_H
@@ -33,6 +33,14 @@ struct ul_hdoc {
 };
 
 /*
+ * Groups d->runs by label in the order given and picks the baseline
+ * (opts may be NULL); -E2BIG beyond UL_HTML_MAX_LABELS, -ENOMEM.  The
+ * labels are freed by ul_hdoc_free_labels(), also after a failure.
+ */
+int ul_hdoc_group_labels(struct ul_hdoc *d, const struct ul_report_opts *opts);
+void ul_hdoc_free_labels(struct ul_hdoc *d);
+
+/*
  * Opens a figure: a <figure> in the page, or a file from the sink.  Returns
  * the stream to draw into, or NULL after recording an error.  `slug` parts
  * are joined by '-' and cleaned to a safe file name.
@@ -53,20 +61,5 @@ void ul_hdoc_heading(struct ul_hdoc *d, int level, const char *id, const char *t
 int ul_hdoc_values(const struct ul_hlabel *l, const char *suite, const char *load,
 		   const char *probe, double div, double **out, size_t *n, const char **series,
 		   size_t *bad);
-
-/* The sections, in page order. */
-void ul_html_environment(struct ul_hdoc *d);
-void ul_html_suites(struct ul_hdoc *d);
-void ul_html_monitors(struct ul_hdoc *d);
-/* contest: Time and Loads per load, one bar per label. */
-void ul_html_contest(struct ul_hdoc *d, const char *suite);
-/* micro: each label's memory latency against working-set size, when the
- * cells of (suite, load, probe) hold lat_mem's curve. */
-void ul_html_micro_curve(struct ul_hdoc *d, const char *suite, const char *load,
-			 const char *probe);
-/* deadline: each label's latency over time with its missed periods marked. */
-void ul_html_deadline(struct ul_hdoc *d, const char *load);
-/* Per suite: change of each label against the baseline with verdicts. */
-void ul_html_verdicts(struct ul_hdoc *d, const char *suite);
 
 #endif

@@ -7,7 +7,7 @@
  */
 #include "core/compat.h"
 #include "report/common.h"
-#include "report/html/doc.h"
+#include "report/html/sections.h"
 
 #include <inttypes.h>
 #include <string.h>

@@ -6,7 +6,7 @@
  */
 #include "core/compat.h"
 #include "report/common.h"
-#include "report/html/doc.h"
+#include "report/html/sections.h"
 #include "stats/stats.h"
 
 #include <errno.h>

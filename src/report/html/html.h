@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * report/html/: the HTML (and --format svg) report.  html.c walks the
- * page and calls its sections (env.c, suite.c, extra.c, verdict.c,
- * monitor.c); doc.h holds what they share.  The charts they draw are
- * report/svg/'s; the numbers come from the model and stats/.
+ * report/html/: the HTML (and --format svg) report; this header is its
+ * face.  page.c is the top: it walks the page and calls the sections
+ * (sections.h: env.c, suite.c, monitor.c; suite.c calls extra.c and
+ * verdict.c), which all write through the document (doc.h, doc.c) and
+ * nothing else calls back up.  The charts they draw are report/svg/'s;
+ * the numbers come from the model and stats/.
  *
  * The HTML report (`underload report`, format "html"): one self-contained
  * page of inline CSS and SVG (no script, no font, no network; a Content

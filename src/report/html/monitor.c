@@ -9,7 +9,7 @@
 #include "core/compat.h"
 #include "core/sysmon.h"
 #include "report/common.h"
-#include "report/html/doc.h"
+#include "report/html/sections.h"
 #include "report/plot.h"
 
 #include <errno.h>

@@ -7,7 +7,7 @@
  * baseline; contest's Time and Loads per load.
  */
 #include "core/compat.h"
-#include "report/html/doc.h"
+#include "report/html/sections.h"
 #include "report/plot.h"
 
 #include <errno.h>

@@ -9,7 +9,7 @@
  */
 #include "core/compat.h"
 #include "model/suite.h"
-#include "report/html/doc.h"
+#include "report/html/sections.h"
 #include "report/plot.h"
 #include "stats/runcmp.h"
 

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Internal to report/html/: the sections of the page, each a file of its
+ * own writing through the document (doc.h).  page.c calls the first three
+ * in page order; suite.c calls the per-suite ones below them.
+ */
+#ifndef UL_REPORT_HTML_SECTIONS_H
+#define UL_REPORT_HTML_SECTIONS_H
+
+#include "report/html/doc.h"
+
+/* The sections, in page order. */
+void ul_html_environment(struct ul_hdoc *d);
+void ul_html_suites(struct ul_hdoc *d);
+void ul_html_monitors(struct ul_hdoc *d);
+/* contest: Time and Loads per load, one bar per label. */
+void ul_html_contest(struct ul_hdoc *d, const char *suite);
+/* micro: each label's memory latency against working-set size, when the
+ * cells of (suite, load, probe) hold lat_mem's curve. */
+void ul_html_micro_curve(struct ul_hdoc *d, const char *suite, const char *load,
+			 const char *probe);
+/* deadline: each label's latency over time with its missed periods marked. */
+void ul_html_deadline(struct ul_hdoc *d, const char *load);
+/* Per suite: change of each label against the baseline with verdicts. */
+void ul_html_verdicts(struct ul_hdoc *d, const char *suite);
+
+#endif
