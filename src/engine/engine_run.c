@@ -15,9 +15,11 @@
 #include "store/store.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /*
@@ -251,6 +253,26 @@ static int engine_measure(struct ul_engine *eng, const struct ul_suite *const *s
 }
 
 /*
+ * Test seam: with $UL_TEST_TEARDOWN_HOLD naming a file, the end of the
+ * teardown (status stored, journal closed, signals still blocked) creates
+ * that file and holds for 2 s, so a test can send a signal there
+ * (tests/cli/t0105).
+ */
+static void test_hold_teardown(void)
+{
+	const char *path = getenv("UL_TEST_TEARDOWN_HOLD");
+	const struct timespec hold = { 2, 0 };
+	int fd;
+
+	if (!path || !path[0])
+		return;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
+	nanosleep(&hold, NULL);
+}
+
+/*
  * Undoes what the run made, in order: every process first (they may hold
  * files open in the scratch directory or live in the cgroup), then the
  * system changes, then the directory, then the status, then the journal.
@@ -281,6 +303,7 @@ static int engine_teardown(struct ul_engine *eng, int result, bool begun)
 	if (eng->journal.fd >= 0)
 		ul_journal_finish(&eng->journal);
 	free(eng->kept);
+	test_hold_teardown();
 	return result;
 }
 
@@ -309,7 +332,11 @@ int ul_engine_run(const struct ul_engine_config *cfg, struct ul_store *store, st
 	if (result == UL_ENGINE_OK)
 		result = engine_measure(&eng, suites, n_suites, &begun);
 	result = engine_teardown(&eng, result, begun);
-	ul_sup_unblock_signals(&saved_mask);
+	/* One that came after the status was stored still ends the command
+	 * as interrupted; the run keeps the status it has. */
+	if (ul_sup_unblock_signals(&saved_mask) > 0 &&
+	    (result == UL_ENGINE_OK || result == UL_ENGINE_FLAGGED))
+		result = UL_ENGINE_INTERRUPTED;
 	return result;
 }
 
