@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What every suite calls while it runs: preflight of its tests, item
- * contexts, new cells, loads started and stopped around the measured
- * window, cells committed, progress.  The run's own life (set-up and the
- * guaranteed teardown) is engine_run.c; suite planning is engine/<suite>.c.
+ * contexts, new cells, cells committed, progress.  The measured window is
+ * window.c; the run's own life (set-up and the guaranteed teardown) is
+ * engine_run.c; each suite is engine/suites/<name>/.
  */
 #include "core/compat.h"
 #include "engine/engine.h"
@@ -201,109 +201,6 @@ struct ul_cell *ul_engine_new_cell(struct ul_engine *eng, const char *suite,
 				   const struct ul_load *load, const char *probe)
 {
 	return ul_engine_new_cell_named(eng, suite, load->name, load->unit, probe, NULL);
-}
-
-int ul_engine_start_load(struct ul_engine *eng, struct ul_cell *cell, const struct ul_load *load,
-			 struct ul_running_load **rl)
-{
-	struct ul_load_ctx ctx;
-	char why[sizeof(cell->note)];
-	int rc;
-
-	*rl = NULL;
-	/* An interrupt some earlier wait consumed still ends the run here. */
-	if (ul_sup_interrupted(&eng->sup)) {
-		cell->outcome = UL_CELL_INTERRUPTED;
-		snprintf(cell->note, sizeof(cell->note), "interrupted before the load started");
-		return UL_ENGINE_INTERRUPTED;
-	}
-	ul_engine_test_load_ctx(eng, cell->suite, load, &ctx);
-	rc = ul_load_start(&eng->sup, load, &ctx, eng->cfg->ready_timeout_ns, rl, why, sizeof(why));
-	if (rc == -EINTR) {
-		*rl = NULL;
-		cell->outcome = UL_CELL_INTERRUPTED;
-		snprintf(cell->note, sizeof(cell->note), "interrupted while starting the load");
-		return UL_ENGINE_INTERRUPTED;
-	}
-	if (rc) {
-		*rl = NULL;
-		cell->outcome = UL_CELL_LOAD_FAILED;
-		snprintf(cell->note, sizeof(cell->note), "%s", why);
-		ul_engine_progress_done(eng);
-		ul_error("%s", why); /* names the load already */
-	}
-	return UL_ENGINE_OK;
-}
-
-void ul_engine_work_begin(struct ul_engine *eng, const struct ul_running_load *rl)
-{
-	eng->work_units_at_begin = ul_load_units(rl);
-	eng->work_begin_ns = ul_now_ns();
-}
-
-void ul_engine_work_end(struct ul_engine *eng, struct ul_cell *cell,
-			const struct ul_running_load *rl)
-{
-	uint64_t now_units = ul_load_units(rl);
-	int64_t window_ns = ul_now_ns() - eng->work_begin_ns;
-
-	cell->load_units = now_units >= eng->work_units_at_begin ?
-				   now_units - eng->work_units_at_begin : 0;
-	if (ul_cell_set_metric(cell, "measured_ns", (double)window_ns) ||
-	    (window_ns > 0 && ul_cell_set_metric(cell, "load_units_per_s",
-						 (double)cell->load_units * 1e9 / (double)window_ns)))
-		ul_warning("out of memory recording the work of load '%s'", cell->load);
-}
-
-int ul_engine_stop_load(struct ul_engine *eng, struct ul_cell *cell, struct ul_running_load *rl)
-{
-	bool needed_kill = false;
-	uint64_t total = 0;
-	double window_ns;
-	int rc = ul_load_stop(&eng->sup, rl, ul_engine_stop_grace(eng), &total, &needed_kill);
-
-	if (!ul_cell_metric(cell, "measured_ns", &window_ns))
-		cell->load_units = total;
-	if (ul_cell_set_metric(cell, "load_units_total", (double)total))
-		ul_warning("out of memory recording the work of load '%s'", cell->load);
-	if (needed_kill)
-		cell->flags |= UL_CELL_LOAD_KILLED;
-	if (rc == -ECHILD) {
-		if (cell->outcome == UL_CELL_OK) {
-			cell->outcome = UL_CELL_LOAD_DIED;
-			snprintf(cell->note, sizeof(cell->note),
-				 "load '%s' had died when it was stopped", cell->load);
-		}
-		return UL_ENGINE_OK;
-	}
-	if (rc) {
-		ul_engine_progress_done(eng);
-		ul_error_errno(rc, "load '%s' could not be stopped", cell->load);
-		return UL_ENGINE_ERROR;
-	}
-	return UL_ENGINE_OK;
-}
-
-int ul_engine_measure_cell(struct ul_engine *eng, struct ul_cell *cell, const struct ul_load *load,
-			   const struct ul_engine_window *w)
-{
-	struct ul_running_load *rl;
-	int result = ul_engine_start_load(eng, cell, load, &rl);
-	int stopped;
-
-	if (!rl)
-		return result;
-	ul_monitors_begin(eng, cell);
-	if (w->begin)
-		w->begin(w->arg, cell);
-	ul_engine_work_begin(eng, rl);
-	result = w->measure(w->arg, cell, rl);
-	ul_engine_work_end(eng, cell, rl);
-	if (w->end)
-		result = w->end(w->arg, cell, result);
-	ul_monitors_end(eng, cell);
-	stopped = ul_engine_stop_load(eng, cell, rl);
-	return result == UL_ENGINE_OK ? stopped : result;
 }
 
 int ul_engine_end_cell(struct ul_engine *eng, struct ul_cell *cell, int result, const char *what)

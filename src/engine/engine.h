@@ -170,48 +170,54 @@ struct ul_cell *ul_engine_new_cell_named(struct ul_engine *eng, const char *suit
 					 const char *load, const char *unit, const char *probe,
 					 const char *const *series);
 struct ul_running_load;
+struct ul_load_ctx;
+struct ul_load_usage;
 /*
- * For suites: start the cell's load with the run's settings.  Returns
- * UL_ENGINE_OK with *rl set; UL_ENGINE_OK with *rl NULL when the load did
- * not start (cell load-failed, reason printed and in the note); or
- * UL_ENGINE_INTERRUPTED (cell interrupted).
- */
-int ul_engine_start_load(struct ul_engine *eng, struct ul_cell *cell, const struct ul_load *load,
-			 struct ul_running_load **rl);
-/*
- * For suites: stop the cell's load, record its units and whether it needed
- * SIGKILL.  A load found dead at the stop marks an ok cell load-died (the
- * last samples may not have been taken under load).  UL_ENGINE_OK, or
- * UL_ENGINE_ERROR when it could not be stopped (printed).
- */
-int ul_engine_stop_load(struct ul_engine *eng, struct ul_cell *cell, struct ul_running_load *rl);
-/*
- * For suites: the window in which the probe or job is measured.  The load's
- * work is counted inside it only (not during its start-up, a lead time or
- * the stop grace): end sets cell->load_units to the units done since begin
- * and the metrics "measured_ns" and "load_units_per_s".  The stop keeps the
- * whole count as "load_units_total".  A cell without a window (the load
- * never started) keeps the total.
- */
-void ul_engine_work_begin(struct ul_engine *eng, const struct ul_running_load *rl);
-void ul_engine_work_end(struct ul_engine *eng, struct ul_cell *cell,
-			const struct ul_running_load *rl);
-/*
- * For suites: a cell's measured window, the same in every suite.  Starts
- * `load` (ul_engine_start_load); when it runs: the monitors begin,
- * w->begin (optional), the load's work is counted from here, w->measure,
- * the count ends, w->end (optional: gets measure's result and returns the
- * result to keep), the monitors end and the load is stopped.  Returns the
- * first result other than UL_ENGINE_OK of the start, measure/end and stop.
+ * For suites: a cell's measured window, the same in every suite
+ * (engine/window.c).  In order, each hook optional unless said:
+ *  - prepare: untimed work before the load starts (contest: the job's
+ *    preparation, the cache flush).  Anything but UL_ENGINE_OK, or a cell
+ *    outcome other than ok, ends the cell there (nothing below runs);
+ *  - the load starts (none when `load` is NULL: mtest's runs are the
+ *    load), with the run's settings, then load_ctx's (contest: the cell's
+ *    directory, the tree it reads), waiting ready_timeout_ns for it to be
+ *    ready (0 = the run's --ready-timeout);
+ *  - the monitors begin;
+ *  - lead_ns with the load running and watched: a load that dies then
+ *    makes the cell load-died and skips begin .. end ("load 'X' died
+ *    before WHAT started", WHAT = `what`, default "the measurement");
+ *  - begin; the load's work is counted from here; measure (required; its
+ *    rl is NULL without a load); the count ends: cell->load_units is the
+ *    work done since begin, metrics measured_ns and load_units_per_s;
+ *  - end gets measure's result and returns the result to keep;
+ *  - the monitors end; the load is stopped (all its units in the metric
+ *    load_units_total, its CPU in *usage when usage is not NULL; a load
+ *    found dead marks an ok cell load-died);
+ *  - stopped (only when a load ran) gets the result so far and returns
+ *    the result to keep (contest: the job's numbers, which need the
+ *    load's CPU).
+ * Returns the first result other than UL_ENGINE_OK of prepare, the start,
+ * the lead, measure/end and the stop, as stopped leaves it.  A load that
+ * does not start makes the cell load-failed (printed) with UL_ENGINE_OK.
  */
 struct ul_engine_window {
+	int (*prepare)(void *arg, struct ul_cell *cell);
+	void (*load_ctx)(void *arg, const struct ul_load *load, struct ul_load_ctx *ctx);
+	int64_t ready_timeout_ns;
+	int64_t lead_ns;
+	const char *what;
 	void (*begin)(void *arg, struct ul_cell *cell);
 	int (*measure)(void *arg, struct ul_cell *cell, struct ul_running_load *rl);
 	int (*end)(void *arg, struct ul_cell *cell, int result);
+	int (*stopped)(void *arg, struct ul_cell *cell, int result);
+	struct ul_load_usage *usage;
 	void *arg;
 };
 int ul_engine_measure_cell(struct ul_engine *eng, struct ul_cell *cell, const struct ul_load *load,
 			   const struct ul_engine_window *w);
+/* For measure hooks: the cell is load-died, its note "load 'X' died WHEN
+ * (how it ended: the error it recorded)". */
+void ul_engine_load_died(struct ul_cell *cell, const char *when, struct ul_running_load *rl);
 /*
  * For suites: the end of a measured cell.  A load that died or a probe that
  * failed is printed ("WHAT: note", or the note alone when what is NULL),

@@ -76,20 +76,6 @@ double ul_contest_loads_divisor(const char *load)
 	return 1.0;
 }
 
-/* The load's context: its own directory, and the tree it reads. */
-static void load_ctx(const struct contest *ct, const struct ul_load *load, const char *dir,
-		     struct ul_load_ctx *ctx)
-{
-	ul_engine_load_ctx(ct->eng, load, ctx);
-	ctx->scratch_dir = dir;
-	if (!strcmp(load->name, "lslr_load"))
-		ctx->src_dir = ct->o.lslr_dir;
-	else if (ct->o.job_dir)
-		ctx->src_dir = ct->job_dir; /* contest archived the tree it compiled */
-	else
-		ctx->src_dir = ct->tree[0] ? ct->tree : NULL;
-}
-
 static int set_metrics(struct ul_cell *cell, const char *const *names, const double *values,
 		       size_t n)
 {
@@ -147,8 +133,6 @@ static int store_results(struct contest *ct, struct ul_cell *cell, const struct 
 		rc |= ul_cell_set_metric(cell, "load_sys_ns", (double)lu->sys_ns);
 		rc |= ul_cell_set_metric(cell, "load_ran_ns", (double)lu->ran_ns);
 	}
-	if (ul_cell_set_metric(cell, "load_units_total", (double)total_units))
-		rc = -ENOMEM;
 	ct->jobs_ok++;
 	ct->job_ns_sum += wall_ns;
 	return rc ? -ENOMEM : 0;
@@ -231,40 +215,6 @@ static int job_outcome(struct contest *ct, struct ul_cell *cell, enum run_result
 	return UL_ENGINE_OK;
 }
 
-/* Mark a load death, with the load's own error when it recorded one. */
-static void load_died(struct ul_cell *cell, const char *when, const struct ul_child *lc, int err)
-{
-	char how[96];
-
-	ul_wstatus_describe(lc->wstatus, how, sizeof(how));
-	cell->outcome = UL_CELL_LOAD_DIED;
-	ul_contest_note(cell, "load '%s' died %s (%s%s%s)", cell->load, when, how,
-		 err ? ": " : "", err ? strerror(err) : "");
-}
-
-/* Wait the lead time with the load running; returns an engine result, or -1 if it died. */
-static int lead_time(struct contest *ct, struct ul_cell *cell, struct ul_running_load *rl)
-{
-	struct ul_engine *eng = ct->eng;
-	ul_nsec until = ul_now_ns() + ct->o.lead_ns;
-
-	while (ul_now_ns() < until) {
-		struct ul_child *exited = NULL;
-		enum ul_wait_result w = ul_sup_wait(&eng->sup, -1, until, &exited);
-
-		if (w == UL_WAIT_INTERRUPTED) {
-			cell->outcome = UL_CELL_INTERRUPTED;
-			ul_contest_note(cell, "interrupted before the job started");
-			return UL_ENGINE_INTERRUPTED;
-		}
-		if (w == UL_WAIT_CHILD_EXITED && exited == ul_load_child(rl)) {
-			load_died(cell, "before the job started", exited, ul_load_failed_errno(rl));
-			return -1;
-		}
-	}
-	return UL_ENGINE_OK;
-}
-
 /* The cell of one job, its series made first (series[0] is the primary). */
 static struct ul_cell *new_cell(struct contest *ct, const struct ul_load *load)
 {
@@ -274,96 +224,100 @@ static struct ul_cell *new_cell(struct contest *ct, const struct ul_load *load)
 					series);
 }
 
-/*
- * Start the cell's load in its private directory.  0 with *rl set, or -1
- * with the cell's outcome filled and *result set.
- */
-static int start_load(struct contest *ct, struct ul_cell *cell, const struct ul_load *load,
-		      const char *dir, struct ul_running_load **rl, int *result)
-{
-	struct ul_engine *eng = ct->eng;
-	struct ul_load_ctx ctx;
-	char why[512];
-	int rc;
-
-	load_ctx(ct, load, dir, &ctx);
-	rc = ul_load_start(&eng->sup, load, &ctx, CONTEST_READY_TIMEOUT_NS, rl, why, sizeof(why));
-	if (rc == -EINTR) {
-		cell->outcome = UL_CELL_INTERRUPTED;
-		ul_contest_note(cell, "interrupted while starting the load");
-		*result = UL_ENGINE_INTERRUPTED;
-		return -1;
-	}
-	if (rc) {
-		cell->outcome = UL_CELL_LOAD_FAILED;
-		ul_contest_note(cell, "%s", why);
-		ul_engine_progress_done(eng);
-		ul_error("contest: %s", why);
-		return -1;
-	}
-	return 0;
-}
-
-/* What one job gave: how it ended, its record and its time. */
-struct job_run {
+/* One job under one load: what the hooks of its measured window share. */
+struct contest_cell {
+	struct contest *ct;
+	const char *dir; /* the cell's private directory: the load's files, the logs */
+	char left[48], prog[160];
+	int round;
+	bool dropped; /* the page cache was dropped before the load started */
+	struct ul_load_usage lu;
 	enum run_result rr;
 	struct ul_child job;
 	int64_t wall_ns;
 };
 
-/* The lead time, then the job timed with the load watched; an engine result. */
-static int measure(struct contest *ct, struct ul_cell *cell, struct ul_running_load *rl,
-		   const char *dir, const char *prog, const char *left, struct job_run *jr)
+/* Before the load: the job's preparation (untimed), then the caches flushed. */
+static int cell_prepare(void *arg, struct ul_cell *cell)
 {
-	struct ul_engine *eng = ct->eng;
-	struct ul_child *lc = ul_load_child(rl);
-	char log[PATH_MAX + 16];
-	int lead = lead_time(ct, cell, rl), err = 0, result = UL_ENGINE_OK;
+	struct contest_cell *cc = arg;
+	struct contest *ct = cc->ct;
+	int result = UL_ENGINE_OK;
 
-	if (lead != UL_ENGINE_OK)
-		return lead == -1 ? UL_ENGINE_OK : lead;
-	snprintf(log, sizeof(log), "%s/job.log", dir);
-	ul_engine_work_begin(eng, rl);
-	jr->rr = ul_contest_run_command(ct, &ct->job, ct->job_dir, log, ct->o.job_timeout_ns, lc,
-					prog, left, &jr->job, &jr->wall_ns, &err);
-	ul_engine_work_end(eng, cell, rl);
-	if (jr->rr == RUN_LOAD_DIED)
-		load_died(cell, "while the job ran", lc, ul_load_failed_errno(rl));
+	if (ct->have_prep) {
+		ul_engine_progress(ct->eng, "%s: preparing the job%s", cc->prog, cc->left);
+		if (ul_contest_run_prep(ct, cell, cc->dir, &result))
+			return result;
+	}
+	ul_engine_progress(ct->eng, "%s: flushing caches, starting the load%s", cc->prog,
+			   cc->left);
+	cc->dropped = ul_contest_flush_caches(ct);
+	return UL_ENGINE_OK;
+}
+
+/* The load's context: its own directory, and the tree it reads. */
+static void cell_load_ctx(void *arg, const struct ul_load *load, struct ul_load_ctx *ctx)
+{
+	const struct contest_cell *cc = arg;
+	const struct contest *ct = cc->ct;
+
+	ctx->scratch_dir = cc->dir;
+	if (!strcmp(load->name, "lslr_load"))
+		ctx->src_dir = ct->o.lslr_dir;
+	else if (ct->o.job_dir)
+		ctx->src_dir = ct->job_dir; /* contest archived the tree it compiled */
 	else
-		result = job_outcome(ct, cell, jr->rr, &jr->job, err, log);
+		ctx->src_dir = ct->tree[0] ? ct->tree : NULL;
+}
+
+/* After the lead time: the job, timed whole with the load watched. */
+static int cell_measure(void *arg, struct ul_cell *cell, struct ul_running_load *rl)
+{
+	struct contest_cell *cc = arg;
+	struct contest *ct = cc->ct;
+	char log[PATH_MAX + 16];
+	int err = 0;
+
+	snprintf(log, sizeof(log), "%s/job.log", cc->dir);
+	cc->rr = ul_contest_run_command(ct, &ct->job, ct->job_dir, log, ct->o.job_timeout_ns,
+					ul_load_child(rl), cc->prog, cc->left, &cc->job,
+					&cc->wall_ns, &err);
+	if (cc->rr == RUN_LOAD_DIED) {
+		ul_engine_load_died(cell, "while the job ran", rl);
+		return UL_ENGINE_OK;
+	}
+	return job_outcome(ct, cell, cc->rr, &cc->job, err, log);
+}
+
+static int cell_end(void *arg, struct ul_cell *cell, int result)
+{
+	const struct contest_cell *cc = arg;
+
+	(void)cell;
+	ul_engine_progress(cc->ct->eng, "%s: stopping the load", cc->prog);
 	return result;
 }
 
-/*
- * Stop the cell's load: its units, its CPU, and whether it had died
- * unnoticed (then the cell is load-died).  Returns `result`, or
- * UL_ENGINE_ERROR when the load could not be stopped.
- */
-static int stop_load(struct contest *ct, struct ul_cell *cell, struct ul_running_load *rl,
-		     uint64_t *units, struct ul_load_usage *lu, int result)
+/* The load stopped: a load death said, the job's numbers (they need the
+ * load's CPU) and the cell's settings recorded. */
+static int cell_stopped(void *arg, struct ul_cell *cell, int result)
 {
-	struct ul_engine *eng = ct->eng;
-	int err = ul_load_failed_errno(rl), rc;
-	bool needed_kill = false;
+	struct contest_cell *cc = arg;
+	struct contest *ct = cc->ct;
+	double total = 0;
 
-	rc = ul_load_stop_usage(&eng->sup, rl, ul_engine_stop_grace(eng), units, &needed_kill, lu);
-	if (needed_kill)
-		cell->flags |= UL_CELL_LOAD_KILLED;
-	if (rc == -ECHILD && cell->outcome == UL_CELL_OK) {
-		/* It exited after the job without anybody noticing: it may
-		 * have been dead for part of the job. */
-		cell->outcome = UL_CELL_LOAD_DIED;
-		ul_contest_note(cell, "load '%s' had died when it was stopped%s%s", cell->load,
-				err ? ": " : "", err ? strerror(err) : "");
-	} else if (rc && rc != -ECHILD && result == UL_ENGINE_OK) {
-		ul_engine_progress_done(eng);
-		ul_error_errno(rc, "contest: load '%s' could not be stopped", cell->load);
-		result = UL_ENGINE_ERROR;
-	}
 	if (cell->outcome == UL_CELL_LOAD_DIED) {
-		ul_engine_progress_done(eng);
+		ul_engine_progress_done(ct->eng);
 		ul_error("contest: %s", cell->note);
 	}
+	ul_cell_metric(cell, "load_units_total", &total);
+	if (cell->outcome == UL_CELL_OK && cc->rr == RUN_EXITED &&
+	    store_results(ct, cell, &cc->job, cc->wall_ns, &cc->lu, (uint64_t)total))
+		result = ul_engine_fail("out of memory");
+	if (ul_cell_set_metric(cell, "caches_dropped", cc->dropped ? 1.0 : 0.0) ||
+	    ul_cell_set_metric(cell, "round", cc->round + 1) ||
+	    ul_cell_set_metric(cell, "lead_ns", (double)ct->o.lead_ns))
+		result = ul_engine_fail("out of memory");
 	return result;
 }
 
@@ -392,47 +346,33 @@ static int finish_cell(struct contest *ct, struct ul_cell *cell, const char *dir
 static int run_cell(struct contest *ct, const struct ul_load *load, int round)
 {
 	struct ul_engine *eng = ct->eng;
-	struct ul_running_load *rl = NULL;
-	struct ul_load_usage lu = { 0 };
-	struct job_run jr = { .rr = RUN_EXITED };
 	struct ul_cell *cell = new_cell(ct, load);
-	char dir[PATH_MAX], left[48], prog[160];
-	uint64_t units = 0;
-	bool dropped;
-	int rc, result = UL_ENGINE_OK;
+	char dir[PATH_MAX];
+	struct contest_cell cc = { .ct = ct, .dir = dir, .round = round, .rr = RUN_EXITED };
+	const struct ul_engine_window w = {
+		.prepare = cell_prepare,
+		.load_ctx = cell_load_ctx,
+		.ready_timeout_ns = CONTEST_READY_TIMEOUT_NS,
+		.lead_ns = ct->o.lead_ns,
+		.what = "the job",
+		.measure = cell_measure,
+		.end = cell_end,
+		.stopped = cell_stopped,
+		.usage = &cc.lu,
+		.arg = &cc,
+	};
+	int rc;
 
 	if (!cell)
 		return UL_ENGINE_ERROR;
-	time_left(ct, left, sizeof(left));
-	snprintf(prog, sizeof(prog), "[contest %zu/%zu] %s, round %d/%d", ct->cells_done + 1,
+	time_left(ct, cc.left, sizeof(cc.left));
+	snprintf(cc.prog, sizeof(cc.prog), "[contest %zu/%zu] %s, round %d/%d", ct->cells_done + 1,
 		 ct->cells_total, load->name, round + 1, ct->runs);
 	rc = ul_contest_cell_dir(eng, cell, dir, sizeof(dir));
 	if (rc)
 		return ul_engine_fail_errno(rc, "contest: cannot create a directory in '%s'",
 					    eng->scratch);
-	if (ct->have_prep) {
-		ul_engine_progress(eng, "%s: preparing the job%s", prog, left);
-		if (ul_contest_run_prep(ct, cell, dir, &result))
-			return finish_cell(ct, cell, dir, result);
-	}
-	ul_engine_progress(eng, "%s: flushing caches, starting the load%s", prog, left);
-	dropped = ul_contest_flush_caches(ct);
-	if (start_load(ct, cell, load, dir, &rl, &result))
-		return finish_cell(ct, cell, dir, result);
-
-	ul_monitors_begin(eng, cell);
-	result = measure(ct, cell, rl, dir, prog, left, &jr);
-	ul_monitors_end(eng, cell);
-	ul_engine_progress(eng, "%s: stopping the load", prog);
-	result = stop_load(ct, cell, rl, &units, &lu, result);
-	if (cell->outcome == UL_CELL_OK && jr.rr == RUN_EXITED &&
-	    store_results(ct, cell, &jr.job, jr.wall_ns, &lu, units))
-		result = ul_engine_fail("out of memory");
-	if (ul_cell_set_metric(cell, "caches_dropped", dropped ? 1.0 : 0.0) ||
-	    ul_cell_set_metric(cell, "round", round + 1) ||
-	    ul_cell_set_metric(cell, "lead_ns", (double)ct->o.lead_ns))
-		result = ul_engine_fail("out of memory");
-	return finish_cell(ct, cell, dir, result);
+	return finish_cell(ct, cell, dir, ul_engine_measure_cell(eng, cell, load, &w));
 }
 
 static bool tar_selected(const char *const *tests, size_t n)
@@ -490,7 +430,9 @@ static int preflight(struct contest *ct, const char *const *tests, size_t n)
 				result = UL_ENGINE_UNSUPPORTED;
 			continue;
 		}
-		load_ctx(ct, load, ct->eng->scratch, &ctx);
+		ul_engine_load_ctx(ct->eng, load, &ctx);
+		cell_load_ctx(&(struct contest_cell){ .ct = ct, .dir = ct->eng->scratch }, load,
+			      &ctx);
 		if (load->check && load->check(&ctx, why, sizeof(why))) {
 			ul_error("load '%s': %s", load->name, why);
 			result = UL_ENGINE_REFUSED;

@@ -133,6 +133,7 @@ struct mtest_state {
 	uint64_t chunk;
 	_Atomic uint64_t *bytes; /* shared with the child */
 	void *probe;		 /* our own deadline probe when no --deadline monitor runs */
+	int runs; /* --runs of the cell */
 	int passes, alloc_failures, oom_kills, failures;
 };
 
@@ -401,6 +402,38 @@ static int finish_cell(struct mtest_state *st, int runs_done)
 	return rc ? -ENOMEM : 0;
 }
 
+/* The window's hooks: our own deadline probe, if any, cut at the cell. */
+static void probe_begin(void *arg, struct ul_cell *cell)
+{
+	struct mtest_state *st = arg;
+
+	if (st->probe)
+		ul_monitor_deadline.cell_begin(st->eng, st->probe, cell);
+}
+
+static int probe_end(void *arg, struct ul_cell *cell, int result)
+{
+	struct mtest_state *st = arg;
+
+	if (st->probe && ul_monitor_deadline.cell_end(st->eng, st->probe, cell))
+		ul_warning("mtest: cannot record the deadline probe");
+	return result;
+}
+
+/* The measure: --runs runs in turn.  A run that timed out, was interrupted
+ * or failed to start records nothing and ends the cell: the series' length
+ * is the number of runs done. */
+static int measure_runs(void *arg, struct ul_cell *cell, struct ul_running_load *rl)
+{
+	struct mtest_state *st = arg;
+	int result = UL_ENGINE_OK;
+
+	(void)rl;
+	for (int i = 0; i < st->runs && result == UL_ENGINE_OK && cell->outcome == UL_CELL_OK; i++)
+		result = one_run(st, i, st->runs);
+	return result;
+}
+
 /* Whether --tests leaves the suite's one test in. */
 static bool wanted(const struct ul_engine_config *cfg, const struct ul_suite *suite)
 {
@@ -424,6 +457,9 @@ static int mtest_run(struct ul_engine *eng, const struct ul_suite *suite)
 {
 	const struct ul_engine_config *cfg = eng->cfg;
 	struct mtest_state st = { .eng = eng, .opts = ul_engine_suite_opts(eng, suite) };
+	/* No load: the runs are the cell's work (its unit: bytes touched). */
+	const struct ul_engine_window w = { .begin = probe_begin, .measure = measure_runs,
+					    .end = probe_end, .arg = &st };
 	int runs = cfg->mtest_runs > 0 ? cfg->mtest_runs : UL_MTEST_DEFAULT_RUNS;
 	int result, done = 0;
 
@@ -461,17 +497,9 @@ static int mtest_run(struct ul_engine *eng, const struct ul_suite *suite)
 		goto out;
 	}
 
-	ul_monitors_begin(eng, st.cell);
-	if (st.probe)
-		ul_monitor_deadline.cell_begin(eng, st.probe, st.cell);
-	/* A run that timed out, was interrupted or failed to start records
-	 * nothing: the series' length is the number of runs done. */
-	for (int i = 0; i < runs && result == UL_ENGINE_OK && st.cell->outcome == UL_CELL_OK; i++)
-		result = one_run(&st, i, runs);
+	st.runs = runs;
+	result = ul_engine_measure_cell(eng, st.cell, NULL, &w);
 	done = (int)ul_cell_find_series(st.cell, series_names[S_ELAPSED])->n;
-	if (st.probe && ul_monitor_deadline.cell_end(eng, st.probe, st.cell))
-		ul_warning("mtest: cannot record the deadline probe");
-	ul_monitors_end(eng, st.cell);
 
 	/* The work done, in the unit the cell names: bytes touched in all. */
 	{
