@@ -151,8 +151,13 @@ int ul_cmd_run_exit(const struct ul_store *st, int rc);
  * saying why nothing was imported.
  */
 int ul_cmd_import_file(struct ul_store *st, const char *path, size_t *added_runs);
-/* Before a run: import (then remove) the recovery files earlier runs left
- * beside the database at db_path ("DB.recovery-UUID-XXXXXX.json"). */
+/*
+ * Before a run: import (then remove) the recovery files earlier runs left
+ * beside the database at db_path ("DB.recovery-UUID.json").  Only files of
+ * ours are read (owner our euid, not group/other-writable, a regular file,
+ * no symlink followed); any other name or file is left in place with one
+ * warning naming it.  The file of a run deleted since is removed unloaded.
+ */
 void ul_cmd_import_recovery(struct ul_store *st, const char *db_path);
 
 #endif

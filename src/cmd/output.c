@@ -365,15 +365,9 @@ int ul_cmd_find_run(struct ul_store *st, const char *ref, struct ul_run_summary 
 
 int ul_label_check(const char *cmd, const char *what, const char *label)
 {
-	size_t len = strlen(label);
+	char why[96];
 
-	if (!len || len > UL_LABEL_MAX_BYTES)
-		return ul_usage_error(cmd, "%s must be 1 to %d bytes of UTF-8 (%zu given)", what,
-				      UL_LABEL_MAX_BYTES, len);
-	if (ul_utf8_count(label, len + 1) < 0)
-		return ul_usage_error(cmd, "%s is not valid UTF-8", what);
-	for (size_t i = 0; i < len; i++)
-		if ((unsigned char)label[i] < 0x20 || label[i] == 0x7f)
-			return ul_usage_error(cmd, "%s may not contain control characters", what);
+	if (ul_text_check(label, UL_LABEL_MAX_BYTES, why, sizeof(why)))
+		return ul_usage_error(cmd, "%s %s", what, why);
 	return 0;
 }

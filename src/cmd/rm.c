@@ -16,18 +16,23 @@ static const char rm_help[] =
 	"Delete runs and everything they hold.  RUN is a numeric id, a UUID or a\n"
 	"unique UUID prefix (4 characters or more), or 'last'.  Every RUN is\n"
 	"resolved before anything is deleted.  On a terminal each deletion is\n"
-	"confirmed; otherwise --yes is required.\n"
+	"confirmed; otherwise --yes is required.  A run whose status is 'running'\n"
+	"(still measuring, or killed before 'underload cleanup') is deleted only\n"
+	"with --force; it then stays deleted: the recovery file it may write at\n"
+	"its end is removed by the next run, not loaded.\n"
 	"\n";
 
 struct rm_args {
 	const char *db;
-	bool yes;
+	bool yes, force;
 };
 
 static const struct ul_opt rm_opts[] = {
 	UL_CMD_OPT_DB(struct rm_args),
 	{ "yes", UL_OPT_FLAG, 0, 1, 0, .short_name = 'y', UL_OPT_AT(struct rm_args, yes),
 	  .help = "delete without asking" },
+	{ "force", UL_OPT_FLAG, 0, 1, 0, UL_OPT_AT(struct rm_args, force),
+	  .help = "delete a run whose status is running as well (it may still be measuring)" },
 	{ NULL },
 };
 
@@ -47,7 +52,7 @@ static bool confirm(const struct ul_run_summary *r)
 	return !strcmp(answer, "y") || !strcmp(answer, "yes");
 }
 
-static int rm_runs(struct ul_store *st, char **refs, int n, bool yes)
+static int rm_runs(struct ul_store *st, char **refs, int n, const struct rm_args *a)
 {
 	struct ul_run_summary rs[64];
 	int ret = UL_EXIT_OK;
@@ -58,9 +63,14 @@ static int rm_runs(struct ul_store *st, char **refs, int n, bool yes)
 		ret = ul_cmd_find_run(st, refs[i], &rs[i]);
 		if (ret)
 			return ret;
+		if (rs[i].status == UL_RUN_RUNNING && !a->force)
+			return ul_error("run %lld (%s) is running: it may still be measuring (after a "
+					"kill, 'underload cleanup' marks it interrupted); --force "
+					"deletes it anyway", (long long)rs[i].id, rs[i].uuid),
+			       UL_EXIT_ERROR;
 	}
 	for (int i = 0; i < n; i++) {
-		if (!yes && !confirm(&rs[i])) {
+		if (!a->yes && !confirm(&rs[i])) {
 			printf("kept run %lld (%s)\n", (long long)rs[i].id, rs[i].uuid);
 			continue;
 		}
@@ -94,7 +104,7 @@ int ul_cmd_rm(int argc, char **argv)
 	ret = ul_cmd_open_store_rw(a.db, &store);
 	if (ret)
 		return ret;
-	ret = rm_runs(store, argv + first, argc - first, a.yes);
+	ret = rm_runs(store, argv + first, argc - first, &a);
 	ul_store_close(store);
 	return ret;
 }

@@ -38,6 +38,17 @@ size_t ul_utf8_len(const unsigned char *s, size_t avail)
 	return n;
 }
 
+/* The code point of a valid sequence of n bytes. */
+static unsigned decode(const unsigned char *s, size_t n)
+{
+	static const unsigned char lead_mask[5] = { 0, 0x7f, 0x1f, 0x0f, 0x07 };
+	unsigned cp = s[0] & lead_mask[n];
+
+	for (size_t i = 1; i < n; i++)
+		cp = cp << 6 | (s[i] & 0x3f);
+	return cp;
+}
+
 long ul_utf8_count(const char *s, size_t cap)
 {
 	size_t len = strnlen(s, cap);
@@ -53,16 +64,31 @@ long ul_utf8_count(const char *s, size_t cap)
 	return count;
 }
 
-/* The code point of a valid sequence of n bytes. */
-static unsigned decode(const unsigned char *s, size_t n)
+int ul_text_check(const char *s, size_t max, char *why, size_t whylen)
 {
-	static const unsigned char lead_mask[5] = { 0, 0x7f, 0x1f, 0x0f, 0x07 };
-	unsigned cp = s[0] & lead_mask[n];
+	size_t len = strlen(s);
 
-	for (size_t i = 1; i < n; i++)
-		cp = cp << 6 | (s[i] & 0x3f);
-	return cp;
+	if (!len || len > max) {
+		snprintf(why, whylen, "must be 1 to %zu bytes (%zu given)", max, len);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < len;) {
+		size_t n = ul_utf8_len((const unsigned char *)s + i, len - i);
+		unsigned cp = n ? decode((const unsigned char *)s + i, n) : 0;
+
+		if (!n) {
+			snprintf(why, whylen, "is not valid UTF-8");
+			return -EINVAL;
+		}
+		if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) {
+			snprintf(why, whylen, "may not contain control characters");
+			return -EINVAL;
+		}
+		i += n;
+	}
+	return 0;
 }
+
 
 static bool needs_u_escape(unsigned cp)
 {

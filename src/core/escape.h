@@ -49,4 +49,12 @@ size_t ul_utf8_len(const unsigned char *s, size_t avail);
 /* Number of characters of s if it is valid UTF-8, or -1 if it is not. */
 long ul_utf8_count(const char *s, size_t cap);
 
+/*
+ * The one check of a name people read (a run label, from `run --label`,
+ * `relabel` or an imported file): 1..max bytes of valid UTF-8 without a
+ * control character (C0, DEL or C1).  Returns 0, or -EINVAL with `why`
+ * (for "WHAT must be ..." messages: it starts with a verb) filled.
+ */
+int ul_text_check(const char *s, size_t max, char *why, size_t whylen);
+
 #endif

@@ -129,22 +129,15 @@ static int set_one(struct ul_opt_group *g, const struct ul_opt *o, const char *a
 			store_str(g->base, o, arg);
 		return rc;
 	case UL_OPT_STRING:
-		/* A bounded string is a name people read (a label): bytes of
-		 * UTF-8 without control characters, counted as bytes. */
-		if (o->max > 0 && (!*arg || strlen(arg) > (size_t)o->max)) {
-			snprintf(err, errlen, "%s must be 1 to %lld bytes (%zu given)", what,
-				 (long long)o->max, strlen(arg));
-			return -EINVAL;
-		}
-		if (o->max > 0 && ul_utf8_count(arg, (size_t)o->max + 1) < 0) {
-			snprintf(err, errlen, "%s is not valid UTF-8", what);
-			return -EINVAL;
-		}
-		for (size_t i = 0; o->max > 0 && arg[i]; i++)
-			if ((unsigned char)arg[i] < 0x20 || arg[i] == 0x7f) {
-				snprintf(err, errlen, "%s may not contain control characters", what);
+		/* A bounded string is a name people read (a label): the one check. */
+		if (o->max > 0) {
+			char why[96];
+
+			if (ul_text_check(arg, (size_t)o->max, why, sizeof(why))) {
+				snprintf(err, errlen, "%s %s", what, why);
 				return -EINVAL;
 			}
+		}
 		store_str(g->base, o, arg);
 		return 0;
 	default:

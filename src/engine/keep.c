@@ -74,17 +74,24 @@ int ul_engine_store_cell(struct ul_engine *eng, struct ul_cell *cell)
 	return 0;
 }
 
-/* Write the run to `dir`/NAME; 0 and the path in buf, or a negative errno. */
-static int write_recovery(const struct ul_run *run, const char *path_prefix, char *buf,
-			  size_t len)
+/*
+ * Write the run to PREFIX + UUID + ".json" when `exact` (beside the
+ * database: the name the next run looks for, created new, never through a
+ * link), else to PREFIX + UUID + "-XXXXXX.json" (a shared directory).  The
+ * file is ours and mode 0600.  0 with the path in buf, or a negative errno.
+ */
+static int write_recovery(const struct ul_run *run, const char *path_prefix, bool exact,
+			  char *buf, size_t len)
 {
 	const struct ul_run *one[1] = { run };
 	FILE *f;
 	int fd, rc;
 
-	if (snprintf(buf, len, "%s%s-XXXXXX.json", path_prefix, run->uuid) >= (int)len)
+	if (snprintf(buf, len, "%s%s%s.json", path_prefix, run->uuid, exact ? "" : "-XXXXXX") >=
+	    (int)len)
 		return -ENAMETOOLONG;
-	fd = mkostemps(buf, 5, O_CLOEXEC);
+	fd = exact ? open(buf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)
+		   : mkostemps(buf, 5, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	f = fdopen(fd, "w");
@@ -117,10 +124,10 @@ int ul_engine_keep_finish(struct ul_engine *eng, bool end_stored)
 	/* Beside the database first (the next run there loads it), else FALLBACK_DIR. */
 	if (where && *where && snprintf(prefix, sizeof(prefix), "%s.recovery-", where) <
 					      (int)sizeof(prefix))
-		rc = write_recovery(eng->run, prefix, path, sizeof(path));
+		rc = write_recovery(eng->run, prefix, true, path, sizeof(path));
 	if (rc) {
 		snprintf(prefix, sizeof(prefix), "%s/underload-recovery-", FALLBACK_DIR);
-		rc = write_recovery(eng->run, prefix, path, sizeof(path));
+		rc = write_recovery(eng->run, prefix, false, path, sizeof(path));
 	}
 	if (rc)
 		return ul_error_errno(rc, "%zu cell%s of run %s could not be stored and no recovery "

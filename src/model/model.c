@@ -67,6 +67,14 @@ int ul_run_new_uuid(struct ul_run *run)
 	return 0;
 }
 
+char *ul_uuid_canon(char *s)
+{
+	for (char *p = s; *p; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			*p = (char)(*p - 'A' + 'a');
+	return s;
+}
+
 const struct ul_series *ul_cell_find_series(const struct ul_cell *cell, const char *name)
 {
 	for (size_t i = 0; i < cell->n_series; i++)
@@ -219,7 +227,7 @@ static bool unit_ok(const char *s, size_t cap)
 	return true;
 }
 
-static bool uuid_ok(const char *u)
+bool ul_uuid_valid(const char *u)
 {
 	for (int i = 0; i < 36; i++) {
 		bool dash = i == 8 || i == 13 || i == 18 || i == 23;
@@ -265,7 +273,7 @@ int ul_run_validate(const struct ul_run *run, char *why, size_t len)
 	const struct ul_run_params *p = &run->params;
 	size_t slen = strnlen(run->suites, sizeof(run->suites));
 
-	if (!uuid_ok(run->uuid))
+	if (!ul_uuid_valid(run->uuid))
 		return bad(why, len, "the run UUID is malformed", -1);
 	if ((unsigned)run->status > UL_RUN_UNKNOWN)
 		return bad(why, len, "invalid run status", -1);

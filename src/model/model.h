@@ -120,6 +120,15 @@ void ul_run_release(struct ul_run *run);
 struct ul_cell *ul_run_add_cell(struct ul_run *run);
 /* Fills run->uuid with a random version-4 UUID. */
 int ul_run_new_uuid(struct ul_run *run) UL_MUST_CHECK;
+/*
+ * The one form a UUID (or a UUID prefix) takes in the store: lowercase.
+ * RFC 4122 says UUIDs compare case-insensitively; storing and looking up
+ * one form makes "the same run" a plain string equality everywhere.
+ * Lowercases ASCII letters in place; returns s.
+ */
+char *ul_uuid_canon(char *s);
+/* Is s a UUID in the 8-4-4-4-12 hex form (any case)? */
+bool ul_uuid_valid(const char *s);
 
 /* Series named `name`, created (empty) if absent; NULL on allocation failure. */
 struct ul_series *ul_cell_series(struct ul_cell *cell, const char *name);

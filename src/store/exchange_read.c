@@ -295,9 +295,15 @@ static void rd_run(struct rd *rd, json_t *o, void *ctx)
 	rd_fields(rd, o, run, &ul_json_run_table);
 	if (rd->failed)
 		return;
+	/* The label `run --label` and `relabel` would accept, by the same check. */
+	if (ul_text_check(run->label, sizeof(run->label) - 1, what, sizeof(what))) {
+		rd_fail(rd, "label", what);
+		return;
+	}
 	rd_each(rd, o, "cells", "expected an object", rd_cell, run);
 	if (!rd->failed && ul_run_validate(run, what, sizeof(what)))
 		rd_fail(rd, NULL, what);
+	ul_uuid_canon(run->uuid); /* the form the store keeps: "ABCD..." is the run "abcd..." */
 }
 
 /* The document's head: format and version, then the runs array. */

@@ -3,7 +3,7 @@
  * The SQLite results store: one file holds every run, cell, raw sample and
  * metric, with a versioned schema migrated on open.
  *
- * Schema (version 1).  uint64 model fields are stored as the int64 with the
+ * Schema (version 2).  uint64 model fields are stored as the int64 with the
  * same bits (SQLite integers are signed), so they round-trip exactly.
  *
  *   runs     id INTEGER PK, uuid TEXT UNIQUE, label, tool_version, argv,
@@ -21,6 +21,10 @@
  *   metrics  cell_id -> cells, pos (insertion order), name, value REAL;
  *            NULL stands for NaN, which SQLite cannot store as a REAL
  *   cell_samples  view: run_id, seq, suite, load, probe, series, idx, value
+ *   deleted_runs  uuid PK, deleted_wall_ns: runs `rm` deleted (version 2)
+ *
+ * Version 2 keeps every UUID lowercase (the one form the ops store and
+ * look up: store.h).
  *
  * Every foreign key cascades on delete.  PRAGMA application_id marks the
  * file as ours (UL_SQLITE_APP_ID, "uldr"); PRAGMA user_version is the
@@ -126,9 +130,28 @@ extern const struct ul_store_ops ul_store_sqlite;
  * UL_STORE_SCHEMA_VERSION in store.h; the version stamp stays a literal so
  * no SQL is ever built from values.
  */
+/*
+ * Version 2: one UUID form, lowercase (version 1 stored UUIDs as imported,
+ * so a copy of a run with its UUID in uppercase became a second run).
+ * Such copies are merged into the run first stored with that UUID: it gains
+ * the cells (by seq) it lacks, then the copy goes.  And the table of
+ * deleted runs, so a run deleted while still measuring stays deleted.
+ */
+#define SAME_RUN_KEEPER "(SELECT min(k.id) FROM runs k WHERE lower(k.uuid) = lower(d.uuid))"
+#define SCHEMA_V2                                                                                  \
+	"UPDATE OR IGNORE cells SET run_id = (SELECT " SAME_RUN_KEEPER " FROM runs d"               \
+	"  WHERE d.id = cells.run_id)"                                                             \
+	" WHERE run_id IN (SELECT d.id FROM runs d WHERE d.id <> " SAME_RUN_KEEPER ");"            \
+	"DELETE FROM runs WHERE id IN (SELECT d.id FROM runs d WHERE d.id <> " SAME_RUN_KEEPER ");" \
+	"UPDATE runs SET uuid = lower(uuid) WHERE uuid <> lower(uuid);"                            \
+	"CREATE TABLE IF NOT EXISTS deleted_runs ("                                                \
+	" uuid TEXT PRIMARY KEY,"                                                                  \
+	" deleted_wall_ns INTEGER NOT NULL) WITHOUT ROWID;"
+
 #define MIGRATION(n, sql) [(n) - 1] = sql "PRAGMA user_version = " #n ";"
 static const char *const migrations[] = {
 	MIGRATION(1, SCHEMA_V1),
+	MIGRATION(2, SCHEMA_V2),
 };
 _Static_assert(UL_ARRAY_SIZE(migrations) == UL_STORE_SCHEMA_VERSION,
 	       "one migration per schema version");
@@ -545,6 +568,7 @@ const struct ul_store_ops ul_store_sqlite = {
 	.load_run = ul_sq_load_run,
 	.find_run = ul_sq_find_run,
 	.delete_run = ul_sq_delete_run,
+	.was_deleted = ul_sq_was_deleted,
 	.relabel_run = ul_sq_relabel_run,
 	.import_runs = ul_sq_import_runs,
 };

@@ -45,6 +45,9 @@ enum stmt_id {
 	S_LOAD_SERIES,
 	S_LOAD_SAMPLES,
 	S_LOAD_METRICS,
+	S_RECORD_DELETED,
+	S_FORGET_DELETED,
+	S_WAS_DELETED,
 	S_COUNT
 };
 
@@ -122,6 +125,9 @@ void ul_sq_rollback(struct ul_store_sqlite *st);
  * or -ESTALE with err filled; -EROFS for a store opened for reading.
  */
 int ul_sq_check_writable(struct ul_store_sqlite *st);
+/* uuid (a UUID or a prefix) in its one stored form (ul_uuid_canon) in buf[37]; one longer
+ * than 36 characters becomes "", which names no run. */
+const char *ul_sq_uuid(const char *uuid, char buf[37]);
 /* Copy a text column into buf, truncating; NULL reads as "". */
 void ul_sq_column_text(sqlite3_stmt *s, int i, char *buf, size_t size);
 
@@ -169,6 +175,7 @@ int ul_sq_list_runs(struct ul_store *base, struct ul_run_summary **out, size_t *
 int ul_sq_load_run(struct ul_store *base, const char *ref, struct ul_run *out);
 int ul_sq_find_run(struct ul_store *base, const char *ref, struct ul_run_summary *out);
 int ul_sq_delete_run(struct ul_store *base, const char *uuid);
+int ul_sq_was_deleted(struct ul_store *base, const char *uuid);
 int ul_sq_relabel_run(struct ul_store *base, const char *uuid, const char *label);
 int ul_sq_import_runs(struct ul_store *base, const struct ul_run *runs, size_t n,
 		      size_t *inserted);

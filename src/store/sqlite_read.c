@@ -112,6 +112,7 @@ static int resolve_prefix(struct ul_store_sqlite *st, const char *ref, size_t le
 {
 	struct matches m = { 0 };
 	sqlite3_stmt *s;
+	char canon[37];
 	int rc, r;
 
 	if (len > 36)
@@ -119,7 +120,7 @@ static int resolve_prefix(struct ul_store_sqlite *st, const char *ref, size_t le
 				     "no run matches '%s' in '%s'", ref, st->path);
 	s = ul_sq_stmt_key(st, S_RUN_BY_PREFIX, (int64_t)len, &rc);
 	if (s)
-		sqlite3_bind_text(s, 2, ref, (int)len, SQLITE_STATIC);
+		sqlite3_bind_text(s, 2, ul_sq_uuid(ref, canon), (int)len, SQLITE_STATIC);
 	r = ul_sq_rows(st, s, rc, match_row, &m, "cannot look up run '%s' in '%s'", ref, st->path);
 	if (r < 0)
 		return r;

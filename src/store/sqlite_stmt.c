@@ -46,13 +46,18 @@ const char *const ul_sq_sql[S_COUNT] = {
 	[S_LIST_RUNS] = SUMMARY_SELECT " ORDER BY r.started_wall_ns DESC, r.id DESC",
 	[S_LAST_RUN] = "SELECT id FROM runs ORDER BY started_wall_ns DESC, id DESC LIMIT 1",
 	[S_RUN_EXISTS] = "SELECT 1 FROM runs WHERE id = ?1",
-	[S_RUN_BY_PREFIX] = "SELECT id, uuid FROM runs WHERE lower(substr(uuid, 1, ?1)) = lower(?2)"
+	/* lower(): a store at schema 1 opened for reading may hold uppercase UUIDs */
+	[S_RUN_BY_PREFIX] = "SELECT id, uuid FROM runs WHERE lower(substr(uuid, 1, ?1)) = ?2"
 			    " ORDER BY id LIMIT 3",
 	[S_LOAD_RUN] = "SELECT " RUN_COLUMNS " FROM runs WHERE id = ?1",
 	[S_LOAD_CELLS] = "SELECT id, " CELL_COLUMNS " FROM cells WHERE run_id = ?1 ORDER BY seq",
 	[S_LOAD_SERIES] = "SELECT id, name, n FROM series WHERE cell_id = ?1 ORDER BY pos",
 	[S_LOAD_SAMPLES] = "SELECT idx, value FROM samples WHERE series_id = ?1 ORDER BY idx",
 	[S_LOAD_METRICS] = "SELECT name, value FROM metrics WHERE cell_id = ?1 ORDER BY pos",
+	[S_RECORD_DELETED] = "INSERT OR REPLACE INTO deleted_runs (uuid, deleted_wall_ns)"
+			     " VALUES (?1, ?2)",
+	[S_FORGET_DELETED] = "DELETE FROM deleted_runs WHERE uuid = ?1",
+	[S_WAS_DELETED] = "SELECT 1 FROM deleted_runs WHERE uuid = ?1",
 };
 
 
@@ -188,6 +193,14 @@ int ul_sq_rows(struct ul_store_sqlite *st, sqlite3_stmt *s, int rc, ul_sq_row_fn
 	return r;
 }
 
+
+const char *ul_sq_uuid(const char *uuid, char buf[37])
+{
+	/* Longer than a UUID: "", which names no run (a cut one could name another). */
+	if (snprintf(buf, 37, "%s", uuid) >= 37)
+		buf[0] = '\0';
+	return ul_uuid_canon(buf);
+}
 
 void ul_sq_rollback(struct ul_store_sqlite *st)
 {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Insert the run row (no cells); SQLite's rc, *id set on success. */
 static int insert_run_row(struct ul_store_sqlite *st, const struct ul_run *run, int64_t *id)
@@ -44,6 +45,7 @@ int ul_sq_begin_run(struct ul_store *base, struct ul_run *run)
 			return ul_sq_set_err(st->base.err, sizeof(st->base.err), r,
 					     "cannot make a run UUID: %s", strerror(-r));
 	}
+	ul_uuid_canon(run->uuid);
 	rc = insert_run_row(st, run, &id);
 	if (rc != SQLITE_OK) {
 		r = ul_sq_fail(st, rc, "cannot store run %s in '%s'", run->uuid, st->path);
@@ -200,12 +202,13 @@ static int mark_interrupted_tx(struct ul_store_sqlite *st, const char *uuid, int
 	const unsigned char *status;
 	int64_t id, started;
 	sqlite3_stmt *s;
+	char canon[37];
 	int rc;
 
 	s = ul_sq_stmt(st, S_RUN_BY_UUID, &rc);
 	if (!s)
 		return ul_sq_fail(st, rc, "cannot look up run %s in '%s'", uuid, st->path);
-	sqlite3_bind_text(s, 1, uuid, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 1, ul_sq_uuid(uuid, canon), -1, SQLITE_STATIC);
 	rc = sqlite3_step(s);
 	if (rc != SQLITE_ROW) {
 		int r = rc == SQLITE_DONE ? ul_sq_set_err(st->base.err, sizeof(st->base.err), -ENOENT,
@@ -283,6 +286,7 @@ static int update_by_uuid(struct ul_store_sqlite *st, enum stmt_id id, const cha
 			  const char *text, const char *what)
 {
 	sqlite3_stmt *s;
+	char canon[37];
 	int rc = ul_sq_check_writable(st);
 
 	st->base.err[0] = '\0';
@@ -291,7 +295,7 @@ static int update_by_uuid(struct ul_store_sqlite *st, enum stmt_id id, const cha
 	s = ul_sq_stmt(st, id, &rc);
 	if (!s)
 		return ul_sq_fail(st, rc, "cannot %s run %s in '%s'", what, uuid, st->path);
-	sqlite3_bind_text(s, 1, uuid, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 1, ul_sq_uuid(uuid, canon), -1, SQLITE_STATIC);
 	if (text)
 		sqlite3_bind_text(s, 2, text, -1, SQLITE_STATIC);
 	rc = sqlite3_step(s);
@@ -308,9 +312,65 @@ static int update_by_uuid(struct ul_store_sqlite *st, enum stmt_id id, const cha
 	return 0;
 }
 
+/* Inside delete_run's transaction: the run goes, its UUID is recorded as deleted. */
+static int delete_tx(struct ul_store_sqlite *st, const char *uuid)
+{
+	struct timespec now;
+	sqlite3_stmt *s;
+	int r = update_by_uuid(st, S_DELETE_RUN, uuid, NULL, "delete"), rc;
+
+	if (r < 0)
+		return r;
+	s = ul_sq_stmt(st, S_RECORD_DELETED, &rc);
+	if (s) {
+		char canon[37];
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		sqlite3_bind_text(s, 1, ul_sq_uuid(uuid, canon), -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(s, 2, (sqlite3_int64)now.tv_sec * 1000000000 + now.tv_nsec);
+		rc = ul_sq_step_done(s);
+	}
+	return rc == SQLITE_OK ? 0 : ul_sq_fail(st, rc, "cannot delete run %s in '%s'", uuid, st->path);
+}
+
 int ul_sq_delete_run(struct ul_store *base, const char *uuid)
 {
-	return update_by_uuid(sq(base), S_DELETE_RUN, uuid, NULL, "delete");
+	struct ul_store_sqlite *st = sq(base);
+	int rc, r = ul_sq_check_writable(st);
+
+	if (r < 0)
+		return r;
+	rc = ul_sq_exec(st, S_BEGIN_WRITE);
+	if (rc != SQLITE_OK)
+		return ul_sq_fail(st, rc, "cannot write '%s'", st->path);
+	r = delete_tx(st, uuid);
+	if (!r && (rc = ul_sq_exec(st, S_COMMIT)) != SQLITE_OK)
+		r = ul_sq_fail(st, rc, "cannot delete run %s in '%s'", uuid, st->path);
+	if (r < 0)
+		ul_sq_rollback(st);
+	return r;
+}
+
+int ul_sq_was_deleted(struct ul_store *base, const char *uuid)
+{
+	struct ul_store_sqlite *st = sq(base);
+	sqlite3_stmt *s;
+	char canon[37];
+	int rc;
+
+	st->base.err[0] = '\0';
+	s = ul_sq_stmt(st, S_WAS_DELETED, &rc);
+	if (!s)
+		return ul_sq_fail(st, rc, "cannot read '%s'", st->path);
+	sqlite3_bind_text(s, 1, ul_sq_uuid(uuid, canon), -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
+		sqlite3_reset(s);
+		return rc == SQLITE_ROW;
+	}
+	rc = ul_sq_fail(st, rc, "cannot read '%s'", st->path);
+	sqlite3_reset(s);
+	return rc;
 }
 
 int ul_sq_relabel_run(struct ul_store *base, const char *uuid, const char *label)
@@ -349,8 +409,10 @@ static int merge_cells(struct ul_store_sqlite *st, int64_t id, const struct ul_r
  * it is still `running` and the file's is not (a recovery file completes
  * the run it was written for).  Idempotent: a second import changes nothing.
  */
-static int import_one(struct ul_store_sqlite *st, const struct ul_run *run, bool *changed)
+static int import_one(struct ul_store_sqlite *st, const struct ul_run *given, bool *changed)
 {
+	struct ul_run canon = *given; /* shallow: the same cells, the UUID in its stored form */
+	const struct ul_run *run = &canon;
 	const unsigned char *status;
 	bool was_running = false;
 	sqlite3_stmt *s;
@@ -358,6 +420,7 @@ static int import_one(struct ul_store_sqlite *st, const struct ul_run *run, bool
 	int rc;
 
 	*changed = false;
+	ul_uuid_canon(canon.uuid);
 	s = ul_sq_stmt(st, S_RUN_BY_UUID, &rc);
 	if (!s)
 		return rc;
@@ -373,6 +436,14 @@ static int import_one(struct ul_store_sqlite *st, const struct ul_run *run, bool
 		rc = insert_run_row(st, run, &id);
 		if (rc == SQLITE_OK)
 			*changed = true;
+		/* Imported by hand: no longer recorded as deleted. */
+		s = rc == SQLITE_OK ? ul_sq_stmt(st, S_FORGET_DELETED, &rc) : NULL;
+		if (s) {
+			sqlite3_bind_text(s, 1, run->uuid, -1, SQLITE_STATIC);
+			rc = ul_sq_step_done(s);
+		}
+		if (rc != SQLITE_OK)
+			return rc;
 		was_running = false;
 	} else if (rc != SQLITE_ROW) {
 		return rc;

@@ -10,6 +10,9 @@
  * `const struct ul_store_ops ul_store_NAME`, add a line to stores.def, and
  * make tests/unit/test_store.c run its cases against it.
  *
+ * UUIDs: stored and looked up in one form, lowercase (ul_uuid_canon): the
+ * ops take a UUID in any case.
+ *
  * Errors: every op returns 0 or a negative errno-style code and fills
  * store->err with one line for people (no "error:" prefix).  Codes:
  *   -ENOENT   run not found          -EPROTO  file is not a database of ours
@@ -22,7 +25,7 @@
 #include "core/compat.h"
 #include "model/model.h"
 
-#define UL_STORE_SCHEMA_VERSION 1
+#define UL_STORE_SCHEMA_VERSION 2
 
 struct ul_store;
 
@@ -75,13 +78,22 @@ struct ul_store_ops {
 	 * this program does not know reads as UL_RUN_UNKNOWN. */
 	int (*list_runs)(struct ul_store *st, struct ul_run_summary **out, size_t *n);
 	/* Load a whole run.  `ref` is a numeric id, a UUID or a unique UUID
-	 * prefix (>= 4 chars), or "last" for the newest run.  Everything read
+	 * prefix (>= 4 chars, any case), or "last" for the newest run.  Everything read
 	 * is checked like untrusted input: -EIO names what is malformed. */
 	int (*load_run)(struct ul_store *st, const char *ref, struct ul_run *out);
 	/* The summary of the run `ref` names (as load_run resolves it). */
 	int (*find_run)(struct ul_store *st, const char *ref, struct ul_run_summary *out);
-	/* Delete the run with this UUID and everything it holds; -ENOENT if absent. */
+	/* Delete the run with this UUID and everything it holds, and record
+	 * the UUID as deleted (see was_deleted), in one transaction; -ENOENT
+	 * if absent. */
 	int (*delete_run)(struct ul_store *st, const char *uuid);
+	/*
+	 * 1 when a run with this UUID was deleted (delete_run) and not imported
+	 * again since, 0 when not, or a negative errno.  A run deleted while it
+	 * was still measuring writes a recovery file at its end; the next run
+	 * asks this before loading it, so the deletion is not undone.
+	 */
+	int (*was_deleted)(struct ul_store *st, const char *uuid);
 	/* Give the run with this UUID a new label; -ENOENT if absent. */
 	int (*relabel_run)(struct ul_store *st, const char *uuid, const char *label);
 	/*
@@ -89,8 +101,9 @@ struct ul_store_ops {
 	 * transaction: all or nothing.  A run whose UUID is already stored
 	 * only gains the cells (by seq) it lacks, and the file's status and end
 	 * if it was still `running` (a recovery file completes its run), so the
-	 * same file imported twice changes nothing.  *inserted (may be NULL)
-	 * counts the runs added or changed.
+	 * same file imported twice changes nothing.  A run inserted is no
+	 * longer recorded as deleted.  *inserted (may be NULL) counts the runs
+	 * added or changed.
 	 */
 	int (*import_runs)(struct ul_store *st, const struct ul_run *runs, size_t n,
 			   size_t *inserted);

@@ -61,6 +61,13 @@ ok "$([ "$(wc -l <<<"$err")" = 1 ] && [ "${#err}" -lt 1500 ]; echo $?)" \
 err=$("$UL" show --db "$DB" $'ab\e]0;t\ac' 2>&1 >/dev/null)
 is "$(printf '%s' "$err" | LC_ALL=C grep -c $'[\x1b\x07]')" 0 "error messages escape control characters"
 
+# A label no command accepts (written straight into the file) cannot be
+# imported either (one label check for run, relabel and import).
+"$UL" export --db "$DB" 1 -o "$TMP/hostile.json"
+like "$("$UL" import --db "$TMP/hostile.db" "$TMP/hostile.json" 2>&1)" \
+	"runs\[0\]\.label: may not contain control characters" "a hostile label is not imported"
+sqlite3 "$DB" "UPDATE runs SET label = 'alpha' WHERE id = 1"
+
 # Export, import into a fresh store: the same show output, byte for byte.
 "$UL" export --db "$DB" -o "$TMP/all.json"
 ok $? "export"

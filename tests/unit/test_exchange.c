@@ -22,7 +22,11 @@ static void push(struct ul_series *s, int64_t v)
 	ck_assert_int_eq(ul_series_push(s, v), 0);
 }
 
-/* A run with edge values everywhere JSON could lose them. */
+/*
+ * A run with edge values everywhere JSON could lose them.  Its label holds
+ * control characters (what a printer must escape); importable_run() gives
+ * it one import accepts (the label check of run and relabel).
+ */
 static void edge_run(struct ul_run *run)
 {
 	struct ul_cell *c;
@@ -68,6 +72,12 @@ static void edge_run(struct ul_run *run)
 	snprintf(c->probe, sizeof(c->probe), "job");
 }
 
+static void importable_run(struct ul_run *run)
+{
+	edge_run(run);
+	snprintf(run->label, sizeof(run->label), "lab\"el\\, \xc3\xa9");
+}
+
 static char *to_json(const struct ul_run *run, size_t *len)
 {
 	const struct ul_run *one[1] = { run };
@@ -86,7 +96,7 @@ START_TEST(test_round_trip_exact)
 	size_t len, len2, n;
 	char why[256] = "", *json, *json2;
 
-	edge_run(&run);
+	importable_run(&run);
 	json = to_json(&run, &len);
 	ck_assert_msg(ul_exchange_read_json(json, len, &back, &n, why, sizeof(why)) == 0, "%s", why);
 	ck_assert_uint_eq(n, 1);
@@ -180,7 +190,7 @@ START_TEST(test_one_table_both_ways)
 	size_t len;
 	char *json;
 
-	edge_run(&run);
+	importable_run(&run);
 	json = to_json(&run, &len);
 	check_table(json, run_path, 2, &ul_json_run_table, "cells");
 	check_table(json, cell_path, 4, &ul_json_cell_table, "series");
@@ -245,12 +255,18 @@ START_TEST(test_hostile_fields)
 		{ "\"seq\": 7", "\"seq\": 0", "cell number used twice" },
 		{ "\"name\": \"empty\"", "\"name\": \"delay_ns\"", "used twice" },
 		{ "\"hostname\": \"h\"", "\"hostname\": \"h\\u0000x\"", "is not allowed" },
+		/* the label check of run and relabel: empty, newline, ESC, C1, DEL */
+		{ "\"label\": \"lab", "\"label\": \"\", \"x\": \"", "runs[0].label: must be 1 to" },
+		{ "\"label\": \"lab", "\"label\": \"\\nlab", "runs[0].label: may not contain control" },
+		{ "\"label\": \"lab", "\"label\": \"\\u001blab", "runs[0].label: may not contain" },
+		{ "\"label\": \"lab", "\"label\": \"\\u009blab", "runs[0].label: may not contain" },
+		{ "\"label\": \"lab", "\"label\": \"\\u007flab", "runs[0].label: may not contain" },
 	};
 	struct ul_run run;
 	size_t len;
 	char *json;
 
-	edge_run(&run);
+	importable_run(&run);
 	json = to_json(&run, &len);
 	for (size_t i = 0; i < UL_ARRAY_SIZE(edits); i++) {
 		char *at = strstr(json, edits[i].from), *doc, why[256] = "";

@@ -12,6 +12,7 @@
 #include "store/fault.h"
 #include "store/store.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -295,10 +296,23 @@ START_TEST(test_import_merge)
 	ul_run_release(&back);
 	ck_assert_int_eq(st->ops->import_runs(st, runs, 2, &added), 0);
 	ck_assert_uint_eq(added, 0); /* twice: nothing changes */
+	/* One UUID form: the same run in uppercase is the same run. */
+	for (char *p = runs[1].uuid; *p; p++)
+		*p = (char)toupper((unsigned char)*p);
+	ck_assert_int_eq(st->ops->import_runs(st, &runs[1], 1, &added), 0);
+	ck_assert_uint_eq(added, 0);
+	ck_assert_int_eq(ul_unit_sql_int(path, "SELECT count(*) FROM runs"), 2);
+	ck_assert_int_eq(st->ops->was_deleted(st, runs[1].uuid), 0);
 	ck_assert_int_eq(st->ops->delete_run(st, runs[1].uuid), 0);
 	ck_assert_int_eq(st->ops->delete_run(st, runs[1].uuid), -ENOENT);
+	/* Recorded as deleted (in any case) until imported again by hand. */
+	ck_assert_int_eq(st->ops->was_deleted(st, runs[1].uuid), 1);
+	ck_assert_int_eq(st->ops->was_deleted(st, ul_uuid_canon(runs[1].uuid)), 1);
+	ck_assert_int_eq(st->ops->import_runs(st, &runs[1], 1, &added), 0);
+	ck_assert_uint_eq(added, 1);
+	ck_assert_int_eq(st->ops->was_deleted(st, runs[1].uuid), 0);
 	ck_assert_int_eq(st->ops->relabel_run(st, runs[0].uuid, "renamed"), 0);
-	ck_assert_int_eq(st->ops->load_run(st, "last", &back), 0);
+	ck_assert_int_eq(st->ops->load_run(st, runs[0].uuid, &back), 0);
 	ck_assert_str_eq(back.label, "renamed");
 	ul_run_release(&back);
 	ul_store_close(st);
