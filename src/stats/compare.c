@@ -139,13 +139,6 @@ static void compare_welch(const double *b, size_t nb, const double *c, size_t nc
 	r->need_per_side = points_for(alpha, fabs(d) / sqrt(sb * sb + sc * sc));
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Everything after the sorted copies exist. */
 static int compare_sorted(const double *b, size_t nb, const double *c, size_t nc,
 			  const struct ul_cmp_opts *o, struct ul_cmp_result *r)
@@ -220,8 +213,8 @@ int ul_stats_compare(const double *base, size_t nb, const double *cand, size_t n
 	}
 	memcpy(b, base, nb * sizeof(*b));
 	memcpy(c, cand, nc * sizeof(*c));
-	qsort(b, nb, sizeof(*b), cmp_double);
-	qsort(c, nc, sizeof(*c), cmp_double);
+	ul_stats_sort(b, nb);
+	ul_stats_sort(c, nc);
 	rc = compare_sorted(b, nb, c, nc, opts, out);
 	free(b);
 	free(c);

@@ -99,13 +99,6 @@ static bool test_seen_before(const struct ul_runcmp_row *rows, size_t n_rows,
 	return false;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 int ul_runcmp_pool_runs(const struct ul_runcmp_group *g, const struct ul_runcmp_metric *m,
 			const char *test, struct ul_runcmp_pooled *out)
 {
@@ -125,7 +118,7 @@ int ul_runcmp_pool_runs(const struct ul_runcmp_group *g, const struct ul_runcmp_
 			return -ENOMEM;
 		}
 		if (p.n) {
-			qsort(p.v, p.n, sizeof(*p.v), cmp_double);
+			ul_stats_sort(p.v, p.n);
 			out->v[out->n++] = ul_stats_median_sorted(p.v, p.n);
 			out->runs++;
 			out->cells += p.cells;

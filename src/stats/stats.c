@@ -172,6 +172,11 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+void ul_stats_sort(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+}
+
 /* Summarise an owned scratch copy `v` (sorted here). */
 static int summarize_owned(double *v, size_t n, struct ul_summary *out)
 {
@@ -183,7 +188,7 @@ static int summarize_owned(double *v, size_t n, struct ul_summary *out)
 	for (size_t i = 0; i < n; i++)
 		if (!isfinite(v[i]))
 			return -EINVAL;
-	qsort(v, n, sizeof(*v), cmp_double);
+	ul_stats_sort(v, n);
 	s.min = v[0];
 	s.max = v[n - 1];
 	s.median = ul_stats_median_sorted(v, n);

@@ -38,6 +38,8 @@ int ul_stats_summarize_i64(const int64_t *x, size_t n, struct ul_summary *out) U
 double ul_stats_mean(const double *x, size_t n);
 /* Sample S.D. with n-1, two-pass; 0 for n < 2. */
 double ul_stats_sd(const double *x, size_t n);
+/* Sort v ascending in place (v holds no NaN). */
+void ul_stats_sort(double *v, size_t n);
 /* Type-7 quantile of sorted data, p in [0, 1]. */
 double ul_stats_quantile_sorted(const double *sorted, size_t n, double p);
 double ul_stats_median_sorted(const double *sorted, size_t n);

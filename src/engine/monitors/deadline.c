@@ -109,13 +109,6 @@ static int dl_cell_begin(struct ul_engine *eng, void *state, struct ul_cell *cel
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* The stored "dl_profile": a named profile's index + 1, 0 for PERIOD:WORK. */
 static int profile_code(const char *name)
 {
@@ -142,7 +135,7 @@ static int latency_metrics(struct ul_cell *cell, const struct ul_deadline_rec *r
 		if (r[i].stall_ns > max_stall)
 			max_stall = r[i].stall_ns;
 	}
-	qsort(v, n, sizeof(*v), cmp_double);
+	ul_stats_sort(v, n);
 	rc |= ul_cell_set_metric(cell, "dl_lat_mean_ns", ul_stats_mean(v, n));
 	rc |= ul_cell_set_metric(cell, "dl_lat_sd_ns", ul_stats_sd(v, n));
 	rc |= ul_cell_set_metric(cell, "dl_lat_p99_ns", ul_stats_quantile_sorted(v, n, 0.99));

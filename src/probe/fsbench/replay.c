@@ -358,7 +358,7 @@ static void record(struct ul_fsb_stats *s, int kind, uint64_t ns, bool mismatch)
 	o->sum_ns += ns;
 	if (ns > o->max_ns)
 		o->max_ns = ns;
-	o->hist[ul_fsb_hist_bucket(ns)]++;
+	o->hist[ul_hist_bucket(ns)]++;
 	s->ops++;
 	if (mismatch) {
 		o->mismatches++;

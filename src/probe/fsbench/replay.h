@@ -31,19 +31,15 @@
 
 #include "core/compat.h"
 #include "probe/fsbench/loadfile.h"
+#include "stats/hist.h"
 
 #include <limits.h>
 #include <stdatomic.h>
 
-/* Latency histogram: exact below 64 ns, then 32 buckets per power of two
- * (at most 3.1% relative error), the last bucket holding everything above
- * about 2^40 ns (18 min). */
-#define UL_FSB_HIST_N 1184
-
 struct ul_fsb_opstat {
 	uint64_t count, sum_ns, max_ns;
 	uint64_t mismatches;	/* outcome differed from the expected status */
-	uint32_t hist[UL_FSB_HIST_N];
+	uint32_t hist[UL_HIST_N];	/* latencies, stats/hist.h */
 };
 
 /* What one client did in the measured phase; written only by the client,
@@ -111,11 +107,6 @@ void ul_fsb_client_cleanup(struct ul_fsb_client *c);
 /* Remove dirfd/path and everything under it, ignoring errors. */
 void ul_fsb_remove_tree(int dirfd, const char *path);
 
-/* Histogram helpers: bucket of a latency, and a bucket's representative
- * value (its midpoint); quantile p in [0,1] of a histogram of `count`. */
-unsigned ul_fsb_hist_bucket(uint64_t ns);
-uint64_t ul_fsb_hist_value(unsigned bucket);
-uint64_t ul_fsb_hist_quantile(const uint32_t *hist, uint64_t count, double p);
 /* Add b into a (counts, sums, max, histograms, bytes, rusage). */
 void ul_fsb_stats_add(struct ul_fsb_stats *a, const struct ul_fsb_stats *b);
 

@@ -7,6 +7,7 @@
 #include "core/compat.h"
 #include "core/clock.h"
 #include "probe/micro/micro.h"
+#include "stats/stats.h"
 
 #include <errno.h>
 #include <math.h>
@@ -19,17 +20,10 @@
 #define MH_MAX_ITERS (UINT64_C(1) << 40)
 #define MH_MAX_CALIBRATIONS 40
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static double median_of(double *v, size_t n)
 {
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	ul_stats_sort(v, n);
+	return ul_stats_median_sorted(v, n);
 }
 
 double ul_mh_clock_overhead_ns(void)

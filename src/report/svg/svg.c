@@ -5,6 +5,7 @@
  */
 #include "core/compat.h"
 #include "report/svg/frame.h"
+#include "stats/stats.h"
 
 #include <errno.h>
 #include <math.h>
@@ -44,13 +45,6 @@ static size_t legend_rows(const struct ul_chart_group *g, size_t ng, double widt
 	return rows;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* A sorted copy of the finite values; NULL with *n = 0 when none (or no memory: -ENOMEM in *err). */
 static double *sorted_copy(const struct ul_chart_group *g, size_t *n, int *err)
 {
@@ -64,7 +58,7 @@ static double *sorted_copy(const struct ul_chart_group *g, size_t *n, int *err)
 	for (size_t i = 0; i < g->n; i++)
 		if (isfinite(g->v[i]))
 			v[(*n)++] = g->v[i];
-	qsort(v, *n, sizeof(*v), cmp_double);
+	ul_stats_sort(v, *n);
 	return v;
 }
 

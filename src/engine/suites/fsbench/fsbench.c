@@ -215,8 +215,8 @@ static int record_round(struct fsb_suite *st, struct ul_cell *cell)
 		const struct ul_fsb_opstat *o = &t->op[k];
 		int64_t f[O_N] = {
 			(int64_t)o->count, (int64_t)o->sum_ns, (int64_t)o->max_ns,
-			(int64_t)ul_fsb_hist_quantile(o->hist, o->count, 0.50),
-			(int64_t)ul_fsb_hist_quantile(o->hist, o->count, 0.99),
+			(int64_t)ul_hist_quantile(o->hist, o->count, 0.50),
+			(int64_t)ul_hist_quantile(o->hist, o->count, 0.99),
 			(int64_t)o->mismatches,
 		};
 
