@@ -408,8 +408,9 @@ static int scan_all(const char *dir, struct scan *sc)
 	for (int i = 0; i < n; i++) {
 		int rc = scan_dir(dirs[i], sc);
 
-		/* Another user's fallback directory is simply not ours to clean. */
-		if (rc && rc != -EPERM && !err)
+		/* Another user's directory (root's /run/underload for a user:
+		 * EACCES) is simply not ours to clean. */
+		if (rc && rc != -EPERM && rc != -EACCES && !err)
 			err = rc;
 	}
 	return err;

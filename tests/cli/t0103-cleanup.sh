@@ -101,4 +101,42 @@ cp "$TMP/j" "$UL_JOURNAL_DIR/999999998.journal"
 chmod 0600 "$UL_JOURNAL_DIR/999999998.journal"
 "$UL" cleanup >/dev/null 2>&1
 [ -f "$victim/real/underload-BBBBBB/file" ]; ok $? "a journal directory open to others is not read"
+# A user who is not root: root's journal directory (/run/underload, 0700)
+# is not theirs to clean, so cleanup ignores it (EACCES) instead of
+# failing; after a real kill -9 of their own run the next run says to run
+# cleanup, and cleanup repairs it.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
+	mkdir -p -m 0700 /run/underload
+	chmod 0711 "$TMP"
+	home=$TMP/nobody
+	mkdir -m 0700 "$home" "$home/scratch" "$home/run" && chown -R nobody "$home"
+	# A script that execs, so that $! is underload's own pid.
+	as_nobody=$TMP/as-nobody
+	printf '#!/bin/sh\nexec env -u UL_JOURNAL_DIR XDG_RUNTIME_DIR="%s" XDG_DATA_HOME="%s" HOME="%s" setpriv --reuid=nobody --regid=nogroup --clear-groups -- "%s" "$@"\n' \
+		"$home/run" "$home" "$home" "$UL_REAL" >"$as_nobody"
+	chmod 0755 "$as_nobody"
+	as_nobody() { "$as_nobody" "$@"; }
+	NB=(--dir "$home/scratch" --db "$home/r.db" --no-progress --interval 300ms --min-points 5
+		--max-points 6 -o resp.working-set=4M -o resp.files=20 -o smallwrite.files=4)
+	as_nobody cleanup >"$TMP/out" 2>"$TMP/err"
+	is "$?:$(cat "$TMP/out")" "0:0 changes undone" "a non-root cleanup with nothing to do exits 0"
+	is "$(cat "$TMP/err")" "" "and reports nothing about root's journal directory"
+	"$as_nobody" run "${NB[@]}" --tests noload,smallwrite --label nbkilled >/dev/null 2>&1 &
+	pid=$!
+	nb_cells() { [ "$(sqlite3 "$home/r.db" "SELECT count(*) FROM cells" 2>/dev/null || echo 0)" -ge 1 ]; }
+	wait_for nb_cells
+	ok $? "the non-root run stored a cell before SIGKILL"
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null
+	as_nobody run "${NB[@]}" --tests noload --label nbnext >/dev/null 2>"$TMP/err"
+	like "$(cat "$TMP/err")" "1 earlier run left system changes behind: run 'underload cleanup'" \
+		"the next non-root run gives the hint to run cleanup"
+	as_nobody cleanup >"$TMP/out" 2>"$TMP/err"
+	is $? 0 "the non-root cleanup after a kill -9 exits 0"
+	like "$(cat "$TMP/out")" "marked run [0-9a-f-]{36} interrupted" "and marks the run interrupted"
+	is "$(find "$home/scratch" -mindepth 1 | wc -l)" 0 "and removes its scratch directory"
+	chmod 0700 "$TMP"
+else
+	for _ in 1 2 3 4 5 6 7; do skip "needs root, setpriv and a 'nobody' user"; done
+fi
 done_testing
