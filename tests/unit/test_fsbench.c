@@ -182,6 +182,29 @@ START_TEST(test_parse_malformed)
 }
 END_TEST
 
+/* Only a regular file is read: a FIFO would block forever, /dev/zero is a
+ * line without end (both were accepted as a --loadfile). */
+START_TEST(test_fsb_loadfile_not_regular)
+{
+	struct ul_fsb_trace t;
+	char err[512], fifo[128];
+
+	make_tmpdir();
+	snprintf(fifo, sizeof(fifo), "%s/fifo", tmpdir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	ul_fsb_trace_init(&t);
+	ck_assert_int_eq(ul_fsb_trace_load(&t, fifo, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "not a regular file") && strstr(err, fifo), "%s", err);
+	ck_assert_int_eq(unlink(fifo), 0);
+	ck_assert_int_eq(ul_fsb_trace_load(&t, "/dev/zero", err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "not a regular file"), "%s", err);
+	ck_assert_int_eq(ul_fsb_trace_load(&t, tmpdir, err, sizeof(err)), -EISDIR);
+	ck_assert_int_eq(t.n, 0);
+	ul_fsb_trace_free(&t);
+	remove_tmpdir();
+}
+END_TEST
+
 /* Replay a trace once with one in-process client in tmpdir. */
 static void replay_once(const struct ul_fsb_trace *t, struct ul_fsb_stats *st, int index)
 {
@@ -280,6 +303,7 @@ Suite *ul_test_suite_fsbench(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_parse_every_kind);
 	tcase_add_test(tc, test_parse_malformed);
+	tcase_add_test(tc, test_fsb_loadfile_not_regular);
 	tcase_add_test(tc, test_replay_mismatches_and_bytes);
 	tcase_add_test(tc, test_builtin_trace);
 	suite_add_tcase(s, tc);

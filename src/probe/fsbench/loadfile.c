@@ -8,10 +8,13 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_TOKENS 12
 #define MAX_LINE 4096
@@ -280,19 +283,52 @@ int ul_fsb_trace_parse_line(struct ul_fsb_trace *t, const char *text, unsigned l
 	return 0;
 }
 
+/*
+ * The loadfile opened for reading: a regular file only.  A FIFO would block
+ * the open (or the read) forever and /dev/zero is an endless line, so
+ * anything else is refused, without blocking on the open.
+ */
+static FILE *open_regular(const char *path, int *rc)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat sb;
+	FILE *f;
+
+	if (fd < 0) {
+		*rc = -errno;
+		return NULL;
+	}
+	if (fstat(fd, &sb)) {
+		*rc = -errno;
+		close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		*rc = S_ISDIR(sb.st_mode) ? -EISDIR : -EINVAL;
+		close(fd);
+		return NULL;
+	}
+	if (fcntl(fd, F_SETFL, 0) || !(f = fdopen(fd, "r"))) {
+		*rc = -errno;
+		close(fd);
+		return NULL;
+	}
+	return f;
+}
+
 int ul_fsb_trace_load(struct ul_fsb_trace *t, const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "re");
 	char *line = NULL;
 	size_t cap = 0;
 	unsigned no = 0;
 	ssize_t len;
 	int rc = 0;
+	FILE *f = open_regular(path, &rc);
 
 	snprintf(t->source, sizeof(t->source), "%s", path);
 	if (!f) {
-		rc = -errno;
-		snprintf(err, errlen, "cannot read loadfile '%s': %s", path, strerror(-rc));
+		snprintf(err, errlen, "cannot read loadfile '%s': %s", path,
+			 rc == -EINVAL ? "not a regular file" : strerror(-rc));
 		return rc;
 	}
 	while (!rc && (len = getline(&line, &cap, f)) >= 0) {

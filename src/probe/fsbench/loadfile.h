@@ -69,7 +69,9 @@ static inline const char *ul_fsb_path(const struct ul_fsb_trace *t, uint32_t off
  * Parse a loadfile.  0, or -errno with a one-line reason in err that names
  * the file, the line and what was expected ("client.txt:12: WriteX: expected
  * a number for argument 3, got 'x'"); -ENOENT/-EACCES... when it cannot be
- * read; -EINVAL for malformed content, also for a file with no operation.
+ * read; -EINVAL for malformed content, also for a file with no operation,
+ * and for a path that is not a regular file (a FIFO would block, /dev/zero
+ * never ends a line), refused without blocking.
  */
 int ul_fsb_trace_load(struct ul_fsb_trace *t, const char *path, char *err, size_t errlen)
 	UL_MUST_CHECK;
