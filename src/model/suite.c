@@ -1,32 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The suite registry, expanded from engine/suites/suites.def, and lookups in a suite's tests. */
+/* Lookups in a suite's tests and metrics (the registry itself: engine/suites/registry.c). */
 #include "core/compat.h"
-#include "core/registry.h"
 #include "model/suite.h"
 
 #include <string.h>
-
-#define UL_SUITE(file, ident) extern const struct ul_suite ul_suite_##ident;
-#include "engine/suites/suites.def"
-#undef UL_SUITE
-
-static const struct ul_suite *const suites[] = {
-#define UL_SUITE(file, ident) &ul_suite_##ident,
-#include "engine/suites/suites.def"
-#undef UL_SUITE
-	NULL,
-};
-
-UL_REGISTRY_LOOKUPS(struct ul_suite, ul_suite, suites)
-UL_REGISTRY_NAMES(struct ul_suite, ul_suite, suites)
-
-size_t ul_suite_index(const struct ul_suite *suite)
-{
-	for (size_t i = 0; i < ul_suite_count(); i++)
-		if (suites[i] == suite)
-			return i;
-	return SIZE_MAX; /* not registered: a bug the caller reports */
-}
 
 size_t ul_suite_n_tests(const struct ul_suite *suite)
 {
@@ -67,14 +44,6 @@ bool ul_suite_test_matches(const struct ul_suite_test *t, const char *name)
 		g += len + (g[len] == ',');
 	}
 	return false;
-}
-
-const char *ul_suite_cell_test(const struct ul_cell *cell)
-{
-	const struct ul_suite *suite = ul_suite_find(cell->suite);
-
-	return suite && suite->tests && suite->tests[0].load && suite->tests[0].name ? cell->probe
-										   : cell->load;
 }
 
 int ul_suite_test_index(const struct ul_suite *suite, const char *name)

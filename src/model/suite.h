@@ -3,16 +3,20 @@
  * What a suite is, described once: its tests (load + probe + per-test
  * options) in the seed's order, its seed-layout format, its own options of
  * `underload run`, its preflight, how it runs, and what `compare` and
- * `report` need to know of it.  The descriptor lives here, below engine/,
- * so report/ and stats/ can read its data (test order, metric directions)
- * without seeing the engine; the hooks take engine types by pointer only.
+ * `report` need to know of it.  The descriptor's type lives here, below
+ * engine/, so report/ and stats/ can read its data (test order, metric
+ * directions) without seeing the engine; the hooks take engine types by
+ * pointer only.  The suites themselves and their registry are the
+ * engine's (engine/suites/); the lookups by name below are defined there
+ * (engine/suites/registry.c) and only declared here.
  *
  * How to add a suite: make the folder engine/suites/NAME/ with its driver
  * NAME.c defining `const struct ul_suite ul_suite_NAME` (tests, probe,
  * options, hooks), its private helpers and a meson.build adding its files
- * to suite_sources; add `UL_SUITE(NAME, NAME)` to engine/suites/suites.def,
- * give it a CLI test under tests/cli/ and, when it has a seed table, a
- * format (report/format.h).
+ * to suite_sources; add `UL_SUITE(NAME, NAME)` to engine/suites/suites.def
+ * and give it a CLI test under tests/cli/.  Only when report shows more of
+ * it than the generic tables and plots: a format for its seed table
+ * (report/format.h) and a line in report/suites.def.
  */
 #ifndef UL_MODEL_SUITE_H
 #define UL_MODEL_SUITE_H
@@ -21,11 +25,8 @@
 #include "core/opt.h"
 #include "model/model.h"
 
-#include <stdio.h>
-
 struct ul_engine;
 struct ul_cell;
-struct ul_run;
 
 /* One test of a suite: a load measured by a probe. */
 struct ul_suite_test {
@@ -99,13 +100,9 @@ struct ul_suite {
 	 * next call.  NULL = that series. */
 	size_t (*metric_values)(const struct ul_cell *cell, const struct ul_suite_metric *m,
 				const int64_t **v);
-
-	/* --- report (underload report) --- */
-	/* Optional: the suite's section of a report over several runs; same
-	 * contract as a format's write_runs.  NULL = the generic section. */
-	int (*report)(FILE *out, const struct ul_run *const *runs, size_t n);
 };
 
+/* The registry (engine/suites/registry.c, from engine/suites/suites.def). */
 const struct ul_suite *ul_suite_find(const char *name);
 /* Every suite's name, ", "-separated, cut to fit len. */
 void ul_suite_names(char *buf, size_t len);

@@ -205,24 +205,47 @@ static void text_legend(FILE *out, const struct ul_run *run, const struct ul_cel
 	}
 }
 
+/* The suites' own blocks: the text columns of report/suites.def. */
+struct text_suite {
+	const char *name;
+	int (*group)(FILE *out, const struct ul_run *run);    /* once per group */
+	int (*cell)(FILE *out, const struct ul_cell *cell); /* per cell */
+};
+
+static const struct text_suite text_suites[] = {
+#define UL_REPORT_SUITE(suite, text_group, text_cell, html_intro, html_test, flags) \
+	{ #suite, text_group, text_cell },
+#include "report/suites.def"
+#undef UL_REPORT_SUITE
+};
+
+static const struct text_suite *text_suite(const char *name)
+{
+	for (size_t i = 0; i < UL_ARRAY_SIZE(text_suites); i++)
+		if (!strcmp(text_suites[i].name, name))
+			return &text_suites[i];
+	return NULL;
+}
+
 /*
  * Below a group's table: the suites' own blocks (the deadline table, the
  * mtest block) and what the monitors recorded per cell (report/monitors.h).
  */
 static int text_extras(FILE *out, const struct ul_run *run, const struct ul_cell *first)
 {
+	const struct text_suite *ts = text_suite(first->suite);
 	char indent[UL_NAME_LEN + 8];
 	int err = 0;
 
-	if (!strcmp(first->suite, "deadline") && fputc('\n', out) != EOF)
-		err = ul_report_deadline_table(out, run);
+	if (ts && ts->group && fputc('\n', out) != EOF)
+		err = ts->group(out, run);
 	for (const struct ul_cell *c = first; c < run->cells + run->n_cells && !err; c++) {
+		const struct text_suite *cs = text_suite(c->suite);
+
 		if (!text_same_group(run, first, c))
 			continue;
-		if (!strcmp(c->suite, "mtest") && fputc('\n', out) != EOF)
-			err = ul_report_mtest_native(out, c);
-		if (!strcmp(c->suite, "fsbench") && fputc('\n', out) != EOF)
-			err = ul_report_fsbench_native(out, c);
+		if (cs && cs->cell && fputc('\n', out) != EOF)
+			err = cs->cell(out, c);
 		snprintf(indent, sizeof(indent), "  %.*s: ", UL_NAME_LEN - 1, c->load);
 		ul_report_cell_monitors(out, c, indent);
 	}

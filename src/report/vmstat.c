@@ -7,6 +7,7 @@
 #include "core/sysmon.h"
 #include "report/common.h"
 #include "report/monitors.h"
+#include "report/suites.h"
 
 #include <errno.h>
 #include <math.h>
@@ -241,7 +242,7 @@ void ul_report_cell_monitors(FILE *out, const struct ul_cell *cell, const char *
 		fputc('\n', out);
 	}
 	/* The deadline and mtest suites print the probe in their own blocks. */
-	if (strcmp(cell->suite, "deadline") && strcmp(cell->suite, "mtest") &&
+	if (!(ul_report_suite_flags(cell->suite) & UL_RS_OWN_DEADLINE) &&
 	    ul_cell_metric(cell, "dl_periods", &periods) &&
 	    ul_cell_metric(cell, "dl_missed", &missed) &&
 	    ul_cell_metric(cell, "dl_met_pct", &met)) {

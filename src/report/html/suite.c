@@ -9,6 +9,7 @@
 #include "core/compat.h"
 #include "report/html/sections.h"
 #include "report/plot.h"
+#include "report/suites.h"
 
 #include <errno.h>
 #include <math.h>
@@ -148,7 +149,7 @@ static void test_plots(struct ul_hdoc *d, const char *suite, const char *test,
 	/* "delay_ns" in ms reads "delay (ms)": the unit suffix gives way to the display unit. */
 	snprintf(ylab, sizeof(ylab), "%.*s%s%s%s", (int)ul_plot_unit_stem(t->series), t->series,
 		 *t->unit ? " (" : "", t->unit, *t->unit ? ")" : "");
-	if (strcmp(suite, "deadline")) {
+	if (!(ul_report_suite_flags(suite) & UL_RS_NO_SCATTER)) {
 		snprintf(title, sizeof(title), "%s %s: every sample in time order", suite, test);
 		tx.x_label = "sample (in time order)";
 		caption_counts(cap, sizeof(cap), t, "Every raw sample, one dot each (long series "
@@ -173,16 +174,41 @@ static void test_plots(struct ul_hdoc *d, const char *suite, const char *test,
 	ul_hdoc_figure_end(d, f, f ? ul_chart_box(f, &tx, t->g, t->ng) : 0, cap);
 }
 
+/* The suites' own parts of the page: the html columns of report/suites.def. */
+struct html_suite {
+	const char *name;
+	void (*intro)(struct ul_hdoc *d, const char *suite); /* under its heading */
+	void (*test)(struct ul_hdoc *d, const char *load);   /* above a test's plots */
+};
+
+static const struct html_suite html_suites[] = {
+#define UL_REPORT_SUITE(suite, text_group, text_cell, html_intro, html_test, flags) \
+	{ #suite, html_intro, html_test },
+#include "report/suites.def"
+#undef UL_REPORT_SUITE
+};
+
+static const struct html_suite *html_suite(const char *name)
+{
+	static const struct html_suite none = { 0 };
+
+	for (size_t i = 0; i < UL_ARRAY_SIZE(html_suites); i++)
+		if (!strcmp(html_suites[i].name, name))
+			return &html_suites[i];
+	return &none;
+}
+
 static void suite_section(struct ul_hdoc *d, const char *suite)
 {
+	const struct html_suite *hs = html_suite(suite);
 	struct test_key *tests = calloc(MAX_NAMES, sizeof(*tests));
 	char title[160];
 	size_t n = tests ? list_tests(d, suite, tests) : 0;
 
 	snprintf(title, sizeof(title), "Suite %s", suite);
 	ul_hdoc_heading(d, 2, suite, title);
-	if (!strcmp(suite, "contest"))
-		ul_html_contest(d, suite);
+	if (hs->intro)
+		hs->intro(d, suite);
 	ul_html_verdicts(d, suite);
 	if (!tests)
 		d->err = -ENOMEM;
@@ -195,8 +221,8 @@ static void suite_section(struct ul_hdoc *d, const char *suite)
 		if (rc) {
 			d->err = rc;
 		} else if (t.ng) {
-			if (!strcmp(suite, "deadline"))
-				ul_html_deadline(d, tests[k].load);
+			if (hs->test)
+				hs->test(d, tests[k].load);
 			ul_html_micro_curve(d, suite, tests[k].load, tests[k].probe);
 			test_plots(d, suite, tests[k].name, &t);
 		}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The suite registry, expanded from suites.def (one folder a line), and
+ * which of a suite's tests a run asks for.  The lookups by name are
+ * declared in model/suite.h so report/ and stats/ can read a suite's data
+ * (its tests' order, its metrics) without including the engine.
+ */
+#include "core/compat.h"
+#include "core/registry.h"
+#include "engine/engine.h"
+#include "load/load.h"
+
+#include <string.h>
+
+#define UL_SUITE(file, ident) extern const struct ul_suite ul_suite_##ident;
+#include "engine/suites/suites.def"
+#undef UL_SUITE
+
+static const struct ul_suite *const suites[] = {
+#define UL_SUITE(file, ident) &ul_suite_##ident,
+#include "engine/suites/suites.def"
+#undef UL_SUITE
+	NULL,
+};
+
+UL_REGISTRY_LOOKUPS(struct ul_suite, ul_suite, suites)
+UL_REGISTRY_NAMES(struct ul_suite, ul_suite, suites)
+
+size_t ul_suite_index(const struct ul_suite *suite)
+{
+	for (size_t i = 0; i < ul_suite_count(); i++)
+		if (suites[i] == suite)
+			return i;
+	return SIZE_MAX; /* not registered: a bug the caller reports */
+}
+
+const char *ul_suite_cell_test(const struct ul_cell *cell)
+{
+	const struct ul_suite *suite = ul_suite_find(cell->suite);
+
+	return suite && suite->tests && suite->tests[0].load && suite->tests[0].name ? cell->probe
+										   : cell->load;
+}
+
+bool ul_suite_accepts_test(const struct ul_suite *suite, const char *name)
+{
+	return ul_suite_has_test(suite, name) || (suite->tests_any_load && ul_load_find(name));
+}
+
+size_t ul_suite_tests(const struct ul_suite *suite, const struct ul_engine_config *cfg,
+		      const char *tests[UL_MAX_TESTS])
+{
+	size_t n = 0;
+
+	if (cfg->n_tests) {
+		for (size_t i = 0; i < cfg->n_tests; i++)
+			if (ul_suite_accepts_test(suite, cfg->tests[i]))
+				tests[n++] = cfg->tests[i];
+		return n;
+	}
+	for (size_t i = 0; suite->tests[i].load && n < UL_MAX_TESTS; i++)
+		tests[n++] = ul_suite_test_name(&suite->tests[i]);
+	return n;
+}
