@@ -216,7 +216,9 @@ struct ul_engine_window {
 int ul_engine_measure_cell(struct ul_engine *eng, struct ul_cell *cell, const struct ul_load *load,
 			   const struct ul_engine_window *w);
 /* For measure hooks: the cell is load-died, its note "load 'X' died WHEN
- * (how it ended: the error it recorded)". */
+ * (how its leader ended): the error it or a worker recorded (ENAME)", e.g.
+ * "load '8ctx-mem' died while measured, after 0 points (exit status 1):
+ * Cannot allocate memory (ENOMEM)". */
 void ul_engine_load_died(struct ul_cell *cell, const char *when, struct ul_running_load *rl);
 /*
  * For suites: the end of a measured cell.  A load that died or a probe that

@@ -16,15 +16,27 @@
 #include <stdio.h>
 #include <string.h>
 
+/* "ENOMEM" for messages that give the cause a load recorded. */
+static const char *errno_name(int err)
+{
+	const char *name = strerrorname_np(err);
+
+	return name ? name : "unknown errno";
+}
+
 void ul_engine_load_died(struct ul_cell *cell, const char *when, struct ul_running_load *rl)
 {
 	int err = ul_load_failed_errno(rl);
 	char how[96];
 
-	ul_wstatus_describe(ul_load_child(rl)->wstatus, how, sizeof(how));
+	ul_child_describe(ul_load_child(rl), how, sizeof(how));
 	cell->outcome = UL_CELL_LOAD_DIED;
-	snprintf(cell->note, sizeof(cell->note), "load '%s' died %s (%s%s%s)", cell->load, when,
-		 how, err ? ": " : "", err ? strerror(err) : "");
+	if (err)
+		snprintf(cell->note, sizeof(cell->note), "load '%s' died %s (%s): %s (%s)",
+			 cell->load, when, how, strerror(err), errno_name(err));
+	else
+		snprintf(cell->note, sizeof(cell->note), "load '%s' died %s (%s)", cell->load,
+			 when, how);
 }
 
 /*
@@ -152,8 +164,9 @@ static int stop_load(struct ul_engine *eng, struct ul_cell *cell, const struct u
 		if (cell->outcome == UL_CELL_OK) {
 			cell->outcome = UL_CELL_LOAD_DIED;
 			snprintf(cell->note, sizeof(cell->note),
-				 "load '%s' had died when it was stopped%s%s", cell->load,
-				 err ? ": " : "", err ? strerror(err) : "");
+				 "load '%s' had died when it was stopped%s%s%s%s%s", cell->load,
+				 err ? ": " : "", err ? strerror(err) : "", err ? " (" : "",
+				 err ? errno_name(err) : "", err ? ")" : "");
 		}
 		return UL_ENGINE_OK;
 	}

@@ -46,6 +46,21 @@ ok $? "JSON holds every raw sample and a load counter per cell"
 
 "$UL" show --db "$DB" 999999 2>"$TMP/err" >/dev/null
 is $? 2 "show of an unknown run exits 2"
+
+# A memory load whose workers cannot map their share (ulimit -v) dies, and
+# its note says why: the errno a worker recorded, not just the exit status.
+# (A sanitizer's runtime reserves terabytes of address space: no ulimit -v.)
+if grep -aq __asan_init "$UL_REAL"; then
+	skip "an ASan build cannot start under ulimit -v"
+	skip "an ASan build cannot start under ulimit -v"
+else
+	(ulimit -v 120000 && exec "$UL" run "${TINY[@]}" --tests noload,8ctx-mem \
+		-o 8ctx-mem.footprint=1G --label ulimit-v) >/dev/null 2>&1
+	is $? 4 "a memory load that cannot map its memory fails the run with exit 4"
+	like "$(sqlite3 "$DB" "SELECT c.note FROM cells c JOIN runs r ON c.run_id = r.id WHERE r.label = 'ulimit-v' AND c.load = '8ctx-mem'")" \
+		"^load '8ctx-mem' died .*\(exit status 1\): Cannot allocate memory \(ENOMEM\)$" \
+		"the note gives the cause: ENOMEM"
+fi
 is "$(scratch_left)" 0 "no scratch directory left behind"
 is "$(ul_procs)" 0 "no process left behind"
 done_testing

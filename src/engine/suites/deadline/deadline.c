@@ -88,10 +88,7 @@ static int measure(void *arg, struct ul_cell *cell, struct ul_running_load *rl)
 			return UL_ENGINE_INTERRUPTED;
 		case UL_WAIT_CHILD_EXITED:
 			if (rl && ex == ul_load_child(rl)) {
-				ul_child_describe(ex, how, sizeof(how));
-				cell->outcome = UL_CELL_LOAD_DIED;
-				snprintf(cell->note, sizeof(cell->note),
-					 "load '%s' died while measured (%s)", cell->load, how);
+				ul_engine_load_died(cell, "while measured", rl);
 				return UL_ENGINE_OK;
 			}
 			if (ex == probe) {

@@ -85,7 +85,6 @@ static int measure(void *arg, struct ul_cell *cell, struct ul_running_load *rl)
 	struct ul_micro_job *job;
 	ul_nsec deadline = ul_now_ns() + MICRO_TIMEOUT_BASE_NS +
 			   40 * (int64_t)st->env.mh.batches * st->env.mh.min_batch_ns;
-	char how[96];
 	int err = 0, rc;
 
 	rc = ul_micro_job_start(&eng->sup, b, &st->env,
@@ -105,10 +104,7 @@ static int measure(void *arg, struct ul_cell *cell, struct ul_running_load *rl)
 		if (r == UL_MICRO_CHILD_EXITED && !(rl && ex == ul_load_child(rl)))
 			continue; /* an orphan or a monitor's child */
 		if (r == UL_MICRO_CHILD_EXITED) {
-			ul_child_describe(ex, how, sizeof(how));
-			cell->outcome = UL_CELL_LOAD_DIED;
-			snprintf(cell->note, sizeof(cell->note), "load '%s' died while measured (%s)",
-				 cell->load, how);
+			ul_engine_load_died(cell, "while measured", rl);
 		} else if (r == UL_MICRO_INTERRUPTED) {
 			cell->outcome = UL_CELL_INTERRUPTED;
 			snprintf(cell->note, sizeof(cell->note), "interrupted while measured");

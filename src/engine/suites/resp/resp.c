@@ -166,11 +166,8 @@ static int sample_cell(void *arg, struct ul_cell *cell, struct ul_running_load *
 			break;
 		case UL_MEASURE_CHILD_EXITED:
 			if (rl && exited == ul_load_child(rl)) {
-				ul_child_describe(exited, how, sizeof(how));
-				cell->outcome = UL_CELL_LOAD_DIED;
-				snprintf(cell->note, sizeof(cell->note),
-					 "load '%s' died while measured (%s) after %zu points",
-					 cell->load, how, s->n);
+				snprintf(how, sizeof(how), "while measured, after %zu points", s->n);
+				ul_engine_load_died(cell, how, rl);
 				return UL_ENGINE_OK;
 			}
 			think = -1; /* an orphan or worker: keep waiting for the answer */
