@@ -95,17 +95,9 @@ int ul_outputs_parse(const char *cmd, const char *spec, struct ul_outputs *outs)
  * it, so `show` reprints exactly what `run` printed.
  */
 void ul_default_formats(const char *suites, char *buf, size_t len);
-/* Write the run in every format; files are written atomically (tmp + rename).
+/* Write the run in every format; files by the rules of cmd/outfile.h.
  * Returns 0 or -1 after printing the error. */
 int ul_outputs_write(const struct ul_outputs *outs, const struct ul_run *run);
-/*
- * Writes a file with write(f, arg) (0 or a negative errno): a regular file
- * or new name is replaced atomically (a temporary beside it, fsync'd,
- * renamed over it, mode 0666 less the umask); a device or FIFO is written
- * in place.  Returns 0, or -1 after printing why.
- */
-typedef int (*ul_cmd_writer)(FILE *f, const void *arg);
-int ul_cmd_write_file(const char *path, ul_cmd_writer write, const void *arg);
 /* Check stdout for write errors before exiting (git style); 0 or -1. */
 int ul_stdout_close(void);
 
@@ -118,7 +110,8 @@ int ul_label_check(const char *cmd, const char *what, const char *label);
 
 /* --- the store location options shared by commands (cmd/output.c) --- */
 struct ul_store;
-/* Resolve --db (NULL = default path); prints the error and returns -1 on failure. */
+/* Resolve --db (NULL = default path) and register it as never an output
+ * file (ul_outfile_protect()); prints the error and returns -1 on failure. */
 int ul_cmd_db_path(const char *db_opt, char *buf, size_t len);
 /*
  * Resolve --db as ul_cmd_db_path() does (an already resolved path passes

@@ -2,6 +2,7 @@
 /* `underload export [RUN|LABEL]... --format json|csv [-o FILE]`: runs for another store or a spreadsheet. */
 #include "core/compat.h"
 #include "cmd/cmd.h"
+#include "cmd/outfile.h"
 #include "core/log.h"
 #include "store/exchange.h"
 #include "store/store.h"
@@ -126,8 +127,8 @@ static int write_export(FILE *f, const void *arg)
 	return write_runs(f, o->csv, o->runs, o->n);
 }
 
-/* -o FILE: as every output file (ul_cmd_write_file): a regular file or a new
- * path is replaced atomically, a FIFO or a device (/dev/stdout) written in place. */
+/* -o FILE: as every output file (cmd/outfile.h): a regular file or a new
+ * path is replaced atomically, a FIFO or a device written in place. */
 static int write_output(const char *path, bool csv, struct ul_run *runs, size_t n)
 {
 	const struct export_out o = { csv, runs, n };
@@ -135,7 +136,7 @@ static int write_output(const char *path, bool csv, struct ul_run *runs, size_t 
 	if (!path)
 		return write_runs(stdout, csv, runs, n) ? ul_error("cannot write the export"), UL_EXIT_ERROR
 							: UL_EXIT_OK;
-	return ul_cmd_write_file(path, write_export, &o) ? UL_EXIT_ERROR : UL_EXIT_OK;
+	return ul_outfile_write(path, write_export, &o) ? UL_EXIT_ERROR : UL_EXIT_OK;
 }
 
 static int do_export(const char *db_opt, bool csv, const char *out, char **args, int nargs)
@@ -148,6 +149,11 @@ static int do_export(const char *db_opt, bool csv, const char *out, char **args,
 
 	if (ret)
 		return ret;
+	/* Now the store is known (never an output); refused before any work. */
+	if (out && ul_outfile_check(out)) {
+		ul_store_close(st);
+		return UL_EXIT_USAGE;
+	}
 	if (st->ops->list_runs(st, &p.all, &p.n_all)) {
 		ul_error("cannot list runs: %s", st->err);
 		ul_store_close(st);

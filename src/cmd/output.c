@@ -5,6 +5,7 @@
  */
 #include "core/compat.h"
 #include "cmd/cmd.h"
+#include "cmd/outfile.h"
 #include "core/escape.h"
 #include "core/log.h"
 #include "core/parse.h"
@@ -38,31 +39,14 @@ void ul_default_formats(const char *suites, char *buf, size_t len)
 		snprintf(buf + off, len - off, "text");
 }
 
-/* The directory part of path ("." when it has none). */
-static void dir_of(const char *path, char *out, size_t len)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (!slash)
-		snprintf(out, len, ".");
-	else if (slash == path)
-		snprintf(out, len, "/");
-	else
-		snprintf(out, len, "%.*s", (int)(slash - path), path);
-}
-
 /*
  * Can FILE of --format X=FILE be written?  Checked when the option is read,
- * so a bad path is refused before the first cell, not after the run.  A
- * regular file or a new name is replaced atomically (its directory must be
- * writable); a character device or a FIFO is written in place; anything
- * else (a directory, a symlink, a socket, a block device) is refused.
+ * so a bad path is refused before the first cell, not after the run: a
+ * sane name, then the rules of every output file (cmd/outfile.h).  The
+ * store must be registered (ul_cmd_db_path()) before.
  */
 static int check_path(const char *cmd, const char *fmt, const char *path)
 {
-	char dir[PATH_MAX];
-	struct stat st;
-
 	if (path[0] == '=' || strlen(path) >= PATH_MAX || path[strlen(path) - 1] == '/')
 		return ul_usage_error(cmd, "bad file name for format '%s' in --format: want "
 					   "--format %s=FILE", fmt, fmt);
@@ -70,24 +54,7 @@ static int check_path(const char *cmd, const char *fmt, const char *path)
 		if ((unsigned char)*c < 0x20 || *c == 0x7f)
 			return ul_usage_error(cmd, "file name for format '%s' in --format holds a "
 						   "control character", fmt);
-	if (lstat(path, &st) == 0) {
-		if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
-			if (access(path, W_OK) < 0)
-				return ul_error_errno(errno, "--format %s=%s: cannot write", fmt,
-						      path);
-			return 0;
-		}
-		if (!S_ISREG(st.st_mode))
-			return ul_error("--format %s=%s: not a regular file, a character device "
-					"or a FIFO (a symlink: name its target)", fmt, path);
-	} else if (errno != ENOENT) {
-		return ul_error_errno(errno, "--format %s=%s", fmt, path);
-	}
-	dir_of(path, dir, sizeof(dir));
-	if (access(dir, W_OK | X_OK) < 0)
-		return ul_error_errno(errno, "--format %s=%s: cannot write in '%s'", fmt, path,
-				      dir);
-	return 0;
+	return ul_outfile_check(path);
 }
 
 int ul_outputs_parse(const char *cmd, const char *spec, struct ul_outputs *outs)
@@ -149,89 +116,6 @@ int ul_outputs_parse(const char *cmd, const char *spec, struct ul_outputs *outs)
 	return rc;
 }
 
-/* A device or FIFO: written in place, never replaced. */
-static int write_in_place(const char *path, ul_cmd_writer write, const void *arg)
-{
-	int fd = open(path, O_WRONLY | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC), rc;
-	struct stat st;
-	FILE *f;
-
-	if (fd < 0)
-		return ul_error_errno(errno, "cannot write '%s'", path);
-	if (fstat(fd, &st) < 0 || (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))) {
-		close(fd);
-		return ul_error("cannot write '%s': it changed type", path);
-	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		return ul_error_errno(errno, "cannot write '%s'", path);
-	}
-	rc = write(f, arg);
-	if (fclose(f) && !rc)
-		rc = -errno;
-	return rc ? ul_error_errno(rc, "cannot write '%s'", path) : 0;
-}
-
-/*
- * A regular file or a new name: written to a temporary file beside it with
- * the mode a new file gets (0666 less the umask), fsync'd, renamed over
- * it, and the directory fsync'd, so readers see the old or the new file.
- */
-static int replace_file(const char *path, ul_cmd_writer write, const void *arg)
-{
-	char tmp[PATH_MAX + 16], dir[PATH_MAX];
-	mode_t mask = umask(0);
-	FILE *f;
-	int fd, rc, dfd;
-
-	umask(mask);
-	if (snprintf(tmp, sizeof(tmp), "%s.tmpXXXXXX", path) >= (int)sizeof(tmp))
-		return ul_error("cannot write '%s': name too long", path);
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return ul_error_errno(errno, "cannot write '%s'", path);
-	f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		unlink(tmp);
-		return ul_error_errno(errno, "cannot write '%s'", path);
-	}
-	rc = fchmod(fd, 0666 & ~mask) ? -errno : 0;
-	if (!rc)
-		rc = write(f, arg);
-	if (!rc && (fflush(f) || fsync(fd)))
-		rc = -errno;
-	if (fclose(f) && !rc)
-		rc = -errno;
-	if (!rc && rename(tmp, path))
-		rc = -errno;
-	if (rc) {
-		unlink(tmp);
-		return ul_error_errno(rc, "cannot write '%s'", path);
-	}
-	dir_of(path, dir, sizeof(dir));
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		(void)fsync(dfd);
-		close(dfd);
-	}
-	return 0;
-}
-
-int ul_cmd_write_file(const char *path, ul_cmd_writer write, const void *arg)
-{
-	struct stat st;
-
-	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
-			return write_in_place(path, write, arg);
-		return ul_error("cannot write '%s': not a regular file, a character device or "
-				"a FIFO", path);
-	}
-	return replace_file(path, write, arg);
-}
-
 struct run_in_format {
 	const struct ul_format *format;
 	const struct ul_run *run;
@@ -248,7 +132,7 @@ static int write_file(const struct ul_output *o, const struct ul_run *run)
 {
 	struct run_in_format r = { o->format, run };
 
-	return ul_cmd_write_file(o->path, write_run_in_format, &r);
+	return ul_outfile_write(o->path, write_run_in_format, &r);
 }
 
 int ul_outputs_write(const struct ul_outputs *outs, const struct ul_run *run)
@@ -287,12 +171,14 @@ int ul_cmd_db_path(const char *db_opt, char *buf, size_t len)
 		if (!*db_opt)
 			return ul_error("--db needs a path");
 		snprintf(buf, len, "%s", db_opt);
+		ul_outfile_protect(buf);
 		return 0;
 	}
 	rc = ul_store_default_path(buf, len);
 	if (rc)
 		return ul_error("no default database location: set XDG_DATA_HOME or HOME, or "
 				"give --db PATH");
+	ul_outfile_protect(buf);
 	return 0;
 }
 

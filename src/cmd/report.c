@@ -5,6 +5,7 @@
  */
 #include "core/compat.h"
 #include "cmd/cmd.h"
+#include "cmd/outfile.h"
 #include "core/log.h"
 #include "report/html/html.h"
 #include "store/store.h"
@@ -13,7 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 static const char report_help[] =
 	"usage: underload report [LABEL|RUN]... [-o PATH] [--format html|svg] [--baseline LABEL]\n"
@@ -198,10 +199,12 @@ static int load_runs(struct ul_store *st, const struct rep_args *a, struct ul_ru
 	return ret;
 }
 
-/* --format svg: each figure is drawn into memory, then written as DIR/SLUG.svg. */
+/* --format svg: each figure is drawn into memory, then written as SLUG.svg
+ * relative to the directory's descriptor (cmd/outfile.h). */
 struct svg_dir {
 	const char *dir;
-	char path[4096];
+	int dfd;
+	char name[256];
 	char *buf;
 	size_t len, written;
 };
@@ -210,7 +213,7 @@ static FILE *svg_open(void *ctx, const char *slug)
 {
 	struct svg_dir *s = ctx;
 
-	snprintf(s->path, sizeof(s->path), "%s/%s.svg", s->dir, slug);
+	snprintf(s->name, sizeof(s->name), "%s.svg", slug);
 	s->buf = NULL;
 	s->len = 0;
 	return open_memstream(&s->buf, &s->len);
@@ -228,7 +231,7 @@ static int svg_close(void *ctx, FILE *f)
 	struct svg_dir *s = ctx;
 	int rc = fclose(f) ? -errno : 0;
 
-	if (!rc && ul_cmd_write_file(s->path, write_buffer, s))
+	if (!rc && ul_outfile_write_at(s->dfd, s->dir, s->name, write_buffer, s))
 		rc = -EIO; /* already said why */
 	free(s->buf);
 	s->buf = NULL;
@@ -249,19 +252,17 @@ static int write_html(FILE *f, const void *arg)
 	return ul_report_html(f, j->runs, j->n, j->opts);
 }
 
-static int write_report(const struct rep_args *a, const struct ul_run *const *runs, size_t n)
+/* dfd: the open -o directory of --format svg, else -1. */
+static int write_report(const struct rep_args *a, int dfd, const struct ul_run *const *runs,
+			size_t n)
 {
 	struct ul_report_opts ro = { .baseline = a->baseline };
-	struct svg_dir sd = { .dir = a->output };
+	struct svg_dir sd = { .dir = a->output, .dfd = dfd };
 	struct ul_report_sink sink = { svg_open, svg_close, &sd };
 	struct html_job job = { runs, n, &ro };
 	int rc;
 
 	if (a->svg) {
-		if (mkdir(a->output, 0777) && errno != EEXIST) {
-			ul_error_errno(errno, "-o '%s': cannot create the directory", a->output);
-			return UL_EXIT_ERROR;
-		}
 		rc = ul_report_svgs(runs, n, &ro, &sink);
 		if (rc && rc != -EIO)
 			ul_error_errno(rc, "cannot write the plots into '%s'", a->output);
@@ -275,7 +276,19 @@ static int write_report(const struct rep_args *a, const struct ul_run *const *ru
 			ul_error_errno(rc, "cannot write the report to standard output");
 		return rc ? UL_EXIT_ERROR : UL_EXIT_OK;
 	}
-	return ul_cmd_write_file(a->output, write_html, &job) ? UL_EXIT_ERROR : UL_EXIT_OK;
+	return ul_outfile_write(a->output, write_html, &job) ? UL_EXIT_ERROR : UL_EXIT_OK;
+}
+
+/* Refuse a bad -o before any work (the store is registered by then): the
+ * page by the rules of every output file, the SVG directory opened (*dfd). */
+static int check_output(const struct rep_args *a, int *dfd)
+{
+	*dfd = -1;
+	if (a->svg)
+		*dfd = ul_outfile_open_dir(a->output);
+	else if (a->output && strcmp(a->output, "-") && ul_outfile_check(a->output))
+		return UL_EXIT_USAGE;
+	return a->svg && *dfd < 0 ? UL_EXIT_USAGE : UL_EXIT_OK;
 }
 
 int ul_cmd_report(int argc, char **argv);
@@ -286,13 +299,18 @@ int ul_cmd_report(int argc, char **argv)
 	struct ul_run *runs = NULL;
 	const struct ul_run **ptrs = NULL;
 	size_t n = 0;
-	int ret = parse_args(argc, argv, &a);
+	int dfd, ret = parse_args(argc, argv, &a);
 
 	if (ret)
 		return ret < 0 ? UL_EXIT_OK : ret;
 	ret = ul_cmd_open_store(a.db, &st);
 	if (ret)
 		return ret;
+	ret = check_output(&a, &dfd);
+	if (ret) {
+		ul_store_close(st);
+		return ret;
+	}
 	ret = load_runs(st, &a, &runs, &n);
 	ptrs = calloc(n + 1, sizeof(*ptrs));
 	if (!ptrs && ret == UL_EXIT_OK) {
@@ -311,7 +329,9 @@ int ul_cmd_report(int argc, char **argv)
 						       "reported on", a.baseline);
 	}
 	if (ret == UL_EXIT_OK)
-		ret = write_report(&a, ptrs, n);
+		ret = write_report(&a, dfd, ptrs, n);
+	if (dfd >= 0)
+		close(dfd);
 	for (size_t i = 0; i < n; i++)
 		ul_run_release(&runs[i]);
 	free(runs);

@@ -295,10 +295,13 @@ int ul_cmd_run(int argc, char **argv)
 		ul_default_formats(suites, defaults, sizeof(defaults));
 		a.formats = defaults;
 	}
+	/* Resolve --db now: a bad one must fail before anything else is done,
+	 * and no output file may be the store (ul_cmd_db_path()). */
+	if (ul_cmd_db_path(a.db, db, sizeof(db)))
+		return UL_EXIT_ERROR;
 	if (ul_outputs_parse("run", a.formats, &outs))
 		return UL_EXIT_USAGE;
-	/* Resolve --db now: a bad one must fail before anything else is done. */
-	if (ul_cmd_db_path(a.db, db, sizeof(db)) || self_exe(exe, sizeof(exe)))
+	if (self_exe(exe, sizeof(exe)))
 		return UL_EXIT_ERROR;
 	a.cfg.self_exe = exe;
 	if (fill_run(&a, argc - 1, argv + 1, &run))

@@ -4,6 +4,7 @@
 #include "cmd/cmd.h"
 #include "store/store.h"
 
+#include <limits.h>
 #include <stdio.h>
 
 static const char show_help[] =
@@ -31,7 +32,7 @@ int ul_cmd_show(int argc, char **argv);
 int ul_cmd_show(int argc, char **argv)
 {
 	struct show_args a;
-	char defaults[256];
+	char defaults[256], db[PATH_MAX];
 	struct ul_outputs outs;
 	struct ul_store *store;
 	struct ul_run run;
@@ -45,9 +46,12 @@ int ul_cmd_show(int argc, char **argv)
 	formats = a.formats;
 	if (argc - first != 1)
 		return ul_usage_error("show", "expected exactly one RUN");
+	/* The store first: an output file may never be it (ul_cmd_db_path()). */
+	if (ul_cmd_db_path(db_opt, db, sizeof(db)))
+		return UL_EXIT_ERROR;
 	if (formats && ul_outputs_parse("show", formats, &outs))
 		return UL_EXIT_USAGE;
-	ret = ul_cmd_open_store(db_opt, &store);
+	ret = ul_cmd_open_store(db, &store);
 	if (ret)
 		return ret;
 	ret = ul_cmd_load_run(store, argv[first], &run);
