@@ -7,7 +7,9 @@
  *  - periodic: a task due every period that must do its work before the
  *    next (interbench's audio/video); probe/deadline.h drives it;
  *  - whole: a job timed end to end with wait4() rusage (contest's compile,
- *    mtest01's allocation); its suite spawns it;
+ *    mtest01's allocation); a probe with ul_whole_ops is run by
+ *    ul_whole_start/measure/result/stop below (mtest01), the others by
+ *    their suite (job: contest; fsbench);
  *  - micro: a tight loop timed in batches (lmbench-style); the micro
  *    suite's harness calibrates the iterations, calls batch() repeatedly
  *    in the probe process and keeps every batch.
@@ -38,6 +40,8 @@
 
 struct ul_micro_env;
 struct ul_micro_out;
+struct ul_whole_ops;
+struct ul_child;
 
 enum ul_probe_kind {
 	UL_PROBE_REPEAT = 0, /* sampled after each think-time sleep */
@@ -53,6 +57,8 @@ struct ul_probe_ctx {
 	uint64_t mem_budget_bytes;
 	int64_t opt[UL_OPT_MAX];   /* option values in the descriptor's table order */
 	const char *cgroup_procs;  /* run the processes in this cgroup (NULL: none) */
+	const void *arg;	   /* whole kind: what its suite sized for it (mtest01's
+				    * struct ul_mtest01_size); NULL = nothing */
 };
 
 struct ul_probe {
@@ -87,6 +93,34 @@ struct ul_probe {
 	 * (an overhead to subtract, several sizes) runs its whole measurement
 	 * with the harness itself, in its probe process; probe/micro/micro.h. */
 	int (*measure)(const struct ul_micro_env *env, struct ul_micro_out *out);
+
+	/* --- whole kind (driven by ul_whole_start/measure/result/stop) --- */
+	const struct ul_whole_ops *whole; /* NULL: its suite still runs it (job, fsbench) */
+};
+
+/*
+ * A whole probe's own behaviour; the driver (probe/whole.c) spawns each run
+ * as a supervised child, waits for it with a deadline and the other
+ * children watched, and stops it on a timeout or an interrupt.
+ */
+struct ul_whole_ops {
+	/* Supervisor, before the runs: what they share (*state; may stay
+	 * NULL).  ctx->arg is what the suite sized for it.  0 or -errno. */
+	int (*start)(const struct ul_probe_ctx *ctx, void **state);
+	/* The child of one run, in its own process: the work, then its exit
+	 * status (the probe's own codes). */
+	int (*run)(const struct ul_probe_ctx *ctx, void *state);
+	/* Supervisor, after a run ended by itself: its values (from its
+	 * wait4() record `run` and spawn-to-reap elapsed_ns) appended to the
+	 * cell's series, whose names `series` lists.  0 or -ENOMEM. */
+	int (*result)(const struct ul_probe_ctx *ctx, void *state, const struct ul_child *run,
+		      int64_t elapsed_ns, struct ul_cell *cell);
+	void (*stop)(void *state); /* releases what start made; may be NULL */
+	/* The series it fills, in storage order, NULL-terminated; [0] is the
+	 * primary measurement. */
+	const char *const *series;
+	/* The OOM killer takes a run before anything else (a memory hog). */
+	bool oom_first;
 };
 
 /* "repeat", "periodic", "whole", "micro". */
@@ -128,6 +162,30 @@ struct ul_child *ul_probe_child(struct ul_running_probe *rp);
 /* Close the request pipe, wait up to grace for a clean exit, then stop and
  * reap.  Frees rp. */
 int ul_probe_stop(struct ul_sup *sup, struct ul_running_probe *rp, int64_t grace_ns);
+
+/* --- whole kind, supervisor side (probe/whole.c) --- */
+struct ul_whole_run; /* opaque: a started whole probe */
+
+/* Start a whole probe that has ops (ctx is kept: it must outlive the
+ * probe); 0, or -errno (-EINVAL without ops). */
+int ul_whole_start(const struct ul_probe *probe, const struct ul_probe_ctx *ctx,
+		   struct ul_whole_run **out);
+/*
+ * One run: spawned now and waited for until `deadline` (absolute monotonic
+ * ns).  UL_MEASURE_OK: it ended by itself (ul_whole_result records it);
+ * UL_MEASURE_FAILED: it could not be spawned (*err, a negative errno);
+ * UL_MEASURE_TIMEOUT, UL_MEASURE_INTERRUPTED: it was stopped, nothing to
+ * record; UL_MEASURE_CHILD_EXITED: another supervised child exited
+ * (*exited) and the run goes on: ul_whole_wait() keeps waiting.
+ */
+enum ul_measure_result ul_whole_measure(struct ul_sup *sup, struct ul_whole_run *wr,
+					int64_t deadline, int *err, struct ul_child **exited);
+enum ul_measure_result ul_whole_wait(struct ul_sup *sup, struct ul_whole_run *wr,
+				     int64_t deadline, struct ul_child **exited);
+/* The ended run's values onto the cell (ul_whole_ops.result). */
+int ul_whole_result(struct ul_whole_run *wr, struct ul_cell *cell);
+/* Release the probe (a run still going is stopped first).  Frees wr. */
+void ul_whole_stop(struct ul_sup *sup, struct ul_whole_run *wr);
 
 /* The hidden `underload __lsdir DIR` mode the resp task execs: lists and
  * lstat()s every entry of DIR like `ls -l`, printing nothing; exit 0/1. */

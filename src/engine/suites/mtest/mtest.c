@@ -11,16 +11,12 @@
 #include "engine/deadline.h"
 #include "engine/engine.h"
 #include "engine/suites/mtest/mtest.h"
+#include "probe/probe.h"
 #include "proc/cgroup/cgroup.h"
 
 #include <errno.h>
-#include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/wait.h>
 
 /* One test: the allocator is both the load and the probe. */
 static const struct ul_suite_test mtest_tests[] = { { .load = "mtest01" }, { NULL } };
@@ -62,13 +58,6 @@ static const struct ul_opt mtest_opts[] = {
 	{ NULL },
 };
 
-/* The series of one run, in storage order; [0] is the cell's primary. */
-enum { S_ELAPSED, S_BYTES, S_USER, S_SYS, S_CPU, S_MAJFLT, S_MINFLT, S_STATUS, S_N };
-static const char *const series_names[S_N + 1] = {
-	"mtest_elapsed_ns", "mtest_bytes",  "mtest_user_ns", "mtest_sys_ns",
-	"mtest_cpu_centi",  "mtest_majflt", "mtest_minflt",  "mtest_status",
-};
-
 int ul_mtest_plan(uint64_t budget, uint64_t available, uint64_t swap_free, int64_t centi,
 		  uint64_t explicit_bytes, uint64_t cap, struct ul_mtest_plan *out)
 {
@@ -99,41 +88,17 @@ int ul_mtest_plan(uint64_t budget, uint64_t available, uint64_t swap_free, int64
 	return 0;
 }
 
-/* Where the chunks are chained, so no compiler may drop the writes. */
-static void *volatile mtest_sink;
-
-int ul_mtest_child_main(void *arg)
-{
-	const struct ul_mtest_child *c = arg;
-	uint64_t done = 0;
-
-	while (done < c->target) {
-		uint64_t left = c->target - done;
-		size_t want = (size_t)(left < c->chunk ? left : c->chunk);
-		char *p = malloc(want);
-
-		if (!p)
-			return UL_MTEST_ALLOC_FAILED;
-		/* mtest01 -w writes every byte; that touches every page. */
-		memset(p, 'a', want);
-		if (want >= sizeof(void *))
-			memcpy(p, (void *const *)&mtest_sink, sizeof(void *));
-		mtest_sink = p;
-		done += want;
-		atomic_store_explicit(c->bytes, done, memory_order_relaxed);
-	}
-	return UL_MTEST_PASS;
-}
-
 struct mtest_state {
 	struct ul_engine *eng;
 	const struct ul_mtest_opts *opts;
 	struct ul_cell *cell;
 	struct ul_mtest_plan plan;
 	uint64_t chunk;
-	_Atomic uint64_t *bytes; /* shared with the child */
-	void *probe;		 /* our own deadline probe when no --deadline monitor runs */
-	int runs; /* --runs of the cell */
+	struct ul_probe_ctx ctx;     /* the mtest01 probe's; ctx.arg = &size */
+	struct ul_mtest01_size size; /* what every run allocates */
+	struct ul_whole_run *run;    /* the mtest01 probe, started */
+	void *probe;		     /* our own deadline probe when no --deadline monitor runs */
+	int runs;		     /* --runs of the cell */
 	int passes, alloc_failures, oom_kills, failures;
 };
 
@@ -202,152 +167,12 @@ static int record_plan(struct mtest_state *st, int runs)
 	return rc ? -ENOMEM : 0;
 }
 
-/* Push one run's values; the series exist (created in order at start). */
-static int push_run(struct ul_cell *cell, const int64_t v[S_N])
+/* Counts how an ended run went: the last value of its status series. */
+static void count_run(struct mtest_state *st)
 {
-	int rc = 0;
+	const struct ul_series *s = ul_cell_find_series(st->cell, UL_MTEST_STATUS_SERIES);
 
-	for (int i = 0; i < S_N; i++)
-		rc |= ul_series_push(ul_cell_series(cell, series_names[i]), v[i]);
-	return rc ? -ENOMEM : 0;
-}
-
-static enum ul_mtest_status classify(const struct ul_child *c)
-{
-	if (WIFEXITED(c->wstatus)) {
-		switch (WEXITSTATUS(c->wstatus)) {
-		case UL_MTEST_PASS:
-			return UL_MTEST_PASS;
-		case UL_MTEST_ALLOC_FAILED:
-			return UL_MTEST_ALLOC_FAILED;
-		default:
-			return UL_MTEST_FAILED;
-		}
-	}
-	if (WIFSIGNALED(c->wstatus) && WTERMSIG(c->wstatus) == SIGKILL)
-		return UL_MTEST_KILLED;
-	return UL_MTEST_FAILED;
-}
-
-/* Kill and reap a run's child; its record is freed unless still registered. */
-static void stop_child(struct ul_engine *eng, struct ul_child *child)
-{
-	if (ul_sup_stop(&eng->sup, child, 0) != -ETIME)
-		free(child);
-}
-
-/* One mtest01 run; fills the cell's outcome on interruption or timeout. */
-/*
- * Starts mtest run run_i (0-based) of `runs` in its own process; *out is the
- * child's record and *t0 the time just before it was started.  It is on the heap: if even SIGKILL cannot get the child
- * reaped, the supervisor keeps pointing at the record, which must then
- * outlive the run.
- */
-static int start_run(struct mtest_state *st, int run_i, int runs, struct ul_child **out,
-		     ul_nsec *t0)
-{
-	struct ul_engine *eng = st->eng;
-	struct ul_mtest_child arg = { .target = st->plan.target, .chunk = st->chunk,
-				      .bytes = st->bytes };
-	struct ul_spawn_opts so = {
-		.name = "mtest01",
-		.fn = ul_mtest_child_main,
-		.arg = &arg,
-		.set_oom_score_adj = true,
-		.oom_score_adj = 1000, /* the OOM killer takes it, never us */
-		.cgroup_procs = eng->have_cgroup ? eng->cgroup.procs : NULL,
-	};
-	struct ul_child *child;
-	char size[32];
-	int rc;
-
-	ul_fmt_size(size, sizeof(size), st->plan.target);
-	ul_engine_progress(eng, "[mtest] run %d/%d: allocating and touching %s", run_i + 1, runs,
-			   size);
-	child = calloc(1, sizeof(*child));
-	if (!child)
-		return ul_engine_fail("out of memory");
-	child->pidfd = -1;
-	atomic_store(st->bytes, 0);
-	*t0 = ul_now_ns();
-	rc = ul_spawn(&eng->sup, &so, child);
-	if (rc) {
-		free(child);
-		ul_engine_progress_done(eng);
-		ul_error_errno(rc, "mtest: cannot start run %d", run_i + 1);
-		return UL_ENGINE_ERROR;
-	}
-	*out = child;
-	return UL_ENGINE_OK;
-}
-
-/*
- * Waits until run run_i's child is reaped, at most --sample-timeout from
- * t0.  On a timeout or an interrupt the child is stopped, the cell says
- * why, and *reaped stays false (the record then stays with the supervisor).
- */
-static int wait_run(struct mtest_state *st, struct ul_child *child, int run_i, ul_nsec t0,
-		    bool *reaped)
-{
-	struct ul_engine *eng = st->eng;
-	struct ul_cell *cell = st->cell;
-	struct ul_child *probe = ul_engine_deadline_child(st->probe ? st->probe
-								  : ul_engine_deadline_state(eng));
-	ul_nsec deadline = t0 + eng->cfg->sample_timeout_ns;
-	char limit[32];
-
-	*reaped = false;
-	while (!child->reaped) {
-		struct ul_child *ex = NULL;
-
-		switch (ul_sup_wait(&eng->sup, -1, deadline, &ex)) {
-		case UL_WAIT_READY:
-			break;
-		case UL_WAIT_CHILD_EXITED:
-			if (ex == probe && probe) {
-				ul_engine_progress_done(eng);
-				ul_warning("mtest: the deadline probe died during run %d",
-					   run_i + 1);
-			}
-			break; /* ours ends the loop; others are their owners' */
-		case UL_WAIT_TIMEOUT:
-			stop_child(eng, child);
-			cell->outcome = UL_CELL_PROBE_FAILED;
-			ul_fmt_duration(limit, sizeof(limit), eng->cfg->sample_timeout_ns);
-			snprintf(cell->note, sizeof(cell->note),
-				 "mtest run %d did not finish within %s (--sample-timeout)",
-				 run_i + 1, limit);
-			return UL_ENGINE_OK;
-		case UL_WAIT_INTERRUPTED:
-			stop_child(eng, child);
-			cell->outcome = UL_CELL_INTERRUPTED;
-			snprintf(cell->note, sizeof(cell->note), "interrupted during mtest run %d",
-				 run_i + 1);
-			return UL_ENGINE_INTERRUPTED;
-		}
-	}
-	*reaped = true;
-	return UL_ENGINE_OK;
-}
-
-/* Stores a reaped run's samples in the cell and counts how it ended. */
-static int record_run(struct mtest_state *st, const struct ul_child *child, ul_nsec elapsed_ns)
-{
-	int64_t v[S_N], cpu_ns;
-
-	v[S_ELAPSED] = elapsed_ns;
-	v[S_BYTES] = (int64_t)atomic_load(st->bytes);
-	v[S_USER] = ul_tv_to_ns(&child->ru.ru_utime);
-	v[S_SYS] = ul_tv_to_ns(&child->ru.ru_stime);
-	cpu_ns = v[S_USER] + v[S_SYS];
-	/* GNU time's %P: (user + sys) / elapsed, here in hundredths. */
-	v[S_CPU] = v[S_ELAPSED] > 0
-			   ? (int64_t)((double)cpu_ns * 10000.0 / (double)v[S_ELAPSED] + 0.5)
-			   : 0;
-	v[S_MAJFLT] = child->ru.ru_majflt;
-	v[S_MINFLT] = child->ru.ru_minflt;
-	v[S_STATUS] = classify(child);
-	switch (v[S_STATUS]) {
+	switch (s && s->n ? s->v[s->n - 1] : UL_MTEST_FAILED) {
 	case UL_MTEST_PASS:
 		st->passes++;
 		break;
@@ -361,27 +186,76 @@ static int record_run(struct mtest_state *st, const struct ul_child *child, ul_n
 		st->failures++;
 		break;
 	}
-	if (push_run(st->cell, v))
-		return ul_engine_fail("out of memory");
-	return UL_ENGINE_OK;
 }
 
-/* One mtest run: start, wait, record. */
+/*
+ * Waits for run run_i until --sample-timeout from its start, the deadline
+ * probe watched.  On a timeout or an interrupt the run was stopped and the
+ * cell says why; *ended tells whether it ended by itself.
+ */
+static int wait_run(struct mtest_state *st, enum ul_measure_result r, int run_i, int err,
+		    struct ul_child *exited, int64_t deadline, bool *ended)
+{
+	struct ul_engine *eng = st->eng;
+	struct ul_cell *cell = st->cell;
+	struct ul_child *probe = ul_engine_deadline_child(st->probe ? st->probe
+								  : ul_engine_deadline_state(eng));
+	char limit[32];
+
+	*ended = false;
+	while (r == UL_MEASURE_CHILD_EXITED) {
+		if (exited == probe && probe) {
+			ul_engine_progress_done(eng);
+			ul_warning("mtest: the deadline probe died during run %d", run_i + 1);
+		}
+		/* others are their owners' */
+		r = ul_whole_wait(&eng->sup, st->run, deadline, &exited);
+	}
+	switch (r) {
+	case UL_MEASURE_OK:
+		*ended = true;
+		return UL_ENGINE_OK;
+	case UL_MEASURE_TIMEOUT:
+		cell->outcome = UL_CELL_PROBE_FAILED;
+		ul_fmt_duration(limit, sizeof(limit), eng->cfg->sample_timeout_ns);
+		snprintf(cell->note, sizeof(cell->note),
+			 "mtest run %d did not finish within %s (--sample-timeout)", run_i + 1,
+			 limit);
+		return UL_ENGINE_OK;
+	case UL_MEASURE_INTERRUPTED:
+		cell->outcome = UL_CELL_INTERRUPTED;
+		snprintf(cell->note, sizeof(cell->note), "interrupted during mtest run %d",
+			 run_i + 1);
+		return UL_ENGINE_INTERRUPTED;
+	default:
+		ul_engine_progress_done(eng);
+		ul_error_errno(err, "mtest: cannot start run %d", run_i + 1);
+		return UL_ENGINE_ERROR;
+	}
+}
+
+/* One mtest01 run of the probe: measured, then recorded and counted. */
 static int one_run(struct mtest_state *st, int run_i, int runs)
 {
-	struct ul_child *child = NULL;
-	bool reaped = false;
-	ul_nsec t0 = 0;
-	int rc = start_run(st, run_i, runs, &child, &t0);
+	struct ul_engine *eng = st->eng;
+	struct ul_child *exited = NULL;
+	int64_t deadline = ul_now_ns() + eng->cfg->sample_timeout_ns;
+	enum ul_measure_result r;
+	char size[32];
+	bool ended;
+	int err = 0, rc;
 
-	if (rc != UL_ENGINE_OK)
+	ul_fmt_size(size, sizeof(size), st->size.target);
+	ul_engine_progress(eng, "[mtest] run %d/%d: allocating and touching %s", run_i + 1, runs,
+			   size);
+	r = ul_whole_measure(&eng->sup, st->run, deadline, &err, &exited);
+	rc = wait_run(st, r, run_i, err, exited, deadline, &ended);
+	if (rc != UL_ENGINE_OK || !ended)
 		return rc;
-	rc = wait_run(st, child, run_i, t0, &reaped);
-	if (rc != UL_ENGINE_OK || !reaped)
-		return rc;
-	rc = record_run(st, child, ul_now_ns() - t0);
-	free(child);
-	return rc;
+	if (ul_whole_result(st->run, st->cell))
+		return ul_engine_fail("out of memory");
+	count_run(st);
+	return UL_ENGINE_OK;
 }
 
 static int finish_cell(struct mtest_state *st, int runs_done)
@@ -460,34 +334,38 @@ static int mtest_run(struct ul_engine *eng, const struct ul_suite *suite)
 	/* No load: the runs are the cell's work (its unit: bytes touched). */
 	const struct ul_engine_window w = { .begin = probe_begin, .measure = measure_runs,
 					    .end = probe_end, .arg = &st };
+	const struct ul_probe *probe = ul_probe_find(suite->probe);
 	int runs = cfg->mtest_runs > 0 ? cfg->mtest_runs : UL_MTEST_DEFAULT_RUNS;
-	int result, done = 0;
+	int result, rc, done = 0;
 
 	if (!wanted(cfg, suite))
 		return UL_ENGINE_OK;
+	if (!probe || !probe->whole)
+		UL_BUG("the mtest01 probe is not registered with its whole ops");
 	st.chunk = st.opts->chunk_bytes ? st.opts->chunk_bytes : UL_MTEST_DEFAULT_CHUNK;
 	result = plan_target(&st);
 	if (result != UL_ENGINE_OK)
 		return result;
-	st.bytes = mmap(NULL, sizeof(*st.bytes), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-			-1, 0);
-	if (st.bytes == MAP_FAILED)
-		return ul_engine_fail_errno(errno, "mtest: cannot map a counter");
+	ul_engine_probe_ctx(eng, probe, &st.ctx);
+	st.size = (struct ul_mtest01_size){ .target = st.plan.target, .chunk = st.chunk };
+	st.ctx.arg = &st.size;
+	rc = ul_whole_start(probe, &st.ctx, &st.run);
+	if (rc)
+		return ul_engine_fail_errno(-rc, "mtest: cannot start the %s probe", probe->name);
 
 	/* The audio probe runs alongside unless --deadline chose another
 	 * (then the deadline monitor runs it) or --deadline none. */
 	if (!ul_engine_deadline_state(eng) && !cfg->deadline_off) {
-		int rc = ul_monitor_deadline.start(eng, &st.probe);
-
+		rc = ul_monitor_deadline.start(eng, &st.probe);
 		if (rc) {
 			st.probe = NULL;
-			munmap(st.bytes, sizeof(*st.bytes));
+			ul_whole_stop(&eng->sup, st.run);
 			return rc == -EINTR ? UL_ENGINE_INTERRUPTED : UL_ENGINE_ERROR;
 		}
 	}
 
 	st.cell = ul_engine_new_cell_named(eng, suite->name, suite->tests[0].load, "bytes",
-					   suite->probe, series_names);
+					   suite->probe, probe->whole->series);
 	if (!st.cell) {
 		result = UL_ENGINE_ERROR;
 		goto out;
@@ -499,11 +377,11 @@ static int mtest_run(struct ul_engine *eng, const struct ul_suite *suite)
 
 	st.runs = runs;
 	result = ul_engine_measure_cell(eng, st.cell, NULL, &w);
-	done = (int)ul_cell_find_series(st.cell, series_names[S_ELAPSED])->n;
+	done = (int)ul_cell_find_series(st.cell, probe->whole->series[0])->n;
 
 	/* The work done, in the unit the cell names: bytes touched in all. */
 	{
-		const struct ul_series *b = ul_cell_find_series(st.cell, series_names[S_BYTES]);
+		const struct ul_series *b = ul_cell_find_series(st.cell, UL_MTEST_BYTES_SERIES);
 
 		for (size_t i = 0; i < b->n; i++)
 			st.cell->load_units += (uint64_t)b->v[i];
@@ -519,7 +397,7 @@ static int mtest_run(struct ul_engine *eng, const struct ul_suite *suite)
 out:
 	if (st.probe)
 		ul_monitor_deadline.stop(eng, st.probe);
-	munmap(st.bytes, sizeof(*st.bytes));
+	ul_whole_stop(&eng->sup, st.run);
 	return result;
 }
 

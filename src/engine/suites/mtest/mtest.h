@@ -1,18 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The mtest suite's sizing and its child, exposed for tests: how much to
- * allocate, computed once per cell so every run (and every kernel) does
- * the same work, and the allocate-and-touch child itself.
- *
- * Each run records, in order, series mtest_elapsed_ns (the primary),
- * mtest_bytes, mtest_user_ns, mtest_sys_ns, mtest_cpu_centi, mtest_majflt,
- * mtest_minflt and mtest_status (enum ul_mtest_status); the cell's metrics
- * say how the target was computed (mtest_budget_bytes, ...).
+ * The mtest suite's sizing, exposed for tests: how much to allocate,
+ * computed once per cell so every run (and every kernel) does the same
+ * work.  The runs are the mtest01 probe's (probe/mtest01.h: its child,
+ * its series); the cell's metrics say how the target was computed
+ * (mtest_budget_bytes, ...).
  */
 #ifndef UL_ENGINE_MTEST_H
 #define UL_ENGINE_MTEST_H
 
 #include "core/compat.h"
+#include "probe/mtest01.h" /* the probe: its child, its statuses */
 
 #define UL_MTEST_DEFAULT_RUNS 10
 #define UL_MTEST_DEFAULT_CHUNK UL_MiB
@@ -23,13 +21,6 @@ struct ul_mtest_opts {
 	int64_t target_centi;	/* --mtest-target as a share of budget + free swap; 0 = 80% */
 	uint64_t target_bytes;	/* --mtest-target as a size; 0 = use the share */
 	uint64_t chunk_bytes;	/* --mtest-chunk */
-};
-
-enum ul_mtest_status {
-	UL_MTEST_PASS = 0,	   /* allocated and touched the whole target */
-	UL_MTEST_ALLOC_FAILED = 1, /* malloc() returned NULL: "stopped at N bytes" */
-	UL_MTEST_KILLED = 2,	   /* SIGKILL we did not send: the OOM killer */
-	UL_MTEST_FAILED = 3,	   /* any other end */
 };
 
 /*
@@ -54,14 +45,5 @@ struct ul_mtest_plan {
 
 int ul_mtest_plan(uint64_t budget, uint64_t available, uint64_t swap_free, int64_t centi,
 		  uint64_t explicit_bytes, uint64_t cap, struct ul_mtest_plan *out) UL_MUST_CHECK;
-
-/* The child: allocate `target` bytes in `chunk`-byte pieces, writing every
- * byte (so every page), publishing the count after each piece.  Exit
- * status per enum ul_mtest_status.  `bytes` is shared with the parent. */
-struct ul_mtest_child {
-	uint64_t target, chunk;
-	_Atomic uint64_t *bytes;
-};
-int ul_mtest_child_main(void *arg);
 
 #endif
