@@ -139,6 +139,25 @@ int ul_cmd_find_run(struct ul_store *st, const char *ref, struct ul_run_summary 
  * cannot name one (-EINVAL), else UL_EXIT_ERROR. */
 int ul_cmd_run_exit(const struct ul_store *st, int rc);
 /*
+ * A NAME that may be a label or a run (compare, report, export), by the one
+ * rule (cmd/names.c): "label:X" is the label X, "run:X" the run reference X
+ * (id, UUID, UUID prefix, 'last'); a plain name is the label or the run it
+ * names, and one that names both is refused as ambiguous.  `sum` is the
+ * store's list of runs (list_runs).  Returns UL_EXIT_OK with *out filled,
+ * or prints why and returns UL_EXIT_USAGE (no such label or run,
+ * ambiguous) or UL_EXIT_ERROR (the store failed).
+ */
+struct ul_cmd_named {
+	bool is_label;
+	const char *label;	    /* is_label: the label (inside the name given) */
+	struct ul_run_summary run; /* !is_label: the run */
+};
+int ul_cmd_name(struct ul_store *st, const char *cmd, const struct ul_run_summary *sum, size_t n,
+		const char *name, struct ul_cmd_named *out);
+/* A name meant as a label only (report --baseline): without its "label:" prefix, if any. */
+const char *ul_cmd_label_name(const char *name);
+
+/*
  * Import one exchange-format file into `st` in one transaction (cmd/import.c):
  * returns 0 with *added_runs (may be NULL) set, or -1 after printing one line
  * saying why nothing was imported.

@@ -31,7 +31,8 @@ static const char compare_help[] =
 	"the p-value and a verdict: faster, slower or no difference proven.\n"
 	"\n"
 	"A LABEL pools every stored run with that label; a RUN (id, UUID, UUID prefix,\n"
-	"'last') is that run alone (runs named with the same label are pooled).  With\n"
+	"'last') is that run alone (runs named with the same label are pooled).  A name\n"
+	"that is both a label and a run is refused: write label:NAME or run:NAME.  With\n"
 	"none named: every label, the newest run of each, oldest label first.  The\n"
 	"first named (or --baseline) is the baseline.\n"
 	"\n";
@@ -222,35 +223,29 @@ static int group_add(struct ul_runcmp_group *g, const struct ul_run *run)
 	return 0;
 }
 
-/* Add the runs `name` stands for (a label's runs, else one run) to its group. */
+/* Add the runs `name` stands for (a label's finished runs, or one run) to its group. */
 static int add_named(struct cmp_state *st, const char *name, bool front)
 {
 	struct ul_runcmp_group *g = NULL;
-	struct ul_run_summary rs;
+	struct ul_cmd_named nm;
 	struct ul_run *run;
-	int rc;
+	int ret = ul_cmd_name(st->store, "compare", st->sum, st->n_sum, name, &nm);
 
-	for (size_t i = 0; i < st->n_sum; i++) {
-		if (strcmp(st->sum[i].label, name) || st->sum[i].status == UL_RUN_RUNNING)
+	if (ret)
+		return ret;
+	for (size_t i = 0; nm.is_label && i < st->n_sum; i++) {
+		if (strcmp(st->sum[i].label, nm.label) || st->sum[i].status == UL_RUN_RUNNING)
 			continue;
-		if (!g && !(g = group_of(st, name, front)))
+		if (!g && !(g = group_of(st, nm.label, front)))
 			return ul_usage_error("compare", "at most %d labels at once",
 					      UL_RUNCMP_MAX_GROUPS);
 		run = get_run(st, st->sum[i].id);
 		if (!run || group_add(g, run))
 			return UL_EXIT_ERROR;
 	}
-	if (g)
-		return 0;
-	/* not a label: a run reference (get_run() loads it, once) */
-	rc = st->store->ops->find_run(st->store, name, &rs);
-	if (rc == -ENOENT || rc == -EINVAL)
-		return ul_usage_error("compare", "'%.64s' is neither a stored label nor a run", name);
-	if (rc) {
-		ul_error("cannot read run '%.64s': %s", name, st->store->err);
-		return UL_EXIT_ERROR;
-	}
-	run = get_run(st, rs.id);
+	if (nm.is_label)
+		return g ? 0 : ul_usage_error("compare", "label '%.64s' has no finished run", nm.label);
+	run = get_run(st, nm.run.id); /* loaded once */
 	if (!run)
 		return UL_EXIT_ERROR;
 	g = group_of(st, run->label, front);

@@ -18,8 +18,9 @@ static const char export_help[] =
 	"usage: underload export [--db PATH] [--format json|csv] [-o FILE] [RUN|LABEL]...\n"
 	"\n"
 	"Write stored runs, every raw sample included, oldest first.  Each argument\n"
-	"is a run (numeric id, UUID, unique UUID prefix or 'last') or else a label\n"
-	"(every run with that label); without one, every run.\n"
+	"is a run (numeric id, UUID, unique UUID prefix or 'last') or a label (every\n"
+	"run with that label); one that is both is refused: write label:NAME or\n"
+	"run:NAME.  Without one, every run.\n"
 	"\n";
 
 struct export_args {
@@ -56,23 +57,14 @@ struct pick {
 static int choose(struct ul_store *st, struct pick *p, char **args, int n)
 {
 	for (int i = 0; i < n; i++) {
-		struct ul_run_summary rs;
-		bool any = false;
-		int rc = st->ops->find_run(st, args[i], &rs);
+		struct ul_cmd_named nm;
+		int ret = ul_cmd_name(st, "export", p->all, p->n_all, args[i], &nm);
 
-		for (size_t k = 0; k < p->n_all; k++) {
-			bool hit = rc ? !strcmp(p->all[k].label, args[i])
-				      : !strcmp(p->all[k].uuid, rs.uuid);
-
-			p->chosen[k] |= hit;
-			any |= hit;
-		}
-		if (!any) {
-			if (rc && rc != -ENOENT && rc != -EINVAL)
-				return ul_error("%s", st->err), UL_EXIT_ERROR;
-			return ul_usage_error("export", "'%s' is neither a stored run nor a label",
-					      args[i]);
-		}
+		if (ret)
+			return ret;
+		for (size_t k = 0; k < p->n_all; k++)
+			p->chosen[k] |= nm.is_label ? !strcmp(p->all[k].label, nm.label)
+						    : !strcmp(p->all[k].uuid, nm.run.uuid);
 	}
 	if (!n)
 		for (size_t k = 0; k < p->n_all; k++)

@@ -28,9 +28,9 @@ static const char report_help[] =
 	"their differences highlighted.\n"
 	"\n"
 	"A LABEL names that label's newest run of each suite; a RUN is an id, a UUID (or\n"
-	"a unique prefix of one) or 'last'.  Several runs of one label pool their\n"
-	"samples.  No argument: every label so, oldest label first.  The first label is\n"
-	"the baseline.\n"
+	"a unique prefix of one) or 'last'; a name that is both is refused: write\n"
+	"label:NAME or run:NAME.  Several runs of one label pool their samples.  No\n"
+	"argument: every label so, oldest label first.  The first label is the baseline.\n"
 	"\n";
 
 struct rep_args {
@@ -73,6 +73,8 @@ static int parse_args(int argc, char **argv, struct rep_args *a)
 		return ul_usage_error("report", "--format svg needs -o DIRECTORY");
 	a->refs = argv + first;
 	a->n_refs = (size_t)(argc - first);
+	if (a->baseline)
+		a->baseline = ul_cmd_label_name(a->baseline); /* a label, "label:" or not */
 	return 0;
 }
 
@@ -143,7 +145,6 @@ static int load_runs(struct ul_store *st, const struct rep_args *a, struct ul_ru
 	struct ul_run_summary *sum = NULL;
 	size_t n = 0, k;
 	int64_t *ids;
-	const char **refs;
 	int ret = UL_EXIT_OK;
 
 	*nruns = 0;
@@ -151,46 +152,33 @@ static int load_runs(struct ul_store *st, const struct rep_args *a, struct ul_ru
 		ul_error("cannot list runs: %s", st->err);
 		return UL_EXIT_ERROR;
 	}
-	ids = calloc(n + a->n_refs + 1, sizeof(*ids));
-	refs = calloc(n + a->n_refs + 1, sizeof(*refs));
-	*runs = calloc(n + a->n_refs + 1, sizeof(**runs));
-	if (!ids || !refs || !*runs) {
+	/* each name adds one run or a label's, at most n */
+	ids = calloc((n + 1) * (a->n_refs + 1), sizeof(*ids));
+	*runs = calloc((n + 1) * (a->n_refs + 1), sizeof(**runs));
+	if (!ids || !*runs) {
 		free(sum);
 		free(ids);
-		free(refs);
 		ul_error("out of memory");
 		return UL_EXIT_ERROR;
 	}
 	k = a->n_refs ? 0 : default_refs(sum, n, ids);
-	for (size_t i = 0; i < a->n_refs; i++) {
-		size_t got = label_runs(sum, n, a->refs[i], ids + k);
+	for (size_t i = 0; i < a->n_refs && ret == UL_EXIT_OK; i++) {
+		struct ul_cmd_named nm;
 
-		if (!got)
-			refs[k] = a->refs[i]; /* not a label: an id, UUID, prefix or 'last' */
-		k += got ? got : 1;
+		ret = ul_cmd_name(st, "report", sum, n, a->refs[i], &nm);
+		if (ret == UL_EXIT_OK && nm.is_label)
+			k += label_runs(sum, n, nm.label, ids + k);
+		else if (ret == UL_EXIT_OK)
+			ids[k++] = nm.run.id;
 	}
 	for (size_t i = 0; i < k && ret == UL_EXIT_OK; i++) {
 		struct ul_run *run = &(*runs)[(*nruns)++];
 		char ref[32];
-		int rc;
 
 		snprintf(ref, sizeof(ref), "%lld", (long long)ids[i]);
-		if (!refs[i]) {
-			ret = ul_cmd_load_run(st, ref, run);
-			continue;
-		}
-		ul_run_init(run);
-		rc = st->ops->load_run(st, refs[i], run);
-		if (rc == -ENOENT || rc == -EINVAL)
-			ret = ul_usage_error("report", "'%s' is neither a label nor a run (%s)",
-					     refs[i], st->err);
-		else if (rc) {
-			ul_error("%s", st->err);
-			ret = UL_EXIT_ERROR;
-		}
+		ret = ul_cmd_load_run(st, ref, run);
 	}
 	free(ids);
-	free(refs);
 	free(sum);
 	if (ret == UL_EXIT_OK && !*nruns) {
 		ul_error("no stored run to report on");

@@ -177,17 +177,23 @@ static int find_id(struct ul_store_sqlite *st, const char *ref, int64_t *id)
 }
 
 /*
- * Resolve `ref` to a run id (inside the caller's read transaction).  Order:
- * "last"; all digits = a numeric id if such a run exists; otherwise a UUID
- * prefix of at least 4 characters, matched case-insensitively, which must be
- * unique.  Returns 0 or a negative errno with err filled.
+ * Resolve `ref` (a "run:" prefix is dropped) to a run id, inside the
+ * caller's read transaction.  Order: "last"; all digits = a numeric id if
+ * such a run exists; otherwise a UUID prefix of at least 4 characters,
+ * matched case-insensitively, which must be unique.  Returns 0 or a
+ * negative errno with err filled.
  */
 static int resolve_ref(struct ul_store_sqlite *st, const char *ref, int64_t *id)
 {
 	char *err = st->base.err;
-	size_t errlen = sizeof(st->base.err), len = strlen(ref);
+	size_t errlen, len;
 	int r;
 
+	/* "run:REF" says REF is a run, not a label (cmd/names.c); here it is one anyway. */
+	if (!strncmp(ref, "run:", 4))
+		ref += 4;
+	errlen = sizeof(st->base.err);
+	len = strlen(ref);
 	if (!strcmp(ref, "last"))
 		return find_last(st, id);
 	if (is_digits(ref)) {

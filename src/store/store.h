@@ -78,8 +78,10 @@ struct ul_store_ops {
 	 * this program does not know reads as UL_RUN_UNKNOWN. */
 	int (*list_runs)(struct ul_store *st, struct ul_run_summary **out, size_t *n);
 	/* Load a whole run.  `ref` is a numeric id, a UUID or a unique UUID
-	 * prefix (>= 4 chars, any case), or "last" for the newest run.  Everything read
-	 * is checked like untrusted input: -EIO names what is malformed. */
+	 * prefix (>= 4 chars, any case), or "last" for the newest run, each
+	 * optionally written "run:REF" (as a command's LABEL|RUN accepts it).
+	 * Everything read is checked like untrusted input: -EIO names what is
+	 * malformed. */
 	int (*load_run)(struct ul_store *st, const char *ref, struct ul_run *out);
 	/* The summary of the run `ref` names (as load_run resolves it). */
 	int (*find_run)(struct ul_store *st, const char *ref, struct ul_run_summary *out);

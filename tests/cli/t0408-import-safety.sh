@@ -151,6 +151,36 @@ is "$("$UL" list --db "$TMP/rm.db" --label measuring | tail -n +2 | wc -l)" 0 \
 	"and the deleted run stays deleted"
 is "$(ls "$TMP"/rm.db.recovery-*.json 2>/dev/null | wc -l)" 0 "its recovery file is removed"
 
+# 18. A name that is a label and a run: one rule for compare, report and
+# export (refused as ambiguous), label:NAME and run:REF force either.
+N=$TMP/names.db
+for l in 1 last x; do
+	"$UL" run "${TINY[@]}" --db "$N" --tests noload --label "$l" >/dev/null 2>&1
+done
+is "$(runs "$N")" 3 "runs labelled 1, last and x"
+json_labels() { sed -n 's/^   "label": "\(.*\)",$/\1/p' | tr '\n' ' '; }
+for cmd in "export --db $N" "compare --db $N" "report --db $N -o $TMP/r.html"; do
+	for name in 1 last; do
+		out=$("$UL" $cmd "$name" x 2>&1)
+		is $? 2 "${cmd%% *} $name: ambiguous, a usage error"
+		like "$out" "'$name' is both a label and a run: write 'label:$name' or 'run:$name'" \
+			"${cmd%% *} $name: says how to choose"
+	done
+done
+is "$("$UL" export --db "$N" label:1 | json_labels)" "1 " "export label:1 is the label"
+is "$("$UL" export --db "$N" run:1 | json_labels)" "1 " "export run:1 is run 1"
+is "$("$UL" export --db "$N" run:last | json_labels)" "x " "export run:last is the newest run"
+is "$("$UL" export --db "$N" label:last | json_labels)" "last " "export label:last is the label"
+is "$("$UL" export --db "$N" x | json_labels)" "x " "a plain name that is only a label"
+is "$("$UL" export --db "$N" 2 | json_labels)" "last " "a plain name that is only a run"
+like "$("$UL" compare --db "$N" label:1 run:3 2>&1)" "label '1' \(run 1\).*" "compare label:1 run:3"
+like "$("$UL" compare --db "$N" run:2 label:x 2>&1)" "label 'last' \(run 2\)" "compare run:2 label:x"
+"$UL" report --db "$N" -o "$TMP/r.html" label:1 run:2 --baseline label:1 >/dev/null 2>&1
+ok $? "report label:1 run:2 --baseline label:1"
+"$UL" export --db "$N" label:nosuch >/dev/null 2>&1
+is $? 2 "label: of a label nobody has is a usage error"
+like "$("$UL" show --db "$N" run:2 --format json)" '"label": "last"' "show takes run:REF too"
+
 is "$(scratch_left)" 0 "no scratch directory left behind"
 is "$(ul_procs)" 0 "no process left behind"
 done_testing
