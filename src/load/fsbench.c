@@ -3,13 +3,12 @@
  * The "fsbench" load (contest v0.61's dbench_load): worker processes replay
  * the fsbench trace over and over, each in its own clients/clientN
  * directory, counting operations.  The trace is Debian's dbench client.txt
- * when installed, else the built-in one (engine/suites/fsbench/fsbench.h, loadfile.h).
+ * when installed, else the built-in one (dbench/loadfile.h).
  */
 #include "core/compat.h"
-#include "engine/suites/fsbench/fsbench.h"
+#include "dbench/replay.h"
 #include "load/internal.h"
 #include "load/load.h"
-#include "probe/fsbench/replay.h"
 #include "proc/scratch.h"
 
 #include <errno.h>
@@ -24,7 +23,7 @@
 enum { OPT_CLIENTS, OPT_BUILTIN };
 
 static const struct ul_opt fsbench_load_opts[] = {
-	{ "clients", UL_OPT_COUNT, 0, UL_FSBENCH_MAX_CLIENTS, 0,
+	{ "clients", UL_OPT_COUNT, 0, UL_FSB_MAX_CLIENTS, 0,
 	  "replaying processes; 0 = one per CPU" },
 	{ "builtin", UL_OPT_BOOL, 0, 1, 0,
 	  "replay the built-in trace even when dbench's client.txt is installed" },
@@ -69,8 +68,8 @@ static int fsbench_load_prepare(struct ul_load_ctx *ctx, void **state)
 	if (!s)
 		return ENOMEM;
 	ul_fsb_trace_init(&s->trace);
-	if (!ctx->opt[OPT_BUILTIN] && access(UL_FSBENCH_DEFAULT_LOADFILE, R_OK) == 0)
-		rc = ul_fsb_trace_load(&s->trace, UL_FSBENCH_DEFAULT_LOADFILE, err, sizeof(err));
+	if (!ctx->opt[OPT_BUILTIN] && access(UL_FSB_DEFAULT_LOADFILE, R_OK) == 0)
+		rc = ul_fsb_trace_load(&s->trace, UL_FSB_DEFAULT_LOADFILE, err, sizeof(err));
 	else
 		rc = ul_fsb_trace_generate(&s->trace, UL_FSB_GEN_SESSIONS);
 	if (rc)

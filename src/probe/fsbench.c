@@ -2,7 +2,7 @@
 /*
  * The "fsbench" probe: N clients replaying a dbench 4 trace, each round
  * measured whole (bytes moved per second).  The fsbench suite drives it
- * (engine/suites/fsbench/fsbench.h, engine/suites/fsbench/round.h; the replay: probe/fsbench/).
+ * (engine/suites/fsbench/fsbench.h, engine/suites/fsbench/round.h; the trace and its replay: dbench/).
  */
 #include "core/compat.h"
 #include "probe/probe.h"

@@ -9,7 +9,7 @@
  * and with several rounds or loads each block gets a heading line.
  */
 #include "core/compat.h"
-#include "probe/fsbench/loadfile.h"
+#include "dbench/loadfile.h"
 #include "report/common.h"
 #include "report/format.h"
 

@@ -5,7 +5,7 @@
  * per operation kind.  Pure function of the model.
  */
 #include "core/compat.h"
-#include "probe/fsbench/loadfile.h"
+#include "dbench/loadfile.h"
 #include "report/common.h"
 #include "report/monitors.h"
 #include "stats/stats.h"

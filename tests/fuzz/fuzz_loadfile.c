@@ -6,7 +6,7 @@
  * operation's paths are checked against the parser's contract.
  */
 #include "fuzz.h"
-#include "probe/fsbench/loadfile.h"
+#include "dbench/loadfile.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,8 +7,8 @@
  * built-in generator and the latency histogram.
  */
 #include "unit.h"
-#include "probe/fsbench/loadfile.h"
-#include "probe/fsbench/replay.h"
+#include "dbench/loadfile.h"
+#include "dbench/replay.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -67,7 +67,7 @@ static int set_warmup(void *base, const char *arg, char *err, size_t errlen)
 }
 
 static const struct ul_opt fsbench_opts[] = {
-	{ "clients", UL_OPT_COUNT, 1, UL_FSBENCH_MAX_CLIENTS, 0, "clients replaying the trace",
+	{ "clients", UL_OPT_COUNT, 1, UL_FSB_MAX_CLIENTS, 0, "clients replaying the trace",
 	  .arg = "N", .def_text = "4 per CPU", O(clients) },
 	{ "duration", UL_OPT_CALL, .arg = "DUR|once", .set = set_duration, .def_text = "60s",
 	  .help = "measured time of each round, or one pass of the trace timed until the last "
@@ -77,7 +77,7 @@ static const struct ul_opt fsbench_opts[] = {
 	{ "warmup", UL_OPT_CALL, .arg = "DUR", .set = set_warmup, .def_text = "duration / 5",
 	  .help = "uncounted replay before the measured time, as dbench" },
 	{ "loadfile", UL_OPT_STRING, .arg = "PATH|builtin", O(loadfile),
-	  .def_text = UL_FSBENCH_DEFAULT_LOADFILE " when Debian's dbench is installed, else "
+	  .def_text = UL_FSB_DEFAULT_LOADFILE " when Debian's dbench is installed, else "
 		      "builtin",
 	  .help = "the dbench 4 loadfile to replay; a malformed line is refused before "
 		  "anything runs" },
@@ -135,8 +135,8 @@ static int load_trace(struct fsb_suite *st)
 
 	if (path && !strcmp(path, "builtin"))
 		path = NULL;
-	else if (!path && access(UL_FSBENCH_DEFAULT_LOADFILE, R_OK) == 0)
-		path = UL_FSBENCH_DEFAULT_LOADFILE;
+	else if (!path && access(UL_FSB_DEFAULT_LOADFILE, R_OK) == 0)
+		path = UL_FSB_DEFAULT_LOADFILE;
 	st->builtin = !path;
 	if (!path)
 		rc = ul_fsb_trace_generate(&st->trace, UL_FSB_GEN_SESSIONS);
@@ -365,8 +365,8 @@ static void plan(struct fsb_suite *st)
 
 	st->rc.trace = &st->trace;
 	st->rc.clients = o->clients ? o->clients : UL_FSBENCH_CLIENTS_PER_CPU * ncpu;
-	if (st->rc.clients > UL_FSBENCH_MAX_CLIENTS)
-		st->rc.clients = UL_FSBENCH_MAX_CLIENTS;
+	if (st->rc.clients > UL_FSB_MAX_CLIENTS)
+		st->rc.clients = UL_FSB_MAX_CLIENTS;
 	st->rc.once = o->once;
 	st->rc.duration_ns = o->duration_ns ? o->duration_ns : UL_FSBENCH_DEFAULT_DURATION_NS;
 	st->rc.warmup_ns = st->rc.once ? 0 : o->warmup_set ? o->warmup_ns : st->rc.duration_ns / 5;

@@ -26,9 +26,7 @@
 
 #include "core/compat.h"
 
-#define UL_FSBENCH_DEFAULT_LOADFILE "/usr/share/dbench/client.txt"
 #define UL_FSBENCH_CLIENTS_PER_CPU 4
-#define UL_FSBENCH_MAX_CLIENTS 512
 #define UL_FSBENCH_DEFAULT_DURATION_NS (60 * UL_NS_PER_SEC)
 #define UL_FSBENCH_DEFAULT_RUNS 1
 

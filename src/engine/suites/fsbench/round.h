@@ -11,7 +11,7 @@
 #define UL_ENGINE_FSBENCH_ROUND_H
 
 #include "core/compat.h"
-#include "probe/fsbench/replay.h"
+#include "dbench/replay.h"
 
 struct ul_engine;
 struct ul_child;

@@ -30,7 +30,7 @@
 #define UL_FSB_REPLAY_H
 
 #include "core/compat.h"
-#include "probe/fsbench/loadfile.h"
+#include "dbench/loadfile.h"
 #include "stats/hist.h"
 
 #include <limits.h>

@@ -4,7 +4,7 @@
  * the line and what was expected (dbench itself skips what it cannot read).
  */
 #include "core/compat.h"
-#include "probe/fsbench/loadfile.h"
+#include "dbench/loadfile.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -21,13 +21,13 @@
 
 static const char *const kind_names[UL_FSB_N_KINDS] = {
 #define UL_FSB_OP(ident, name, args) name,
-#include "probe/fsbench/ops.def"
+#include "dbench/ops.def"
 #undef UL_FSB_OP
 };
 
 static const char *const kind_args[UL_FSB_N_KINDS] = {
 #define UL_FSB_OP(ident, name, args) args,
-#include "probe/fsbench/ops.def"
+#include "dbench/ops.def"
 #undef UL_FSB_OP
 };
 

@@ -5,7 +5,7 @@
  * (see loadfile.h).  Deterministic: the same sessions give the same ops.
  */
 #include "core/compat.h"
-#include "probe/fsbench/loadfile.h"
+#include "dbench/loadfile.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -1,5 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
+ * dbench/: the dbench 4 trace library: a trace parsed from a loadfile or
+ * generated (loadfile.c, gen.c; the operations: ops.def), replayed by one
+ * client against a local file system (replay.h: replay.c, client.c).  It
+ * is a folder of its own, below the three that use it: the fsbench load
+ * (load/fsbench.c) replays it as background load, the fsbench suite
+ * (engine/suites/fsbench/) measures its replay, and the report prints a
+ * trace's summary (report/dbench.c, report/fsbench.c).  It knows nothing
+ * of them: no engine, model or store.
+ *
  * fsbench traces: a dbench 4 loadfile parsed into an array of operations,
  * or the built-in generator's deterministic NetBench-like trace.
  *
@@ -22,10 +31,15 @@
 
 enum ul_fsb_kind {
 #define UL_FSB_OP(ident, name, args) UL_FSB_##ident,
-#include "probe/fsbench/ops.def"
+#include "dbench/ops.def"
 #undef UL_FSB_OP
 	UL_FSB_N_KINDS
 };
+
+/* Debian's dbench package installs this loadfile; used when present. */
+#define UL_FSB_DEFAULT_LOADFILE "/usr/share/dbench/client.txt"
+/* Clients of one replay (each its own directory clients/clientN). */
+#define UL_FSB_MAX_CLIENTS 512
 
 #define UL_FSB_NO_SUB UINT16_MAX /* path has no `client1` component */
 

@@ -5,7 +5,7 @@
  */
 #include "core/compat.h"
 #include "core/clock.h"
-#include "probe/fsbench/replay.h"
+#include "dbench/replay.h"
 
 #include <dirent.h>
 #include <errno.h>
