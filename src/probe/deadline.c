@@ -422,12 +422,14 @@ int ul_deadline_stop(struct ul_sup *sup, struct ul_deadline *d, int64_t grace_ns
 	return rc;
 }
 
-/* The registry's entry: the engine drives it (engine/monitors/deadline.c);
- * its profile is `run --deadline`. */
+/* The registry's entry: its ops are probe/deadline_ops.c, which the
+ * deadline monitor drives (engine/monitors/deadline.c); its profile is
+ * `run --deadline`. */
 const struct ul_probe ul_probe_deadline = {
 	.name = "deadline",
 	.summary = "a periodic task (interbench audio/video): wake-up latency, deadlines met",
 	.unit = "ns",
 	.kind = UL_PROBE_PERIODIC,
 	.direction = UL_LOWER_IS_BETTER,
+	.periodic = &ul_deadline_periodic_ops,
 };

@@ -105,6 +105,10 @@ struct ul_child *ul_deadline_child(struct ul_deadline *d);
  * -ETIME if even SIGKILL did not get it reaped (d is then leaked). */
 int ul_deadline_stop(struct ul_sup *sup, struct ul_deadline *d, int64_t grace_ns);
 
+/* Its periodic ops (probe/deadline_ops.c): the probe cut into cells. */
+struct ul_periodic_ops;
+extern const struct ul_periodic_ops ul_deadline_periodic_ops;
+
 /*
  * The accounting step, pure so tests can drive it: period due at `due`
  * (its deadline due + P) finished its work at `done`.  Returns how many

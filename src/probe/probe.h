@@ -5,7 +5,8 @@
  *    each request, sleeps a think time and then times one fixed task; this
  *    header drives it (ul_probe_start/measure/stop below);
  *  - periodic: a task due every period that must do its work before the
- *    next (interbench's audio/video); probe/deadline.h drives it;
+ *    next (interbench's audio/video); its ul_periodic_ops below (the
+ *    deadline probe: probe/deadline_ops.c over probe/deadline.h);
  *  - whole: a job timed end to end with wait4() rusage (contest's compile,
  *    mtest01's allocation); a probe with ul_whole_ops is run by
  *    ul_whole_start/measure/result/stop below (mtest01), the others by
@@ -41,7 +42,9 @@
 struct ul_micro_env;
 struct ul_micro_out;
 struct ul_whole_ops;
+struct ul_periodic_ops;
 struct ul_child;
+struct ul_sup;
 
 enum ul_probe_kind {
 	UL_PROBE_REPEAT = 0, /* sampled after each think-time sleep */
@@ -94,8 +97,35 @@ struct ul_probe {
 	 * with the harness itself, in its probe process; probe/micro/micro.h. */
 	int (*measure)(const struct ul_micro_env *env, struct ul_micro_out *out);
 
+	/* --- periodic kind: started once, cut into cells (a monitor or its
+	 * suite drives it: engine/monitors/deadline.c) --- */
+	const struct ul_periodic_ops *periodic;
+
 	/* --- whole kind (driven by ul_whole_start/measure/result/stop) --- */
 	const struct ul_whole_ops *whole; /* NULL: its suite still runs it (job, fsbench) */
+};
+
+/*
+ * A periodic probe's own behaviour: it runs from start to stop, and what
+ * it recorded between measure() and result() belongs to one cell.
+ */
+struct ul_periodic_ops {
+	/* Supervisor: spawn it and wait for it to be ready; it then runs
+	 * until stop.  ctx->arg is its profile (deadline: struct
+	 * ul_deadline_spec).  0, with a warning to print in why when it runs
+	 * degraded (why[0] = '\0' if not); or -errno with the reason in why. */
+	int (*start)(struct ul_sup *sup, const struct ul_probe_ctx *ctx, int64_t ready_timeout_ns,
+		     void **state, char *why, size_t len);
+	/* Supervisor: a cell's measurement begins now. */
+	void (*measure)(void *state);
+	/* Supervisor: what it recorded since measure() into the cell's
+	 * series and metrics; 0, or -ENOMEM.  Without a measure(): 0. */
+	int (*result)(void *state, struct ul_cell *cell);
+	/* Stop and reap; frees state.  0, -ECHILD if it had died, -ETIME if
+	 * even SIGKILL did not get it reaped (its record stays registered). */
+	int (*stop)(struct ul_sup *sup, void *state);
+	/* Its child record (to tell its death from a load's; reaped = dead). */
+	struct ul_child *(*child)(void *state);
 };
 
 /*

@@ -1,28 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The deadline monitor: one periodic probe for the whole run (--deadline
- * PROFILE), whose periods are cut into cells at their boundaries; see
- * engine/deadline.h for what each cell gets.
+ * PROFILE), whose periods are cut into cells at their boundaries.  The
+ * probe's ops do the work (probe/deadline_ops.c); the monitor picks the
+ * profile, says what went wrong and when the probe died.  engine/deadline.h
+ * says what each cell gets.
  */
 #include "core/compat.h"
 #include "engine/deadline.h"
 #include "core/log.h"
 #include "engine/engine.h"
 #include "probe/deadline.h"
-#include "stats/stats.h"
+#include "probe/probe.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Seconds of periods the record ring holds: cells are cut well within. */
-#define DL_RING_SECONDS 3600
-
+/* The periodic probe the monitor runs, and its state. */
 struct dl_mon {
-	struct ul_deadline *d;
-	struct ul_deadline_snap begin;
-	bool begun;
+	const struct ul_probe *probe;
+	void *run;
 	bool warned_dead;
 };
 
@@ -63,28 +62,30 @@ static void spec_from_cfg(const struct ul_engine_config *cfg, struct ul_deadline
 static int dl_start(struct ul_engine *eng, void **state)
 {
 	struct ul_deadline_spec spec;
+	struct ul_probe_ctx ctx;
 	struct dl_mon *m;
 	char why[256];
-	int rc, refused = 0;
+	int rc;
 
 	spec_from_cfg(eng->cfg, &spec);
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
-	rc = ul_deadline_start(&eng->sup, &spec, eng->have_cgroup ? eng->cgroup.procs : NULL,
-			       DL_RING_SECONDS, eng->cfg->ready_timeout_ns, &m->d, why,
-			       sizeof(why));
+	m->probe = ul_probe_find("deadline");
+	if (!m->probe || !m->probe->periodic)
+		UL_BUG("the deadline probe is not registered with its periodic ops");
+	ul_engine_probe_ctx(eng, m->probe, &ctx);
+	ctx.arg = &spec;
+	rc = m->probe->periodic->start(&eng->sup, &ctx, eng->cfg->ready_timeout_ns, &m->run, why,
+				       sizeof(why));
 	if (rc) {
 		free(m);
 		if (rc != -EINTR)
 			ul_error("%s", why);
 		return rc;
 	}
-	if (spec.rt && !ul_deadline_is_rt(m->d, &refused))
-		ul_warning(
-			"--deadline-rt: SCHED_FIFO was refused (%s); the %s probe runs at normal "
-			"priority and the results say so (dl_rt = 0)",
-			strerror(refused), spec.name);
+	if (why[0])
+		ul_warning("%s", why);
 	*state = m;
 	return 0;
 }
@@ -93,8 +94,7 @@ static void dl_stop(struct ul_engine *eng, void *state)
 {
 	struct dl_mon *m = state;
 
-	if (ul_deadline_stop(&eng->sup, m->d, 0) == -ETIME)
-		return; /* its child record stays registered: leaked on purpose */
+	m->probe->periodic->stop(&eng->sup, m->run);
 	free(m);
 }
 
@@ -104,112 +104,22 @@ static int dl_cell_begin(struct ul_engine *eng, void *state, struct ul_cell *cel
 
 	(void)eng;
 	(void)cell;
-	ul_deadline_snapshot(m->d, &m->begin);
-	m->begun = true;
+	m->probe->periodic->measure(m->run);
 	return 0;
-}
-
-/* The stored "dl_profile": a named profile's index + 1, 0 for PERIOD:WORK. */
-static int profile_code(const char *name)
-{
-	for (size_t i = 0; i < UL_ARRAY_SIZE(ul_deadline_profiles); i++)
-		if (!strcmp(name, ul_deadline_profiles[i].name))
-			return (int)i + 1;
-	return 0;
-}
-
-/* Latency summary of the cell's records into metrics. */
-static int latency_metrics(struct ul_cell *cell, const struct ul_deadline_rec *r, size_t n)
-{
-	double *v;
-	int64_t max_stall = 0;
-	int rc = 0;
-
-	if (!n) /* no period ended in the cell: no latency, and no stall seen */
-		return ul_cell_set_metric(cell, "dl_max_stall_ns", 0);
-	v = malloc(n * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		v[i] = (double)r[i].lat_ns;
-		if (r[i].stall_ns > max_stall)
-			max_stall = r[i].stall_ns;
-	}
-	ul_stats_sort(v, n);
-	rc |= ul_cell_set_metric(cell, "dl_lat_mean_ns", ul_stats_mean(v, n));
-	rc |= ul_cell_set_metric(cell, "dl_lat_sd_ns", ul_stats_sd(v, n));
-	rc |= ul_cell_set_metric(cell, "dl_lat_p99_ns", ul_stats_quantile_sorted(v, n, 0.99));
-	rc |= ul_cell_set_metric(cell, "dl_lat_max_ns", v[n - 1]);
-	rc |= ul_cell_set_metric(cell, "dl_max_stall_ns", (double)max_stall);
-	free(v);
-	return rc ? -ENOMEM : 0;
 }
 
 static int dl_cell_end(struct ul_engine *eng, void *state, struct ul_cell *cell)
 {
 	struct dl_mon *m = state;
-	const struct ul_deadline_spec *spec = ul_deadline_spec_of(m->d);
-	struct ul_deadline_snap a = m->begin, b;
-	struct ul_deadline_rec *recs = NULL;
-	struct ul_series *s, *st;
-	uint64_t lost = 0, periods, want;
-	size_t n = 0;
-	int rc = 0, refused = 0;
-	bool dead = ul_deadline_child(m->d)->reaped;
+	int rc = m->probe->periodic->result(m->run, cell);
 
 	(void)eng;
-	if (!m->begun)
-		return 0;
-	m->begun = false;
-	ul_deadline_snapshot(m->d, &b);
-	want = b.recs - a.recs;
-	if (want) {
-		recs = malloc(want * sizeof(*recs));
-		if (!recs)
-			return -ENOMEM;
-		n = ul_deadline_records(m->d, a.recs, b.recs, recs, &lost);
-	}
-	s = ul_cell_series(cell, "dl_lat_ns");
-	for (size_t i = 0; s && i < n && !rc; i++)
-		rc = ul_series_push(s, recs[i].lat_ns);
-	/* Each period's stall too (< 0: a skipped period): with it a report
-	 * knows exactly which periods missed (lat + work + stall > period). */
-	st = s && !rc ? ul_cell_series(cell, "dl_stall_ns") : NULL;
-	for (size_t i = 0; st && i < n && !rc; i++)
-		rc = ul_series_push(st, recs[i].stall_ns);
-	if (!s || !st || rc) {
-		free(recs);
-		return -ENOMEM;
-	}
-	rc |= latency_metrics(cell, recs, n);
-	free(recs);
-
-	periods = b.periods - a.periods;
-	rc |= ul_cell_set_metric(cell, "dl_period_ns", (double)spec->period_ns);
-	rc |= ul_cell_set_metric(cell, "dl_work_ns", (double)spec->work_ns);
-	rc |= ul_cell_set_metric(cell, "dl_profile", profile_code(spec->name));
-	rc |= ul_cell_set_metric(cell, "dl_rt", ul_deadline_is_rt(m->d, &refused) ? 1 : 0);
-	if (spec->rt)
-		rc |= ul_cell_set_metric(cell, "dl_rt_errno", refused);
-	rc |= ul_cell_set_metric(cell, "dl_locked", ul_deadline_locked(m->d) ? 1 : 0);
-	rc |= ul_cell_set_metric(cell, "dl_periods", (double)periods);
-	rc |= ul_cell_set_metric(cell, "dl_met", (double)(b.met - a.met));
-	rc |= ul_cell_set_metric(cell, "dl_missed", (double)(b.missed - a.missed));
-	rc |= ul_cell_set_metric(cell, "dl_synthetic", (double)(b.synthetic - a.synthetic));
-	rc |= ul_cell_set_metric(cell, "dl_lost", (double)lost);
-	rc |= ul_cell_set_metric(cell, "dl_died", dead ? 1 : 0);
-	if (periods) {
-		rc |= ul_cell_set_metric(cell, "dl_met_pct",
-					 100.0 * (double)(b.met - a.met) / (double)periods);
-		rc |= ul_cell_set_metric(cell, "dl_cpu_pct",
-					 100.0 * (double)(b.served - a.served) / (double)periods);
-	}
-	if (dead && !m->warned_dead) {
+	if (m->probe->periodic->child(m->run)->reaped && !m->warned_dead) {
 		m->warned_dead = true;
 		ul_warning("the deadline probe died during cell '%s/%s'; later cells have no "
 			   "deadline records", cell->suite, cell->load);
 	}
-	return rc ? -ENOMEM : 0;
+	return rc;
 }
 
 void *ul_engine_deadline_state(const struct ul_engine *eng)
@@ -222,7 +132,9 @@ void *ul_engine_deadline_state(const struct ul_engine *eng)
 
 struct ul_child *ul_engine_deadline_child(void *state)
 {
-	return state ? ul_deadline_child(((struct dl_mon *)state)->d) : NULL;
+	const struct dl_mon *m = state;
+
+	return m ? m->probe->periodic->child(m->run) : NULL;
 }
 
 const struct ul_monitor ul_monitor_deadline = {
