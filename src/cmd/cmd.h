@@ -111,14 +111,16 @@ int ul_label_check(const char *cmd, const char *what, const char *label);
 /* --- the store location options shared by commands (cmd/output.c) --- */
 struct ul_store;
 /* Resolve --db (NULL = default path) and register it as never an output
- * file (ul_outfile_protect()); prints the error and returns -1 on failure. */
+ * file (ul_outfile_protect()): 0, or UL_EXIT_USAGE after printing why (an
+ * empty --db; no --db, XDG_DATA_HOME or HOME). */
 int ul_cmd_db_path(const char *db_opt, char *buf, size_t len);
 /*
  * Resolve --db as ul_cmd_db_path() does (an already resolved path passes
  * through unchanged) and open that store for reading: it must exist and
  * is never created or changed.  Returns UL_EXIT_OK with *out set (the
- * caller closes it with ul_store_close()), or UL_EXIT_ERROR after printing
- * why, with *out NULL.
+ * caller closes it with ul_store_close()), or after printing why, with *out
+ * NULL, UL_EXIT_USAGE for no location (see ul_cmd_db_path()) or a bad
+ * UNDERLOAD_DB_WAIT, UL_EXIT_ERROR for a store that cannot be opened.
  */
 int ul_cmd_open_store(const char *db_opt, struct ul_store **out);
 /* The same for commands that write (run, import, rm, relabel): the store is

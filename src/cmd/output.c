@@ -168,16 +168,20 @@ int ul_cmd_db_path(const char *db_opt, char *buf, size_t len)
 	int rc;
 
 	if (db_opt) {
-		if (!*db_opt)
-			return ul_error("--db needs a path");
+		if (!*db_opt) {
+			ul_error("--db needs a path");
+			return UL_EXIT_USAGE;
+		}
 		snprintf(buf, len, "%s", db_opt);
 		ul_outfile_protect(buf);
 		return 0;
 	}
 	rc = ul_store_default_path(buf, len);
-	if (rc)
-		return ul_error("no default database location: set XDG_DATA_HOME or HOME, or "
-				"give --db PATH");
+	if (rc) {
+		ul_error("no default database location: set XDG_DATA_HOME or HOME, or "
+			 "give --db PATH");
+		return UL_EXIT_USAGE;
+	}
 	ul_outfile_protect(buf);
 	return 0;
 }
@@ -191,8 +195,10 @@ static int db_wait_ms(int64_t *ms)
 	*ms = 0;
 	if (!env || !*env)
 		return 0;
-	if (ul_parse_duration_ns(env, UL_NS_PER_MS, 24 * 3600 * UL_NS_PER_SEC, &ns))
-		return ul_error("UNDERLOAD_DB_WAIT='%s': expected a duration from 1ms to 24h", env);
+	if (ul_parse_duration_ns(env, UL_NS_PER_MS, 24 * 3600 * UL_NS_PER_SEC, &ns)) {
+		ul_error("UNDERLOAD_DB_WAIT='%s': expected a duration from 1ms to 24h", env);
+		return UL_EXIT_USAGE;
+	}
 	*ms = ns / UL_NS_PER_MS;
 	return 0;
 }
@@ -201,10 +207,11 @@ static int open_store(const char *db_opt, unsigned flags, struct ul_store **out)
 {
 	struct ul_store_config cfg = { .flags = flags };
 	char db[PATH_MAX], err[512];
+	int rc;
 
 	*out = NULL;
-	if (ul_cmd_db_path(db_opt, db, sizeof(db)) || db_wait_ms(&cfg.busy_wait_ms))
-		return UL_EXIT_ERROR;
+	if ((rc = ul_cmd_db_path(db_opt, db, sizeof(db))) || (rc = db_wait_ms(&cfg.busy_wait_ms)))
+		return rc;
 	if (ul_store_open_cfg(db, &cfg, out, err, sizeof(err))) {
 		ul_error("%s", err);
 		return UL_EXIT_ERROR;

@@ -15,6 +15,9 @@
 #include "load/load.h"
 #include "probe/deadline.h"
 #include "probe/probe.h"
+#include "proc/cgroup/cgroup.h"
+#include "proc/scratch.h"
+#include "proc/swap.h"
 #include "report/format.h"
 #include "store/store.h"
 #include "ul_config.h"
@@ -80,6 +83,7 @@ static int parse_tests(struct run_args *a)
 static int check_dir(const char *dir)
 {
 	struct stat st;
+	char why[512];
 
 	if (stat(dir, &st))
 		return ul_usage_error("run", "--dir '%s': %s", dir, strerror(errno));
@@ -87,6 +91,23 @@ static int check_dir(const char *dir)
 		return ul_usage_error("run", "--dir '%s': not a directory", dir);
 	if (access(dir, W_OK | X_OK))
 		return ul_usage_error("run", "--dir '%s': not writable: %s", dir, strerror(errno));
+	/* One another user could rename entries in is bad input too. */
+	if (ul_scratch_check_parent(dir, NULL, 0, why, sizeof(why)))
+		return ul_usage_error("run", "--dir '%s': cannot create a scratch directory: %s",
+				      dir, why);
+	return 0;
+}
+
+/* --swap and --mem-limit need privileges: refused before anything is made
+ * (a swap file would otherwise be written whole before swapon refuses). */
+static int check_privileges(const struct run_args *a)
+{
+	char why[512];
+
+	if (a->cfg.swap_bytes && ul_swap_permitted(why, sizeof(why)))
+		return ul_usage_error("run", "--swap: %s", why);
+	if (a->cfg.mem_limit_bytes && ul_cgroup_permitted(why, sizeof(why)))
+		return ul_usage_error("run", "--mem-limit: %s", why);
 	return 0;
 }
 
@@ -187,6 +208,8 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	if (a->tests && (rc = parse_tests(a)))
 		return rc;
 	rc = check_dir(a->dir);
+	if (!rc)
+		rc = check_privileges(a);
 	if (rc)
 		return rc;
 	a->cfg.scratch_parent = a->dir;
@@ -297,8 +320,9 @@ int ul_cmd_run(int argc, char **argv)
 	}
 	/* Resolve --db now: a bad one must fail before anything else is done,
 	 * and no output file may be the store (ul_cmd_db_path()). */
-	if (ul_cmd_db_path(a.db, db, sizeof(db)))
-		return UL_EXIT_ERROR;
+	rc = ul_cmd_db_path(a.db, db, sizeof(db));
+	if (rc)
+		return rc;
 	if (ul_outputs_parse("run", a.formats, &outs))
 		return UL_EXIT_USAGE;
 	if (self_exe(exe, sizeof(exe)))
@@ -307,8 +331,9 @@ int ul_cmd_run(int argc, char **argv)
 	if (fill_run(&a, argc - 1, argv + 1, &run))
 		return UL_EXIT_ERROR;
 	/* db is resolved and not empty, so this only opens it. */
-	if (ul_cmd_open_store_rw(db, &store))
-		return UL_EXIT_ERROR;
+	rc = ul_cmd_open_store_rw(db, &store);
+	if (rc)
+		return rc;
 	/* Absolute, for the journal: `cleanup` may run from anywhere. */
 	if (strstr(db, "://"))
 		a.cfg.store_uri = db;

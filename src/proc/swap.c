@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <linux/capability.h>
 #include <linux/magic.h>
 #include <signal.h>
 #include <stdio.h>
@@ -355,6 +356,21 @@ static void random_name(char *out, size_t len)
 		suffix[i] = set[r[i] % (sizeof(set) - 1)];
 	suffix[6] = '\0';
 	snprintf(out, len, UL_SWAP_PREFIX "%s", suffix);
+}
+
+int ul_swap_permitted(char *why, size_t whylen)
+{
+	struct __user_cap_header_struct head = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+
+	memset(data, 0, sizeof(data));
+	/* No capget() (a seccomp filter, an old kernel): let swapon decide. */
+	if (syscall(SYS_capget, &head, data) < 0)
+		return 0;
+	if (data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective & CAP_TO_MASK(CAP_SYS_ADMIN))
+		return 0;
+	ul_whyf(why, whylen, "swapon needs CAP_SYS_ADMIN (run as root)");
+	return -EPERM;
 }
 
 /* Check everything that can be checked before touching the disk. */

@@ -29,6 +29,10 @@
  */
 int ul_swap_create(const char *dir, uint64_t size_bytes, int priority, const char *run_uuid,
 		   char *path_out, size_t len, char *why, size_t whylen) UL_MUST_CHECK;
+/* May this process turn a swap file on (CAP_SYS_ADMIN in its effective
+ * set)?  0, or -EPERM with a reason in why: checked before a file is
+ * written, which swapon would refuse only afterwards. */
+int ul_swap_permitted(char *why, size_t whylen) UL_MUST_CHECK;
 /* ul_swap_create() in two steps, so the path can be journalled before the
  * file exists: plan checks, rounds *size_bytes and picks a random name;
  * make creates it (-EEXIST: the name is taken, plan again). */

@@ -52,6 +52,32 @@ expect_fail 1 "schema version 99, newer than" "newer schema" -- list --db "$DB"
 sqlite3 "$DB" 'PRAGMA user_version = 1;'
 is "$("$UL" list --db "$DB" | tail -n +2 | wc -l)" 1 "the stored run is still there"
 
+# No database location at all (HOME and XDG_DATA_HOME unset) is bad input.
+for cmd in run list; do
+	err=$(env -u HOME -u XDG_DATA_HOME "$UL" $cmd 2>&1 >/dev/null)
+	is "$?" 2 "$cmd without HOME, XDG_DATA_HOME or --db: exit 2"
+	like "$err" "no default database location: set XDG_DATA_HOME or HOME" "$cmd: says why"
+done
+# A user without the privileges --swap and --mem-limit need is refused up
+# front (exit 2), before a swap file is written.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
+	chmod 0711 "$TMP"
+	nb=$TMP/nobody
+	mkdir -m 0700 "$nb" && chown nobody "$nb"
+	for opt in "--swap 64M" "--mem-limit 64M"; do
+		# shellcheck disable=SC2086 # $opt is an option and its value
+		err=$(env -u UL_JOURNAL_DIR HOME="$nb" XDG_RUNTIME_DIR="$nb" \
+			setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$UL_REAL" run \
+			--dir "$nb" --db "$nb/r.db" --no-progress --tests noload $opt 2>&1 >/dev/null)
+		is "$?" 2 "non-root $opt: exit 2"
+		like "$err" "${opt% *}: .*(CAP_SYS_ADMIN|needs root)" "non-root $opt: says what it needs"
+		is "$(find "$nb" -mindepth 1 -name 'underload-*' | wc -l)" 0 "non-root $opt: nothing made"
+	done
+	chmod 0700 "$TMP"
+else
+	for _ in 1 2 3 4 5 6; do skip "needs root, setpriv and a 'nobody' user"; done
+fi
+
 is "$(scratch_left)" 0 "no scratch directory left behind"
 is "$(ul_procs)" 0 "no process left behind"
 done_testing

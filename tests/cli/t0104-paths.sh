@@ -14,7 +14,7 @@ for mode in 0777 0770 0722; do
 	d=$TMP/open-$mode
 	mkdir "$d" && chmod "$mode" "$d"
 	"$UL" run "${QUICK[@]}" --dir "$d" --tests noload >/dev/null 2>"$TMP/err"
-	is $? 1 "--dir with mode $mode is refused"
+	is $? 2 "--dir with mode $mode is refused"
 	like "$(cat "$TMP/err")" "--dir '$d': cannot create a scratch directory: .*without the sticky bit" \
 		"the refusal for mode $mode says why"
 	is "$(find "$d" -mindepth 1 | wc -l)" 0 "nothing is made in the mode $mode directory"
@@ -22,10 +22,10 @@ done
 # ... and one below such a directory, or one owned by another user.
 mkdir -p "$TMP/open-0777/sub" && chmod 0755 "$TMP/open-0777/sub"
 "$UL" run "${QUICK[@]}" --dir "$TMP/open-0777/sub" --tests noload >/dev/null 2>"$TMP/err"
-is $? 1 "a --dir below a world-writable directory is refused"
+is $? 2 "a --dir below a world-writable directory is refused"
 mkdir "$TMP/theirs" && chown nobody "$TMP/theirs" && chmod 0755 "$TMP/theirs"
 "$UL" run "${QUICK[@]}" --dir "$TMP/theirs" --tests noload >/dev/null 2>"$TMP/err"
-is $? 1 "a --dir owned by another user is refused"
+is $? 2 "a --dir owned by another user is refused"
 like "$(cat "$TMP/err")" "owned by another user" "and says so"
 
 # A sticky world-writable --dir (like /tmp) is accepted, and a non-root

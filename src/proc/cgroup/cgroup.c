@@ -16,6 +16,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -323,6 +324,24 @@ int ul_cgroup_plan(const char *name, struct ul_cgroup *out, char *why, size_t le
 	}
 	out->version = version;
 	return 0;
+}
+
+int ul_cgroup_permitted(char *why, size_t len)
+{
+	struct ul_cgroup cg;
+	char *slash;
+
+	if (ul_cgroup_plan("permitted", &cg, why, len))
+		return 0;
+	slash = strrchr(cg.path, '/');
+	if (!slash || slash == cg.path)
+		return 0;
+	*slash = '\0';
+	if (faccessat(AT_FDCWD, cg.path, W_OK, AT_EACCESS) == 0)
+		return 0;
+	ul_whyf(why, len, "cannot create a cgroup in %s: %s (needs root, or a cgroup delegated to you)",
+		cg.path, strerror(errno));
+	return -EACCES;
 }
 
 int ul_cgroup_make(struct ul_cgroup *cg, uint64_t limit_bytes, uint64_t swap_limit_bytes,

@@ -97,6 +97,11 @@ struct ul_cgroup_stats {
  */
 int ul_cgroup_create(const char *name, uint64_t limit_bytes, uint64_t swap_limit_bytes,
 		     struct ul_cgroup *out, char *why, size_t len) UL_MUST_CHECK;
+/* May this process create the run's cgroup (write access to the parent
+ * ul_cgroup_plan() picks)?  0 (also when there is no parent to check:
+ * ul_cgroup_create() then says why), or -EACCES with a reason in why.
+ * Nothing is made. */
+int ul_cgroup_permitted(char *why, size_t len) UL_MUST_CHECK;
 /* ul_cgroup_create() in two steps, so the path can be journalled before
  * the cgroup exists: plan fills out (path, procs, version) and checks the
  * name; make creates it with the limits (-EEXIST: not ours, leave it).
