@@ -47,8 +47,9 @@ int ul_cmd_show(int argc, char **argv)
 	if (argc - first != 1)
 		return ul_usage_error("show", "expected exactly one RUN");
 	/* The store first: an output file may never be it (ul_cmd_db_path()). */
-	if (ul_cmd_db_path(db_opt, db, sizeof(db)))
-		return UL_EXIT_ERROR;
+	ret = ul_cmd_db_path(db_opt, db, sizeof(db));
+	if (ret)
+		return ret;
 	if (formats && ul_outputs_parse("show", formats, &outs))
 		return UL_EXIT_USAGE;
 	ret = ul_cmd_open_store(db, &store);
