@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * `underload cleanup`: undo what killed runs left behind (swap files,
- * memory cgroups, scratch directories, sysctls) from their journals, and
+ * memory cgroups, scratch directories) from their journals, and
  * mark those runs interrupted in their stores.
  */
 #include "core/compat.h"
@@ -21,15 +21,15 @@ static const char cleanup_help[] =
 	"\n"
 	"Undo the system changes of runs that did not end normally (killed with\n"
 	"SIGKILL, machine crash): swap files are turned off and deleted, memory\n"
-	"cgroups emptied and removed, scratch directories deleted, sysctls restored,\n"
-	"and each such run is marked 'interrupted' in its results database, finished\n"
-	"at the time of its last stored cell.  Runs find them in their journals under\n"
+	"cgroups emptied and removed, scratch directories deleted, and each such\n"
+	"run is marked 'interrupted' in its results database, finished at the time\n"
+	"of its last stored cell.  Runs find them in their journals under\n"
 	"/run/underload.  Runs still alive are left alone.  Nothing is trusted: a\n"
 	"journal is read only if it and its directory are root's (yours) and closed\n"
 	"to others, and every target is checked before it is touched (a scratch\n"
-	"directory we made, a swap file carrying the run's UUID, the run's cgroup,\n"
-	"a sysctl underload changes).  An entry that fails its check, or whose undo\n"
-	"failed 3 times, is reported once and retired: never tried again.\n"
+	"directory we made, a swap file carrying the run's UUID, the run's cgroup).\n"
+	"An entry that fails its check, or whose undo failed 3 times, is reported\n"
+	"once and retired: never tried again.\n"
 	"Exit status 0 when everything was undone, 1 otherwise.\n";
 
 /* Repair a run's status in the store the journal named. */

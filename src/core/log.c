@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *ul_progname = "underload";
 
 /* Longest message printed whole; a longer one keeps its head and tail. */
 #define MSG_MAX 1024

@@ -36,7 +36,4 @@ void ul_whyf(char *why, size_t len, const char *fmt, ...) UL_PRINTF(3, 4);
 /* ul_whyf with a va_list, for a caller that is variadic itself. */
 void ul_vwhyf(char *why, size_t len, const char *fmt, va_list ap) UL_PRINTF(3, 0);
 
-/* The program name used as message prefix context ("underload"). */
-extern const char *ul_progname;
-
 #endif

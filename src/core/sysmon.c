@@ -24,12 +24,6 @@ static const char *const field_names[] = {
 #undef UL_SYSMON_NAME
 };
 
-static const unsigned char field_src[] = {
-#define UL_SYSMON_SRC(id, name, src) UL_SYSMON_##src,
-	UL_SYSMON_FIELDS(UL_SYSMON_SRC)
-#undef UL_SYSMON_SRC
-};
-
 static const char *const src_paths[UL_SYSMON_NSRC] = {
 	[UL_SYSMON_STAT] = "/proc/stat",
 	[UL_SYSMON_VMSTAT] = "/proc/vmstat",
@@ -43,16 +37,6 @@ static const char *const src_paths[UL_SYSMON_NSRC] = {
 const char *ul_sysmon_series_name(enum ul_sysmon_field f)
 {
 	return (unsigned)f < UL_SYSMON_NFIELDS ? field_names[f] : NULL;
-}
-
-enum ul_sysmon_src ul_sysmon_field_src(enum ul_sysmon_field f)
-{
-	return (unsigned)f < UL_SYSMON_NFIELDS ? (enum ul_sysmon_src)field_src[f] : UL_SYSMON_NSRC;
-}
-
-const char *ul_sysmon_src_path(enum ul_sysmon_src src)
-{
-	return (unsigned)src < UL_SYSMON_NSRC ? src_paths[src] : NULL;
 }
 
 /* --- parsing --- */

@@ -112,9 +112,6 @@ struct ul_sysmon {
 
 /* "mon_cpu_user" etc.; NULL for an out-of-range field. */
 const char *ul_sysmon_series_name(enum ul_sysmon_field f);
-enum ul_sysmon_src ul_sysmon_field_src(enum ul_sysmon_field f);
-/* "/proc/stat" etc. */
-const char *ul_sysmon_src_path(enum ul_sysmon_src src);
 
 /*
  * Open every source that exists (PSI is absent before 4.20 or with psi=0)

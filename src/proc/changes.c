@@ -10,7 +10,6 @@
 #include "proc/journal.h"
 #include "proc/scratch.h"
 #include "proc/swap.h"
-#include "proc/sysctl.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -241,60 +240,6 @@ static int undo_cgroup(const struct change_ctx *c, const char *arg)
 	return ul_cgroup_destroy_path(arg);
 }
 
-/* ---- sysctl -------------------------------------------------------------- */
-
-/* The tunables underload may change (the sweep issue adds to this list). */
-static const char *const sysctls[] = {
-	"vm.swappiness",	   "vm.dirty_ratio",	  "vm.dirty_background_ratio",
-	"vm.dirty_bytes",	   "vm.dirty_background_bytes", "vm.vfs_cache_pressure",
-	"vm.dirty_expire_centisecs", "vm.dirty_writeback_centisecs", "vm.page-cluster",
-	"vm.min_free_kbytes",
-};
-
-static bool sysctl_allowed(const char *name)
-{
-	for (size_t i = 0; i < UL_ARRAY_SIZE(sysctls); i++)
-		if (!strcmp(sysctls[i], name))
-			return true;
-	return false;
-}
-
-/* "NAME VALUE" with NAME allowed and VALUE plain numbers; name into out. */
-static const char *split_sysctl(const char *arg, char *name, size_t len)
-{
-	const char *sp = strchr(arg, ' ');
-	size_t n = sp ? (size_t)(sp - arg) : 0;
-
-	if (!n || n >= len)
-		return NULL;
-	memcpy(name, arg, n);
-	name[n] = '\0';
-	if (!sysctl_allowed(name) || !sp[1] || strlen(sp + 1) > 64 ||
-	    strspn(sp + 1, "0123456789 \t-") != strlen(sp + 1))
-		return NULL;
-	return sp + 1;
-}
-
-static int check_sysctl(const struct change_ctx *c, const char *arg)
-{
-	char name[64];
-
-	if (!split_sysctl(arg, name, sizeof(name))) {
-		say(c, "not a sysctl underload changes, or not a plain value");
-		return -EPERM;
-	}
-	return 0;
-}
-
-static int undo_sysctl(const struct change_ctx *c, const char *arg)
-{
-	char name[64];
-	const char *value = split_sysctl(arg, name, sizeof(name));
-
-	(void)c;
-	return value ? ul_sysctl_write(name, value) : -EPERM;
-}
-
 /* ---- journal-first wrappers ---------------------------------------------- */
 
 static int run_arg(char *out, size_t len, const char *uuid, const char *store)
@@ -399,38 +344,6 @@ int ul_change_cgroup_create(struct ul_journal *j, const char *name, uint64_t lim
 	}
 	if (rc)
 		out->path[0] = '\0';
-	return rc;
-}
-
-int ul_change_sysctl_set(struct ul_journal *j, const char *name, const char *value, char *why,
-			 size_t len)
-{
-	char old[128], arg[256];
-	int rc;
-
-	if (!name || !sysctl_allowed(name)) {
-		ul_whyf(why, len, "sysctl '%s' is not one underload changes", name ? name : "");
-		return -EPERM;
-	}
-	rc = ul_sysctl_read(name, old, sizeof(old));
-	if (rc) {
-		ul_whyf(why, len, "cannot read sysctl %s: %s", name, strerror(-rc));
-		return rc;
-	}
-	snprintf(arg, sizeof(arg), "%s %s", name, old);
-	if (j) {
-		rc = ul_journal_add(j, "sysctl", arg);
-		if (rc) {
-			ul_whyf(why, len, "cannot journal sysctl %s: %s", name, strerror(-rc));
-			return rc;
-		}
-	}
-	rc = ul_sysctl_write(name, value);
-	if (rc) {
-		ul_whyf(why, len, "cannot set sysctl %s to %s: %s", name, value, strerror(-rc));
-		if (j)
-			(void)ul_journal_done(j, "sysctl", arg);
-	}
 	return rc;
 }
 

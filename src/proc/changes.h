@@ -2,7 +2,7 @@
 /*
  * System changes as a table (changes.def): the one module above the
  * journal (a pure log) and the leaves that make and undo changes (scratch,
- * swap, cgroup, sysctl), none of which knows of the other.
+ * swap, cgroup), none of which knows of the other.
  *
  * Making a change is journal-first: the wrapper records "<kind> <arg>"
  * durably, then makes the change; a change that was not made is recorded
@@ -11,8 +11,7 @@
  * `underload cleanup` trusts nothing it reads: every pending entry of a
  * dead run's journal is checked before it is undone (a scratch dir we made:
  * owner, mode 0700, name; a swap file carrying our label and the run's
- * UUID; the cgroup named after the run under a cgroup filesystem; only the
- * sysctls underload changes, to a plain value).  An entry that fails its
+ * UUID; the cgroup named after the run under a cgroup filesystem).  An entry that fails its
  * check is reported once and retired; one whose undo keeps failing is
  * retired after UL_CHANGES_MAX_TRIES attempts; neither is tried again.
  */
@@ -57,9 +56,6 @@ int ul_change_swap_create(struct ul_journal *j, const char *dir, uint64_t size_b
 int ul_change_cgroup_create(struct ul_journal *j, const char *name, uint64_t limit_bytes,
 			    uint64_t swap_limit_bytes, struct ul_cgroup *out, char *why,
 			    size_t len) UL_MUST_CHECK;
-/* Set a sysctl underload may change (see changes.c), journalling its old value. */
-int ul_change_sysctl_set(struct ul_journal *j, const char *name, const char *value, char *why,
-			 size_t len) UL_MUST_CHECK;
 /*
  * Undo one of this process's own changes of a known kind and record it
  * done in j (may be NULL).  0 also when it was already undone; -EOPNOTSUPP

@@ -221,31 +221,6 @@ int ul_stats_compare(const double *base, size_t nb, const double *cand, size_t n
 	return rc;
 }
 
-int ul_stats_compare_i64(const int64_t *base, size_t nb, const int64_t *cand, size_t nc,
-			 const struct ul_cmp_opts *opts, struct ul_cmp_result *out)
-{
-	double *b, *c;
-	int rc;
-
-	if (nb > SIZE_MAX / sizeof(double) || nc > SIZE_MAX / sizeof(double))
-		return -ENOMEM;
-	b = malloc((nb ? nb : 1) * sizeof(*b));
-	c = malloc((nc ? nc : 1) * sizeof(*c));
-	if (!b || !c) {
-		free(b);
-		free(c);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < nb; i++)
-		b[i] = (double)base[i];
-	for (size_t i = 0; i < nc; i++)
-		c[i] = (double)cand[i];
-	rc = ul_stats_compare(b, nb, c, nc, opts, out);
-	free(b);
-	free(c);
-	return rc;
-}
-
 void ul_stats_holm(const double *p, size_t n, double alpha, double *p_adj, bool *survive)
 {
 	size_t *idx = malloc((n ? n : 1) * sizeof(*idx)), m = 0;

@@ -85,9 +85,6 @@ struct ul_cmp_result {
  */
 int ul_stats_compare(const double *base, size_t nb, const double *cand, size_t nc,
 		     const struct ul_cmp_opts *opts, struct ul_cmp_result *out) UL_MUST_CHECK;
-/* Same for int64 samples (ns). */
-int ul_stats_compare_i64(const int64_t *base, size_t nb, const int64_t *cand, size_t nc,
-			 const struct ul_cmp_opts *opts, struct ul_cmp_result *out) UL_MUST_CHECK;
 
 /* "faster", "slower", "no difference proven". */
 const char *ul_cmp_verdict_name(enum ul_cmp_verdict v);

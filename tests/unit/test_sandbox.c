@@ -759,32 +759,6 @@ START_TEST(test_journal_dead_pid_torn_line)
 }
 END_TEST
 
-START_TEST(test_journal_sysctl_restore)
-{
-	struct ul_journal j;
-	char old[64], arg[128], now[64];
-	const char *p = "/proc/sys/vm/swappiness";
-	long v;
-
-	ck_assert(read_small(p, old, sizeof(old)));
-	old[strcspn(old, "\n")] = '\0';
-	v = strtol(old, NULL, 10);
-	open_journal(&j);
-	snprintf(arg, sizeof(arg), "vm.swappiness %s", old);
-	ck_assert_int_eq(ul_journal_add(&j, "sysctl", arg), 0);
-	snprintf(now, sizeof(now), "%ld", v == 60 ? 61L : 60L);
-	ck_assert(write_str(p, now));
-	ck_assert_int_eq(ul_change_undo(&j, "sysctl", arg), 0);
-	ck_assert(read_small(p, now, sizeof(now)));
-	ck_assert_int_eq(strtol(now, NULL, 10), v);
-	ck_assert_int_eq(ul_change_undo(NULL, "sysctl", "../etc/passwd x"), -EPERM);
-	ck_assert_int_eq(ul_change_undo(NULL, "sysctl", "vm.swappiness"), -EPERM);
-	ck_assert_int_eq(ul_change_undo(NULL, "sysctl", "kernel.core_pattern 1"), -EPERM);
-	ul_journal_finish(&j);
-	ck_assert_int_eq(count_journals(), 0);
-}
-END_TEST
-
 /* The store the journal names is gone: nothing to repair. */
 static int mark_none(void *arg, const char *store, const char *uuid, char *why, size_t len)
 {
@@ -970,10 +944,6 @@ Suite *ul_test_suite_sandbox(void)
 		add(s, "swap-tmpfs", test_swap_refused_tmpfs, 10);
 	else
 		skip("swap-tmpfs", "/dev/shm is not a tmpfs");
-	if (geteuid() == 0 && access("/proc/sys/vm/swappiness", W_OK) == 0)
-		add(s, "sysctl", test_journal_sysctl_restore, 10);
-	else
-		skip("sysctl", "/proc/sys/vm/swappiness is not writable");
 	if (!no_cg) {
 		add(s, "cgroup", test_cgroup_limit_kill_destroy, 30);
 		add(s, "cgroup-swap", test_cgroup_swap_limit, 30);
