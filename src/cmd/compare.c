@@ -158,7 +158,7 @@ static struct ul_run *get_run(struct cmp_state *st, int64_t id)
 		free(run);
 		if (nl)
 			st->loaded = nl;
-		ul_error("out of memory");
+		ul_oom();
 		return NULL;
 	}
 	st->loaded = nl;
@@ -210,7 +210,7 @@ static int group_add(struct ul_runcmp_group *g, const struct ul_run *run)
 			return 0;
 	nr = realloc(g->runs, (g->n_runs + 1) * sizeof(*nr));
 	if (!nr)
-		return ul_error("out of memory"), -1;
+		return ul_oom(), -1;
 	g->runs = nr;
 	/* newest first: the header of a pooled run comes from the newest */
 	size_t at = 0;
@@ -420,7 +420,7 @@ static int run_compare(struct cmp_state *st, const struct cmp_args *a)
 	} else if (ul_runcmp_build_unit(st->groups, st->n_groups, metrics, nm, &a->opts, a->unit, &c) ||
 		   ul_compare_env(&c)) {
 		ul_runcmp_free(&c);
-		ul_error("out of memory");
+		ul_oom();
 		return UL_EXIT_ERROR;
 	}
 	if (!strcmp(a->format, "json"))

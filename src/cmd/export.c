@@ -78,7 +78,7 @@ static int load_chosen(struct ul_store *st, const struct pick *p, struct ul_run 
 	*runs = calloc(p->n_all ? p->n_all : 1, sizeof(**runs));
 	*n = 0;
 	if (!*runs)
-		return ul_error("out of memory"), UL_EXIT_ERROR;
+		return ul_oom(), UL_EXIT_ERROR;
 	for (size_t k = p->n_all; k-- > 0;) {
 		int ret;
 
@@ -152,7 +152,7 @@ static int do_export(const char *db_opt, bool csv, const char *out, char **args,
 		return UL_EXIT_ERROR;
 	}
 	p.chosen = calloc(p.n_all ? p.n_all : 1, sizeof(*p.chosen));
-	ret = p.chosen ? choose(st, &p, args, nargs) : (ul_error("out of memory"), UL_EXIT_ERROR);
+	ret = p.chosen ? choose(st, &p, args, nargs) : (ul_oom(), UL_EXIT_ERROR);
 	if (!ret)
 		ret = load_chosen(st, &p, &runs, &n);
 	if (!ret)

@@ -158,7 +158,7 @@ static int load_runs(struct ul_store *st, const struct rep_args *a, struct ul_ru
 	if (!ids || !*runs) {
 		free(sum);
 		free(ids);
-		ul_error("out of memory");
+		ul_oom();
 		return UL_EXIT_ERROR;
 	}
 	k = a->n_refs ? 0 : default_refs(sum, n, ids);
@@ -302,7 +302,7 @@ int ul_cmd_report(int argc, char **argv)
 	ret = load_runs(st, &a, &runs, &n);
 	ptrs = calloc(n + 1, sizeof(*ptrs));
 	if (!ptrs && ret == UL_EXIT_OK) {
-		ul_error("out of memory");
+		ul_oom();
 		ret = UL_EXIT_ERROR;
 	}
 	for (size_t i = 0; ptrs && i < n; i++)

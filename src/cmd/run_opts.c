@@ -241,7 +241,7 @@ static int build_groups(struct run_args *a)
 			continue;
 		a->suite_opts[i] = calloc(1, s->opts_size);
 		if (!a->suite_opts[i])
-			return ul_error("out of memory");
+			return ul_oom();
 		ul_opt_apply_defaults(s->opts, a->suite_opts[i]);
 		a->cfg.suite_opts[i] = a->suite_opts[i];
 		snprintf(headings[i], sizeof(headings[i]), "%s suite", s->name);

@@ -92,6 +92,11 @@ int ul_error(const char *fmt, ...)
 	return -1;
 }
 
+int ul_oom(void)
+{
+	return ul_error(UL_OOM_TEXT);
+}
+
 int ul_error_errno(int err, const char *fmt, ...)
 {
 	va_list ap;

@@ -16,6 +16,11 @@ int ul_error(const char *fmt, ...) UL_PRINTF(1, 2);
 int ul_error_errno(int err, const char *fmt, ...) UL_PRINTF(2, 3);
 /* ul_error_errno() from a va_list (err 0: no strerror part); returns -1. */
 int ul_verror(int err, const char *fmt, va_list ap) UL_PRINTF(2, 0);
+/* The one wording of running out of memory, for messages and reasons. */
+#define UL_OOM_TEXT "out of memory"
+/* The out-of-memory path of the upper layers: print "error: out of
+ * memory" and return -1 (as ul_error()); lower layers return -ENOMEM. */
+int ul_oom(void);
 void ul_warning(const char *fmt, ...) UL_PRINTF(1, 2);
 /* Informational line on stderr ("note: ..."), e.g. the cleanup hint. */
 void ul_note(const char *fmt, ...) UL_PRINTF(1, 2);

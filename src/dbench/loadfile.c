@@ -4,6 +4,7 @@
  * the line and what was expected (dbench itself skips what it cannot read).
  */
 #include "core/compat.h"
+#include "core/log.h"
 #include "dbench/loadfile.h"
 
 #include <ctype.h>
@@ -262,7 +263,7 @@ int ul_fsb_trace_parse_line(struct ul_fsb_trace *t, const char *text, unsigned l
 			    t->source, line, kind_names[kind], tok[n - 1]);
 	op = op_add(t);
 	if (!op)
-		return snprintf(err, errlen, "%s:%u: out of memory", t->source, line), -ENOMEM;
+		return snprintf(err, errlen, "%s:%u: " UL_OOM_TEXT, t->source, line), -ENOMEM;
 	op->kind = (uint8_t)kind;
 	op->line = line;
 	op->expect_ok = status_ok(tok[n - 1]);

@@ -57,6 +57,12 @@ int ul_engine_fail(const char *fmt, ...)
 	return UL_ENGINE_ERROR;
 }
 
+int ul_engine_oom(void)
+{
+	ul_oom();
+	return UL_ENGINE_ERROR;
+}
+
 int ul_engine_fail_errno(int err, const char *fmt, ...)
 {
 	va_list ap;
@@ -181,7 +187,7 @@ struct ul_cell *ul_engine_new_cell_named(struct ul_engine *eng, const char *suit
 	struct ul_cell *cell = ul_run_add_cell(eng->run);
 
 	if (!cell) {
-		ul_error("out of memory");
+		ul_oom();
 		return NULL;
 	}
 	snprintf(cell->suite, sizeof(cell->suite), "%s", suite);
@@ -191,7 +197,7 @@ struct ul_cell *ul_engine_new_cell_named(struct ul_engine *eng, const char *suit
 	cell->started_wall_ns = ul_wall_ns();
 	for (size_t i = 0; series && series[i]; i++)
 		if (!ul_cell_series(cell, series[i])) {
-			ul_error("out of memory");
+			ul_oom();
 			return NULL;
 		}
 	return cell;

@@ -145,6 +145,8 @@ const void *ul_engine_suite_opts(const struct ul_engine *eng, const struct ul_su
 int ul_engine_fail(const char *fmt, ...) UL_PRINTF(1, 2);
 /* Same with ": strerror(-err)" appended. */
 int ul_engine_fail_errno(int err, const char *fmt, ...) UL_PRINTF(2, 3);
+/* ul_oom(), then UL_ENGINE_ERROR: `return ul_engine_oom()`. */
+int ul_engine_oom(void);
 
 /*
  * The default preflight of a suite: the loads of its tests this run asks

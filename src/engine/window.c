@@ -132,7 +132,7 @@ static void work_end(struct ul_engine *eng, struct ul_cell *cell, const struct u
 	if (ul_cell_set_metric(cell, "measured_ns", (double)window_ns) ||
 	    (window_ns > 0 && ul_cell_set_metric(cell, "load_units_per_s",
 						 (double)cell->load_units * 1e9 / (double)window_ns)))
-		ul_warning("out of memory recording the work of load '%s'", cell->load);
+		ul_warning(UL_OOM_TEXT " recording the work of load '%s'", cell->load);
 }
 
 /*
@@ -155,7 +155,7 @@ static int stop_load(struct ul_engine *eng, struct ul_cell *cell, const struct u
 	if (!ul_cell_metric(cell, "measured_ns", &window_ns))
 		cell->load_units = total;
 	if (ul_cell_set_metric(cell, "load_units_total", (double)total))
-		ul_warning("out of memory recording the work of load '%s'", cell->load);
+		ul_warning(UL_OOM_TEXT " recording the work of load '%s'", cell->load);
 	if (needed_kill)
 		cell->flags |= UL_CELL_LOAD_KILLED;
 	if (rc == -ECHILD) {

@@ -5,6 +5,7 @@
  * processes is load/child.c.
  */
 #include "core/compat.h"
+#include "core/log.h"
 #include "core/parse.h"
 #include "load/internal.h"
 #include "load/load.h"
@@ -141,7 +142,7 @@ static struct ul_running_load *rl_new(const struct ul_load *load, const struct u
 
 	rl = calloc(1, sizeof(*rl));
 	if (!rl) {
-		snprintf(why, len, "load '%s': out of memory", load->name);
+		snprintf(why, len, "load '%s': " UL_OOM_TEXT, load->name);
 		*err = -ENOMEM;
 		return NULL;
 	}

@@ -287,7 +287,7 @@ static int split_command(struct command *cmd, const char *text, const char *what
 	cmd->text = text;
 	cmd->argv_owned = r == 0;
 	if (r == -ENOMEM)
-		return ul_error("out of memory");
+		return ul_oom();
 	if (r)
 		return ul_error("contest: %s '%s': %s", what, text, why);
 	return 0;

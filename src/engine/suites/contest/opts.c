@@ -6,6 +6,7 @@
  * anything runs.
  */
 #include "core/compat.h"
+#include "core/log.h"
 #include "engine/suites/contest/contest.h"
 #include "engine/suites/contest/srctree.h"
 
@@ -58,7 +59,7 @@ static int check_command(const char *opt, const char *cmd, const char *dir, char
 	int rc = ul_contest_split(cmd, &argv, why, sizeof(why));
 
 	if (rc == -ENOMEM) {
-		snprintf(err, errlen, "out of memory");
+		snprintf(err, errlen, UL_OOM_TEXT);
 		return -EINVAL;
 	}
 	if (rc) {

@@ -143,7 +143,7 @@ static int load_trace(struct fsb_suite *st)
 	else
 		rc = ul_fsb_trace_load(&st->trace, path, err, sizeof(err));
 	if (rc == -ENOMEM || (rc && !path))
-		return ul_engine_fail("fsbench: out of memory reading the trace");
+		return ul_engine_oom();
 	if (rc) {
 		ul_error("--loadfile: %s", err);
 		return UL_ENGINE_REFUSED;
@@ -263,7 +263,7 @@ static int one_round(struct fsb_suite *st, struct ul_cell *cell, int i)
 	switch (st->round.outcome) {
 	case UL_FSB_ROUND_OK:
 		if (record_round(st, cell))
-			return ul_engine_fail("out of memory");
+			return ul_engine_oom();
 		return UL_ENGINE_OK;
 	case UL_FSB_ROUND_INTERRUPTED:
 		cell->outcome = UL_CELL_INTERRUPTED;
@@ -309,7 +309,7 @@ static int run_cell(struct fsb_suite *st, const struct ul_load *load)
 	if (!cell)
 		return UL_ENGINE_ERROR;
 	if (prepare_cell(st, cell))
-		return ul_engine_fail("out of memory");
+		return ul_engine_oom();
 	result = ul_engine_measure_cell(eng, cell, load, &w);
 	ul_engine_progress_done(eng);
 	snprintf(what, sizeof(what), "fsbench under %.*s", UL_NAME_LEN - 1, cell->load);
@@ -396,7 +396,7 @@ static int fsbench_run(struct ul_engine *eng, const struct ul_suite *suite)
 					   sizeof(*st.round.client_finish_ns));
 	snprintf(root, sizeof(root), "%s/fsbench", eng->scratch);
 	if (!st.round.client_ops || !st.round.client_finish_ns) {
-		result = ul_engine_fail("out of memory");
+		result = ul_engine_oom();
 		goto out;
 	}
 	if ((mkdir(root, 0700) < 0 && errno != EEXIST) ||

@@ -119,7 +119,7 @@ static int measure(void *arg, struct ul_cell *cell, struct ul_running_load *rl)
 		} else if (store_records(cell, b, st->out, st->mhz)) {
 			ul_micro_job_stop(&eng->sup, job, 0);
 			eng->probe_pid = 0;
-			return ul_engine_fail("out of memory");
+			return ul_engine_oom();
 		}
 		break;
 	}
@@ -172,7 +172,7 @@ int ul_micro_suite_run(struct ul_engine *eng, const struct ul_suite *suite,
 	st.mhz = cpu_mhz();
 	st.out = calloc(1, sizeof(*st.out));
 	if (!st.out)
-		return ul_engine_fail("out of memory");
+		return ul_engine_oom();
 	/* Load by load: the tests of one --under load form one summary row. */
 	for (size_t u = 0; u < n_under && result == UL_ENGINE_OK; u++) {
 		const struct ul_load *load = ul_load_find(under[u]);

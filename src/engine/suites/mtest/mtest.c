@@ -253,7 +253,7 @@ static int one_run(struct mtest_state *st, int run_i, int runs)
 	if (rc != UL_ENGINE_OK || !ended)
 		return rc;
 	if (ul_whole_result(st->run, st->cell))
-		return ul_engine_fail("out of memory");
+		return ul_engine_oom();
 	count_run(st);
 	return UL_ENGINE_OK;
 }
@@ -371,7 +371,7 @@ static int mtest_run(struct ul_engine *eng, const struct ul_suite *suite)
 		goto out;
 	}
 	if (record_plan(&st, runs)) {
-		result = ul_engine_fail("out of memory");
+		result = ul_engine_oom();
 		goto out;
 	}
 
@@ -387,7 +387,7 @@ static int mtest_run(struct ul_engine *eng, const struct ul_suite *suite)
 			st.cell->load_units += (uint64_t)b->v[i];
 	}
 	if (finish_cell(&st, done))
-		result = ul_engine_fail("out of memory");
+		result = ul_engine_oom();
 	ul_engine_progress_done(eng);
 	if (st.cell->note[0])
 		ul_note("%s", st.cell->note);

@@ -143,7 +143,7 @@ static int sample_cell(void *arg, struct ul_cell *cell, struct ul_running_load *
 	char how[96];
 
 	if (!s)
-		return ul_engine_fail("out of memory");
+		return ul_engine_oom();
 	while (!enough_points(eng, s)) {
 		int64_t value = 0;
 		int err = 0;
@@ -159,7 +159,7 @@ static int sample_cell(void *arg, struct ul_cell *cell, struct ul_running_load *
 		switch (r) {
 		case UL_MEASURE_OK:
 			if (ul_series_push(s, value))
-				return ul_engine_fail("out of memory");
+				return ul_engine_oom();
 			st->point_ns_sum += (int64_t)(ul_now_ns() - t0);
 			st->points_done++;
 			think = cfg->interval_ns;
