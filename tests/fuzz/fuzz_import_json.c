@@ -3,8 +3,9 @@
  * Fuzz target: the exchange reader (`underload import`, recovery files).
  * The input is a JSON document.  One the reader accepts is imported into
  * a fresh in-memory store twice (the second import must change nothing),
- * every run is loaded back, exported again, and that export must be
- * accepted by the reader: a run exported and imported is the same run.
+ * every run is loaded back, exported again (CSV, then JSON), and the JSON
+ * must be accepted by the reader: a run exported and imported is the
+ * same run.
  */
 #include "fuzz.h"
 #include "store/exchange.h"
@@ -27,6 +28,14 @@ static void check_reexport(const struct ul_run *runs, size_t n)
 		ul_fuzz_fail("out of memory");
 	for (size_t i = 0; i < n; i++)
 		ptrs[i] = &runs[i];
+	if (ul_exchange_write_csv(f, ptrs, n))
+		ul_fuzz_fail("cannot export %zu stored runs as CSV", n);
+	fclose(f);
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	if (!f)
+		ul_fuzz_fail("out of memory");
 	if (ul_exchange_write_json(f, ptrs, n))
 		ul_fuzz_fail("cannot export %zu stored runs", n);
 	fclose(f);
