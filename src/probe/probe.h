@@ -17,11 +17,20 @@
  * A suite names its probe in its descriptor (model/suite.h); `list probes
  * -v` shows every probe with its kind and options.
  *
- * How to add a probe:
- *  1. copy probe/null.c to probe/NAME.c, rename its descriptor
- *     `ul_probe_IDENT`;
- *  2. add `UL_PROBE(NAME, IDENT)` to probe/probes.def;
- *  3. the conformance test in tests/unit/test_probe.c will run it.
+ * How to add a probe: one file probe/NAME.c defining `ul_probe_IDENT`
+ * and one line `UL_PROBE(NAME, IDENT)` in probe/probes.def (the
+ * conformance test in tests/unit/test_probe.c runs every repeat probe).
+ * The file gives what its kind asks for:
+ *  - repeat: setup(), sample(), teardown(): copy probe/null.c;
+ *  - micro: batch() or measure(), its group (probe/micro/ has the many);
+ *  - whole: a struct ul_whole_ops (start, run, result, stop, its series):
+ *    copy probe/mtest01.c; its suite sizes it (ctx->arg) and calls
+ *    ul_whole_start/measure/result/stop;
+ *  - periodic: a struct ul_periodic_ops (start, measure, result, stop,
+ *    child): see probe/deadline_ops.c; the deadline monitor runs the
+ *    "deadline" probe (a second periodic probe would need the monitor
+ *    to choose it by name).
+ * A suite that uses it names it in its descriptor (model/suite.h).
  *
  * Life of a repeat probe (driven by ul_probe_start/measure/stop):
  *  - ul_spawn() forks the probe child; in it setup() prepares the task

@@ -7,8 +7,9 @@
  *
  * Monitors: things recorded for every cell of every suite while it is
  * measured (memory pressure reached, /proc samplers, a deadline probe
- * running alongside).  Suites call ul_monitors_begin() once the cell's load
- * is running and ul_monitors_end() before the load is stopped; each enabled
+ * running alongside).  The measured window (engine/window.c, which every
+ * suite goes through) calls ul_monitors_begin() once the cell's load is
+ * running and ul_monitors_end() before the load is stopped; each enabled
  * monitor adds series and metrics to the cell.
  *
  * How to add a monitor: write engine/monitors/NAME.c defining
