@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Kill trials: quick resp runs (plain, and sandboxed with --mem-limit 256M
-# --swap 256M every third trial when root) get INT, TERM, KILL (followed
-# by `underload cleanup`) or STOP + CONT at a random moment.  Afterwards
-# every trial is checked for what it left: processes of the run, scratch
+# --swap 256M every third trial when root) get, at a random moment, one of
+# the catchable terminating signals (the table in src/core/signals.h), KILL
+# (followed by `underload cleanup`) or STOP + CONT.  Afterwards every
+# trial is checked for what it left: processes of the run, scratch
 # directories, swap files, cgroups named after the run, journals, the
-# run's status, and whether cells stored before the signal were kept.
+# run's status, whether cells stored before the signal were kept, and
+# whether a signal sent to a live run was swallowed (exit 0).
 #
 # usage: bench/kill-trials.sh [TRIALS] [BUILD_DIR] [TESTS]
 # TESTS: the resp tests of each run (default: five of the seven, so a run
@@ -39,11 +41,21 @@ tagged() {
 	echo "$n"
 }
 
+# The catchable terminating signals, as src/core/signals.h lists them.
+CATCHABLE=(HUP INT QUIT TERM USR1 USR2 ALRM VTALRM PROF XCPU XFSZ PWR IO STKFLT RTMIN RTMAX)
+# Has the run exited (bash reaps a background job as it ends; until it
+# does, the job is a zombie)?
+exited() {
+	local state
+	state=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 0
+	[ -z "$state" ] || [ "$state" = Z ]
+}
+
 declare -A count exits statuses
-bad=0 lost=0 left_total=0
+bad=0 lost=0 left_total=0 swallowed=0
 for i in $(seq "$trials"); do
 	label=t$i
-	sig=$(shuf -n1 -e INT TERM KILL STOP)
+	sig=$(shuf -n1 -e "${CATCHABLE[@]}" KILL STOP)
 	delay=$(awk -v r="$RANDOM" 'BEGIN { printf "%.2f", 0.2 + (r % 1500) / 100 }')
 	sb=()
 	kind=plain
@@ -56,7 +68,7 @@ for i in $(seq "$trials"); do
 	sleep "$delay"
 	before=$(q "SELECT count(*) FROM cells c JOIN runs r ON c.run_id = r.id WHERE r.label = '$label'")
 	alive=1
-	kill -0 "$pid" 2>/dev/null || alive=0
+	exited "$pid" && alive=0
 	case $sig in
 	STOP)
 		kill -STOP "$pid" 2>/dev/null || true
@@ -83,19 +95,30 @@ for i in $(seq "$trials"); do
 	[ -n "$uuid" ] && cgroups=$(find /sys/fs/cgroup -maxdepth 6 -type d -name "underload-${uuid:0:8}" 2>/dev/null | wc -l)
 	journals=$(find "$UL_JOURNAL_DIR" -type f | wc -l)
 	left=$((procs + scratch + swaps + cgroups + journals))
-	# What each signal must give: INT/TERM 130 and interrupted (or 0 and
-	# complete when the run had finished first); KILL + cleanup interrupted;
-	# STOP/CONT a normal end.
+	# What each signal must give.  A catchable one: 130 and interrupted
+	# (or no run yet); 130 and complete when it came during the final
+	# teardown; death by the signal (128+N) before the run started or once
+	# it was stored, while the results are printed; 0 and complete only
+	# when the run had exited before the signal (else it was swallowed).
+	# KILL + cleanup: interrupted.  STOP/CONT: a normal end.
 	want_ok=1
 	case $sig in
-	INT | TERM)
-		[ "$alive" = 0 ] && [ "$rc" = 0 ] && [ "$status" = complete ] ||
-			{ [ "$rc" = 130 ] && [ "$status" = interrupted ]; } ||
-			{ [ -z "$status" ] && [ "$rc" = 130 ]; } || want_ok=0 ;;
 	KILL)
 		[ "$status" = interrupted ] || [ -z "$status" ] ||
 			{ [ "$alive" = 0 ] && [ "$status" = complete ]; } || want_ok=0 ;;
 	STOP) [ "$rc" = 0 ] && [ "$status" = complete ] || want_ok=0 ;;
+	*)
+		died=$((128 + $(kill -l "$sig")))
+		if [ "$rc" = 0 ] && [ "$alive" = 1 ]; then
+			swallowed=$((swallowed + 1))
+			want_ok=0
+		fi
+		[ "$alive" = 0 ] && [ "$rc" = 0 ] && [ "$status" = complete ] ||
+			{ [ "$rc" = 130 ] && [ "$status" = interrupted ]; } ||
+			{ [ "$rc" = 130 ] && [ "$status" = complete ]; } ||
+			{ [ -z "$status" ] && [ "$rc" = 130 ]; } ||
+			{ [ "$rc" = "$died" ] && { [ -z "$status" ] || [ "$status" = complete ]; }; } ||
+			want_ok=0 ;;
 	esac
 	[ "${after:-0}" -ge "${before:-0}" ] || lost=$((lost + before - after))
 	[ "$want_ok" = 1 ] || bad=$((bad + 1))
@@ -115,5 +138,7 @@ for k in "${!exits[@]}"; do echo "  exit   $k: ${exits[$k]}"; done | sort
 for k in "${!statuses[@]}"; do echo "  status $k: ${statuses[$k]}"; done | sort
 echo "  leftovers (processes+scratch+swap+cgroups+journals): $left_total"
 echo "  cells lost: $lost"
+echo "  signals swallowed (a live run exited 0): $swallowed"
 echo "  unexpected exit/status: $bad"
+echo "summary line: $trials trials, $left_total leftovers, $lost cells lost, $swallowed signals swallowed, $bad unexpected"
 [ "$left_total" = 0 ] && [ "$lost" = 0 ] && [ "$bad" = 0 ]
