@@ -9,6 +9,7 @@
 #include "cmd/run.h"
 #include "core/log.h"
 #include "core/parse.h"
+#include "core/registry.h"
 #include "core/sysinfo.h"
 #include "load/load.h"
 #include "probe/deadline.h"
@@ -18,6 +19,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* run's option groups, its own and one per suite, fit every array of
+ * UL_OPT_GROUPS_MAX groups (help, the man page, the parser). */
+_Static_assert(1
+#define UL_SUITE UL_REGISTRY_ONE
+#include "engine/suites/suites.def"
+#undef UL_SUITE
+	       <= UL_OPT_GROUPS_MAX, "suites.def lists more suites than run's option groups hold");
 
 #define DEFAULT_SCRATCH_PARENT "/var/tmp"
 

@@ -29,6 +29,18 @@
 #include <stdio.h>
 #include <string.h>
 
+/*
+ * A registry's size as a constant expression, for checking it against a
+ * fixed capacity at build time:
+ *
+ *	_Static_assert(0
+ *	#define UL_LOAD UL_REGISTRY_ONE
+ *	#include "load/loads.def"
+ *	#undef UL_LOAD
+ *		       <= UL_MAX_ITEMS, "...");
+ */
+#define UL_REGISTRY_ONE(...) +1
+
 /* P_count and P_at only, for a kind looked up by position alone. */
 #define UL_REGISTRY_INDEX(T, P, A)                                                                \
 	size_t P##_count(void)                                                                    \

@@ -41,6 +41,9 @@ enum ul_fsb_kind {
 /* Clients of one replay (each its own directory clients/clientN). */
 #define UL_FSB_MAX_CLIENTS 512
 
+/* struct ul_fsb_op keeps its kind in a byte. */
+_Static_assert(UL_FSB_N_KINDS <= 256, "ops.def lists more kinds than a uint8_t holds");
+
 #define UL_FSB_NO_SUB UINT16_MAX /* path has no `client1` component */
 
 struct ul_fsb_op {

@@ -6,6 +6,7 @@
  * engine_run.c; each suite is engine/suites/<name>/.
  */
 #include "core/compat.h"
+#include "core/registry.h"
 #include "engine/engine.h"
 #include "engine/monitors/monitor.h"
 #include "core/log.h"
@@ -18,6 +19,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* Every load and probe has its row of options in the fixed arrays of
+ * struct ul_engine_config (engine.h). */
+_Static_assert(0
+#define UL_LOAD UL_REGISTRY_ONE
+#include "load/loads.def"
+#undef UL_LOAD
+	       <= UL_MAX_ITEMS, "loads.def lists more loads than UL_MAX_ITEMS");
+_Static_assert(0
+#define UL_PROBE UL_REGISTRY_ONE
+#include "probe/probes.def"
+#undef UL_PROBE
+	       <= UL_MAX_ITEMS, "probes.def lists more probes than UL_MAX_ITEMS");
 
 /* Index of an item in its registry, for the per-item option arrays. */
 static size_t load_index(const struct ul_load *load)

@@ -18,6 +18,9 @@ static const struct ul_monitor *const monitors[] = {
 #undef UL_MONITOR
 	NULL,
 };
+/* Every monitor fits a run's struct ul_monitor_set (monitor.h). */
+_Static_assert(UL_ARRAY_SIZE(monitors) - 1 <= UL_MAX_MONITORS,
+	       "monitors.def lists more monitors than UL_MAX_MONITORS");
 
 UL_REGISTRY_INDEX(struct ul_monitor, ul_monitor, monitors)
 

@@ -22,6 +22,8 @@ static const struct ul_suite *const suites[] = {
 #undef UL_SUITE
 	NULL,
 };
+/* Each suite has its slot in the UL_MAX_SUITES arrays (engine.h, cmd/run.h). */
+_Static_assert(UL_ARRAY_SIZE(suites) - 1 <= UL_MAX_SUITES, "suites.def lists more suites than UL_MAX_SUITES");
 
 UL_REGISTRY_LOOKUPS(struct ul_suite, ul_suite, suites)
 UL_REGISTRY_NAMES(struct ul_suite, ul_suite, suites)
