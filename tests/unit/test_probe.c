@@ -154,6 +154,7 @@ START_TEST(test_registry)
 		switch (p->kind) {
 		case UL_PROBE_REPEAT:
 			ck_assert_msg(p->sample != NULL, "%s: no sample()", p->name);
+			ck_assert_msg(!p->whole && !p->periodic, "%s: another kind's ops", p->name);
 			break;
 		case UL_PROBE_MICRO:
 			ck_assert_msg((p->batch != NULL) != (p->measure != NULL),
@@ -161,9 +162,20 @@ START_TEST(test_registry)
 			ck_assert_msg(p->group && *p->group, "%s: no group", p->name);
 			break;
 		case UL_PROBE_PERIODIC:
-		case UL_PROBE_WHOLE:
-			ck_assert_msg(p->sample == NULL && p->batch == NULL,
+			ck_assert_msg(p->sample == NULL && p->batch == NULL && p->whole == NULL,
 				      "%s: hooks its kind never calls", p->name);
+			ck_assert_msg(p->periodic && p->periodic->start && p->periodic->measure &&
+					      p->periodic->result && p->periodic->stop &&
+					      p->periodic->child,
+				      "%s: not all of its periodic ops", p->name);
+			break;
+		case UL_PROBE_WHOLE:
+			ck_assert_msg(p->sample == NULL && p->batch == NULL && p->periodic == NULL,
+				      "%s: hooks its kind never calls", p->name);
+			/* whole == NULL: its suite still runs it (job, fsbench) */
+			ck_assert_msg(!p->whole || (p->whole->run && p->whole->result &&
+						    p->whole->series && p->whole->series[0]),
+				      "%s: whole ops without run, result or series", p->name);
 			break;
 		default:
 			ck_abort_msg("%s: unknown kind %d", p->name, (int)p->kind);
