@@ -103,7 +103,7 @@ struct ul_probe {
 	int (*batch)(struct ul_probe_ctx *ctx, void *state, uint64_t iters, int64_t *elapsed_ns);
 	/* Instead of batch(), a micro probe that is more than one timed loop
 	 * (an overhead to subtract, several sizes) runs its whole measurement
-	 * with the harness itself, in its probe process; probe/micro/micro.h. */
+	 * with the harness itself, in its probe process; probe/micro/bench.h. */
 	int (*measure)(const struct ul_micro_env *env, struct ul_micro_out *out);
 
 	/* --- periodic kind: started once, cut into cells (a monitor or its

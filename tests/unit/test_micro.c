@@ -6,7 +6,7 @@
  */
 #include "unit.h"
 #include "core/clock.h"
-#include "probe/micro/micro.h"
+#include "probe/micro/bench.h"
 #include "probe/micro/run.h"
 #include "model/suite.h"
 #include "probe/probe.h"

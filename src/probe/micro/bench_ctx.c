@@ -11,7 +11,7 @@
 #include "core/compat.h"
 #include "core/file.h"
 #include "core/clock.h"
-#include "probe/micro/micro.h"
+#include "probe/micro/bench.h"
 
 #include <errno.h>
 #include <fcntl.h>

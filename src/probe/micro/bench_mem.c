@@ -13,7 +13,7 @@
  */
 #include "core/compat.h"
 #include "core/clock.h"
-#include "probe/micro/micro.h"
+#include "probe/micro/bench.h"
 
 #include <errno.h>
 #include <stdio.h>

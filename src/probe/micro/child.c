@@ -12,7 +12,7 @@
 #include "core/compat.h"
 #include "core/file.h"
 #include "core/clock.h"
-#include "probe/micro/micro.h"
+#include "probe/micro/bench.h"
 #include "probe/micro/run.h"
 #include "proc/supervise.h"
 

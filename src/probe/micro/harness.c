@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The micro timing harness: calibrate a batch to a minimum time, warm up,
- * time repeated batches and keep them all (contract in micro.h), and the
+ * time repeated batches and keep them all (contract in bench.h), and the
  * records that carry the results out of the probe child.
  */
 #include "core/compat.h"
 #include "core/clock.h"
-#include "probe/micro/micro.h"
+#include "probe/micro/bench.h"
 #include "stats/stats.h"
 
 #include <errno.h>

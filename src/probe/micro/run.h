@@ -9,7 +9,7 @@
 
 #include "core/compat.h"
 #include "core/clock.h"
-#include "probe/micro/micro.h"
+#include "probe/micro/bench.h"
 
 struct ul_sup;
 struct ul_child;

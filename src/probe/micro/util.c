@@ -6,7 +6,7 @@
  */
 #include "core/compat.h"
 #include "core/file.h"
-#include "probe/micro/micro.h"
+#include "probe/micro/bench.h"
 #include "proc/supervise.h"
 
 #include <errno.h>

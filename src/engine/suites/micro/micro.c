@@ -12,7 +12,7 @@
 #include "engine/engine.h"
 #include "engine/suites/micro/micro.h"
 #include "load/load.h"
-#include "probe/micro/micro.h"
+#include "probe/micro/bench.h"
 #include "probe/micro/run.h"
 #include "probe/probe.h"
 

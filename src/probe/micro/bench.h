@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Micro benchmarks (the micro suite, LMbench 2.0's summary rebuilt): the
- * timing harness and the measurement functions.  Everything here runs in
+ * Micro benchmarks (the micro suite, LMbench 2.0's summary rebuilt): what
+ * every benchmark file (bench_*.c) shares, the timing harness (harness.c)
+ * and the records they return.  Named bench.h, not micro.h: the suite's
+ * own header is engine/suites/micro/micro.h.  Everything here runs in
  * the probe child (probe/micro/child.c spawns it); nothing prints or exits.
  *
  * Harness contract (ul_mh_run):
@@ -18,8 +20,8 @@
  * Values leave the child as records: series of int64 (per batch) or
  * metrics (one double), named like model series ("op_ps", "batch_ns").
  */
-#ifndef UL_MICRO_H
-#define UL_MICRO_H
+#ifndef UL_PROBE_MICRO_BENCH_H
+#define UL_PROBE_MICRO_BENCH_H
 
 #include "core/compat.h"
 #include "core/clock.h"
