@@ -101,8 +101,10 @@ int ul_deadline_parse(const char *text, struct ul_deadline_spec *out, char *err,
 		return rc;
 	}
 	if (colon[strlen(colon) - 1] == '%') {
+		/* centi is unset when the share is refused: no product then
+		 * (it overflowed on stack garbage; tests/fuzz/regress/options). */
 		rc = ul_parse_pct(colon + 1, 1, 9999, &centi);
-		w = p / 10000 * centi + p % 10000 * centi / 10000;
+		w = rc ? 0 : p / 10000 * centi + p % 10000 * centi / 10000;
 	} else {
 		rc = ul_parse_duration_ns(colon + 1, 1, p - 1, &w);
 	}

@@ -272,6 +272,11 @@ START_TEST(test_deadline_parse)
 	ck_assert_int_ne(ul_deadline_parse(":1ms", &s, err, sizeof(err)), 0);
 	ck_assert_int_ne(ul_deadline_parse("10ms:", &s, err, sizeof(err)), 0);
 	ck_assert_int_ne(ul_deadline_parse("10ms:100%", &s, err, sizeof(err)), 0);
+	/* A refused share (out of range, malformed) is refused, nothing computed
+	 * from it (UBSan: an overflow on an unset value, found by fuzzing). */
+	ck_assert_int_eq(ul_deadline_parse("9:444%", &s, err, sizeof(err)), -ERANGE);
+	ck_assert_int_eq(ul_deadline_parse("10s:2ms%", &s, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "work '2ms%'"));
 }
 END_TEST
 
