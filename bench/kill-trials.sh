@@ -100,12 +100,14 @@ for i in $(seq "$trials"); do
 	# teardown; death by the signal (128+N) before the run started or once
 	# it was stored, while the results are printed; 0 and complete only
 	# when the run had exited before the signal (else it was swallowed).
-	# KILL + cleanup: interrupted.  STOP/CONT: a normal end.
+	# KILL + cleanup: interrupted (complete once the run was stored).
+	# STOP/CONT: a normal end.
 	want_ok=1
 	case $sig in
 	KILL)
-		[ "$status" = interrupted ] || [ -z "$status" ] ||
-			{ [ "$alive" = 0 ] && [ "$status" = complete ]; } || want_ok=0 ;;
+		# complete: it came after the run stored its end (printing).
+		[ "$status" = interrupted ] || [ -z "$status" ] || [ "$status" = complete ] ||
+			want_ok=0 ;;
 	STOP) [ "$rc" = 0 ] && [ "$status" = complete ] || want_ok=0 ;;
 	*)
 		died=$((128 + $(kill -l "$sig")))

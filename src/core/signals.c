@@ -19,6 +19,20 @@ static const struct {
 	{ SIGIO, "SIGIO" },	    { SIGSTKFLT, "SIGSTKFLT" },
 };
 
+/*
+ * SIGXFSZ outside the regions that block it: the one our own write past
+ * RLIMIT_FSIZE raised is dropped (that write fails with EFBIG and says
+ * so); one sent to us ends us by its default action, as before.
+ */
+static void on_xfsz(int sig, siginfo_t *si, void *uctx)
+{
+	(void)uctx;
+	if (ul_signal_self_inflicted(sig, si->si_code, si->si_pid))
+		return;
+	signal(sig, SIG_DFL);
+	raise(sig); /* delivered once this handler returns */
+}
+
 void ul_signals_init(void)
 {
 	struct sigaction sa;
@@ -27,6 +41,8 @@ void ul_signals_init(void)
 	sa.sa_handler = SIG_IGN;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGPIPE, &sa, NULL);
+	sa.sa_sigaction = on_xfsz;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigaction(SIGXFSZ, &sa, NULL);
 }
 

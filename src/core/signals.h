@@ -14,10 +14,11 @@
  *
  * SIGPIPE is ignored from the start (ul_signals_init()): a closed pipe or
  * socket is EPIPE, an error the writer reports, never a silent death.
- * SIGXFSZ is ignored outside the regions that catch the terminating
- * signals, and inside them one raised by our own write past RLIMIT_FSIZE
- * is not an interrupt (ul_signal_self_inflicted()): the write fails with
- * EFBIG and says so.
+ * A SIGXFSZ raised by our own write past RLIMIT_FSIZE is never an
+ * interrupt nor a death (ul_signal_self_inflicted()): the write fails with
+ * EFBIG and says so.  Outside the regions that block the terminating
+ * signals, ul_signals_init()'s handler drops that one and lets any other
+ * SIGXFSZ end us by its default action, like the other signals there.
  *
  * Usage: block ul_term_sigset() and read it from a signalfd or
  * sigtimedwait() (the supervisor does), or install a handler on each
@@ -32,7 +33,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* At process start, before anything else: SIGPIPE and SIGXFSZ ignored. */
+/* At process start, before anything else: SIGPIPE ignored, SIGXFSZ
+ * handled as above. */
 void ul_signals_init(void);
 
 /* Is sig one of the terminating signals above? */
