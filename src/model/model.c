@@ -23,6 +23,7 @@ void ul_cell_release(struct ul_cell *cell)
 	cell->series = NULL;
 	cell->metrics = NULL;
 	cell->n_series = cell->n_metrics = 0;
+	cell->cap_series = cell->cap_metrics = 0;
 }
 
 void ul_run_release(struct ul_run *run)
@@ -83,14 +84,31 @@ const struct ul_series *ul_cell_find_series(const struct ul_cell *cell, const ch
 	return NULL;
 }
 
-struct ul_series *ul_cell_series(struct ul_cell *cell, const char *name)
+/*
+ * Room for element n of an array of `size`-byte elements with *cap
+ * allocated, growing geometrically (appending n elements costs O(n)).  A
+ * NULL array or a cap below n + 1 (unknown: sized by other code) is
+ * reallocated.  NULL (v kept) without memory.
+ */
+static void *grow(void *v, size_t n, size_t *cap, size_t size)
 {
-	struct ul_series *ns;
+	size_t ncap = n < 4 ? 4 : n * 2;
+	void *nv;
 
-	for (size_t i = 0; i < cell->n_series; i++)
-		if (!strcmp(cell->series[i].name, name))
-			return &cell->series[i];
-	ns = realloc(cell->series, (cell->n_series + 1) * sizeof(*ns));
+	if (v && n < *cap)
+		return v;
+	if (ncap > SIZE_MAX / size)
+		return NULL;
+	nv = realloc(v, ncap * size);
+	if (nv)
+		*cap = ncap;
+	return nv;
+}
+
+struct ul_series *ul_cell_add_series(struct ul_cell *cell, const char *name)
+{
+	struct ul_series *ns = grow(cell->series, cell->n_series, &cell->cap_series, sizeof(*ns));
+
 	if (!ns)
 		return NULL;
 	cell->series = ns;
@@ -98,6 +116,27 @@ struct ul_series *ul_cell_series(struct ul_cell *cell, const char *name)
 	memset(ns, 0, sizeof(*ns));
 	snprintf(ns->name, sizeof(ns->name), "%s", name);
 	return ns;
+}
+
+int ul_cell_add_metric(struct ul_cell *cell, const char *name, double value)
+{
+	struct ul_metric *nm = grow(cell->metrics, cell->n_metrics, &cell->cap_metrics, sizeof(*nm));
+
+	if (!nm)
+		return -ENOMEM;
+	cell->metrics = nm;
+	nm = &cell->metrics[cell->n_metrics++];
+	snprintf(nm->name, sizeof(nm->name), "%s", name);
+	nm->value = value;
+	return 0;
+}
+
+struct ul_series *ul_cell_series(struct ul_cell *cell, const char *name)
+{
+	for (size_t i = 0; i < cell->n_series; i++)
+		if (!strcmp(cell->series[i].name, name))
+			return &cell->series[i];
+	return ul_cell_add_series(cell, name);
 }
 
 int ul_series_push(struct ul_series *s, int64_t v)
@@ -117,22 +156,13 @@ int ul_series_push(struct ul_series *s, int64_t v)
 
 int ul_cell_set_metric(struct ul_cell *cell, const char *name, double value)
 {
-	struct ul_metric *nm;
-
 	for (size_t i = 0; i < cell->n_metrics; i++) {
 		if (!strcmp(cell->metrics[i].name, name)) {
 			cell->metrics[i].value = value;
 			return 0;
 		}
 	}
-	nm = realloc(cell->metrics, (cell->n_metrics + 1) * sizeof(*nm));
-	if (!nm)
-		return -ENOMEM;
-	cell->metrics = nm;
-	nm = &cell->metrics[cell->n_metrics++];
-	snprintf(nm->name, sizeof(nm->name), "%s", name);
-	nm->value = value;
-	return 0;
+	return ul_cell_add_metric(cell, name, value);
 }
 
 bool ul_cell_metric(const struct ul_cell *cell, const char *name, double *value)
@@ -250,8 +280,65 @@ static int bad(char *why, size_t len, const char *what, int seq)
 	return -EINVAL;
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Is a name used twice among the n names at base, base + stride, ...?  By
+ * sorting pointers to them: O(n log n) (a cell may hold a million series).
+ * 1 or 0, or -ENOMEM.
+ */
+static int name_twice(const char *base, size_t n, size_t stride)
+{
+	const char **v;
+	int twice = 0;
+
+	if (n < 2)
+		return 0;
+	v = malloc(n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		v[i] = base + i * stride;
+	qsort(v, n, sizeof(*v), cmp_name);
+	for (size_t i = 1; i < n && !twice; i++)
+		twice = !strcmp(v[i - 1], v[i]);
+	free(v);
+	return twice;
+}
+
+/* Is a cell number used twice (O(n log n))?  1 or 0, or -ENOMEM. */
+static int seq_twice(const struct ul_run *run)
+{
+	int *v, twice = 0;
+
+	if (run->n_cells < 2)
+		return 0;
+	v = malloc(run->n_cells * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < run->n_cells; i++)
+		v[i] = run->cells[i].seq;
+	qsort(v, run->n_cells, sizeof(*v), cmp_int);
+	for (size_t i = 1; i < run->n_cells && !twice; i++)
+		twice = v[i - 1] == v[i];
+	free(v);
+	return twice;
+}
+
 static int cell_validate(const struct ul_cell *c, char *why, size_t len)
 {
+	int twice;
+
 	if (!name_ok(c->suite, sizeof(c->suite), false) || !name_ok(c->load, sizeof(c->load), false) ||
 	    !name_ok(c->probe, sizeof(c->probe), false))
 		return bad(why, len, "suite, load or probe is not a valid name", c->seq);
@@ -265,6 +352,15 @@ static int cell_validate(const struct ul_cell *c, char *why, size_t len)
 	for (size_t i = 0; i < c->n_metrics; i++)
 		if (!name_ok(c->metrics[i].name, sizeof(c->metrics[i].name), false))
 			return bad(why, len, "a metric name is not a valid name", c->seq);
+	twice = name_twice(c->n_series ? c->series[0].name : NULL, c->n_series, sizeof(*c->series));
+	if (!twice)
+		twice = name_twice(c->n_metrics ? c->metrics[0].name : NULL, c->n_metrics,
+				   sizeof(*c->metrics)) * 2;
+	if (twice < 0)
+		return bad(why, len, strerror(ENOMEM), c->seq), -ENOMEM;
+	if (twice)
+		return bad(why, len, twice == 1 ? "a series name is used twice in the cell"
+					       : "a metric name is used twice in the cell", c->seq);
 	return 0;
 }
 
@@ -272,6 +368,7 @@ int ul_run_validate(const struct ul_run *run, char *why, size_t len)
 {
 	const struct ul_run_params *p = &run->params;
 	size_t slen = strnlen(run->suites, sizeof(run->suites));
+	int twice;
 
 	if (!ul_uuid_valid(run->uuid))
 		return bad(why, len, "the run UUID is malformed", -1);
@@ -289,9 +386,9 @@ int ul_run_validate(const struct ul_run *run, char *why, size_t len)
 			return r;
 		if (run->cells[i].seq < 0)
 			return bad(why, len, "negative cell number", run->cells[i].seq);
-		for (size_t j = 0; j < i; j++)
-			if (run->cells[j].seq == run->cells[i].seq)
-				return bad(why, len, "cell number used twice", run->cells[i].seq);
 	}
-	return 0;
+	twice = seq_twice(run);
+	if (twice < 0)
+		return bad(why, len, strerror(ENOMEM), -1), -ENOMEM;
+	return twice ? bad(why, len, "cell number used twice", -1) : 0;
 }

@@ -73,6 +73,9 @@ struct ul_cell {
 	size_t n_series;
 	struct ul_metric *metrics;
 	size_t n_metrics;
+	/* Room allocated, for the model's helpers (0: unknown, e.g. an array
+	 * another module sized exactly; the helpers then reallocate). */
+	size_t cap_series, cap_metrics;
 };
 
 /* Parameters of a run that formats need (the resp1 header line, ratios). */
@@ -132,6 +135,11 @@ bool ul_uuid_valid(const char *s);
 
 /* Series named `name`, created (empty) if absent; NULL on allocation failure. */
 struct ul_series *ul_cell_series(struct ul_cell *cell, const char *name);
+/* A new empty series appended without looking for the name (a reader that
+ * checks names once, at the end: ul_run_validate); NULL without memory. */
+struct ul_series *ul_cell_add_series(struct ul_cell *cell, const char *name);
+/* A metric appended without looking for the name; -ENOMEM on failure. */
+int ul_cell_add_metric(struct ul_cell *cell, const char *name, double value) UL_MUST_CHECK;
 /* The series named `name` or NULL; never creates. */
 const struct ul_series *ul_cell_find_series(const struct ul_cell *cell, const char *name);
 int ul_series_push(struct ul_series *s, int64_t v) UL_MUST_CHECK;
@@ -144,10 +152,12 @@ void ul_cell_release(struct ul_cell *cell);
 /*
  * Check a run read from outside (a database file, an import): every name
  * (suite, load, probe, series, metric, suites list) is 1..47 printable
- * ASCII bytes without blanks (the load unit may hold blanks), the UUID has the 8-4-4-4-12 hex
- * form, status and outcomes are known, counts are in range and seq numbers
- * are unique.  Free text (label, note, host strings) may hold anything; it
- * is escaped when printed.  Returns 0, or -EINVAL with `why` saying what.
+ * ASCII bytes without blanks (the load unit may hold blanks), the UUID has
+ * the 8-4-4-4-12 hex form, status and outcomes are known, counts are in
+ * range, seq numbers are unique, and so are series and metric names within
+ * a cell.  Time O(n log n) in the number of cells, series and metrics.
+ * Free text (label, note, host strings) may hold anything; it is escaped
+ * when printed.  Returns 0, or -EINVAL (-ENOMEM) with `why` saying what.
  */
 int ul_run_validate(const struct ul_run *run, char *why, size_t len);
 

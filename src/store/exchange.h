@@ -25,8 +25,10 @@
  *
  * Reading is strict: unknown format or version, a missing or mistyped key,
  * a string longer than the model's field, a number out of range, a
- * malformed name (ul_run_validate) or a file over UL_EXCHANGE_MAX_BYTES
- * is refused with one line saying where.
+ * malformed name (ul_run_validate), a file over UL_EXCHANGE_MAX_BYTES or
+ * one whose parse would take over UL_EXCHANGE_MAX_TREE_BYTES is refused
+ * with one line saying where.  Time is linear in the file (names are
+ * checked by sorting: O(n log n)).
  */
 #ifndef UL_STORE_EXCHANGE_H
 #define UL_STORE_EXCHANGE_H
@@ -40,6 +42,13 @@
 #define UL_EXCHANGE_VERSION 1
 /* Largest file import reads (export fewer runs per file beyond it). */
 #define UL_EXCHANGE_MAX_BYTES (64 * UL_MiB)
+/*
+ * Most memory the parsed JSON tree of one document may take: 8 times the
+ * file cap.  An export (indented, ~10 bytes a value) takes 3-5 times its
+ * size; a document of tiny values that would take more is refused, so
+ * import's memory is bounded by the cap (tree + file + the runs read).
+ */
+#define UL_EXCHANGE_MAX_TREE_BYTES (8 * UL_EXCHANGE_MAX_BYTES)
 
 /* Write the runs as one JSON document; 0 or a negative errno. */
 int ul_exchange_write_json(FILE *out, const struct ul_run *const *runs, size_t n);

@@ -13,7 +13,10 @@
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
+#include <malloc.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,17 +165,15 @@ static void rd_each(struct rd *rd, json_t *o, const char *key, const char *what,
 	}
 }
 
-/* The name of a series (or a metric): it must fit and be new among the cell's series (metrics). */
-static const char *rd_name(struct rd *rd, json_t *name, const struct ul_cell *cell, bool series)
+/* The name of a series (or a metric): it must fit; that it is new in the
+ * cell is checked once for all (ul_run_validate), not name by name. */
+static const char *rd_name(struct rd *rd, json_t *name)
 {
-	const char *s = json_string_value(name);
-
-	if (json_string_length(name) >= UL_NAME_LEN ||
-	    (series ? ul_cell_find_series(cell, s) != NULL : ul_cell_metric(cell, s, &(double){ 0 }))) {
-		rd_fail(rd, "name", "too long or used twice in the cell");
+	if (json_string_length(name) >= UL_NAME_LEN) {
+		rd_fail(rd, "name", "too long");
 		return NULL;
 	}
-	return s;
+	return json_string_value(name);
 }
 
 static void rd_series(struct rd *rd, json_t *o, void *cell)
@@ -183,9 +184,9 @@ static void rd_series(struct rd *rd, json_t *o, void *cell)
 	size_t i;
 	json_t *x;
 
-	if (!name || !(vals = get(rd, o, "values", JSON_ARRAY)) || !(s = rd_name(rd, name, cell, true)))
+	if (!name || !(vals = get(rd, o, "values", JSON_ARRAY)) || !(s = rd_name(rd, name)))
 		return;
-	ser = ul_cell_series(cell, s);
+	ser = ul_cell_add_series(cell, s);
 	if (!ser) {
 		rd_fail(rd, NULL, strerror(ENOMEM));
 		return;
@@ -212,8 +213,8 @@ static void rd_metric(struct rd *rd, json_t *m, void *cell)
 		rd_fail(rd, NULL, "expected {name, value}");
 		return;
 	}
-	s = rd_name(rd, name, cell, false);
-	if (s && ul_cell_set_metric(cell, s, rd_real(rd, value, "value")))
+	s = rd_name(rd, name);
+	if (s && ul_cell_add_metric(cell, s, rd_real(rd, value, "value")))
 		rd_fail(rd, NULL, strerror(ENOMEM));
 }
 
@@ -282,14 +283,34 @@ static void rd_cell(struct rd *rd, json_t *o, void *run)
 
 struct rd_runs {
 	struct ul_run *v;
-	size_t n;
+	size_t n, cap;
 };
+
+/* Room for one more run, grown as runs are read (not sized by the array:
+ * 30M zeros there are no reason to allocate 30M runs). */
+static struct ul_run *rd_new_run(struct rd *rd, struct rd_runs *runs)
+{
+	if (runs->n == runs->cap) {
+		size_t cap = runs->cap ? runs->cap * 2 : 4;
+		struct ul_run *v = realloc(runs->v, cap * sizeof(*v));
+
+		if (!v) {
+			rd_fail(rd, NULL, strerror(ENOMEM));
+			return NULL;
+		}
+		runs->v = v;
+		runs->cap = cap;
+	}
+	return &runs->v[runs->n++];
+}
 
 static void rd_run(struct rd *rd, json_t *o, void *ctx)
 {
-	struct rd_runs *runs = ctx;
-	struct ul_run *run = &runs->v[runs->n++];
+	struct ul_run *run = rd_new_run(rd, ctx);
 	char what[160];
+
+	if (!run)
+		return;
 
 	ul_run_init(run);
 	rd_fields(rd, o, run, &ul_json_run_table);
@@ -341,6 +362,59 @@ void ul_exchange_free(struct ul_run *runs, size_t n)
 	free(runs);
 }
 
+/*
+ * jansson's memory, counted: its allocator hooks add and subtract each
+ * block's usable size, and while a document is parsed an allocation past
+ * UL_EXCHANGE_MAX_TREE_BYTES more than at the start fails (jansson then
+ * gives up cleanly).  A 64 MiB document of 3-byte values ("{},") would
+ * otherwise take ~80 bytes a byte: 20M empty runs took 4.6 GB.
+ */
+static _Atomic long long tree_bytes;
+static _Atomic long long tree_limit = LLONG_MAX;
+static _Atomic bool tree_refused;
+
+static void *tree_malloc(size_t n)
+{
+	void *p;
+
+	if (tree_bytes + (long long)(n > LLONG_MAX / 2 ? LLONG_MAX / 2 : n) > tree_limit) {
+		tree_refused = true;
+		return NULL;
+	}
+	p = malloc(n);
+	if (p)
+		tree_bytes += (long long)malloc_usable_size(p);
+	return p;
+}
+
+static void tree_free(void *p)
+{
+	if (p)
+		tree_bytes -= (long long)malloc_usable_size(p);
+	free(p);
+}
+
+static pthread_once_t tree_hooks_once = PTHREAD_ONCE_INIT;
+
+static void tree_hooks(void)
+{
+	json_set_alloc_funcs(tree_malloc, tree_free);
+}
+
+/* Parse the document under the memory budget; NULL with jerr (or *over) set. */
+static json_t *load_bounded(const char *buf, size_t len, json_error_t *jerr, bool *over)
+{
+	json_t *doc;
+
+	pthread_once(&tree_hooks_once, tree_hooks);
+	tree_refused = false;
+	tree_limit = tree_bytes + UL_EXCHANGE_MAX_TREE_BYTES;
+	doc = json_loadb(buf, len, JSON_REJECT_DUPLICATES, jerr);
+	tree_limit = LLONG_MAX;
+	*over = !doc && tree_refused;
+	return doc;
+}
+
 int ul_exchange_read_json(const char *buf, size_t len, struct ul_run **out, size_t *nout,
 			  char *why, size_t whylen)
 {
@@ -348,6 +422,7 @@ int ul_exchange_read_json(const char *buf, size_t len, struct ul_run **out, size
 	struct rd_runs runs = { 0 };
 	json_error_t jerr;
 	json_t *doc, *arr;
+	bool over;
 
 	*out = NULL;
 	*nout = 0;
@@ -356,18 +431,19 @@ int ul_exchange_read_json(const char *buf, size_t len, struct ul_run **out, size
 			 (int)(UL_EXCHANGE_MAX_BYTES / UL_MiB));
 		return -EINVAL;
 	}
-	doc = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+	doc = load_bounded(buf, len, &jerr, &over);
+	if (!doc && over) {
+		snprintf(why, whylen, "too many values: parsing it would take over %d MiB of memory "
+				      "(export fewer runs per file)",
+			 (int)(UL_EXCHANGE_MAX_TREE_BYTES / UL_MiB));
+		return -EINVAL;
+	}
 	if (!doc) {
 		snprintf(why, whylen, "line %d column %d: %s", jerr.line, jerr.column,
 			 ul_esc(jerr.text));
 		return -EINVAL;
 	}
 	arr = rd_head(&rd, doc);
-	if (arr && json_array_size(arr)) {
-		runs.v = calloc(json_array_size(arr), sizeof(*runs.v));
-		if (!runs.v)
-			rd_fail(&rd, NULL, strerror(ENOMEM));
-	}
 	if (arr)
 		rd_each(&rd, doc, "runs", "expected an object", rd_run, &runs);
 	json_decref(doc);

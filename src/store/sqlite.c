@@ -28,11 +28,12 @@
  *
  * Every foreign key cascades on delete.  PRAGMA application_id marks the
  * file as ours (UL_SQLITE_APP_ID, "uldr"); PRAGMA user_version is the
- * schema version.  The journal stays in the default rollback mode with
- * synchronous=FULL: a commit per cell is short, busy_timeout covers readers
- * that meet it, a kernel under test that hangs loses no committed cell, and
- * a read-only file in a read-only directory can still be listed (WAL would
- * need a writable -shm file next to it).
+ * schema version.  Opened for writing, the journal is WAL where the
+ * filesystem allows it (configure_journal: readers never block a cell's
+ * commit), with synchronous=FULL so a kernel under test that hangs loses
+ * no committed cell; elsewhere the rollback journal stays, with a note.
+ * Reading a WAL store needs a -shm file beside it; on a read-only
+ * filesystem it is read as immutable instead (sqlite_connect.c).
  */
 #include "core/compat.h"
 #include "store/sqlite_int.h"
@@ -337,6 +338,10 @@ static int check_identity(struct ul_store_sqlite *st, char *err, size_t errlen)
 	if ((rc & 0xff) == SQLITE_NOTADB)
 		return ul_sq_set_err(err, errlen, -EPROTO,
 			       "'%s' is not an underload database (not SQLite)", st->path);
+	/* To write, SQLite fell back to reading, and a WAL file cannot even be read so. */
+	if ((rc & 0xff) == SQLITE_CANTOPEN && st->ro_errno)
+		return ul_sq_set_err(err, errlen, st->ro_errno == EROFS ? -EROFS : -EACCES,
+				     "cannot write '%s': %s", st->path, strerror(st->ro_errno));
 	if (rc != SQLITE_OK)
 		return ul_sq_set_err(err, errlen, ul_sq_errno(st->db, rc, st->ro_errno),
 			       "cannot read '%s': %s", st->path, sqlite3_errmsg(st->db));
@@ -464,23 +469,10 @@ static int open_checked(struct ul_store_sqlite *st, const struct ul_store_config
 			size_t errlen)
 {
 	int64_t tables = 0;
-	struct stat sb;
-	int flags = st->read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-	int rc, r;
+	int rc, r = ul_sq_connect(st, cfg->busy_wait_ms, err, errlen);
 
-	/* No SQLITE_OPEN_URI: a path is a path, even one starting "file:". */
-	rc = sqlite3_open_v2(st->path, &st->db, flags, NULL);
-	if (rc != SQLITE_OK)
-		return ul_sq_set_err(err, errlen, ul_sq_errno(st->db, rc, 0), "cannot open '%s': %s",
-				     st->path, st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
-	if (st->on_disk && !stat(st->path, &sb)) {
-		st->dev = sb.st_dev;
-		st->ino = sb.st_ino;
-	}
-	sqlite3_extended_result_codes(st->db, 1);
-	sqlite3_busy_timeout(st->db, cfg->busy_wait_ms > 0 && cfg->busy_wait_ms < INT_MAX
-					     ? (int)cfg->busy_wait_ms
-					     : UL_STORE_BUSY_WAIT_DEFAULT_MS);
+	if (r < 0)
+		return r;
 	if (!st->read_only && sqlite3_db_readonly(st->db, "main") == 1) {
 		/* SQLite fell back to read-only; remember why for later messages. */
 		st->ro_errno = access(st->path, W_OK) && errno == EROFS ? EROFS : EACCES;

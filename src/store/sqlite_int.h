@@ -87,6 +87,13 @@ static inline struct ul_store_sqlite *sq(struct ul_store *st)
 	return (struct ul_store_sqlite *)st;
 }
 
+/*
+ * Open st->db on st->path (sqlite_connect.c): read-only or read-write as
+ * st->read_only says, a WAL store on a read-only filesystem as immutable;
+ * extended result codes, the busy wait (0: the default), st->dev/ino.
+ * 0 or a negative errno with err filled.
+ */
+int ul_sq_connect(struct ul_store_sqlite *st, int64_t busy_wait_ms, char *err, size_t errlen);
 /* Format into err (may be NULL) and return `code`. */
 int ul_sq_set_err(char *err, size_t errlen, int code, const char *fmt, ...) UL_PRINTF(4, 5);
 /* The negative errno for SQLite result `rc` (store.h lists the codes). */

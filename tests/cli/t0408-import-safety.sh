@@ -181,6 +181,47 @@ ok $? "report label:1 run:2 --baseline label:1"
 is $? 2 "label: of a label nobody has is a usage error"
 like "$("$UL" show --db "$N" run:2 --format json)" '"label": "last"' "show takes run:REF too"
 
+# 8. Import in linear time and bounded memory (bench/import-scale.sh
+# measures the full-size cases).  300k series in one cell took minutes
+# (each name was looked up among the earlier ones); 4M empty runs ({})
+# built a 1 GB tree, then asked for 9 GB for the runs array.
+GEN=$(dirname "$0")/../../bench/import-scale.py
+python3 "$GEN" series 300000 "$TMP/series.json"
+start=$(date +%s)
+out=$(timeout 60 "$UL" import --db "$TMP/scale.db" "$TMP/series.json" 2>&1)
+is $? 0 "300k series in one cell: imported within 60 s ($(($(date +%s) - start)) s)"
+is "$(sqlite3 "$TMP/scale.db" "SELECT count(*) FROM series")" 300000 "every series stored"
+python3 "$GEN" series 3 "$TMP/dup.json"
+sed -i 's/"name":"s2"/"name":"s0"/' "$TMP/dup.json"
+like "$("$UL" import --db "$TMP/scale.db" "$TMP/dup.json" 2>&1)" \
+	"a series name is used twice in the cell" "a series name used twice is still refused"
+python3 "$GEN" runs 4000000 "$TMP/runs.json"
+out=$( (ulimit -v $((3 << 20)); timeout 60 "$UL" import --db "$TMP/scale.db" "$TMP/runs.json") 2>&1)
+is $? 1 "4M empty runs: refused, within 3 GiB of address space"
+like "$out" "too many values: parsing it would take over 512 MiB" "as too big to parse"
+rm -f "$TMP/series.json" "$TMP/runs.json"
+
+# 14. A WAL store on a read-only mount can be read by every reading command.
+RO=$TMP/ro
+mkdir -p "$TMP/rw" "$RO"
+cp "$DB" "$TMP/rw/w.db"
+is "$(sqlite3 "$TMP/rw/w.db" "PRAGMA journal_mode")" wal "a WAL store"
+trap 'umount "$RO" 2>/dev/null; rm -rf "$TMP"' EXIT
+if mount --bind "$TMP/rw" "$RO" 2>/dev/null && mount -o remount,ro,bind "$RO" 2>/dev/null; then
+	for cmd in list "show 1" "export 1" "vmstat 1" compare "report -o $TMP/ro.html"; do
+		out=$("$UL" $cmd --db "$RO/w.db" 2>&1 >/dev/null)
+		is "$?:$out" "0:" "read-only mount: $cmd reads the WAL store"
+	done
+	out=$("$UL" relabel --db "$RO/w.db" 1 x 2>&1)
+	like "$out" "cannot write '.*w.db': Read-only file system" "a write says why it cannot"
+	is "$(ls "$RO")" w.db "nothing created beside it"
+	umount "$RO"
+	ok $? "the read-only mount is removed"
+else
+	umount "$RO" 2>/dev/null
+	skip "no read-only bind mount here (not root, or no mount namespace)"
+fi
+
 is "$(scratch_left)" 0 "no scratch directory left behind"
 is "$(ul_procs)" 0 "no process left behind"
 done_testing
