@@ -115,7 +115,13 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2
 	is "$(cat "$TMP/err")" "" "and reports nothing about root's journal directory"
 	"$as_nobody" run "${NB[@]}" --tests noload,smallwrite --label nbkilled >/dev/null 2>&1 &
 	pid=$!
-	nb_cells() { [ "$(sqlite3 "$home/r.db" "SELECT count(*) FROM cells" 2>/dev/null || echo 0)" -ge 1 ]; }
+	# Polled as nobody: a root sqlite3 that opened r.db before the run made
+	# it would create it (or its -wal/-shm) owned by root, and the run could
+	# no longer write its own database.
+	nb_cells() {
+		[ "$(setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
+			sqlite3 "$home/r.db" "SELECT count(*) FROM cells" 2>/dev/null || echo 0)" -ge 1 ]
+	}
 	wait_for nb_cells
 	ok $? "the non-root run stored a cell before SIGKILL"
 	kill -KILL "$pid"
