@@ -47,7 +47,7 @@ for t in "${TARGETS[@]}"; do
 	[ -d "tests/fuzz/regress/$t" ] && inputs+=(tests/fuzz/regress/"$t"/*)
 	TMPDIR=$TMP/fuzztmp "$exe" "${inputs[@]}" >"$TMP/$t.replay.log" 2>&1
 	check $? "$t: ${#inputs[@]} corpus and regression inputs pass" "$TMP/$t.replay.log" \
-		'ERROR|fuzz:|Running:|#[0-9]+ '
+		'Running:|ERROR|SUMMARY|runtime error|fuzz:|#[0-9]+ '
 
 	dict=()
 	[ -f "tests/fuzz/$t.dict" ] && dict=(-dict="tests/fuzz/$t.dict")
@@ -58,7 +58,7 @@ for t in "${TARGETS[@]}"; do
 	rc=$?
 	diag "$t: $(awk '$1 == "stat::number_of_executed_units:" { print $2 }' "$TMP/$t.fuzz.log") executions in ${FUZZ_SECONDS}s"
 	check $rc "$t: fuzzed ${FUZZ_SECONDS}s without a crash, leak or timeout" "$TMP/$t.fuzz.log" \
-		'ERROR|SUMMARY|fuzz:|Test unit written|Seed:|#[0-9]+ '
+		'ERROR|SUMMARY|runtime error|fuzz:|Test unit written|Seed:|#[0-9]+ '
 done
 is "$(find "$TMP/fuzztmp" -mindepth 1 | wc -l)" 0 "the targets left no file behind"
 done_testing
