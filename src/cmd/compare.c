@@ -23,7 +23,7 @@
 static const char compare_help[] =
 	"usage: underload compare [LABEL|RUN]... [--baseline LABEL|RUN] [--suite NAME]\n"
 	"                         [--test mwu|welch] [--alpha A] [--per-run] [--strict]\n"
-	"                         [--format text|json|csv] [--db PATH]\n"
+	"                         [--format text|json|csv|lmbench2] [--db PATH]\n"
 	"\n"
 	"Compare labels (kernels or settings) against a baseline, for every suite with\n"
 	"results: the seed-style cross-label tables, then one row per test and\n"
@@ -105,9 +105,10 @@ static const struct ul_opt compare_opts[] = {
 	{ "strict", UL_OPT_FLAG, 0, 1, 0, A(strict),
 	  .help = "exit 2 when the runs differ in a way that makes the comparison unfair "
 		  "(probe options, memory budget or limit, tool version)" },
-	{ "format", UL_OPT_CHOICE, .arg = "text|json|csv", A(format), .def_str = "text",
-	  .help = "the seed tables and the comparison (text), or the comparison rows only, "
-		  "every number, for machines (json, csv)" },
+	{ "format", UL_OPT_CHOICE, .arg = "text|json|csv|lmbench2", A(format), .def_str = "text",
+	  .help = "the seed tables and the comparison (text), the comparison rows only, "
+		  "every number, for machines (json, csv), or micro's LMbench 2.0 summary with "
+		  "one row per label, its runs pooled (lmbench2)" },
 	UL_CMD_OPT_DB(struct cmp_args),
 	{ NULL },
 };
@@ -405,6 +406,50 @@ static int print_text(const struct cmp_state *st, const struct cmp_args *a,
 	return rc;
 }
 
+/* --format lmbench2: LMbench 2.0's summary with one row per label (and
+ * load), each label's micro runs pooled as the seed's summary put one row
+ * per host and run.  An exit code. */
+static int lmbench2_by_label(const struct cmp_state *st, const struct cmp_args *a)
+{
+	const struct ul_format *fmt = ul_format_find("lmbench2");
+	struct ul_run *pooled = calloc(st->n_groups ? st->n_groups : 1, sizeof(*pooled));
+	const struct ul_run **rows = calloc(st->n_groups ? st->n_groups : 1, sizeof(*rows));
+	size_t n = 0;
+	int rc = 0;
+
+	if (a->suite && strcmp(a->suite, "micro")) {
+		ul_error("compare --format lmbench2 shows the micro suite, not '%s'", a->suite);
+		free(pooled);
+		free(rows);
+		return UL_EXIT_USAGE;
+	}
+	if (!fmt || !pooled || !rows)
+		rc = -ENOMEM;
+	for (size_t g = 0; g < st->n_groups && !rc; g++) {
+		rc = ul_compare_pool_run(&st->groups[g], "micro", &pooled[n]);
+		if (rc)
+			break;
+		if (!pooled[n].n_cells) {
+			ul_run_release(&pooled[n]);
+			continue;
+		}
+		rows[n] = &pooled[n];
+		n++;
+	}
+	if (!rc && !n) {
+		ul_error("compare --format lmbench2: no micro results among the compared runs");
+		rc = -ENOENT;
+	} else if (!rc)
+		rc = fmt->write_runs(stdout, rows, n, NULL);
+	if (rc && rc != -ENOENT)
+		ul_error("cannot write the lmbench2 summary: %s", strerror(-rc));
+	for (size_t i = 0; i < n; i++)
+		ul_run_release(&pooled[i]);
+	free(pooled);
+	free(rows);
+	return rc ? UL_EXIT_ERROR : UL_EXIT_OK;
+}
+
 static int run_compare(struct cmp_state *st, const struct cmp_args *a)
 {
 	struct ul_runcmp_metric metrics[CMP_MAX_METRICS];
@@ -412,6 +457,8 @@ static int run_compare(struct cmp_state *st, const struct cmp_args *a)
 	size_t nm = pick_metrics(st, a->suite, metrics);
 	int rc, ret = UL_EXIT_OK;
 
+	if (!strcmp(a->format, "lmbench2"))
+		return lmbench2_by_label(st, a);
 	if (st->n_groups < 2) {
 		memset(&c, 0, sizeof(c));
 		c.opts = a->opts;

@@ -7,6 +7,7 @@
 #include "core/compat.h"
 #include "report/compare.h"
 #include "core/escape.h"
+#include "report/quantity.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -19,25 +20,6 @@
 static void clean(char *buf, size_t len, const char *s)
 {
 	ul_escape(buf, len, s, strlen(s));
-}
-
-/* A value in its unit: ns are scaled to ns/us/ms/s, 4 significant digits. */
-static void fmt_value(char *buf, size_t len, double v, const char *unit)
-{
-	double a = fabs(v);
-
-	if (!isfinite(v))
-		snprintf(buf, len, "-");
-	else if (strcmp(unit, "ns"))
-		snprintf(buf, len, "%.4g %s", v, unit);
-	else if (a >= 1e9)
-		snprintf(buf, len, "%.3f s", v / 1e9);
-	else if (a >= 1e6)
-		snprintf(buf, len, "%.3f ms", v / 1e6);
-	else if (a >= 1e3)
-		snprintf(buf, len, "%.3f us", v / 1e3);
-	else
-		snprintf(buf, len, "%.0f ns", v);
 }
 
 static void fmt_pct(char *buf, size_t len, double r)
@@ -191,8 +173,8 @@ static void table_row(FILE *out, const struct ul_runcmp *c, const struct ul_runc
 			lab, "-", "-", "-", "-", "-", "-", "-", "-", "-", note);
 		return;
 	}
-	fmt_value(mb, sizeof(mb), x->median_base, r->metric->unit);
-	fmt_value(mc, sizeof(mc), x->median_cand, r->metric->unit);
+	ul_fmt_quantity(mb, sizeof(mb), x->median_base, r->metric->unit);
+	ul_fmt_quantity(mc, sizeof(mc), x->median_cand, r->metric->unit);
 	fmt_pct(ch, sizeof(ch), x->change_rel);
 	fmt_pct(lo, sizeof(lo), x->ci_lo_rel);
 	fmt_pct(hi, sizeof(hi), x->ci_hi_rel);
@@ -201,8 +183,9 @@ static void table_row(FILE *out, const struct ul_runcmp *c, const struct ul_runc
 	else
 		snprintf(ci, sizeof(ci), "-");
 	fmt_p(p, sizeof(p), x->p);
-	fprintf(out, "%-12s %-16s %6zu %6zu %12s %12s %8s %-19s %8s %-20s %-4s %s\n", test, lab,
-		x->n_base, x->n_cand, mb, mc, ch, ci, p, ul_cmp_verdict_name(x->verdict),
+	fprintf(out, "%-12s %-16s %6zu %6zu %*s %*s %8s %-19s %8s %-20s %-4s %s\n", test, lab,
+		x->n_base, x->n_cand, ul_fmt_width(mb, 12), mb, ul_fmt_width(mc, 12), mc, ch, ci, p,
+		ul_cmp_verdict_name(x->verdict),
 		x->verdict == UL_VERDICT_NONE ? "-" : r->holm_survives ? "yes" : "no", note);
 }
 

@@ -2,6 +2,7 @@
 /* The aligned table for people (report/table.h). */
 #include "core/compat.h"
 #include "report/table.h"
+#include "report/quantity.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -106,7 +107,7 @@ int ul_table_print(FILE *out, const struct ul_table *t)
 		return -ENOMEM;
 	for (size_t r = 0; r < t->rows; r++)
 		for (size_t c = 0; c < t->ncols; c++) {
-			size_t len = strlen(text_at(t, r, c));
+			size_t len = ul_fmt_columns(text_at(t, r, c));
 
 			if (len > width[c])
 				width[c] = len;
@@ -123,11 +124,11 @@ int ul_table_print(FILE *out, const struct ul_table *t)
 			if (c)
 				fputs("  ", out);
 			if (!t->left[c])
-				fprintf(out, "%*s", w, s);
+				fprintf(out, "%*s", ul_fmt_width(s, w), s);
 			else if (c == t->ncols - 1)
 				fputs(s, out); /* no trailing blanks */
 			else
-				fprintf(out, "%-*s", w, s);
+				fprintf(out, "%-*s", ul_fmt_width(s, w), s);
 		}
 		fputc('\n', out);
 	}

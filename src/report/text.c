@@ -13,8 +13,10 @@
  *     "95% CI of median" load units, per s, outcome
  *   "load units" is the load's work while the probe was measured, "per s"
  *   that work per second of the measured window ("-" where not recorded).
- *   Series named *_ns are shown in ms with 3 decimals; any other series is
- *   shown as recorded ("as recorded" in the group line).  Every line of a
+ *   Series of a known unit (*_ns, *_ps, *_bps: report/quantity.h) show each
+ *   number with its prefix and 4 significant digits ("2.000 ms", "1038
+ *   MB/s"); any other series is shown as recorded with 3 decimals ("as
+ *   recorded" in the group line).  Every line of a
  *   table starts with a marker column: '!' when the cell is noisy or its
  *   outcome is not ok, else a space.  A group with marked cells ends with a
  *   legend line and one line per marked cell (name, outcome, flags, note).
@@ -27,6 +29,7 @@
 #include "report/format.h"
 #include "report/monitors.h"
 #include "report/notes.h"
+#include "report/quantity.h"
 #include "report/table.h"
 #include "stats/stats.h"
 
@@ -98,11 +101,22 @@ static bool text_same_group(const struct ul_run *run, const struct ul_cell *a,
 	       !strcmp(text_series_key(run, a), text_series_key(run, b));
 }
 
-static bool text_series_is_ns(const char *name)
+/* A statistic in its series' unit (report/quantity.h); a series of no
+ * known unit (counts, iterations) keeps three decimals as recorded. */
+static const char *text_quantity(char *buf, size_t len, double v, const char *unit)
 {
-	size_t len = strlen(name);
+	if (unit)
+		return ul_fmt_quantity(buf, len, v, unit);
+	snprintf(buf, len, "%.3f", v);
+	return buf;
+}
 
-	return len >= 3 && !strcmp(name + len - 3, "_ns");
+static void text_set_quantity(struct ul_table *t, size_t row, size_t col, double v,
+			      const char *unit)
+{
+	char buf[32];
+
+	ul_table_set(t, row, col, "%s", text_quantity(buf, sizeof(buf), v, unit));
 }
 
 static bool text_marked(const struct ul_cell *c)
@@ -132,7 +146,7 @@ static void text_outcome(char *buf, size_t len, const struct ul_cell *c)
 }
 
 static int text_fill_row(struct ul_table *t, const struct ul_cell *c, const struct ul_summary *base,
-			 double scale)
+			 const char *unit)
 {
 	const struct ul_series *s = ul_report_primary(c);
 	struct ul_summary sum;
@@ -164,20 +178,23 @@ static int text_fill_row(struct ul_table *t, const struct ul_cell *c, const stru
 	if (err)
 		return err;
 	ul_table_set(t, row, COL_N, "%zu", sum.n);
-	ul_table_set(t, row, COL_MIN, "%.3f", sum.min / scale);
-	ul_table_set(t, row, COL_MEDIAN, "%.3f", sum.median / scale);
-	ul_table_set(t, row, COL_MEAN, "%.3f", sum.mean / scale);
-	ul_table_set(t, row, COL_P90, "%.3f", sum.p90 / scale);
-	ul_table_set(t, row, COL_MAX, "%.3f", sum.max / scale);
-	ul_table_set(t, row, COL_SD, "%.3f", sum.sd / scale);
-	ul_table_set(t, row, COL_DEV_MEAN, "%.3f", sum.dev_mean / scale);
+	text_set_quantity(t, row, COL_MIN, sum.min, unit);
+	text_set_quantity(t, row, COL_MEDIAN, sum.median, unit);
+	text_set_quantity(t, row, COL_MEAN, sum.mean, unit);
+	text_set_quantity(t, row, COL_P90, sum.p90, unit);
+	text_set_quantity(t, row, COL_MAX, sum.max, unit);
+	text_set_quantity(t, row, COL_SD, sum.sd, unit);
+	text_set_quantity(t, row, COL_DEV_MEAN, sum.dev_mean, unit);
 	if (base && base->median != 0)
 		ul_table_set(t, row, COL_RATIO, "%.3f", sum.median / base->median);
 	else
 		ul_table_set(t, row, COL_RATIO, "-");
-	if (sum.has_ci)
-		ul_table_set(t, row, COL_CI, "[%.3f, %.3f]", sum.ci_lo / scale, sum.ci_hi / scale);
-	else
+	if (sum.has_ci) {
+		char lo[32], hi[32];
+
+		ul_table_set(t, row, COL_CI, "[%s, %s]", text_quantity(lo, sizeof(lo), sum.ci_lo, unit),
+			     text_quantity(hi, sizeof(hi), sum.ci_hi, unit));
+	} else
 		ul_table_set(t, row, COL_CI, "n<6");
 	return 0;
 }
@@ -256,8 +273,7 @@ static int text_extras(FILE *out, const struct ul_run *run, const struct ul_cell
 static int text_group(FILE *out, const struct ul_run *run, const struct ul_cell *first)
 {
 	const char *key = text_series_key(run, first);
-	bool ns = text_series_is_ns(key);
-	double scale = ns ? (double)UL_NS_PER_MS : 1.0;
+	const char *unit = ul_series_unit(key);
 	const struct ul_cell *bc = ul_report_baseline(run, first->suite, first->probe, key);
 	struct ul_summary base;
 	struct ul_table t;
@@ -276,7 +292,7 @@ static int text_group(FILE *out, const struct ul_run *run, const struct ul_cell 
 	for (const struct ul_cell *c = first; c < run->cells + run->n_cells; c++) {
 		if (!text_same_group(run, first, c))
 			continue;
-		err = text_fill_row(&t, c, bc ? &base : NULL, scale);
+		err = text_fill_row(&t, c, bc ? &base : NULL, unit);
 		if (err)
 			goto out_free;
 		any_mark |= text_marked(c);
@@ -290,8 +306,8 @@ static int text_group(FILE *out, const struct ul_run *run, const struct ul_cell 
 	ul_report_put_clean(out, first->suite, sizeof(first->suite));
 	fputs(", probe ", out);
 	ul_report_put_clean(out, first->probe, sizeof(first->probe));
-	fprintf(out, ": %s %s; ratio = median / noload median\n", key[0] ? key : "(no series)",
-		ns ? "in ms" : "as recorded");
+	fprintf(out, ": %s %s%s; ratio = median / noload median\n", key[0] ? key : "(no series)",
+		unit ? "in " : "", ul_fmt_unit_note(unit));
 	if (bc && (bc->flags & UL_CELL_DISTURBED))
 		ul_report_baseline_warning(out, run, first->suite);
 	err = ul_table_print(out, &t);

@@ -32,6 +32,20 @@ is "$(jq -c '[.cells[].probe]' "$TMP/q2.json")" '["lat-null","bw-bcopy","bw-fcp"
 is $? 0 "--under cpuload"
 is "$(jq -r '.cells[0].load' "$TMP/q3.json")" cpuload "the cell was measured under cpuload"
 
+# compare --format lmbench2: one row per label, a label's runs pooled.
+"$UL" run micro "${M[@]}" --quick --label q1 --tests lat-null --format json="$TMP/q1b.json" \
+	>/dev/null 2>"$TMP/err"
+is $? 0 "a second q1 run"
+out=$("$UL" compare --db "$DB" q1 q2 --format lmbench2 2>"$TMP/err")
+is $? 0 "compare --format lmbench2 exits 0"
+like "$out" '^ +U N D E R L O A D   M I C R O   S U M M A R Y$' "lmbench2 summary title"
+proc=$(sed -n '/^Processor, Processes/,/^$/p' <<<"$out")
+is "$(grep -cE '^[^ ]+ +q1 ' <<<"$proc")" 1 "one processor row for q1's two runs"
+is "$(grep -cE '^[^ ]+ +q2 ' <<<"$proc")" 1 "one processor row for q2"
+is "$(grep -c 'median base' <<<"$out")" 0 "no comparison table in the lmbench2 format"
+"$UL" compare --db "$DB" q1 q2 --format lmbench2 --suite resp >/dev/null 2>"$TMP/err"
+is $? 2 "lmbench2 with another --suite is a usage error"
+
 "$UL" run micro "${M[@]}" --quick --tests nosuch >/dev/null 2>"$TMP/err"
 is $? 2 "an unknown test is a usage error"
 like "$(cat "$TMP/err")" "unknown test 'nosuch'" "named in the message"

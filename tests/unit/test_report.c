@@ -10,6 +10,7 @@
 #include "unit.h"
 #include "model/model.h"
 #include "report/format.h"
+#include "report/quantity.h"
 #include "report/table.h"
 #include "stats/stats.h"
 
@@ -478,13 +479,14 @@ START_TEST(test_text_content)
 	ck_assert_ptr_nonnull(strstr(out, "started: 2024-01-02T03:04:05Z, "
 					  "finished 2024-01-02T03:14:05Z\n"));
 	ck_assert_int_eq(count(out, "\nsuite "), 3);
-	ck_assert_ptr_nonnull(strstr(out, "\nsuite resp, probe resp: delay_ns in ms;"));
+	ck_assert_ptr_nonnull(
+		strstr(out, "\nsuite resp, probe resp: delay_ns in ns, \xc2\xb5s, ms or s;"));
 	ck_assert_ptr_nonnull(strstr(out, "\nsuite micro, probe getppid: iterations as recorded;"));
 
 	/* noload: n=7 has a CI: order statistics 1 and 7 -> [1.900, 2.200] ms */
 	line = strstr(out, "\n  noload ");
 	ck_assert_ptr_nonnull(line);
-	ck_assert(on_line(line, "[1.900, 2.200]"));
+	ck_assert(on_line(line, "[1.900 ms, 2.200 ms]"));
 	/* cpuload: n=5, no CI; median 3.3 / noload median 2.0 */
 	line = strstr(out, "\n  cpuload ");
 	ck_assert_ptr_nonnull(line);
@@ -897,6 +899,54 @@ START_TEST(test_table_aligns)
 }
 END_TEST
 
+/* One value through ul_fmt_quantity. */
+static void want_quantity(double v, const char *unit, const char *want)
+{
+	char buf[32];
+
+	ck_assert_str_eq(ul_fmt_quantity(buf, sizeof(buf), v, unit), want);
+}
+
+/* Prefix boundaries: the prefix is chosen after rounding to 4 digits. */
+START_TEST(test_quantity_time)
+{
+	want_quantity(999.5, "ns", "999.5 ns");
+	want_quantity(999.94, "ns", "999.9 ns");
+	want_quantity(999.96, "ns", "1.000 \xc2\xb5s");
+	want_quantity(1000, "ns", "1.000 \xc2\xb5s");
+	want_quantity(48508000, "ns", "48.51 ms");
+	want_quantity(59.99e9, "ns", "59.99 s");
+	want_quantity(3600e9, "ns", "3600 s");
+	want_quantity(7, "ns", "7.000 ns");
+	want_quantity(0, "ns", "0 ns");
+	want_quantity(-2500000, "ns", "-2.500 ms");
+	want_quantity(-999.96, "ns", "-1.000 \xc2\xb5s");
+	want_quantity(485400, "ps", "485.4 ns");
+	want_quantity(250, "ps", "250.0 ps");
+	want_quantity(2.5e9, "ps", "2.500 ms");
+}
+END_TEST
+
+START_TEST(test_quantity_rate_count)
+{
+	want_quantity(1038122951, "B/s", "1038 MB/s");
+	want_quantity(12.5e6, "bytes/s", "12.50 MB/s");
+	want_quantity(0, "B/s", "0 MB/s");
+	want_quantity(12345678, "forks", "12345678 forks");
+	want_quantity(3.5, "ops/s", "3.5 ops/s");
+	want_quantity(42, NULL, "42");
+	want_quantity(NAN, "ns", "-");
+	want_quantity(INFINITY, "B/s", "-");
+	want_quantity(-INFINITY, "forks", "-");
+	ck_assert_str_eq(ul_series_unit("delay_ns"), "ns");
+	ck_assert_str_eq(ul_series_unit("op_ps"), "ps");
+	ck_assert_str_eq(ul_series_unit("fsbench_throughput_bps"), "B/s");
+	ck_assert_ptr_null(ul_series_unit("iterations"));
+	ck_assert_int_eq(ul_fmt_width("1.000 \xc2\xb5s", 12), 13);
+	ck_assert_uint_eq(ul_fmt_columns("1.000 \xc2\xb5s"), 8);
+}
+END_TEST
+
 Suite *ul_test_suite_report(void)
 {
 	Suite *s = suite_create("report");
@@ -907,6 +957,8 @@ Suite *ul_test_suite_report(void)
 	tcase_add_test(tc, test_resp1_header_variants);
 	tcase_add_test(tc, test_resp1_odd_rows);
 	tcase_add_test(tc, test_text_golden);
+	tcase_add_test(tc, test_quantity_time);
+	tcase_add_test(tc, test_quantity_rate_count);
 	tcase_add_test(tc, test_disturbed_notes);
 	tcase_add_test(tc, test_text_header_per_suite);
 	tcase_add_test(tc, test_text_content);
