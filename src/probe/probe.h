@@ -9,8 +9,9 @@
  *    deadline probe: probe/deadline_ops.c over probe/deadline.h);
  *  - whole: a job timed end to end with wait4() rusage (contest's compile,
  *    mtest01's allocation); a probe with ul_whole_ops is run by
- *    ul_whole_start/measure/result/stop below (mtest01), the others by
- *    their suite (job: contest; fsbench);
+ *    ul_whole_start/measure/result/stop below (mtest01; job: contest's),
+ *    fsbench by its suite (its N clients behind one barrier are not one
+ *    run);
  *  - micro: a tight loop timed in batches (lmbench-style); the micro
  *    suite's harness calibrates the iterations, calls batch() repeatedly
  *    in the probe process and keeps every batch.
@@ -24,8 +25,9 @@
  *  - repeat: setup(), sample(), teardown(): copy probe/null.c;
  *  - micro: batch() or measure(), its group (probe/micro/ has the many);
  *  - whole: a struct ul_whole_ops (start, run, result, stop, its series):
- *    copy probe/mtest01.c; its suite sizes it (ctx->arg) and calls
- *    ul_whole_start/measure/result/stop;
+ *    copy probe/mtest01.c (or probe/job.c, a program exec'd); its suite
+ *    sizes it (ctx->arg), may set a ul_whole_watch (progress tick, stop
+ *    grace) and calls ul_whole_start/measure/result/stop;
  *  - periodic: a struct ul_periodic_ops (start, measure, result, stop,
  *    child): see probe/deadline_ops.c; the deadline monitor runs the
  *    "deadline" probe (a second periodic probe would need the monitor
@@ -111,7 +113,7 @@ struct ul_probe {
 	const struct ul_periodic_ops *periodic;
 
 	/* --- whole kind (driven by ul_whole_start/measure/result/stop) --- */
-	const struct ul_whole_ops *whole; /* NULL: its suite still runs it (job, fsbench) */
+	const struct ul_whole_ops *whole; /* NULL: its suite still runs it (fsbench) */
 };
 
 /*
@@ -223,6 +225,29 @@ enum ul_measure_result ul_whole_wait(struct ul_sup *sup, struct ul_whole_run *wr
 				     int64_t deadline, struct ul_child **exited);
 /* The ended run's values onto the cell (ul_whole_ops.result). */
 int ul_whole_result(struct ul_whole_run *wr, struct ul_cell *cell);
+/* The ended run's record (wait status, rusage) and *elapsed_ns, spawn to
+ * reap; NULL while none has ended by itself. */
+const struct ul_child *ul_whole_child(const struct ul_whole_run *wr, int64_t *elapsed_ns);
+
+/* What its suite wants while a run goes; zeroed: no tick, no grace. */
+struct ul_whole_watch {
+	/* > 0: tick(arg, ran_ns) before each wait, so at the run's start and
+	 * about every tick_ns (a progress line); ran_ns is since the spawn. */
+	int64_t tick_ns;
+	void (*tick)(void *arg, int64_t ran_ns);
+	void *arg;
+	/* Every stop of a run (deadline, interrupt, ul_whole_cancel): SIGTERM
+	 * to its process group, up to grace_ns to exit, then SIGKILL. */
+	int64_t grace_ns;
+};
+void ul_whole_set_watch(struct ul_whole_run *wr, const struct ul_whole_watch *w);
+/* Stop the run going (its load died, say), with the watch's grace.  0, or
+ * -ETIME when even SIGKILL did not get it reaped: ul_whole_unkillable(). */
+int ul_whole_cancel(struct ul_sup *sup, struct ul_whole_run *wr);
+/* Whether the current run's stop (by its deadline, an interrupt or
+ * ul_whole_cancel) failed to reap it; its record then stays with the
+ * supervisor (leaked on purpose). */
+bool ul_whole_unkillable(const struct ul_whole_run *wr);
 /* Release the probe (a run still going is stopped first).  Frees wr. */
 void ul_whole_stop(struct ul_sup *sup, struct ul_whole_run *wr);
 

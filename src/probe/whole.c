@@ -3,7 +3,8 @@
  * The whole kind's driver: each run of a whole probe is a supervised child
  * timed from spawn to reap, its wait4() record kept; a run that outlives
  * its deadline or an interrupt is stopped.  The probe's own behaviour is
- * its struct ul_whole_ops (probe.h).
+ * its struct ul_whole_ops (probe.h); the suite's, while a run goes (a
+ * progress tick, the grace of a stop), its struct ul_whole_watch.
  */
 #include "core/compat.h"
 #include "core/clock.h"
@@ -23,7 +24,14 @@ struct ul_whole_run {
 	struct ul_child *child;
 	ul_nsec t0;	    /* just before the spawn */
 	int64_t elapsed_ns; /* spawn to reap, once ended */
+	struct ul_whole_watch watch; /* the suite's tick and grace (zero: none) */
+	bool unkillable;    /* the last stop could not get the run reaped */
 };
+
+void ul_whole_set_watch(struct ul_whole_run *wr, const struct ul_whole_watch *w)
+{
+	wr->watch = *w;
+}
 
 int ul_whole_start(const struct ul_probe *probe, const struct ul_probe_ctx *ctx,
 		   struct ul_whole_run **out)
@@ -56,12 +64,51 @@ static int run_main(void *arg)
 	return wr->probe->whole->run(wr->ctx, wr->state);
 }
 
-/* Kill and reap the current run; its record is freed unless still registered. */
-static void stop_run(struct ul_sup *sup, struct ul_whole_run *wr)
+/* Stop (TERM, the watch's grace, KILL) and reap the current run; its record
+ * is freed unless still registered.  0 or -ETIME (unkillable). */
+static int stop_run(struct ul_sup *sup, struct ul_whole_run *wr)
 {
-	if (ul_sup_stop(sup, wr->child, 0) != -ETIME)
+	int rc = ul_sup_stop(sup, wr->child, wr->watch.grace_ns);
+
+	if (rc == -ETIME)
+		wr->unkillable = true;
+	else
 		free(wr->child);
 	wr->child = NULL;
+	return rc == -ETIME ? -ETIME : 0;
+}
+
+int ul_whole_cancel(struct ul_sup *sup, struct ul_whole_run *wr)
+{
+	if (!wr->child || wr->child->reaped)
+		return 0;
+	return stop_run(sup, wr);
+}
+
+bool ul_whole_unkillable(const struct ul_whole_run *wr)
+{
+	return wr->unkillable;
+}
+
+const struct ul_child *ul_whole_child(const struct ul_whole_run *wr, int64_t *elapsed_ns)
+{
+	if (!wr->child || !wr->child->reaped)
+		return NULL;
+	*elapsed_ns = wr->elapsed_ns;
+	return wr->child;
+}
+
+/* When the wait must wake next: the deadline, or the next tick before it. */
+static int64_t next_wake(const struct ul_whole_run *wr, int64_t deadline)
+{
+	ul_nsec now = ul_now_ns();
+
+	if (wr->watch.tick_ns <= 0 || !wr->watch.tick)
+		return deadline;
+	wr->watch.tick(wr->watch.arg, now - wr->t0);
+	if (deadline > 0 && deadline < now + wr->watch.tick_ns)
+		return deadline;
+	return now + wr->watch.tick_ns;
 }
 
 enum ul_measure_result ul_whole_measure(struct ul_sup *sup, struct ul_whole_run *wr,
@@ -84,6 +131,7 @@ enum ul_measure_result ul_whole_measure(struct ul_sup *sup, struct ul_whole_run 
 		return UL_MEASURE_FAILED;
 	}
 	wr->child->pidfd = -1;
+	wr->unkillable = false;
 	wr->t0 = ul_now_ns();
 	rc = ul_spawn(sup, &so, wr->child);
 	if (rc) {
@@ -103,7 +151,7 @@ enum ul_measure_result ul_whole_wait(struct ul_sup *sup, struct ul_whole_run *wr
 	while (!wr->child->reaped) {
 		struct ul_child *ex = NULL;
 
-		switch (ul_sup_wait(sup, -1, deadline, &ex)) {
+		switch (ul_sup_wait(sup, -1, next_wake(wr, deadline), &ex)) {
 		case UL_WAIT_READY:
 			break;
 		case UL_WAIT_CHILD_EXITED:
@@ -113,6 +161,8 @@ enum ul_measure_result ul_whole_wait(struct ul_sup *sup, struct ul_whole_run *wr
 			}
 			break;
 		case UL_WAIT_TIMEOUT:
+			if (deadline <= 0 || ul_now_ns() < deadline)
+				break; /* a tick */
 			stop_run(sup, wr);
 			return UL_MEASURE_TIMEOUT;
 		case UL_WAIT_INTERRUPTED:

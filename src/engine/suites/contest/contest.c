@@ -24,6 +24,7 @@
 #include "engine/suites/contest/internal.h"
 #include "engine/suites/contest/srctree.h"
 #include "load/load.h"
+#include "probe/job.h"
 #include "proc/scratch.h"
 
 #include <errno.h>
@@ -114,17 +115,11 @@ static int store_results(struct contest *ct, struct ul_cell *cell, const struct 
 		(double)job->ru.ru_nvcsw,
 		(double)job->ru.ru_nivcsw,
 	};
-	struct ul_series *sw = ul_cell_series(cell, "wall_ns");
-	struct ul_series *su = ul_cell_series(cell, "user_ns");
-	struct ul_series *ss = ul_cell_series(cell, "sys_ns");
 	int rc;
 
-	if (!sw || !su || !ss)
+	if (ul_job_result(job, wall_ns, cell)) /* the probe's series */
 		return -ENOMEM;
-	rc = ul_series_push(sw, wall_ns);
-	rc |= ul_series_push(su, user);
-	rc |= ul_series_push(ss, sys);
-	rc |= set_metrics(cell, names, values, UL_ARRAY_SIZE(values));
+	rc = set_metrics(cell, names, values, UL_ARRAY_SIZE(values));
 	if (lu->valid && lu->ran_ns > 0) {
 		rc |= ul_cell_set_metric(cell, "load_cpu_pct",
 					 (double)(lu->user_ns + lu->sys_ns) * 100.0 /

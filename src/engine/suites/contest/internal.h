@@ -68,10 +68,11 @@ int ul_contest_cell_dir(const struct ul_engine *eng, const struct ul_cell *cell,
 /* sync(), and as root (unless told not to) drop the page cache; whether it was dropped. */
 bool ul_contest_flush_caches(struct contest *ct);
 /*
- * Spawn `cmd` in `dir` with its output to `log` and wait for it until
- * `timeout_ns`, watching `load_child` (may be NULL).  On return it is
- * reaped (except RUN_UNKILLABLE) and *result holds its rusage; *elapsed_ns
- * is fork to reap.  `prog` (may be NULL) and `left` make the progress line.
+ * Run `cmd` in `dir` with its output to `log` as the job probe (the whole
+ * driver, probe/whole.c) and wait for it until `timeout_ns`, watching
+ * `load_child` (may be NULL).  On return it is reaped (except
+ * RUN_UNKILLABLE) and *result holds its rusage; *elapsed_ns is spawn to
+ * reap.  `prog` (may be NULL) and `left` make the progress line.
  */
 enum run_result ul_contest_run_command(struct contest *ct, const struct command *cmd,
 				       const char *dir, const char *log, int64_t timeout_ns,

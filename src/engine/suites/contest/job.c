@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The contest suite's job runner: the job and its preparation resolved
- * (--job, or make in the generated tree), spawned in their directory with
- * their output to a log (whose tail is quoted when they fail), timed whole
- * while the load is watched, and the page cache synced and dropped before
- * each job.  engine/suites/contest/contest.c drives the cells.
+ * (--job, or make in the generated tree), run as the job probe
+ * (probe/job.c: in their directory, their output to a log whose tail is
+ * quoted when they fail) by the whole driver while the load is watched,
+ * and the page cache synced and dropped before each job.
+ * engine/suites/contest/contest.c drives the cells.
  */
 #include "core/compat.h"
 #include "core/log.h"
 #include "core/parse.h"
 #include "engine/suites/contest/internal.h"
+#include "probe/job.h"
+#include "probe/probe.h"
 #include "proc/scratch.h"
 
 #include <errno.h>
@@ -22,39 +25,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-/* What the forked child does before exec: a directory, a log, no stdin. */
-struct exec_spec {
-	const struct command *cmd;
-	const char *dir;
-	const char *log;
-};
-
-/*
- * The job's child, after ul_spawn()'s set-up: stdout and stderr to the
- * log (read back when the job fails), stdin from /dev/null, the job's
- * directory, then exec.  Failures are written to the log and end the child
- * with the shell's codes (126 cannot enter / open, 127 cannot execute).
- */
-static int exec_child(void *arg)
-{
-	const struct exec_spec *x = arg;
-	int fd = open(x->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0 || in < 0 || dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0 ||
-	    dup2(in, STDIN_FILENO) < 0)
-		return 126;
-	if (chdir(x->dir) < 0) {
-		dprintf(STDERR_FILENO, "underload: cannot enter '%s': %s\n", x->dir,
-			strerror(errno));
-		return 126;
-	}
-	execv(x->cmd->path, x->cmd->argv);
-	dprintf(STDERR_FILENO, "underload: cannot execute '%s': %s\n", x->cmd->path,
-		strerror(errno));
-	return 127;
-}
 
 /*
  * The last `lines` non-empty lines of a log, joined by " | " into buf (""
@@ -155,12 +125,46 @@ bool ul_contest_flush_caches(struct contest *ct)
 	return false;
 }
 
+/* The progress line of a running job, refreshed by the whole driver's tick. */
+struct job_progress {
+	const struct ul_engine *eng;
+	const char *prog, *left;
+};
+
+static void job_progress_tick(void *arg, int64_t ran_ns)
+{
+	const struct job_progress *p = arg;
+	char ran[32];
+
+	ul_fmt_duration(ran, sizeof(ran), ran_ns / UL_NS_PER_SEC * UL_NS_PER_SEC);
+	ul_engine_progress(p->eng, "%s: job running %s%s", p->prog, ran, p->left);
+}
+
+/* How the driver's wait ended, in the runner's words (the run stopped). */
+static enum run_result run_result_of(enum ul_measure_result mr)
+{
+	switch (mr) {
+	case UL_MEASURE_OK:
+		return RUN_EXITED;
+	case UL_MEASURE_FAILED:
+		return RUN_SPAWN_FAILED;
+	case UL_MEASURE_TIMEOUT:
+		return RUN_TIMEOUT;
+	case UL_MEASURE_INTERRUPTED:
+		return RUN_INTERRUPTED;
+	case UL_MEASURE_CHILD_EXITED:
+		break;
+	}
+	return RUN_LOAD_DIED;
+}
+
 /*
- * Spawn `cmd` and wait for it until `timeout_ns`, watching `load_child`
- * (may be NULL).  On return the command is reaped (except RUN_UNKILLABLE,
- * where its heap record stays with the supervisor) and *child holds its
- * rusage; *elapsed_ns is fork to reap.  `prog` (may be NULL) and `left`
- * make the progress line, refreshed every second.
+ * Run `cmd` as the job probe (probe/job.c) through the whole driver and
+ * wait for it until `timeout_ns`, watching `load_child` (may be NULL):
+ * its death stops the command.  On return the command is reaped (except
+ * RUN_UNKILLABLE, where its record stays with the supervisor) and *child
+ * holds its rusage; *elapsed_ns is spawn to reap.  `prog` (may be NULL)
+ * and `left` make the progress line, refreshed every second.
  */
 enum run_result ul_contest_run_command(struct contest *ct, const struct command *cmd, const char *dir,
 				   const char *log, int64_t timeout_ns, struct ul_child *load_child,
@@ -168,62 +172,35 @@ enum run_result ul_contest_run_command(struct contest *ct, const struct command 
 				   int64_t *elapsed_ns, int *spawn_err)
 {
 	struct ul_engine *eng = ct->eng;
-	struct exec_spec x = { .cmd = cmd, .dir = dir, .log = log };
-	struct ul_spawn_opts so;
-	struct ul_child *c = calloc(1, sizeof(*c));
-	enum run_result rr = RUN_EXITED;
-	ul_nsec t0, deadline;
-	char ran[32];
+	const struct ul_job_spec spec = { .path = cmd->path, .argv = cmd->argv, .dir = dir,
+					  .log = log };
+	/* The job is what the memory limit is about, like resp's probe. */
+	const struct ul_probe_ctx ctx = {
+		.arg = &spec, .cgroup_procs = eng->have_cgroup ? eng->cgroup.procs : NULL };
+	const struct job_progress jp = { .eng = eng, .prog = prog, .left = left };
+	const struct ul_whole_watch watch = {
+		.tick_ns = prog ? CONTEST_TICK_NS : 0, .tick = job_progress_tick,
+		.arg = (void *)&jp, .grace_ns = ul_engine_stop_grace(eng) };
+	ul_nsec deadline = ul_now_ns() + timeout_ns;
+	struct ul_whole_run *wr;
+	struct ul_child *ex = NULL;
+	enum ul_measure_result mr;
+	enum run_result rr;
 
 	*elapsed_ns = 0;
-	if (!c) {
-		*spawn_err = -ENOMEM;
+	*spawn_err = ul_whole_start(ul_probe_find("job"), &ctx, &wr);
+	if (*spawn_err)
 		return RUN_SPAWN_FAILED;
-	}
-	memset(&so, 0, sizeof(so));
-	so.name = "job";
-	so.fn = exec_child;
-	so.arg = &x;
-	/* The job is what the memory limit is about, like resp's probe. */
-	so.cgroup_procs = eng->have_cgroup ? eng->cgroup.procs : NULL;
-	t0 = ul_now_ns();
-	*spawn_err = ul_spawn(&eng->sup, &so, c);
-	if (*spawn_err) {
-		free(c);
-		return RUN_SPAWN_FAILED;
-	}
-	deadline = t0 + timeout_ns;
-	while (!c->reaped) {
-		struct ul_child *exited = NULL;
-		ul_nsec now = ul_now_ns(), wake = now + CONTEST_TICK_NS;
-		enum ul_wait_result w;
-
-		if (prog) {
-			ul_fmt_duration(ran, sizeof(ran),
-					(now - t0) / UL_NS_PER_SEC * UL_NS_PER_SEC);
-			ul_engine_progress(eng, "%s: job running %s%s", prog, ran, left);
-		}
-		w = ul_sup_wait(&eng->sup, -1, wake < deadline ? wake : deadline, &exited);
-		if (w == UL_WAIT_CHILD_EXITED && exited == c)
-			break;
-		if (w == UL_WAIT_CHILD_EXITED && load_child && exited == load_child) {
-			rr = RUN_LOAD_DIED;
-			break;
-		}
-		if (w == UL_WAIT_INTERRUPTED) {
-			rr = RUN_INTERRUPTED;
-			break;
-		}
-		if (w == UL_WAIT_TIMEOUT && ul_now_ns() >= deadline) {
-			rr = RUN_TIMEOUT;
-			break;
-		}
-	}
-	*elapsed_ns = ul_now_ns() - t0;
-	if (!c->reaped && ul_sup_stop(&eng->sup, c, ul_engine_stop_grace(eng)) < 0)
-		return RUN_UNKILLABLE; /* c stays registered: deliberately not freed */
-	*result = *c;
-	free(c);
+	ul_whole_set_watch(wr, &watch);
+	mr = ul_whole_measure(&eng->sup, wr, deadline, spawn_err, &ex);
+	while (mr == UL_MEASURE_CHILD_EXITED && ex != load_child)
+		mr = ul_whole_wait(&eng->sup, wr, deadline, &ex); /* not ours: a monitor's */
+	if (mr == UL_MEASURE_CHILD_EXITED)
+		ul_whole_cancel(&eng->sup, wr);
+	rr = ul_whole_unkillable(wr) ? RUN_UNKILLABLE : run_result_of(mr);
+	if (rr == RUN_EXITED)
+		*result = *ul_whole_child(wr, elapsed_ns);
+	ul_whole_stop(&eng->sup, wr);
 	return rr;
 }
 
