@@ -5,6 +5,7 @@
  */
 #include "core/compat.h"
 #include "cmd/cmd.h"
+#include "cmd/run.h"
 #include "core/clock.h"
 #include "core/escape.h"
 #include "core/log.h"
@@ -69,13 +70,16 @@ static int list_items(const char *topic, bool verbose)
 	} else if (!strcmp(topic, "suites")) {
 		for (size_t i = 0; i < ul_suite_count(); i++) {
 			const struct ul_suite *s = ul_suite_at(i);
+			char reads[256];
 
 			printf("%-12s %s\n", s->name, s->summary);
 			if (verbose) {
 				printf("    probe: %s\n    tests:", s->probe);
 				for (size_t t = 0; s->tests[t].load; t++)
 					printf(" %s", ul_suite_test_name(&s->tests[t]));
-				putchar('\n');
+				ul_run_opts_read_by(s->name, reads, sizeof(reads));
+				printf("\n    run options only some suites read: %s\n",
+				       *reads ? reads : "none");
 				if (s->opts) {
 					struct ul_opt_group g = { .opts = s->opts };
 

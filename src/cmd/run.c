@@ -186,6 +186,34 @@ static int check_suite_opts(const struct run_args *a)
 	return 0;
 }
 
+/* run's own options that only some suites read (their table's used_by):
+ * given with none of those suites selected is a usage error, never
+ * accepted and then ignored. */
+static int check_unused_opts(const struct run_args *a)
+{
+	const struct ul_opt_group *g = &a->groups[0];
+
+	for (size_t i = 0; g->opts[i].name; i++) {
+		const struct ul_opt *o = &g->opts[i];
+		char sel[256];
+		size_t off = 0;
+		bool used = false;
+
+		if (!(g->given & (UINT64_C(1) << i)))
+			continue;
+		for (size_t k = 0; k < a->n_suites; k++) {
+			used |= ul_run_opt_reads(o, a->suites[k]->name);
+			off += (size_t)snprintf(sel + off, sizeof(sel) - off, "%s%s", k ? "," : "",
+						a->suites[k]->name);
+		}
+		if (!used)
+			return ul_usage_error("run", "--%s is not used by the suite%s %s: only %s read "
+					      "it", o->name, a->n_suites == 1 ? "" : "s", sel,
+					      o->used_by);
+	}
+	return 0;
+}
+
 extern const struct ul_cmd ul_cmd_desc_run;
 
 static int parse_args(int argc, char **argv, struct run_args *a)
@@ -203,7 +231,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	if (rc)
 		return ul_usage_error("run", "%s", err);
 	if ((rc = settle_points(a)) || (rc = select_suites(a, argc, argv, first)) ||
-	    (rc = check_suite_opts(a)))
+	    (rc = check_suite_opts(a)) || (rc = check_unused_opts(a)))
 		return rc;
 	if (a->tests && (rc = parse_tests(a)))
 		return rc;

@@ -30,6 +30,12 @@ struct run_args {
  * printing (out of memory).  The suites' structs are freed by the caller.
  */
 int ul_run_args_init(struct run_args *a);
+/* Whether `suite` reads run's option `o` (its used_by names it, or it has
+ * none: every suite reads it). */
+bool ul_run_opt_reads(const struct ul_opt *o, const char *suite);
+/* The run options that only some suites read and `suite` does, as
+ * "--interval --min-points", for `list suites -v`; "" for none. */
+void ul_run_opts_read_by(const char *suite, char *buf, size_t len);
 /* run's option groups outside the command (`help run`, the man page). */
 size_t ul_run_opt_groups(struct ul_opt_group *groups, size_t max);
 

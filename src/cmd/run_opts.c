@@ -154,24 +154,29 @@ static const struct ul_opt run_opts[] = {
 	{ "interval", UL_OPT_DURATION, 0, 3600 * UL_NS_PER_SEC, 20 * UL_NS_PER_SEC,
 	  "think time before each sample", .arg = "DURATION", A(cfg.interval_ns),
 	  .man = "Durations take\n.BR ns \", \" us \", \" ms \", \" s \", \" m \", \" h ;\n"
-		 "a bare number is seconds." },
+		 "a bare number is seconds.",
+	  .used_by = "resp,deadline" },
 	{ "min-points", UL_OPT_COUNT, 1, 100000, 5,
 	  "samples every test takes; compare tests only these", .arg = "N", A(cfg.min_points),
 	  .man = "They are taken before the stopping rule looks at the data, so their number\n"
-		 "is fixed in advance (see RESP STOPPING RULE)." },
+		 "is fixed in advance (see RESP STOPPING RULE).",
+	  .used_by = "resp,deadline" },
 	{ "max-points", UL_OPT_COUNT, 1, 100000, 20, "most samples per test", .arg = "N",
 	  A(cfg.max_points),
 	  .man = "Between min and max points a test takes one more point while the\n"
 		 "distribution-free 95% confidence interval of the median is wider than\n"
 		 "the target.  That interval needs 6 points, so with --min-points below 6\n"
-		 "and --max-points above it a test takes at least 6." },
+		 "and --max-points above it a test takes at least 6.",
+	  .used_by = "resp" },
 	{ "ci-target", UL_OPT_PCT, 1, 10000, 1000,
 	  "stop early once the median's 95% CI half-width is within PCT of the median",
 	  .arg = "PCT", A(cfg.ci_target_centi),
-	  .man = "A test still wider at max points is flagged noisy." },
+	  .man = "A test still wider at max points is flagged noisy.",
+	  .used_by = "resp" },
 	{ "sample-timeout", UL_OPT_DURATION, UL_NS_PER_MS, 24 * 3600 * UL_NS_PER_SEC,
 	  600 * UL_NS_PER_SEC, "a sample taking longer fails its test", .arg = "DUR",
-	  A(cfg.sample_timeout_ns) },
+	  A(cfg.sample_timeout_ns),
+	  .used_by = "resp,mtest,fsbench" },
 	{ "dir", UL_OPT_STRING, .arg = "PATH", A(dir), .def_str = DEFAULT_SCRATCH_PARENT,
 	  .help = "parent of the private scratch directory",
 	  .man = "It is removed at the end, after errors and after SIGINT/SIGTERM." },
@@ -208,7 +213,8 @@ static const struct ul_opt run_opts[] = {
 		 "/proc/loadavg and /proc/pressure/* for every test; see\n"
 		 ".BR \"underload vmstat\" ." },
 	{ "under", UL_OPT_CALL, .arg = "LIST", .set = set_under, .def_text = "noload",
-	  .help = "run fsbench and micro under each of these loads in turn, one cell each" },
+	  .help = "run fsbench and micro under each of these loads in turn, one cell each",
+	  .used_by = "fsbench,micro" },
 	{ "deadline", UL_OPT_CALL, .arg = "PROFILE", .set = set_deadline,
 	  .def_text = "none; audio for mtest and the deadline suite",
 	  .help = "a periodic deadline probe alongside: audio (20 Hz, 5%), video (60 Hz, 40%), "
@@ -221,7 +227,8 @@ static const struct ul_opt run_opts[] = {
 	  .help = "run that probe SCHED_FIFO when permitted", .flags = UL_OPTF_NO_DEFAULT },
 	{ "runs", UL_OPT_COUNT, 1, 10000, 0,
 	  "mtest runs; contest rounds, interleaved; fsbench rounds under each load",
-	  .arg = "N", .def_text = "mtest 10, contest 1, fsbench 1", A(cfg.mtest_runs) },
+	  .arg = "N", .def_text = "mtest 10, contest 1, fsbench 1", A(cfg.mtest_runs),
+	  .used_by = "mtest,contest,fsbench" },
 	{ "option", UL_OPT_CALL, .short_name = 'o', .arg = "ITEM.NAME=VALUE",
 	  .set = set_item_option,
 	  .help = "set a load or probe option (see 'underload list loads -v')" },
@@ -235,6 +242,29 @@ static const struct ul_opt run_opts[] = {
 	  .help = "no progress" },
 	{ NULL },
 };
+
+bool ul_run_opt_reads(const struct ul_opt *o, const char *suite)
+{
+	size_t n = strlen(suite);
+
+	if (!o->used_by)
+		return true;
+	for (const char *p = o->used_by; (p = strstr(p, suite)); p += n)
+		if ((p == o->used_by || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+void ul_run_opts_read_by(const char *suite, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; run_opts[i].name && off < len; i++)
+		if (run_opts[i].used_by && ul_run_opt_reads(&run_opts[i], suite))
+			off += (size_t)snprintf(buf + off, len - off, "%s--%s", off ? " " : "",
+						run_opts[i].name);
+}
 
 /* The option groups of `run`: its own, then each suite's under its name.
  * Each suite's struct is allocated with its table's defaults. */

@@ -63,6 +63,9 @@ struct ul_opt {
 	 * -ERANGE with a message naming the option in err. */
 	int (*set)(void *base, const char *arg, char *err, size_t errlen);
 	unsigned flags; /* enum ul_opt_flags */
+	/* `run`'s own options only: the suites that read it, "resp,deadline";
+	 * NULL = every suite.  run refuses it when no selected suite is here. */
+	const char *used_by;
 };
 
 /* The target of a command-line option: a member of `type`. */

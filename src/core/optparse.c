@@ -245,7 +245,7 @@ void ul_opt_given_names(const struct ul_opt_group *g, char *buf, size_t len)
 }
 
 /* "(default: 20s)" as --help and the man page say it, or "" for none. */
-static void default_text(const struct ul_opt *o, char *buf, size_t len)
+static void default_only(const struct ul_opt *o, char *buf, size_t len)
 {
 	char v[48];
 
@@ -260,6 +260,19 @@ static void default_text(const struct ul_opt *o, char *buf, size_t len)
 		return;
 	ul_opt_fmt(o, o->def, v, sizeof(v));
 	snprintf(buf, len, "(default: %s)", v);
+}
+
+/* The default, after "(only resp,deadline)" for an option only some
+ * suites read (struct ul_opt's used_by). */
+static void default_text(const struct ul_opt *o, char *buf, size_t len)
+{
+	char def[160];
+
+	default_only(o, def, sizeof(def));
+	if (o->used_by)
+		snprintf(buf, len, "(only %s)%s%s", o->used_by, *def ? " " : "", def);
+	else
+		snprintf(buf, len, "%s", def);
 }
 
 static void opt_synopsis(const struct ul_opt *o, char *buf, size_t len)
