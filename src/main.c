@@ -7,6 +7,8 @@
 #include "cmd/cmd.h"
 #include "core/log.h"
 #include "core/signals.h"
+#include "engine/engine.h"
+#include "model/suite.h"
 #include "probe/probe.h"
 #include "ul_config.h"
 
@@ -33,6 +35,7 @@ int main(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "__lsdir"))
 		return ul_probe_lsdir_main(argc, argv);
 	ul_signals_init();
+	ul_suites_install(ul_engine_suites);
 	/* Hidden: the man page's generated OPTIONS sections (docs/update-man). */
 	if (argc >= 2 && !strcmp(argv[1], "__man-options"))
 		return ul_cmd_man_options(argc - 1, argv + 1) || ul_stdout_close() ? UL_EXIT_ERROR

@@ -28,6 +28,10 @@
 #define UL_MAX_SUITES 16 /* suites in the registry */
 #define UL_MAX_UNDER 8	 /* loads in --under */
 
+/* Every suite, from engine/suites/suites.def, NULL-terminated: what a
+ * program installs with ul_suites_install() (model/suite.h) at start. */
+extern const struct ul_suite *const ul_engine_suites[];
+
 /* Exit classes of a run, mapped to exit codes by cmd/run.c. */
 enum ul_engine_result {
 	UL_ENGINE_OK = 0,

@@ -1,9 +1,81 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Lookups in a suite's tests and metrics (the registry itself: engine/suites/registry.c). */
+/*
+ * The installed suite registry, and lookups in a suite's tests and
+ * metrics.  The list itself is the engine's (engine/suites/registry.c).
+ */
 #include "core/compat.h"
 #include "model/suite.h"
+#include "model/model.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+static const struct ul_suite *const *installed;
+
+void ul_suites_install(const struct ul_suite *const *list)
+{
+	installed = list;
+}
+
+/* The installed list; none is a bug of the program's start (see suite.h). */
+static const struct ul_suite *const *suites(void)
+{
+	if (!installed) {
+		fputs("underload: bug: suite lookup before ul_suites_install()\n", stderr);
+		abort();
+	}
+	return installed;
+}
+
+size_t ul_suite_count(void)
+{
+	const struct ul_suite *const *list = suites();
+	size_t n = 0;
+
+	while (list[n])
+		n++;
+	return n;
+}
+
+const struct ul_suite *ul_suite_at(size_t i)
+{
+	return i < ul_suite_count() ? suites()[i] : NULL;
+}
+
+const struct ul_suite *ul_suite_find(const char *name)
+{
+	for (size_t i = 0; i < ul_suite_count(); i++)
+		if (!strcmp(suites()[i]->name, name))
+			return suites()[i];
+	return NULL;
+}
+
+void ul_suite_names(char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < ul_suite_count() && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
+					suites()[i]->name);
+}
+
+size_t ul_suite_index(const struct ul_suite *suite)
+{
+	for (size_t i = 0; i < ul_suite_count(); i++)
+		if (suites()[i] == suite)
+			return i;
+	return SIZE_MAX; /* not registered: a bug the caller reports */
+}
+
+const char *ul_suite_cell_test(const struct ul_cell *cell)
+{
+	const struct ul_suite *suite = ul_suite_find(cell->suite);
+
+	return suite && suite->tests && suite->tests[0].load && suite->tests[0].name ? cell->probe
+										   : cell->load;
+}
 
 size_t ul_suite_n_tests(const struct ul_suite *suite)
 {

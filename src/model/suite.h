@@ -102,7 +102,15 @@ struct ul_suite {
 				const int64_t **v);
 };
 
-/* The registry (engine/suites/registry.c, from engine/suites/suites.def). */
+/*
+ * The registry.  The suites are the engine's (engine/suites/suites.def);
+ * the program that links the engine installs their NULL-terminated list
+ * once at start, before any lookup: main(), the unit-test runner and the
+ * fuzzers call ul_suites_install(ul_engine_suites).  model/ keeps only the
+ * pointer, so report/ and stats/ look suites up without depending on the
+ * engine.  A lookup before the install is a bug and aborts, saying so.
+ */
+void ul_suites_install(const struct ul_suite *const *list);
 const struct ul_suite *ul_suite_find(const char *name);
 /* Every suite's name, ", "-separated, cut to fit len. */
 void ul_suite_names(char *buf, size_t len);

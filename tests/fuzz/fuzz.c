@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Helpers shared by the fuzz targets (fuzz.h). */
 #include "fuzz.h"
+#include "engine/engine.h"
+#include "model/suite.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -11,6 +13,15 @@
 #include <unistd.h>
 
 static char fuzz_dir[4096];
+
+/* libFuzzer calls it once before the first input: the program's start. */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	ul_suites_install(ul_engine_suites);
+	return 0;
+}
 
 char *ul_fuzz_cstr(const uint8_t *data, size_t size)
 {

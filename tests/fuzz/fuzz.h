@@ -12,6 +12,8 @@
 #include <stdint.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* Installs the suite registry, as main() does (fuzz.c). */
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 /* A malloc'ed NUL-terminated copy of the input (a NUL inside ends it early). */
 char *ul_fuzz_cstr(const uint8_t *data, size_t size);

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The suite registry, expanded from suites.def (one folder a line), and
- * which of a suite's tests a run asks for.  The lookups by name are
- * declared in model/suite.h so report/ and stats/ can read a suite's data
- * (its tests' order, its metrics) without including the engine.
+ * which of a suite's tests a run asks for.  The program installs the list
+ * at start (ul_suites_install() in model/suite.h), where the lookups by
+ * name live, so report/ and stats/ read a suite's data (its tests' order,
+ * its metrics) without depending on the engine.
  */
 #include "core/compat.h"
-#include "core/registry.h"
 #include "engine/engine.h"
 #include "load/load.h"
 
@@ -16,33 +16,15 @@
 #include "engine/suites/suites.def"
 #undef UL_SUITE
 
-static const struct ul_suite *const suites[] = {
+const struct ul_suite *const ul_engine_suites[] = {
 #define UL_SUITE(file, ident) &ul_suite_##ident,
 #include "engine/suites/suites.def"
 #undef UL_SUITE
 	NULL,
 };
 /* Each suite has its slot in the UL_MAX_SUITES arrays (engine.h, cmd/run.h). */
-_Static_assert(UL_ARRAY_SIZE(suites) - 1 <= UL_MAX_SUITES, "suites.def lists more suites than UL_MAX_SUITES");
-
-UL_REGISTRY_LOOKUPS(struct ul_suite, ul_suite, suites)
-UL_REGISTRY_NAMES(struct ul_suite, ul_suite, suites)
-
-size_t ul_suite_index(const struct ul_suite *suite)
-{
-	for (size_t i = 0; i < ul_suite_count(); i++)
-		if (suites[i] == suite)
-			return i;
-	return SIZE_MAX; /* not registered: a bug the caller reports */
-}
-
-const char *ul_suite_cell_test(const struct ul_cell *cell)
-{
-	const struct ul_suite *suite = ul_suite_find(cell->suite);
-
-	return suite && suite->tests && suite->tests[0].load && suite->tests[0].name ? cell->probe
-										   : cell->load;
-}
+_Static_assert(UL_ARRAY_SIZE(ul_engine_suites) - 1 <= UL_MAX_SUITES,
+	       "suites.def lists more suites than UL_MAX_SUITES");
 
 bool ul_suite_accepts_test(const struct ul_suite *suite, const char *name)
 {
