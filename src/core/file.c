@@ -5,7 +5,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 int ul_write_file(const char *path, const char *text)
@@ -100,4 +102,18 @@ int ul_path_join(char *out, size_t len, const char *dir, const char *name)
 	int n = snprintf(out, len, "%s/%s", dir, name);
 
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+void ul_test_hold(const char *env_name)
+{
+	const char *path = getenv(env_name);
+	const struct timespec hold = { 2, 0 };
+	int fd;
+
+	if (!path || !path[0])
+		return;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
+	nanosleep(&hold, NULL);
 }

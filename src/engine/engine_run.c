@@ -8,6 +8,7 @@
  */
 #include "core/compat.h"
 #include "engine/engine.h"
+#include "core/file.h"
 #include "core/log.h"
 #include "core/parse.h"
 #include "core/sysinfo.h"
@@ -253,26 +254,6 @@ static int engine_measure(struct ul_engine *eng, const struct ul_suite *const *s
 }
 
 /*
- * Test seam: with $UL_TEST_TEARDOWN_HOLD naming a file, the end of the
- * teardown (status stored, journal closed, signals still blocked) creates
- * that file and holds for 2 s, so a test can send a signal there
- * (tests/cli/t0105).
- */
-static void test_hold_teardown(void)
-{
-	const char *path = getenv("UL_TEST_TEARDOWN_HOLD");
-	const struct timespec hold = { 2, 0 };
-	int fd;
-
-	if (!path || !path[0])
-		return;
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd >= 0)
-		close(fd);
-	nanosleep(&hold, NULL);
-}
-
-/*
  * Undoes what the run made, in order: every process first (they may hold
  * files open in the scratch directory or live in the cgroup), then the
  * system changes, then the directory, then the status, then the journal.
@@ -303,7 +284,8 @@ static int engine_teardown(struct ul_engine *eng, int result, bool begun)
 	if (eng->journal.fd >= 0)
 		ul_journal_finish(&eng->journal);
 	free(eng->kept);
-	test_hold_teardown();
+	/* Test seam: status stored, journal closed, signals still blocked (t0105). */
+	ul_test_hold("UL_TEST_TEARDOWN_HOLD");
 	return result;
 }
 

@@ -61,25 +61,6 @@ int ul_load_write_all(int fd, const void *buf, size_t len)
  * is SIGKILLed alone).  A worker's exit status carries its errno.
  */
 /*
- * Test seam: with $UL_TEST_LOAD_STOP_HOLD naming a file, a stopped leader
- * creates that file and holds its stop for 2 s, so a test can send the
- * supervisor a signal while it is stopping a load (tests/cli/t0004).
- */
-static void test_hold_stop(void)
-{
-	const char *path = getenv("UL_TEST_LOAD_STOP_HOLD");
-	const struct timespec hold = { 2, 0 };
-	int fd;
-
-	if (!path || !path[0])
-		return;
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd >= 0)
-		close(fd);
-	nanosleep(&hold, NULL);
-}
-
-/*
  * The leader's wait while its workers work: until SIGTERM (the stop:
  * *stopping) or a worker's end, which is the load's failure (its exit
  * status as the errno, EPIPE when killed or exiting 0).  Reaped workers
@@ -100,7 +81,8 @@ static int watch_workers(const sigset_t *waitset, pid_t *pids, int n, int *live,
 		}
 		if (sig == SIGTERM) {
 			*stopping = true;
-			test_hold_stop();
+			/* Test seam: a signal to the supervisor while it stops a load (t0004). */
+			ul_test_hold("UL_TEST_LOAD_STOP_HOLD");
 			break;
 		}
 		while (!err && (pid = waitpid(-1, &st, WNOHANG)) != 0) {
