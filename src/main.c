@@ -39,7 +39,7 @@ int main(int argc, char **argv)
 	/* Hidden: the man page's generated OPTIONS sections (docs/update-man). */
 	if (argc >= 2 && !strcmp(argv[1], "__man-options"))
 		return ul_cmd_man_options(argc - 1, argv + 1) || ul_stdout_close() ? UL_EXIT_ERROR
-										 : UL_EXIT_OK;
+										   : UL_EXIT_OK;
 	if (argc < 2) {
 		usage(stderr);
 		return UL_EXIT_USAGE;

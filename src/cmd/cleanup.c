@@ -59,8 +59,7 @@ static int mark_interrupted(void *arg, const char *store_uri, const char *uuid, 
 
 		if (finished_ns > 0 && gmtime_r(&t, &tm))
 			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
-		printf("marked run %s interrupted (finished at %s) in %s\n", uuid, when,
-		       store_uri);
+		printf("marked run %s interrupted (finished at %s) in %s\n", uuid, when, store_uri);
 	}
 	return rc;
 }

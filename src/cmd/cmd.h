@@ -62,10 +62,13 @@ const struct ul_cmd *ul_cmd_at(size_t i);
 
 /* The --db option of every command that opens the store: one entry of its
  * table, stored in `type`'s `db` member (const char *; NULL = default). */
-#define UL_CMD_OPT_DB(type)                                                                \
-	{ "db", UL_OPT_STRING, .arg = "PATH", UL_OPT_AT(type, db), .help = "results database", \
-	  .def_text = "$XDG_DATA_HOME/underload/results.db",                               \
-	  .man = "Without XDG_DATA_HOME:\n.IR ~/.local/share/underload/results.db ." }
+#define UL_CMD_OPT_DB(type)                                                                        \
+	{                                                                                          \
+		"db", UL_OPT_STRING,                                                               \
+			.arg = "PATH", UL_OPT_AT(type, db), .help = "results database",            \
+			.def_text = "$XDG_DATA_HOME/underload/results.db",                         \
+			.man = "Without XDG_DATA_HOME:\n.IR ~/.local/share/underload/results.db ." \
+	}
 
 /* The whole table of a command whose only option is --db (import, relabel). */
 struct ul_cmd_db_args {
@@ -151,7 +154,7 @@ int ul_cmd_run_exit(const struct ul_store *st, int rc);
  */
 struct ul_cmd_named {
 	bool is_label;
-	const char *label;	    /* is_label: the label (inside the name given) */
+	const char *label;	   /* is_label: the label (inside the name given) */
 	struct ul_run_summary run; /* !is_label: the run */
 };
 int ul_cmd_name(struct ul_store *st, const char *cmd, const struct ul_run_summary *sum, size_t n,

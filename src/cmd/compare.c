@@ -245,7 +245,8 @@ static int add_named(struct cmp_state *st, const char *name, bool front)
 			return UL_EXIT_ERROR;
 	}
 	if (nm.is_label)
-		return g ? 0 : ul_usage_error("compare", "label '%.64s' has no finished run", nm.label);
+		return g ? 0
+			 : ul_usage_error("compare", "label '%.64s' has no finished run", nm.label);
 	run = get_run(st, nm.run.id); /* loaded once */
 	if (!run)
 		return UL_EXIT_ERROR;
@@ -279,8 +280,9 @@ static int add_defaults(struct cmp_state *st)
 			return UL_EXIT_ERROR;
 		g = group_of(st, s->label, false);
 		if (!g)
-			return ul_usage_error("compare", "more than %d labels: name the ones to "
-							 "compare",
+			return ul_usage_error("compare",
+					      "more than %d labels: name the ones to "
+					      "compare",
 					      UL_RUNCMP_MAX_GROUPS);
 		if (group_add(g, run))
 			return UL_EXIT_ERROR;
@@ -288,7 +290,7 @@ static int add_defaults(struct cmp_state *st)
 	/* oldest newest-run first: the first measured label is the baseline */
 	for (size_t i = 1; i < st->n_groups; i++)
 		for (size_t j = i; j > 0 && st->groups[j].runs[0]->started_wall_ns <
-						   st->groups[j - 1].runs[0]->started_wall_ns;
+						    st->groups[j - 1].runs[0]->started_wall_ns;
 		     j--) {
 			struct ul_runcmp_group t = st->groups[j];
 
@@ -464,7 +466,8 @@ static int run_compare(struct cmp_state *st, const struct cmp_args *a)
 		c.opts = a->opts;
 		c.groups = st->groups;
 		c.n_groups = st->n_groups;
-	} else if (ul_runcmp_build_unit(st->groups, st->n_groups, metrics, nm, &a->opts, a->unit, &c) ||
+	} else if (ul_runcmp_build_unit(st->groups, st->n_groups, metrics, nm, &a->opts, a->unit,
+					&c) ||
 		   ul_compare_env(&c)) {
 		ul_runcmp_free(&c);
 		ul_oom();
@@ -501,7 +504,8 @@ static int select_groups(struct cmp_state *st, const struct cmp_args *a)
 		rc = add_named(st, a->baseline, true);
 	}
 	if (!rc && !st->n_groups) {
-		ul_error("compare: no finished run stored%s", a->n_names ? " under those names" : "");
+		ul_error("compare: no finished run stored%s",
+			 a->n_names ? " under those names" : "");
 		rc = UL_EXIT_ERROR;
 	}
 	return rc;

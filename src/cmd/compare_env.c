@@ -60,8 +60,21 @@ static void item_options(const char *argv, bool want_probe, char *buf, size_t le
 }
 
 enum prop_kind {
-	P_RELEASE, P_VERSION, P_HOST, P_CPUS, P_MODEL, P_MEM, P_SWAP, P_LIMIT, P_BUDGET,
-	P_RUNSWAP, P_TOOL, P_INTERVAL, P_POINTS, P_PROBE, P_LOAD,
+	P_RELEASE,
+	P_VERSION,
+	P_HOST,
+	P_CPUS,
+	P_MODEL,
+	P_MEM,
+	P_SWAP,
+	P_LIMIT,
+	P_BUDGET,
+	P_RUNSWAP,
+	P_TOOL,
+	P_INTERVAL,
+	P_POINTS,
+	P_PROBE,
+	P_LOAD,
 };
 
 static const struct prop {
@@ -69,13 +82,20 @@ static const struct prop {
 	enum prop_kind kind;
 	bool unfair; /* a difference makes the comparison unfair */
 } props[] = {
-	{ "kernel release", P_RELEASE, false }, { "kernel version", P_VERSION, false },
-	{ "host", P_HOST, false },		{ "CPU count", P_CPUS, false },
-	{ "CPU model", P_MODEL, false },	{ "memory", P_MEM, false },
-	{ "swap", P_SWAP, false },		{ "memory limit", P_LIMIT, true },
-	{ "memory budget", P_BUDGET, true },	{ "swap file", P_RUNSWAP, false },
-	{ "tool version", P_TOOL, true },	{ "interval", P_INTERVAL, false },
-	{ "points", P_POINTS, false },		{ "probe options", P_PROBE, true },
+	{ "kernel release", P_RELEASE, false },
+	{ "kernel version", P_VERSION, false },
+	{ "host", P_HOST, false },
+	{ "CPU count", P_CPUS, false },
+	{ "CPU model", P_MODEL, false },
+	{ "memory", P_MEM, false },
+	{ "swap", P_SWAP, false },
+	{ "memory limit", P_LIMIT, true },
+	{ "memory budget", P_BUDGET, true },
+	{ "swap file", P_RUNSWAP, false },
+	{ "tool version", P_TOOL, true },
+	{ "interval", P_INTERVAL, false },
+	{ "points", P_POINTS, false },
+	{ "probe options", P_PROBE, true },
 	{ "load options", P_LOAD, false },
 };
 

@@ -126,8 +126,8 @@ static int write_output(const char *path, bool csv, struct ul_run *runs, size_t 
 	const struct export_out o = { csv, runs, n };
 
 	if (!path)
-		return write_runs(stdout, csv, runs, n) ? ul_error("cannot write the export"), UL_EXIT_ERROR
-							: UL_EXIT_OK;
+		return write_runs(stdout, csv, runs, n) ? ul_error("cannot write the export"),
+		       UL_EXIT_ERROR			: UL_EXIT_OK;
 	return ul_outfile_write(path, write_export, &o) ? UL_EXIT_ERROR : UL_EXIT_OK;
 }
 

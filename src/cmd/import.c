@@ -153,7 +153,8 @@ static int open_ours(int dirfd, const char *name, char *why, size_t len)
 	else if (sb.st_uid != geteuid())
 		snprintf(why, len, "owned by uid %u, not by us", (unsigned)sb.st_uid);
 	else if (sb.st_mode & (S_IWGRP | S_IWOTH))
-		snprintf(why, len, "writable by others (mode %04o)", (unsigned)(sb.st_mode & 07777));
+		snprintf(why, len, "writable by others (mode %04o)",
+			 (unsigned)(sb.st_mode & 07777));
 	else
 		return fd;
 	close(fd);
@@ -181,14 +182,16 @@ static int load_recovery(struct ul_store *st, int fd, const char *path, const ch
 	if (rc) {
 		ul_exchange_free(runs, n);
 		ul_warning("recovery file '%s' left in place: not a run %s export "
-			   "('underload import' of it says why)", ul_esc(path), uuid);
+			   "('underload import' of it says why)",
+			   ul_esc(path), uuid);
 		return -1;
 	}
 	rc = st->ops->was_deleted(st, uuid);
 	if (rc == 1) {
 		ul_exchange_free(runs, n);
 		ul_note("run %s was deleted ('underload rm') while it was measuring: its recovery "
-			"file '%s' is removed, not loaded", uuid, ul_esc(path));
+			"file '%s' is removed, not loaded",
+			uuid, ul_esc(path));
 		return 0;
 	}
 	if (rc < 0) {

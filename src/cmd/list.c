@@ -97,8 +97,10 @@ static int list_items(const char *topic, bool verbose)
 			putchar('\n');
 		}
 	} else {
-		return ul_usage_error("list", "unknown topic '%s' (known: runs, loads, probes, "
-					      "suites, formats)", topic);
+		return ul_usage_error("list",
+				      "unknown topic '%s' (known: runs, loads, probes, "
+				      "suites, formats)",
+				      topic);
 	}
 	return UL_EXIT_OK;
 }
@@ -135,8 +137,17 @@ static bool keep_run(const struct ul_run_summary *r, const struct run_filter *f)
 }
 
 /* The columns of `list`: names left-aligned, counts right-aligned. */
-enum { RUN_ID, RUN_UUID, RUN_LABEL, RUN_HOST, RUN_DATE, RUN_SUITES, RUN_STATUS, RUN_TESTS,
-       RUN_COLS };
+enum {
+	RUN_ID,
+	RUN_UUID,
+	RUN_LABEL,
+	RUN_HOST,
+	RUN_DATE,
+	RUN_SUITES,
+	RUN_STATUS,
+	RUN_TESTS,
+	RUN_COLS
+};
 
 static const char *const run_titles[RUN_COLS] = {
 	"id", "uuid", "label", "host", "date (UTC)", "suites", "status", "tests",
@@ -209,7 +220,7 @@ static int parse_since(const char *text, int64_t *out_ns)
 	size_t len = strlen(text);
 
 	for (const char *const *f = (const char *const[]){ "%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M",
-							    "%Y-%m-%d", NULL };
+							   "%Y-%m-%d", NULL };
 	     *f; f++) {
 		memset(&tm, 0, sizeof(tm));
 		end = strptime(text, *f, &tm);
@@ -218,7 +229,7 @@ static int parse_since(const char *text, int64_t *out_ns)
 
 			/* Past 2262 the ns count overflows: later than any run. */
 			*out_ns = t > INT64_MAX / UL_NS_PER_SEC ? INT64_MAX
-								  : (int64_t)t * UL_NS_PER_SEC;
+								: (int64_t)t * UL_NS_PER_SEC;
 			return 0;
 		}
 	}
@@ -252,22 +263,25 @@ static int set_since(void *base, const char *arg, char *err, size_t errlen)
 
 	if (!parse_since(arg, &a->filter.since_wall_ns))
 		return 0;
-	snprintf(err, errlen, "--since '%s': expected YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS] (UTC) or "
-			      "an age such as 3d, 12h, 30m", arg);
+	snprintf(err, errlen,
+		 "--since '%s': expected YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS] (UTC) or "
+		 "an age such as 3d, 12h, 30m",
+		 arg);
 	return -EINVAL;
 }
 
 #define L(member) UL_OPT_AT(struct list_args, member)
 static const struct ul_opt list_opts[] = {
 	UL_CMD_OPT_DB(struct list_args),
-	{ "label", UL_OPT_STRING, .arg = "L", L(filter.label), .help = "only runs labelled exactly L" },
+	{ "label", UL_OPT_STRING, .arg = "L", L(filter.label),
+	  .help = "only runs labelled exactly L" },
 	{ "suite", UL_OPT_STRING, .arg = "S", L(filter.suite), .help = "only runs of suite S" },
 	{ "since", UL_OPT_CALL, .arg = "WHEN", .set = set_since,
 	  .help = "only runs started at or after WHEN: YYYY-MM-DD[THH:MM[:SS]] (UTC), or an age "
 		  "such as 3d, 12h, 30m" },
 	{ "host", UL_OPT_STRING, .arg = "H", L(filter.host), .help = "only runs made on host H" },
-	{ "verbose", UL_OPT_FLAG, 0, 1, 0, .short_name = 'v', L(verbose),
-	  .help = "show options", .flags = UL_OPTF_NO_DEFAULT },
+	{ "verbose", UL_OPT_FLAG, 0, 1, 0, .short_name = 'v', L(verbose), .help = "show options",
+	  .flags = UL_OPTF_NO_DEFAULT },
 	{ NULL },
 };
 
@@ -286,7 +300,8 @@ int ul_cmd_list(int argc, char **argv)
 	if (first == argc || !strcmp(argv[first], "runs"))
 		return list_runs(a.db, &a.filter);
 	if (a.filter.label || a.filter.suite || a.filter.host || a.filter.since_wall_ns)
-		return ul_usage_error("list", "--label, --suite, --since and --host filter runs only");
+		return ul_usage_error("list",
+				      "--label, --suite, --since and --host filter runs only");
 	return list_items(argv[first], a.verbose);
 }
 

@@ -46,8 +46,9 @@ int ul_cmd_name(struct ul_store *st, const char *cmd, const struct ul_run_summar
 			return ul_error("%s", st->err), UL_EXIT_ERROR;
 	}
 	if (!rc && a_label)
-		return ul_usage_error(cmd, "'%.64s' is both a label and a run: write '" LABEL_PREFIX
-					   "%.64s' or '" RUN_PREFIX "%.64s'",
+		return ul_usage_error(cmd,
+				      "'%.64s' is both a label and a run: write '" LABEL_PREFIX
+				      "%.64s' or '" RUN_PREFIX "%.64s'",
 				      name, name, name);
 	if (a_label) {
 		out->is_label = true;

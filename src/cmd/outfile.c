@@ -86,7 +86,8 @@ static bool is_store(int dfd, const char *name, const struct stat *st)
 			snprintf(file, sizeof(file), "%s%s", protected_paths[i], store_suffixes[k]);
 			if (st && !stat(file, &f) && same_file(st, &f))
 				return true;
-			if (same_dir && !strncmp(name, base, blen) && !strcmp(name + blen, store_suffixes[k]))
+			if (same_dir && !strncmp(name, base, blen) &&
+			    !strcmp(name + blen, store_suffixes[k]))
 				return true;
 		}
 	}
@@ -133,14 +134,16 @@ static int check_target(int dfd, const char *shown, const char *name, const stru
 {
 	if (is_store(dfd, name, st))
 		return ul_error("refusing to write '%s': it is the results database or one of its "
-				"journal files", shown);
+				"journal files",
+				shown);
 	if (!st)
 		return 0;
 	if (S_ISLNK(st->st_mode))
 		return ul_error("refusing to write '%s': a symlink (name its target)", shown);
 	if (!S_ISREG(st->st_mode) && !S_ISCHR(st->st_mode) && !S_ISFIFO(st->st_mode))
 		return ul_error("refusing to write '%s': not a regular file, a character device or "
-				"a FIFO", shown);
+				"a FIFO",
+				shown);
 	if (!owner_ok(st))
 		return ul_error("refusing to write '%s': owned by another user (uid %u)", shown,
 				(unsigned)st->st_uid);
@@ -226,7 +229,8 @@ static void release_term_signals(const struct sig_guard *g)
  * with the terminating signals blocked so none falls between the two. */
 static int make_tmp(const struct sig_guard *g, int dfd, const char *name)
 {
-	static const char chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	static const char chars[] =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 	char tmp[NAME_MAX + 1];
 	sigset_t old;
 	int fd = -EEXIST;
@@ -330,11 +334,13 @@ static int replace_at(int dfd, const char *shown, const char *name, ul_outfile_w
 static int write_in_place(int dfd, const char *shown, const char *name, const struct stat *seen,
 			  ul_outfile_writer write, const void *arg)
 {
-	int fd = openat(dfd, name, O_WRONLY | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK), fl, rc;
+	int fd = openat(dfd, name, O_WRONLY | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK), fl,
+	    rc;
 	struct stat st;
 
 	if (fd < 0 && errno == ENXIO)
-		return ul_error("cannot write '%s': no process has the FIFO open for reading", shown);
+		return ul_error("cannot write '%s': no process has the FIFO open for reading",
+				shown);
 	if (fd < 0)
 		return ul_error_errno(errno, "cannot write '%s'", shown);
 	if (fstat(fd, &st) || !same_file(&st, seen) || check_target(dfd, shown, name, &st)) {
@@ -405,8 +411,9 @@ int ul_outfile_open_dir(const char *path)
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && (errno == ELOOP || errno == ENOTDIR))
 		return ul_error("refusing to write into '%s': %s", dir,
-				!lstat(dir, &st) && S_ISLNK(st.st_mode) ? "a symlink (name its target)"
-									: "not a directory");
+				!lstat(dir, &st) && S_ISLNK(st.st_mode)
+					? "a symlink (name its target)"
+					: "not a directory");
 	if (fd < 0)
 		return ul_error_errno(errno, "cannot write into '%s'", dir);
 	if (fstat(fd, &st)) {
@@ -417,7 +424,8 @@ int ul_outfile_open_dir(const char *path)
 	if (!owner_ok(&st) || (st.st_uid != geteuid() && (st.st_mode & (S_IWGRP | S_IWOTH)))) {
 		close(fd);
 		return ul_error("refusing to write into '%s': %s", dir,
-				owner_ok(&st) ? "other users may write in it" : "owned by another user");
+				owner_ok(&st) ? "other users may write in it"
+					      : "owned by another user");
 	}
 	return fd;
 }

@@ -48,12 +48,16 @@ void ul_default_formats(const char *suites, char *buf, size_t len)
 static int check_path(const char *cmd, const char *fmt, const char *path)
 {
 	if (path[0] == '=' || strlen(path) >= PATH_MAX || path[strlen(path) - 1] == '/')
-		return ul_usage_error(cmd, "bad file name for format '%s' in --format: want "
-					   "--format %s=FILE", fmt, fmt);
+		return ul_usage_error(cmd,
+				      "bad file name for format '%s' in --format: want "
+				      "--format %s=FILE",
+				      fmt, fmt);
 	for (const char *c = path; *c; c++)
 		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			return ul_usage_error(cmd, "file name for format '%s' in --format holds a "
-						   "control character", fmt);
+			return ul_usage_error(cmd,
+					      "file name for format '%s' in --format holds a "
+					      "control character",
+					      fmt);
 	return ul_outfile_check(path);
 }
 
@@ -77,7 +81,8 @@ int ul_outputs_parse(const char *cmd, const char *spec, struct ul_outputs *outs)
 		f = ul_format_find(tok);
 		if (!f) {
 			ul_format_names(names, sizeof(names));
-			ul_usage_error(cmd, "unknown format '%s' in --format (known: %s)", tok, names);
+			ul_usage_error(cmd, "unknown format '%s' in --format (known: %s)", tok,
+				       names);
 			rc = -1;
 			break;
 		}

@@ -313,8 +313,10 @@ int ul_cmd_report(int argc, char **argv)
 		for (size_t i = 0; i < n; i++)
 			found |= !strcmp(runs[i].label, a.baseline);
 		if (!found)
-			ret = ul_usage_error("report", "--baseline '%s': not a label of the runs "
-						       "reported on", a.baseline);
+			ret = ul_usage_error("report",
+					     "--baseline '%s': not a label of the runs "
+					     "reported on",
+					     a.baseline);
 	}
 	if (ret == UL_EXIT_OK)
 		ret = write_report(&a, dfd, ptrs, n);

@@ -64,9 +64,11 @@ static int rm_runs(struct ul_store *st, char **refs, int n, const struct rm_args
 		if (ret)
 			return ret;
 		if (rs[i].status == UL_RUN_RUNNING && !a->force)
-			return ul_error("run %lld (%s) is running: it may still be measuring (after a "
-					"kill, 'underload cleanup' marks it interrupted); --force "
-					"deletes it anyway", (long long)rs[i].id, rs[i].uuid),
+			return ul_error(
+				       "run %lld (%s) is running: it may still be measuring (after a "
+				       "kill, 'underload cleanup' marks it interrupted); --force "
+				       "deletes it anyway",
+				       (long long)rs[i].id, rs[i].uuid),
 			       UL_EXIT_ERROR;
 	}
 	for (int i = 0; i < n; i++) {
@@ -100,7 +102,8 @@ int ul_cmd_rm(int argc, char **argv)
 	if (first == argc)
 		return ul_usage_error("rm", "expected at least one RUN");
 	if (!a.yes && !isatty(STDIN_FILENO))
-		return ul_usage_error("rm", "not on a terminal: give --yes to delete without asking");
+		return ul_usage_error("rm",
+				      "not on a terminal: give --yes to delete without asking");
 	ret = ul_cmd_open_store_rw(a.db, &store);
 	if (ret)
 		return ret;

@@ -31,11 +31,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char run_usage[] =
-	"usage: underload run [options] [SUITE...]\n"
-	"\n"
-	"Run suites (default: resp) and store every raw sample.\n"
-	"\n";
+static const char run_usage[] = "usage: underload run [options] [SUITE...]\n"
+				"\n"
+				"Run suites (default: resp) and store every raw sample.\n"
+				"\n";
 
 static const char run_epilog[] =
 	"\n"
@@ -55,15 +54,16 @@ static int parse_tests(struct run_args *a)
 			known |= ul_suite_accepts_test(a->suites[s], tok);
 		for (size_t i = 0; i < a->cfg.n_tests; i++)
 			if (!strcmp(a->cfg.tests[i], tok))
-				return ul_usage_error("run", "test '%s' named twice in --tests", tok);
+				return ul_usage_error("run", "test '%s' named twice in --tests",
+						      tok);
 		if (!known) {
 			char names[2048];
 			size_t off = 0;
 
 			names[0] = '\0';
 			for (size_t s = 0; s < a->n_suites; s++)
-				for (size_t i = 0; a->suites[s]->tests[i].load && off < sizeof(names);
-				     i++)
+				for (size_t i = 0;
+				     a->suites[s]->tests[i].load && off < sizeof(names); i++)
 					off += (size_t)snprintf(
 						names + off, sizeof(names) - off, "%s%s",
 						off ? ", " : "",
@@ -145,7 +145,8 @@ static int select_suites(struct run_args *a, int argc, char **argv, int first)
 
 		if (!s) {
 			ul_suite_names(names, sizeof(names));
-			return ul_usage_error("run", "unknown suite '%s' (known: %s)", argv[i], names);
+			return ul_usage_error("run", "unknown suite '%s' (known: %s)", argv[i],
+					      names);
 		}
 		for (size_t j = 0; j < a->n_suites; j++)
 			if (a->suites[j] == s)
@@ -176,8 +177,10 @@ static int check_suite_opts(const struct run_args *a)
 			selected |= a->suites[i] == s;
 		if (!selected && a->groups[gi].given) {
 			ul_opt_given_names(&a->groups[gi], err, sizeof(err));
-			return ul_usage_error("run", "%s options (%s) need the %s suite: "
-					      "underload run %s", s->name, err, s->name, s->name);
+			return ul_usage_error("run",
+					      "%s options (%s) need the %s suite: "
+					      "underload run %s",
+					      s->name, err, s->name, s->name);
 		}
 		if (selected && s->check_opts &&
 		    s->check_opts(a->suite_opts[ul_suite_index(s)], err, sizeof(err)))
@@ -207,8 +210,10 @@ static int check_unused_opts(const struct run_args *a)
 						a->suites[k]->name);
 		}
 		if (!used)
-			return ul_usage_error("run", "--%s is not used by the suite%s %s: only %s read "
-					      "it", o->name, a->n_suites == 1 ? "" : "s", sel,
+			return ul_usage_error("run",
+					      "--%s is not used by the suite%s %s: only %s read "
+					      "it",
+					      o->name, a->n_suites == 1 ? "" : "s", sel,
 					      o->used_by);
 	}
 	return 0;
@@ -276,7 +281,8 @@ static int fill_run(const struct run_args *a, int argc, char **argv, struct ul_r
 	rc = ul_host_read(&run->host);
 	if (rc)
 		return ul_error_errno(rc, "cannot read host facts from /proc");
-	snprintf(run->label, sizeof(run->label), "%s", a->label ? a->label : run->host.kernel_release);
+	snprintf(run->label, sizeof(run->label), "%s",
+		 a->label ? a->label : run->host.kernel_release);
 	snprintf(run->tool_version, sizeof(run->tool_version), "%s", UL_VERSION);
 	join_argv(argc, argv, run->argv, sizeof(run->argv));
 	join_suites(a, run->suites, sizeof(run->suites));
@@ -288,8 +294,8 @@ static int fill_run(const struct run_args *a, int argc, char **argv, struct ul_r
 	run->params.swap_bytes = a->cfg.swap_bytes;
 	/* The budget memory loads size against: the cgroup limit replaces
 	 * the ancestors' mem=96m reboot. */
-	run->params.mem_budget_bytes =
-		a->cfg.mem_limit_bytes ? a->cfg.mem_limit_bytes : run->host.mem_total_bytes;
+	run->params.mem_budget_bytes = a->cfg.mem_limit_bytes ? a->cfg.mem_limit_bytes
+							      : run->host.mem_total_bytes;
 	return 0;
 }
 

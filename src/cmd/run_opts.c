@@ -26,7 +26,8 @@ _Static_assert(1
 #define UL_SUITE UL_REGISTRY_ONE
 #include "engine/suites/suites.def"
 #undef UL_SUITE
-	       <= UL_OPT_GROUPS_MAX, "suites.def lists more suites than run's option groups hold");
+		       <= UL_OPT_GROUPS_MAX,
+	       "suites.def lists more suites than run's option groups hold");
 
 #define DEFAULT_SCRATCH_PARENT "/var/tmp"
 
@@ -42,12 +43,16 @@ static int set_under(void *base, const char *arg, char *err, size_t errlen)
 	cfg->n_under = 0;
 	for (tok = strtok_r(cfg->under_buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (!ul_load_find(tok))
-			return snprintf(err, errlen, "unknown load '%.64s' in --under (see 'underload "
-					"list loads')", tok), -EINVAL;
+			return snprintf(err, errlen,
+					"unknown load '%.64s' in --under (see 'underload "
+					"list loads')",
+					tok),
+			       -EINVAL;
 		for (size_t i = 0; i < cfg->n_under; i++)
 			if (!strcmp(cfg->under[i], tok))
 				return snprintf(err, errlen, "load '%.64s' named twice in --under",
-						tok), -EINVAL;
+						tok),
+				       -EINVAL;
 		if (cfg->n_under == UL_MAX_UNDER)
 			return snprintf(err, errlen, "at most %d loads in --under", UL_MAX_UNDER),
 			       -EINVAL;
@@ -133,7 +138,8 @@ static int set_item_option(void *base, const char *arg, char *err, size_t errlen
 		snprintf(err, errlen, "probe '%s': %s", item, why);
 		return -EINVAL;
 	}
-	snprintf(err, errlen, "unknown load or probe '%s' in -o (see 'underload list loads')", item);
+	snprintf(err, errlen, "unknown load or probe '%s' in -o (see 'underload list loads')",
+		 item);
 	return -EINVAL;
 }
 
@@ -171,12 +177,10 @@ static const struct ul_opt run_opts[] = {
 	{ "ci-target", UL_OPT_PCT, 1, 10000, 1000,
 	  "stop early once the median's 95% CI half-width is within PCT of the median",
 	  .arg = "PCT", A(cfg.ci_target_centi),
-	  .man = "A test still wider at max points is flagged noisy.",
-	  .used_by = "resp" },
+	  .man = "A test still wider at max points is flagged noisy.", .used_by = "resp" },
 	{ "sample-timeout", UL_OPT_DURATION, UL_NS_PER_MS, 24 * 3600 * UL_NS_PER_SEC,
 	  600 * UL_NS_PER_SEC, "a sample taking longer fails its test", .arg = "DUR",
-	  A(cfg.sample_timeout_ns),
-	  .used_by = "resp,mtest,fsbench" },
+	  A(cfg.sample_timeout_ns), .used_by = "resp,mtest,fsbench" },
 	{ "dir", UL_OPT_STRING, .arg = "PATH", A(dir), .def_str = DEFAULT_SCRATCH_PARENT,
 	  .help = "parent of the private scratch directory",
 	  .man = "It is removed at the end, after errors and after SIGINT/SIGTERM." },
@@ -207,8 +211,8 @@ static const struct ul_opt run_opts[] = {
 		 "network filesystems).  With\n.BR \\-\\-mem\\-limit ,\n"
 		 "the cgroup may swap at most SIZE." },
 	{ "monitor-interval", UL_OPT_DURATION, 10 * UL_NS_PER_MS, 3600 * UL_NS_PER_SEC,
-	  UL_NS_PER_SEC, "/proc sampler period, 0 = off", .arg = "DUR",
-	  A(cfg.monitor_interval_ns), .flags = UL_OPTF_ZERO_OFF,
+	  UL_NS_PER_SEC, "/proc sampler period, 0 = off", .arg = "DUR", A(cfg.monitor_interval_ns),
+	  .flags = UL_OPTF_ZERO_OFF,
 	  .man = "The sampler records /proc/stat, /proc/vmstat, /proc/meminfo,\n"
 		 "/proc/loadavg and /proc/pressure/* for every test; see\n"
 		 ".BR \"underload vmstat\" ." },
@@ -226,8 +230,8 @@ static const struct ul_opt run_opts[] = {
 	{ "deadline-rt", UL_OPT_FLAG, 0, 1, 0, A(cfg.deadline_rt),
 	  .help = "run that probe SCHED_FIFO when permitted", .flags = UL_OPTF_NO_DEFAULT },
 	{ "runs", UL_OPT_COUNT, 1, 10000, 0,
-	  "mtest runs; contest rounds, interleaved; fsbench rounds under each load",
-	  .arg = "N", .def_text = "mtest 10, contest 1, fsbench 1", A(cfg.mtest_runs),
+	  "mtest runs; contest rounds, interleaved; fsbench rounds under each load", .arg = "N",
+	  .def_text = "mtest 10, contest 1, fsbench 1", A(cfg.mtest_runs),
 	  .used_by = "mtest,contest,fsbench" },
 	{ "option", UL_OPT_CALL, .short_name = 'o', .arg = "ITEM.NAME=VALUE",
 	  .set = set_item_option,
@@ -284,9 +288,9 @@ static int build_groups(struct run_args *a)
 		ul_opt_apply_defaults(s->opts, a->suite_opts[i]);
 		a->cfg.suite_opts[i] = a->suite_opts[i];
 		snprintf(headings[i], sizeof(headings[i]), "%s suite", s->name);
-		a->groups[a->n_groups++] = (struct ul_opt_group){
-			.heading = headings[i], .opts = s->opts, .base = a->suite_opts[i]
-		};
+		a->groups[a->n_groups++] = (struct ul_opt_group){ .heading = headings[i],
+								  .opts = s->opts,
+								  .base = a->suite_opts[i] };
 	}
 	return 0;
 }

@@ -89,7 +89,6 @@ int ul_text_check(const char *s, size_t max, char *why, size_t whylen)
 	return 0;
 }
 
-
 static bool needs_u_escape(unsigned cp)
 {
 	return (cp >= 0x80 && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) ||

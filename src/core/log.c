@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* Longest message printed whole; a longer one keeps its head and tail. */
 #define MSG_MAX 1024
 #define MSG_HEAD 700

@@ -32,15 +32,15 @@ enum ul_opt_type {
 	UL_OPT_PCT,	 /* hundredths of a percent, "90%" */
 	UL_OPT_BOOL,	 /* 0 or 1: "yes"/"no"/"1"/"0" */
 	/* Command-line options only: */
-	UL_OPT_STRING,	 /* const char *, as given; max > 0 bounds its length in bytes */
-	UL_OPT_DIR,	 /* const char * naming an existing directory (checked at parse) */
-	UL_OPT_FLAG,	 /* no argument: stores `max` (write 0, 1, 0 for a plain flag) */
-	UL_OPT_CALL,	 /* `set` parses the argument */
-	UL_OPT_CHOICE,	 /* const char *: one of the '|'-separated words of `arg` ("json|csv") */
+	UL_OPT_STRING, /* const char *, as given; max > 0 bounds its length in bytes */
+	UL_OPT_DIR,    /* const char * naming an existing directory (checked at parse) */
+	UL_OPT_FLAG,   /* no argument: stores `max` (write 0, 1, 0 for a plain flag) */
+	UL_OPT_CALL,   /* `set` parses the argument */
+	UL_OPT_CHOICE, /* const char *: one of the '|'-separated words of `arg` ("json|csv") */
 };
 
 enum ul_opt_flags {
-	UL_OPTF_ZERO_OFF = 1 << 0, /* 0 is accepted besides min..max (it means "off") */
+	UL_OPTF_ZERO_OFF = 1 << 0,   /* 0 is accepted besides min..max (it means "off") */
 	UL_OPTF_NO_DEFAULT = 1 << 1, /* --help shows no default (it depends on others) */
 };
 

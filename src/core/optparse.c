@@ -95,7 +95,10 @@ static int set_choice(const struct ul_opt *o, const char *arg, char *err, size_t
 			return 0;
 		if (off < sizeof(words))
 			off += (size_t)snprintf(words + off, sizeof(words) - off, "%s%.*s",
-						!off ? "" : p[w] ? ", " : " or ", (int)w, p);
+						!off   ? ""
+						: p[w] ? ", "
+						       : " or ",
+						(int)w, p);
 		p += w + (p[w] == '|');
 	}
 	snprintf(err, errlen, "--%s '%.64s': expected %s", o->name, arg, words);
@@ -149,8 +152,8 @@ static int set_one(struct ul_opt_group *g, const struct ul_opt *o, const char *a
 }
 
 /* Build getopt_long's tables; the codes index groups and options. */
-static void build(const struct ul_opt_group *groups, size_t n, struct option *longs,
-		  char *shorts, size_t shorts_len)
+static void build(const struct ul_opt_group *groups, size_t n, struct option *longs, char *shorts,
+		  size_t shorts_len)
 {
 	size_t nl = 0, ns = 0;
 
@@ -163,7 +166,7 @@ static void build(const struct ul_opt_group *groups, size_t n, struct option *lo
 				UL_BUG("too many options (--%s)", opts[i].name);
 			longs[nl++] = (struct option){ opts[i].name,
 						       takes_arg(&opts[i]) ? required_argument
-									  : no_argument,
+									   : no_argument,
 						       NULL, CODE_BASE + (int)(gi * 64 + i) };
 			if (opts[i].short_name && ns + 3 < shorts_len) {
 				shorts[ns++] = opts[i].short_name;
@@ -192,8 +195,8 @@ static bool decode(struct ul_opt_group *groups, size_t n, int c, size_t *gi, siz
 	return false;
 }
 
-int ul_opt_parse_argv(struct ul_opt_group *groups, size_t n, int argc, char **argv,
-		      int *operands, char *err, size_t errlen)
+int ul_opt_parse_argv(struct ul_opt_group *groups, size_t n, int argc, char **argv, int *operands,
+		      char *err, size_t errlen)
 {
 	struct option longs[MAX_LONG];
 	char shorts[2 * MAX_LONG];

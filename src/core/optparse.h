@@ -39,8 +39,8 @@ void ul_opt_apply_defaults(const struct ul_opt *opts, void *base);
  * index of the first operand.  Returns 0, UL_OPT_PARSE_HELP, or -EINVAL /
  * -ERANGE with one line in err naming the option and the accepted values.
  */
-int ul_opt_parse_argv(struct ul_opt_group *groups, size_t n, int argc, char **argv,
-		      int *operands, char *err, size_t errlen);
+int ul_opt_parse_argv(struct ul_opt_group *groups, size_t n, int argc, char **argv, int *operands,
+		      char *err, size_t errlen);
 
 /* True when the option `name` of this group was given. */
 bool ul_opt_given(const struct ul_opt_group *g, const char *name);

@@ -120,9 +120,14 @@ int ul_parse_duration_ns(const char *s, int64_t min, int64_t max, int64_t *out)
 		const char *suffix;
 		uint64_t mul;
 	} units[] = {
-		{ "ns", 1 },		   { "us", 1000 },	     { "ms", 1000000 },
-		{ "s", 1000000000ULL },	   { "m", 60000000000ULL },  { "min", 60000000000ULL },
-		{ "h", 3600000000000ULL }, { "", 1000000000ULL },
+		{ "ns", 1 },
+		{ "us", 1000 },
+		{ "ms", 1000000 },
+		{ "s", 1000000000ULL },
+		{ "m", 60000000000ULL },
+		{ "min", 60000000000ULL },
+		{ "h", 3600000000000ULL },
+		{ "", 1000000000ULL },
 	};
 	uint64_t whole, frac, den, v;
 	const char *p;

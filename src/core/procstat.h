@@ -14,11 +14,11 @@
 
 struct ul_procstat {
 	pid_t pid, ppid;
-	unsigned flags;	       /* PF_* */
-	uint64_t user_ticks;   /* utime + cutime, clock ticks */
-	uint64_t sys_ticks;    /* stime + cstime, clock ticks */
-	uint64_t cpu_ticks;    /* user_ticks + sys_ticks */
-	uint64_t starttime;    /* ticks after boot: tells a reused pid apart */
+	unsigned flags;	     /* PF_* */
+	uint64_t user_ticks; /* utime + cutime, clock ticks */
+	uint64_t sys_ticks;  /* stime + cstime, clock ticks */
+	uint64_t cpu_ticks;  /* user_ticks + sys_ticks */
+	uint64_t starttime;  /* ticks after boot: tells a reused pid apart */
 };
 
 /*

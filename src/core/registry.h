@@ -42,35 +42,35 @@
 #define UL_REGISTRY_ONE(...) +1
 
 /* P_count and P_at only, for a kind looked up by position alone. */
-#define UL_REGISTRY_INDEX(T, P, A)                                                                \
-	size_t P##_count(void)                                                                    \
-	{                                                                                         \
-		return UL_ARRAY_SIZE(A) - 1;                                                      \
-	}                                                                                         \
-	const T *P##_at(size_t i)                                                                 \
-	{                                                                                         \
-		return i < P##_count() ? A[i] : NULL;                                             \
+#define UL_REGISTRY_INDEX(T, P, A)                                                                 \
+	size_t P##_count(void)                                                                     \
+	{                                                                                          \
+		return UL_ARRAY_SIZE(A) - 1;                                                       \
+	}                                                                                          \
+	const T *P##_at(size_t i)                                                                  \
+	{                                                                                          \
+		return i < P##_count() ? A[i] : NULL;                                              \
 	}
 
-#define UL_REGISTRY_LOOKUPS(T, P, A)                                                              \
-	UL_REGISTRY_INDEX(T, P, A)                                                                \
-	const T *P##_find(const char *name)                                                       \
-	{                                                                                         \
-		for (size_t i = 0; i < P##_count(); i++)                                          \
-			if (!strcmp(A[i]->name, name))                                            \
-				return A[i];                                                      \
-		return NULL;                                                                      \
+#define UL_REGISTRY_LOOKUPS(T, P, A)                                                               \
+	UL_REGISTRY_INDEX(T, P, A)                                                                 \
+	const T *P##_find(const char *name)                                                        \
+	{                                                                                          \
+		for (size_t i = 0; i < P##_count(); i++)                                           \
+			if (!strcmp(A[i]->name, name))                                             \
+				return A[i];                                                       \
+		return NULL;                                                                       \
 	}
 
-#define UL_REGISTRY_NAMES(T, P, A)                                                                \
-	void P##_names(char *buf, size_t len)                                                     \
-	{                                                                                         \
-		size_t off = 0;                                                                   \
-                                                                                                  \
-		buf[0] = '\0';                                                                    \
-		for (size_t i = 0; i < P##_count() && off < len; i++)                             \
-			off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "",      \
-						A[i]->name);                                      \
+#define UL_REGISTRY_NAMES(T, P, A)                                                                 \
+	void P##_names(char *buf, size_t len)                                                      \
+	{                                                                                          \
+		size_t off = 0;                                                                    \
+                                                                                                   \
+		buf[0] = '\0';                                                                     \
+		for (size_t i = 0; i < P##_count() && off < len; i++)                              \
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "",       \
+						A[i]->name);                                       \
 	}
 
 #endif

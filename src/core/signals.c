@@ -12,11 +12,11 @@ static const struct {
 	int sig;
 	const char *name;
 } term_signals[] = {
-	{ SIGHUP, "SIGHUP" },	    { SIGINT, "SIGINT" },   { SIGQUIT, "SIGQUIT" },
-	{ SIGTERM, "SIGTERM" },	    { SIGUSR1, "SIGUSR1" }, { SIGUSR2, "SIGUSR2" },
-	{ SIGALRM, "SIGALRM" },	    { SIGVTALRM, "SIGVTALRM" }, { SIGPROF, "SIGPROF" },
-	{ SIGXCPU, "SIGXCPU" },	    { SIGXFSZ, "SIGXFSZ" }, { SIGPWR, "SIGPWR" },
-	{ SIGIO, "SIGIO" },	    { SIGSTKFLT, "SIGSTKFLT" },
+	{ SIGHUP, "SIGHUP" },	{ SIGINT, "SIGINT" },	    { SIGQUIT, "SIGQUIT" },
+	{ SIGTERM, "SIGTERM" }, { SIGUSR1, "SIGUSR1" },	    { SIGUSR2, "SIGUSR2" },
+	{ SIGALRM, "SIGALRM" }, { SIGVTALRM, "SIGVTALRM" }, { SIGPROF, "SIGPROF" },
+	{ SIGXCPU, "SIGXCPU" }, { SIGXFSZ, "SIGXFSZ" },	    { SIGPWR, "SIGPWR" },
+	{ SIGIO, "SIGIO" },	{ SIGSTKFLT, "SIGSTKFLT" },
 };
 
 /*

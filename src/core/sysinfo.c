@@ -41,7 +41,8 @@ static int meminfo_field(const char *text, const char *key, uint64_t *out)
 int ul_meminfo_parse(const char *text, struct ul_meminfo *mi)
 {
 	memset(mi, 0, sizeof(*mi));
-	if (meminfo_field(text, "MemTotal", &mi->total) || meminfo_field(text, "MemFree", &mi->free) ||
+	if (meminfo_field(text, "MemTotal", &mi->total) ||
+	    meminfo_field(text, "MemFree", &mi->free) ||
 	    meminfo_field(text, "SwapTotal", &mi->swap_total) ||
 	    meminfo_field(text, "SwapFree", &mi->swap_free))
 		return -EINVAL;

@@ -14,9 +14,9 @@ struct ul_host {
 	char kernel_version[256]; /* uname -v */
 	char arch[80];		  /* uname -m */
 	char cpu_model[128];
-	int ncpu;			/* online CPUs */
-	uint64_t mem_total_bytes;	/* MemTotal */
-	uint64_t swap_total_bytes;	/* SwapTotal */
+	int ncpu;		   /* online CPUs */
+	uint64_t mem_total_bytes;  /* MemTotal */
+	uint64_t swap_total_bytes; /* SwapTotal */
 };
 
 /* The subset of /proc/meminfo used for sizing, in bytes. */

@@ -108,9 +108,9 @@ static bool line_key(const char *line, const char *key, const char **rest)
 static int parse_stat(const char *text, struct ul_sysmon_sample *s)
 {
 	static const enum ul_sysmon_field cpu_fields[] = {
-		UL_SYSMON_CPU_USER,   UL_SYSMON_CPU_NICE,  UL_SYSMON_CPU_SYSTEM,
-		UL_SYSMON_CPU_IDLE,   UL_SYSMON_CPU_IOWAIT, UL_SYSMON_CPU_IRQ,
-		UL_SYSMON_CPU_SOFTIRQ, UL_SYSMON_CPU_STEAL, UL_SYSMON_CPU_GUEST,
+		UL_SYSMON_CPU_USER,	  UL_SYSMON_CPU_NICE,	UL_SYSMON_CPU_SYSTEM,
+		UL_SYSMON_CPU_IDLE,	  UL_SYSMON_CPU_IOWAIT, UL_SYSMON_CPU_IRQ,
+		UL_SYSMON_CPU_SOFTIRQ,	  UL_SYSMON_CPU_STEAL,	UL_SYSMON_CPU_GUEST,
 		UL_SYSMON_CPU_GUEST_NICE,
 	};
 	bool cpu = false;
@@ -163,8 +163,8 @@ static int parse_keyed(const char *text, const struct keyed *keys, size_t n,
 static int parse_vmstat(const char *text, struct ul_sysmon_sample *s)
 {
 	static const struct keyed keys[] = {
-		{ "pswpin", UL_SYSMON_PSWPIN },	    { "pswpout", UL_SYSMON_PSWPOUT },
-		{ "pgpgin", UL_SYSMON_PGPGIN },	    { "pgpgout", UL_SYSMON_PGPGOUT },
+		{ "pswpin", UL_SYSMON_PSWPIN },		{ "pswpout", UL_SYSMON_PSWPOUT },
+		{ "pgpgin", UL_SYSMON_PGPGIN },		{ "pgpgout", UL_SYSMON_PGPGOUT },
 		{ "pgmajfault", UL_SYSMON_PGMAJFAULT }, { "pgfault", UL_SYSMON_PGFAULT },
 	};
 
@@ -174,10 +174,14 @@ static int parse_vmstat(const char *text, struct ul_sysmon_sample *s)
 static int parse_meminfo(const char *text, struct ul_sysmon_sample *s)
 {
 	static const struct keyed keys[] = {
-		{ "MemTotal", UL_SYSMON_MEM_TOTAL },	 { "MemFree", UL_SYSMON_MEM_FREE },
-		{ "MemAvailable", UL_SYSMON_MEM_AVAILABLE }, { "Buffers", UL_SYSMON_BUFFERS },
-		{ "Cached", UL_SYSMON_CACHED },		 { "SReclaimable", UL_SYSMON_SRECLAIMABLE },
-		{ "SwapTotal", UL_SYSMON_SWAP_TOTAL },	 { "SwapFree", UL_SYSMON_SWAP_FREE },
+		{ "MemTotal", UL_SYSMON_MEM_TOTAL },
+		{ "MemFree", UL_SYSMON_MEM_FREE },
+		{ "MemAvailable", UL_SYSMON_MEM_AVAILABLE },
+		{ "Buffers", UL_SYSMON_BUFFERS },
+		{ "Cached", UL_SYSMON_CACHED },
+		{ "SReclaimable", UL_SYSMON_SRECLAIMABLE },
+		{ "SwapTotal", UL_SYSMON_SWAP_TOTAL },
+		{ "SwapFree", UL_SYSMON_SWAP_FREE },
 	};
 
 	return parse_keyed(text, keys, UL_ARRAY_SIZE(keys), s);

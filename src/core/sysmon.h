@@ -32,51 +32,51 @@ enum ul_sysmon_src {
  * Order is the storage order; append only (stored runs name series, so a
  * new field is harmless, a renamed one orphans old data).
  */
-#define UL_SYSMON_FIELDS(X)                                  \
-	X(CPU_USER, "cpu_user", STAT)                        \
-	X(CPU_NICE, "cpu_nice", STAT)                        \
-	X(CPU_SYSTEM, "cpu_system", STAT)                    \
-	X(CPU_IDLE, "cpu_idle", STAT)                        \
-	X(CPU_IOWAIT, "cpu_iowait", STAT)                    \
-	X(CPU_IRQ, "cpu_irq", STAT)                          \
-	X(CPU_SOFTIRQ, "cpu_softirq", STAT)                  \
-	X(CPU_STEAL, "cpu_steal", STAT)                      \
-	X(CPU_GUEST, "cpu_guest", STAT)                      \
-	X(CPU_GUEST_NICE, "cpu_guest_nice", STAT)            \
-	X(INTR, "intr", STAT)                                \
-	X(CTXT, "ctxt", STAT)                                \
-	X(PROCS_RUNNING, "procs_running", STAT)              \
-	X(PROCS_BLOCKED, "procs_blocked", STAT)              \
-	X(PSWPIN, "pswpin", VMSTAT)                          \
-	X(PSWPOUT, "pswpout", VMSTAT)                        \
-	X(PGPGIN, "pgpgin", VMSTAT)                          \
-	X(PGPGOUT, "pgpgout", VMSTAT)                        \
-	X(PGMAJFAULT, "pgmajfault", VMSTAT)                  \
-	X(PGFAULT, "pgfault", VMSTAT)                        \
-	X(MEM_TOTAL, "mem_total_kb", MEMINFO)                \
-	X(MEM_FREE, "mem_free_kb", MEMINFO)                  \
-	X(MEM_AVAILABLE, "mem_available_kb", MEMINFO)        \
-	X(BUFFERS, "buffers_kb", MEMINFO)                    \
-	X(CACHED, "cached_kb", MEMINFO)                      \
-	X(SRECLAIMABLE, "sreclaimable_kb", MEMINFO)          \
-	X(SWAP_TOTAL, "swap_total_kb", MEMINFO)              \
-	X(SWAP_FREE, "swap_free_kb", MEMINFO)                \
-	X(LOAD1, "load1_centi", LOADAVG)                     \
-	X(LOAD5, "load5_centi", LOADAVG)                     \
-	X(LOAD15, "load15_centi", LOADAVG)                   \
-	X(NR_RUNNING, "nr_running", LOADAVG)                 \
-	X(NR_THREADS, "nr_threads", LOADAVG)                 \
-	X(PSI_CPU_SOME_AVG10, "psi_cpu_some_avg10_centi", PSI_CPU)          \
-	X(PSI_CPU_SOME_US, "psi_cpu_some_us", PSI_CPU)                      \
-	X(PSI_CPU_FULL_AVG10, "psi_cpu_full_avg10_centi", PSI_CPU)          \
-	X(PSI_CPU_FULL_US, "psi_cpu_full_us", PSI_CPU)                      \
-	X(PSI_MEM_SOME_AVG10, "psi_memory_some_avg10_centi", PSI_MEMORY)    \
-	X(PSI_MEM_SOME_US, "psi_memory_some_us", PSI_MEMORY)                \
-	X(PSI_MEM_FULL_AVG10, "psi_memory_full_avg10_centi", PSI_MEMORY)    \
-	X(PSI_MEM_FULL_US, "psi_memory_full_us", PSI_MEMORY)                \
-	X(PSI_IO_SOME_AVG10, "psi_io_some_avg10_centi", PSI_IO)             \
-	X(PSI_IO_SOME_US, "psi_io_some_us", PSI_IO)                         \
-	X(PSI_IO_FULL_AVG10, "psi_io_full_avg10_centi", PSI_IO)             \
+#define UL_SYSMON_FIELDS(X)                                                                        \
+	X(CPU_USER, "cpu_user", STAT)                                                              \
+	X(CPU_NICE, "cpu_nice", STAT)                                                              \
+	X(CPU_SYSTEM, "cpu_system", STAT)                                                          \
+	X(CPU_IDLE, "cpu_idle", STAT)                                                              \
+	X(CPU_IOWAIT, "cpu_iowait", STAT)                                                          \
+	X(CPU_IRQ, "cpu_irq", STAT)                                                                \
+	X(CPU_SOFTIRQ, "cpu_softirq", STAT)                                                        \
+	X(CPU_STEAL, "cpu_steal", STAT)                                                            \
+	X(CPU_GUEST, "cpu_guest", STAT)                                                            \
+	X(CPU_GUEST_NICE, "cpu_guest_nice", STAT)                                                  \
+	X(INTR, "intr", STAT)                                                                      \
+	X(CTXT, "ctxt", STAT)                                                                      \
+	X(PROCS_RUNNING, "procs_running", STAT)                                                    \
+	X(PROCS_BLOCKED, "procs_blocked", STAT)                                                    \
+	X(PSWPIN, "pswpin", VMSTAT)                                                                \
+	X(PSWPOUT, "pswpout", VMSTAT)                                                              \
+	X(PGPGIN, "pgpgin", VMSTAT)                                                                \
+	X(PGPGOUT, "pgpgout", VMSTAT)                                                              \
+	X(PGMAJFAULT, "pgmajfault", VMSTAT)                                                        \
+	X(PGFAULT, "pgfault", VMSTAT)                                                              \
+	X(MEM_TOTAL, "mem_total_kb", MEMINFO)                                                      \
+	X(MEM_FREE, "mem_free_kb", MEMINFO)                                                        \
+	X(MEM_AVAILABLE, "mem_available_kb", MEMINFO)                                              \
+	X(BUFFERS, "buffers_kb", MEMINFO)                                                          \
+	X(CACHED, "cached_kb", MEMINFO)                                                            \
+	X(SRECLAIMABLE, "sreclaimable_kb", MEMINFO)                                                \
+	X(SWAP_TOTAL, "swap_total_kb", MEMINFO)                                                    \
+	X(SWAP_FREE, "swap_free_kb", MEMINFO)                                                      \
+	X(LOAD1, "load1_centi", LOADAVG)                                                           \
+	X(LOAD5, "load5_centi", LOADAVG)                                                           \
+	X(LOAD15, "load15_centi", LOADAVG)                                                         \
+	X(NR_RUNNING, "nr_running", LOADAVG)                                                       \
+	X(NR_THREADS, "nr_threads", LOADAVG)                                                       \
+	X(PSI_CPU_SOME_AVG10, "psi_cpu_some_avg10_centi", PSI_CPU)                                 \
+	X(PSI_CPU_SOME_US, "psi_cpu_some_us", PSI_CPU)                                             \
+	X(PSI_CPU_FULL_AVG10, "psi_cpu_full_avg10_centi", PSI_CPU)                                 \
+	X(PSI_CPU_FULL_US, "psi_cpu_full_us", PSI_CPU)                                             \
+	X(PSI_MEM_SOME_AVG10, "psi_memory_some_avg10_centi", PSI_MEMORY)                           \
+	X(PSI_MEM_SOME_US, "psi_memory_some_us", PSI_MEMORY)                                       \
+	X(PSI_MEM_FULL_AVG10, "psi_memory_full_avg10_centi", PSI_MEMORY)                           \
+	X(PSI_MEM_FULL_US, "psi_memory_full_us", PSI_MEMORY)                                       \
+	X(PSI_IO_SOME_AVG10, "psi_io_some_avg10_centi", PSI_IO)                                    \
+	X(PSI_IO_SOME_US, "psi_io_some_us", PSI_IO)                                                \
+	X(PSI_IO_FULL_AVG10, "psi_io_full_avg10_centi", PSI_IO)                                    \
 	X(PSI_IO_FULL_US, "psi_io_full_us", PSI_IO)
 
 enum ul_sysmon_field {

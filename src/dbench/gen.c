@@ -15,8 +15,8 @@
 #define GEN_DIRS 8
 #define GEN_DOCS 4 /* per directory */
 #define PIECE (64 * 1024)
-#define OPEN_DIR 0x1	 /* create_options FILE_DIRECTORY_FILE */
-#define OPEN_FILE 0x40	 /* FILE_NON_DIRECTORY_FILE */
+#define OPEN_DIR 0x1   /* create_options FILE_DIRECTORY_FILE */
+#define OPEN_FILE 0x40 /* FILE_NON_DIRECTORY_FILE */
 #define DISP_OPEN 1
 #define DISP_CREATE 2
 #define DISP_OVERWRITE_IF 5
@@ -76,10 +76,14 @@ static void browse(struct gen *g, int d, int doc)
 	emit(g, "FIND_FIRST \"" ROOT "\\APP%d\\*\" 260 1366 0 NT_STATUS_OK", d);
 	emit(g, "QUERY_FS_INFORMATION 259 NT_STATUS_OK");
 	emit(g, "FIND_FIRST \"" ROOT "\\<.JNK\" 260 1366 0 NT_STATUS_NO_SUCH_FILE");
-	emit(g, "QUERY_PATH_INFORMATION \"" ROOT "\\APP%d\\DOC%d.BAK\" 1004 "
-		"NT_STATUS_OBJECT_NAME_NOT_FOUND", d, doc);
-	emit(g, "NTCreateX \"" ROOT "\\APP%d\\mixfile\" 0x40 0x1 9 "
-		"NT_STATUS_OBJECT_NAME_NOT_FOUND", d);
+	emit(g,
+	     "QUERY_PATH_INFORMATION \"" ROOT "\\APP%d\\DOC%d.BAK\" 1004 "
+	     "NT_STATUS_OBJECT_NAME_NOT_FOUND",
+	     d, doc);
+	emit(g,
+	     "NTCreateX \"" ROOT "\\APP%d\\mixfile\" 0x40 0x1 9 "
+	     "NT_STATUS_OBJECT_NAME_NOT_FOUND",
+	     d);
 	emit(g, "QUERY_PATH_INFORMATION \"" ROOT "\\APP%d\\DOC%d.DAT\" 1004 %s", d, doc,
 	     g->doc_size[d][doc] ? "NT_STATUS_OK" : "NT_STATUS_OBJECT_NAME_NOT_FOUND");
 }
@@ -129,10 +133,11 @@ static void save_doc(struct gen *g, int d, int doc, uint32_t size)
 	emit(g, "Close %lld NT_STATUS_OK", (long long)h);
 	if (g->doc_size[d][doc])
 		emit(g, "Unlink \"" ROOT "\\APP%d\\DOC%d.DAT\" 0x6 NT_STATUS_OK", d, doc);
-	emit(g, "Rename \"" ROOT "\\APP%d\\~TMP%d.TMP\" \"" ROOT "\\APP%d\\DOC%d.DAT\" "
-		"NT_STATUS_OK", d, doc, d, doc);
-	emit(g, "QUERY_PATH_INFORMATION \"" ROOT "\\APP%d\\DOC%d.DAT\" 1004 NT_STATUS_OK", d,
-	     doc);
+	emit(g,
+	     "Rename \"" ROOT "\\APP%d\\~TMP%d.TMP\" \"" ROOT "\\APP%d\\DOC%d.DAT\" "
+	     "NT_STATUS_OK",
+	     d, doc, d, doc);
+	emit(g, "QUERY_PATH_INFORMATION \"" ROOT "\\APP%d\\DOC%d.DAT\" 1004 NT_STATUS_OK", d, doc);
 	g->doc_size[d][doc] = size;
 }
 

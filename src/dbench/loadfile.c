@@ -218,7 +218,8 @@ static int parse_args(struct ul_fsb_trace *t, struct ul_fsb_op *op, char **tok, 
 			rc = pool_add(t, tok[i], len, &op->path[np]);
 			if (rc)
 				return snprintf(err, errlen, "%s:%u: %s", t->source, line,
-						strerror(-rc)), rc;
+						strerror(-rc)),
+				       rc;
 			np++;
 		} else if (!parse_num(tok[i], &op->arg[nn++])) {
 			return FAIL("%s: expected a number for argument %d, got '%s'", t->source,
@@ -252,12 +253,13 @@ int ul_fsb_trace_parse_line(struct ul_fsb_trace *t, const char *text, unsigned l
 	if (first >= n)
 		return FAIL("expected an operation after the time", t->source, line);
 	if (!strncmp(tok[first], "SMB", 3))
-		return FAIL("'%s' is a dbench 1 operation: expected a dbench 4 loadfile",
-			    t->source, line, tok[first]);
+		return FAIL("'%s' is a dbench 1 operation: expected a dbench 4 loadfile", t->source,
+			    line, tok[first]);
 	kind = ul_fsb_kind_find(tok[first]);
 	if (kind < 0)
 		return FAIL("unknown operation '%s' (expected NTCreateX, Close, ReadX, WriteX, "
-			    "... as in dbench 4)", t->source, line, tok[first]);
+			    "... as in dbench 4)",
+			    t->source, line, tok[first]);
 	if (n - first < 2 || !is_status(tok[n - 1]))
 		return FAIL("%s: expected a status (NT_STATUS_... or 0x...) at the end, got '%s'",
 			    t->source, line, kind_names[kind], tok[n - 1]);
@@ -346,8 +348,10 @@ int ul_fsb_trace_load(struct ul_fsb_trace *t, const char *path, char *err, size_
 	fclose(f);
 	if (!rc && !t->n) {
 		rc = -EINVAL;
-		snprintf(err, errlen, "%s: no operation in the loadfile (expected dbench 4 lines "
-			 "such as 'NTCreateX \"\\\\file\" 0x0 0x2 1 NT_STATUS_OK')", path);
+		snprintf(err, errlen,
+			 "%s: no operation in the loadfile (expected dbench 4 lines "
+			 "such as 'NTCreateX \"\\\\file\" 0x0 0x2 1 NT_STATUS_OK')",
+			 path);
 	}
 	return rc;
 }

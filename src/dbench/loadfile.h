@@ -47,18 +47,18 @@ _Static_assert(UL_FSB_N_KINDS <= 256, "ops.def lists more kinds than a uint8_t h
 #define UL_FSB_NO_SUB UINT16_MAX /* path has no `client1` component */
 
 struct ul_fsb_op {
-	uint32_t path[2];    /* offsets into the trace's string pool; 0 = none */
-	uint16_t sub[2];     /* offset of `client1` in each path, or UL_FSB_NO_SUB */
-	uint32_t line;	     /* 1-based line in the loadfile (0 for generated ops) */
-	uint8_t kind;	     /* enum ul_fsb_kind */
-	bool expect_ok;	     /* status NT_STATUS_OK / 0x0 */
-	int64_t arg[4];	     /* the numbers, in the order of ops.def's args */
+	uint32_t path[2]; /* offsets into the trace's string pool; 0 = none */
+	uint16_t sub[2];  /* offset of `client1` in each path, or UL_FSB_NO_SUB */
+	uint32_t line;	  /* 1-based line in the loadfile (0 for generated ops) */
+	uint8_t kind;	  /* enum ul_fsb_kind */
+	bool expect_ok;	  /* status NT_STATUS_OK / 0x0 */
+	int64_t arg[4];	  /* the numbers, in the order of ops.def's args */
 };
 
 struct ul_fsb_trace {
 	struct ul_fsb_op *ops;
 	size_t n, cap;
-	char *pool;	     /* NUL-terminated paths; pool[0] = "" */
+	char *pool; /* NUL-terminated paths; pool[0] = "" */
 	size_t pool_len, pool_cap;
 	char source[256];    /* the loadfile path or "built-in" */
 	size_t max_io_bytes; /* largest ReadX/WriteX size: the client's buffer */
@@ -90,12 +90,12 @@ static inline const char *ul_fsb_path(const struct ul_fsb_trace *t, uint32_t off
  * and for a path that is not a regular file (a FIFO would block, /dev/zero
  * never ends a line), refused without blocking.
  */
-int ul_fsb_trace_load(struct ul_fsb_trace *t, const char *path, char *err, size_t errlen)
-	UL_MUST_CHECK;
+int ul_fsb_trace_load(struct ul_fsb_trace *t, const char *path, char *err,
+		      size_t errlen) UL_MUST_CHECK;
 /* Parse one line (no newline) as line `line_no` of `source`; blank and
  * comment lines add nothing.  Same errors as ul_fsb_trace_load(). */
-int ul_fsb_trace_parse_line(struct ul_fsb_trace *t, const char *text, unsigned line_no,
-			    char *err, size_t errlen) UL_MUST_CHECK;
+int ul_fsb_trace_parse_line(struct ul_fsb_trace *t, const char *text, unsigned line_no, char *err,
+			    size_t errlen) UL_MUST_CHECK;
 
 /*
  * The built-in trace: `sessions` office-application sessions (open or

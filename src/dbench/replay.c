@@ -279,8 +279,13 @@ static int execute(struct ul_fsb_client *c, const struct ul_fsb_op *op, size_t i
 	int h = -1;
 
 	switch (op->kind) {
-	case UL_FSB_CLOSE: case UL_FSB_READX: case UL_FSB_WRITEX: case UL_FSB_FLUSH:
-	case UL_FSB_LOCKX: case UL_FSB_UNLOCKX: case UL_FSB_QUERY_FILE_INFORMATION:
+	case UL_FSB_CLOSE:
+	case UL_FSB_READX:
+	case UL_FSB_WRITEX:
+	case UL_FSB_FLUSH:
+	case UL_FSB_LOCKX:
+	case UL_FSB_UNLOCKX:
+	case UL_FSB_QUERY_FILE_INFORMATION:
 	case UL_FSB_SET_FILE_INFORMATION:
 		h = find_handle(c, op->arg[0]);
 		if (h < 0)
@@ -290,21 +295,32 @@ static int execute(struct ul_fsb_client *c, const struct ul_fsb_op *op, size_t i
 		break;
 	}
 	switch (op->kind) {
-	case UL_FSB_NTCREATEX: return do_create(c, op, i);
-	case UL_FSB_CLOSE: return do_close(c, h);
-	case UL_FSB_READX: case UL_FSB_WRITEX: return do_io(c, op, h);
-	case UL_FSB_FLUSH: return rc_of(fsync(c->open[h].fd));
-	case UL_FSB_LOCKX: case UL_FSB_UNLOCKX: return do_lock(c, op, h);
-	case UL_FSB_QUERY_FILE_INFORMATION: return rc_of(fstat(c->open[h].fd, &st));
-	case UL_FSB_SET_FILE_INFORMATION: return do_setinfo(c, h);
-	case UL_FSB_QUERY_FS_INFORMATION: return rc_of(fstatvfs(c->root_fd, &sv));
+	case UL_FSB_NTCREATEX:
+		return do_create(c, op, i);
+	case UL_FSB_CLOSE:
+		return do_close(c, h);
+	case UL_FSB_READX:
+	case UL_FSB_WRITEX:
+		return do_io(c, op, h);
+	case UL_FSB_FLUSH:
+		return rc_of(fsync(c->open[h].fd));
+	case UL_FSB_LOCKX:
+	case UL_FSB_UNLOCKX:
+		return do_lock(c, op, h);
+	case UL_FSB_QUERY_FILE_INFORMATION:
+		return rc_of(fstat(c->open[h].fd, &st));
+	case UL_FSB_SET_FILE_INFORMATION:
+		return do_setinfo(c, h);
+	case UL_FSB_QUERY_FS_INFORMATION:
+		return rc_of(fstatvfs(c->root_fd, &sv));
 	case UL_FSB_QUERY_PATH_INFORMATION: {
 		const char *p = op_path(c, op, 0);
 
 		resolve(c, p);
 		return rc_of(fstatat(c->root_fd, p, &st, 0));
 	}
-	case UL_FSB_FIND_FIRST: return do_findfirst(c, op);
+	case UL_FSB_FIND_FIRST:
+		return do_findfirst(c, op);
 	case UL_FSB_RENAME: {
 		const char *a = op_path(c, op, 0), *b = op_path(c, op, 1);
 

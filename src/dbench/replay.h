@@ -38,8 +38,8 @@
 
 struct ul_fsb_opstat {
 	uint64_t count, sum_ns, max_ns;
-	uint64_t mismatches;	/* outcome differed from the expected status */
-	uint32_t hist[UL_HIST_N];	/* latencies, stats/hist.h */
+	uint64_t mismatches;	  /* outcome differed from the expected status */
+	uint32_t hist[UL_HIST_N]; /* latencies, stats/hist.h */
 };
 
 /* What one client did in the measured phase; written only by the client,
@@ -47,33 +47,40 @@ struct ul_fsb_opstat {
 struct ul_fsb_stats {
 	struct ul_fsb_opstat op[UL_FSB_N_KINDS];
 	uint64_t ops, read_bytes, write_bytes, mismatches, passes;
-	int64_t user_ns, sys_ns;	/* getrusage over the measured phase */
+	int64_t user_ns, sys_ns; /* getrusage over the measured phase */
 	int64_t majflt, minflt;
-	int64_t finished_ns;		/* one pass: when this client ended, since go */
-	int fatal_errno;		/* what stopped the client, 0 = nothing */
-	unsigned fatal_line;		/* its loadfile line (0: generated trace) */
-	uint64_t fatal_index;		/* its position in the trace, 0-based */
-	int fatal_kind;			/* its operation */
-	bool reserve_hit;		/* fatal because of --disk-reserve */
+	int64_t finished_ns;  /* one pass: when this client ended, since go */
+	int fatal_errno;      /* what stopped the client, 0 = nothing */
+	unsigned fatal_line;  /* its loadfile line (0: generated trace) */
+	uint64_t fatal_index; /* its position in the trace, 0-based */
+	int fatal_kind;	      /* its operation */
+	bool reserve_hit;     /* fatal because of --disk-reserve */
 };
 
 /* Phases the suite sets in shared memory; clients check before each op. */
 enum ul_fsb_phase {
-	UL_FSB_WAIT = 0, UL_FSB_WARMUP, UL_FSB_MEASURE, UL_FSB_STOP,
+	UL_FSB_WAIT = 0,
+	UL_FSB_WARMUP,
+	UL_FSB_MEASURE,
+	UL_FSB_STOP,
 };
 
 #define UL_FSB_MAX_OPEN 200 /* open handles per client, as dbench */
 
 struct ul_fsb_client {
 	const struct ul_fsb_trace *t;
-	int root_fd;		    /* directory holding clients/ */
-	char name[24];		    /* "client3" */
+	int root_fd;   /* directory holding clients/ */
+	char name[24]; /* "client3" */
 	size_t name_len;
 	uint64_t disk_reserve_bytes; /* keep this much free on root's fs; 0 = no check */
-	struct ul_fsb_stats *stats; /* NULL: no statistics (the load) */
-	_Atomic uint64_t *units;    /* if set, operations done are added here */
+	struct ul_fsb_stats *stats;  /* NULL: no statistics (the load) */
+	_Atomic uint64_t *units;     /* if set, operations done are added here */
 	/* private */
-	struct { int64_t handle; int fd; size_t op; } open[UL_FSB_MAX_OPEN];
+	struct {
+		int64_t handle;
+		int fd;
+		size_t op;
+	} open[UL_FSB_MAX_OPEN];
 	size_t n_open;
 	char *buf;
 	char path[2][PATH_MAX];

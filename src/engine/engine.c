@@ -26,12 +26,14 @@ _Static_assert(0
 #define UL_LOAD UL_REGISTRY_ONE
 #include "load/loads.def"
 #undef UL_LOAD
-	       <= UL_MAX_ITEMS, "loads.def lists more loads than UL_MAX_ITEMS");
+		       <= UL_MAX_ITEMS,
+	       "loads.def lists more loads than UL_MAX_ITEMS");
 _Static_assert(0
 #define UL_PROBE UL_REGISTRY_ONE
 #include "probe/probes.def"
 #undef UL_PROBE
-	       <= UL_MAX_ITEMS, "probes.def lists more probes than UL_MAX_ITEMS");
+		       <= UL_MAX_ITEMS,
+	       "probes.def lists more probes than UL_MAX_ITEMS");
 
 /* Index of an item in its registry, for the per-item option arrays. */
 static size_t load_index(const struct ul_load *load)
@@ -87,8 +89,8 @@ int ul_engine_fail_errno(int err, const char *fmt, ...)
 	return UL_ENGINE_ERROR;
 }
 
-static int preflight_loads(const struct ul_engine *eng, const char *suite,
-			   const char *const *loads, size_t n);
+static int preflight_loads(const struct ul_engine *eng, const char *suite, const char *const *loads,
+			   size_t n);
 
 int ul_engine_preflight_tests(struct ul_engine *eng, const struct ul_suite *suite)
 {
@@ -156,8 +158,8 @@ void ul_engine_probe_ctx(const struct ul_engine *eng, const struct ul_probe *pro
 }
 
 /* supported() and check() of each load, with its test's settings when `suite` names one. */
-static int preflight_loads(const struct ul_engine *eng, const char *suite,
-			   const char *const *loads, size_t n)
+static int preflight_loads(const struct ul_engine *eng, const char *suite, const char *const *loads,
+			   size_t n)
 {
 	int result = UL_ENGINE_OK;
 
@@ -194,8 +196,8 @@ int64_t ul_engine_stop_grace(const struct ul_engine *eng)
 	return ul_sup_aborting(&eng->sup) ? 0 : eng->cfg->stop_grace_ns;
 }
 
-struct ul_cell *ul_engine_new_cell_named(struct ul_engine *eng, const char *suite,
-					 const char *load, const char *unit, const char *probe,
+struct ul_cell *ul_engine_new_cell_named(struct ul_engine *eng, const char *suite, const char *load,
+					 const char *unit, const char *probe,
 					 const char *const *series)
 {
 	struct ul_cell *cell = ul_run_add_cell(eng->run);

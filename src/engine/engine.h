@@ -23,8 +23,8 @@
 
 #include <limits.h>
 
-#define UL_MAX_TESTS 64 /* tests of one suite (micro has 39) or names in --tests */
-#define UL_MAX_ITEMS 64 /* loads or probes in a registry */
+#define UL_MAX_TESTS 64	 /* tests of one suite (micro has 39) or names in --tests */
+#define UL_MAX_ITEMS 64	 /* loads or probes in a registry */
 #define UL_MAX_SUITES 16 /* suites in the registry */
 #define UL_MAX_UNDER 8	 /* loads in --under */
 
@@ -44,24 +44,24 @@ enum ul_engine_result {
 
 /* Everything `underload run` decided, already validated. */
 struct ul_engine_config {
-	const char *scratch_parent;	  /* --dir */
-	const char *self_exe;		  /* absolute path of this program */
-	const char *store_uri;		  /* absolute, for the journal (cleanup repairs the
+	const char *scratch_parent;	 /* --dir */
+	const char *self_exe;		 /* absolute path of this program */
+	const char *store_uri;		 /* absolute, for the journal (cleanup repairs the
 					   * run's status there); NULL: not journalled */
-	const char *tests[UL_MAX_TESTS];  /* --tests, or n_tests == 0 for each suite's default */
+	const char *tests[UL_MAX_TESTS]; /* --tests, or n_tests == 0 for each suite's default */
 	size_t n_tests;
-	int64_t interval_ns;		  /* --interval */
-	int min_points, max_points;	  /* --min-points, --max-points */
-	int64_t ci_target_centi;	  /* --ci-target */
-	int64_t sample_timeout_ns;	  /* --sample-timeout: a probe answer later than this fails */
-	int64_t ready_timeout_ns;	  /* how long a load or probe may take to start */
-	int64_t stop_grace_ns;		  /* SIGTERM -> SIGKILL grace */
-	uint64_t disk_reserve_bytes;	  /* --disk-reserve */
+	int64_t interval_ns;	     /* --interval */
+	int min_points, max_points;  /* --min-points, --max-points */
+	int64_t ci_target_centi;     /* --ci-target */
+	int64_t sample_timeout_ns;   /* --sample-timeout: a probe answer later than this fails */
+	int64_t ready_timeout_ns;    /* how long a load or probe may take to start */
+	int64_t stop_grace_ns;	     /* SIGTERM -> SIGKILL grace */
+	uint64_t disk_reserve_bytes; /* --disk-reserve */
 	uint64_t mem_footprint_cap_bytes; /* --quick caps auto-sized memory loads; 0 = none */
 	bool progress;			  /* progress lines on stderr */
-	uint64_t mem_limit_bytes;	  /* --mem-limit: run the scene in a memory cgroup; 0 = none */
-	uint64_t swap_bytes;		  /* --swap: a swap file for the run; 0 = none */
-	int swap_priority;		  /* swapon priority of that file */
+	uint64_t mem_limit_bytes; /* --mem-limit: run the scene in a memory cgroup; 0 = none */
+	uint64_t swap_bytes;	  /* --swap: a swap file for the run; 0 = none */
+	int swap_priority;	  /* swapon priority of that file */
 	/* Per-item option values, indexed like the load / probe registries. */
 	int64_t load_opt[UL_MAX_ITEMS][UL_OPT_MAX];
 	int64_t probe_opt[UL_MAX_ITEMS][UL_OPT_MAX];
@@ -69,21 +69,21 @@ struct ul_engine_config {
 	 * suite registry; NULL = not parsed (the suite then uses its defaults
 	 * only if it has no table).  Read with ul_engine_suite_opts(). */
 	const void *suite_opts[UL_MAX_SUITES];
-	bool quick;			  /* --quick: suites pick their small profile */
+	bool quick; /* --quick: suites pick their small profile */
 	/* --under LIST: the loads the suites that take one (fsbench, micro)
 	 * run under, each in turn; n_under 0 = noload.  Points into under_buf. */
 	const char *under[UL_MAX_UNDER];
 	size_t n_under;
 	char under_buf[512];
 	/* Monitors and the mtest/deadline suites. */
-	int64_t monitor_interval_ns;	  /* --monitor-interval: /proc sampler period; 0 = off */
-	uint64_t monitor_ring_records;	  /* sampler ring capacity; 0 = sized from the interval */
-	int64_t deadline_period_ns;	  /* --deadline: periodic probe alongside; 0 = none given */
-	int64_t deadline_work_ns;	  /* its CPU work per period */
-	char deadline_profile[16];	  /* "audio", "video", "custom" */
-	bool deadline_off;		  /* --deadline none: not even mtest's default probe */
-	bool deadline_rt;		  /* --deadline-rt: SCHED_FIFO when permitted */
-	int mtest_runs;			  /* --runs (mtest, contest); 0 = the suite's default */
+	int64_t monitor_interval_ns;   /* --monitor-interval: /proc sampler period; 0 = off */
+	uint64_t monitor_ring_records; /* sampler ring capacity; 0 = sized from the interval */
+	int64_t deadline_period_ns;    /* --deadline: periodic probe alongside; 0 = none given */
+	int64_t deadline_work_ns;      /* its CPU work per period */
+	char deadline_profile[16];     /* "audio", "video", "custom" */
+	bool deadline_off;	       /* --deadline none: not even mtest's default probe */
+	bool deadline_rt;	       /* --deadline-rt: SCHED_FIFO when permitted */
+	int mtest_runs;		       /* --runs (mtest, contest); 0 = the suite's default */
 };
 
 struct ul_store;
@@ -93,25 +93,24 @@ struct ul_load_ctx;
 struct ul_probe;
 struct ul_probe_ctx;
 
-
 /* State shared by the suites of one run. */
 struct ul_engine {
 	const struct ul_engine_config *cfg;
 	struct ul_store *store;
 	struct ul_run *run;
 	struct ul_sup sup;
-	char scratch[PATH_MAX];	/* the run's private scratch directory */
+	char scratch[PATH_MAX];	    /* the run's private scratch directory */
 	uint64_t mem_ceiling_bytes; /* 90% of MemAvailable + SwapFree at start */
-	int flagged;		/* cells that failed or were invalidated */
-	int stored_cells;	/* cells with outcome ok stored (or kept for recovery) */
-	size_t *kept;		/* indexes in run->cells of cells the store refused (keep.c) */
+	int flagged;		    /* cells that failed or were invalidated */
+	int stored_cells;	    /* cells with outcome ok stored (or kept for recovery) */
+	size_t *kept;		    /* indexes in run->cells of cells the store refused (keep.c) */
 	size_t n_kept, cap_kept;
 	struct ul_monitor_set monitors;
-	pid_t probe_pid;	/* the suite's long-lived probe, 0 if none: monitors read its faults */
+	pid_t probe_pid; /* the suite's long-lived probe, 0 if none: monitors read its faults */
 	struct ul_journal journal; /* what this run changed on the system (fd -1: none) */
 	struct ul_cgroup cgroup;   /* valid when have_cgroup */
 	bool have_cgroup;
-	char swap_path[PATH_MAX];  /* "" when no swap file is active */
+	char swap_path[PATH_MAX]; /* "" when no swap file is active */
 	ul_nsec started_ns;
 	/* The current cell's measured window (ul_engine_work_begin/end). */
 	uint64_t work_units_at_begin;
@@ -172,8 +171,8 @@ struct ul_cell *ul_engine_new_cell(struct ul_engine *eng, const char *suite,
 /* The same by names (a suite whose test is its own work: mtest01), with
  * the cell's series made first in this order (NULL-terminated, may be
  * NULL): series[0] is the primary measurement. */
-struct ul_cell *ul_engine_new_cell_named(struct ul_engine *eng, const char *suite,
-					 const char *load, const char *unit, const char *probe,
+struct ul_cell *ul_engine_new_cell_named(struct ul_engine *eng, const char *suite, const char *load,
+					 const char *unit, const char *probe,
 					 const char *const *series);
 struct ul_running_load;
 struct ul_load_ctx;
@@ -232,8 +231,7 @@ void ul_engine_load_died(struct ul_cell *cell, const char *when, struct ul_runni
  * then the cell is committed.  Returns `result`, or when that is
  * UL_ENGINE_OK the commit's.
  */
-int ul_engine_end_cell(struct ul_engine *eng, struct ul_cell *cell, int result,
-		       const char *what);
+int ul_engine_end_cell(struct ul_engine *eng, struct ul_cell *cell, int result, const char *what);
 /*
  * For suites: store a finished cell (prints the error on failure).
  * UL_ENGINE_OK; UL_ENGINE_ERROR when it could not be stored; or, once it is

@@ -211,7 +211,8 @@ static int engine_prepare(struct ul_engine *eng, const struct ul_suite *const *s
 	if (rc) {
 		eng->journal.fd = -1;
 		ul_warning("cannot open a journal of system changes: %s; after a kill -9 the "
-			   "scratch directory would stay behind", strerror(-rc));
+			   "scratch directory would stay behind",
+			   strerror(-rc));
 	}
 	if (cfg->store_uri && ul_change_run_begin(journal(eng), eng->run->uuid, cfg->store_uri))
 		ul_warning("cannot journal the run: after a kill -9 it would stay 'running'");
@@ -272,8 +273,8 @@ static int engine_teardown(struct ul_engine *eng, int result, bool begun)
 	/* An interrupt at any time, teardown included, is never lost; it
 	 * also explains an error it caused (a monitor's start cut short). */
 	eng->sup.interrupts += ul_sup_take_signals();
-	if (eng->sup.interrupts > 0 && (result == UL_ENGINE_OK || result == UL_ENGINE_FLAGGED ||
-					result == UL_ENGINE_ERROR))
+	if (eng->sup.interrupts > 0 &&
+	    (result == UL_ENGINE_OK || result == UL_ENGINE_FLAGGED || result == UL_ENGINE_ERROR))
 		result = UL_ENGINE_INTERRUPTED;
 	if (begun)
 		result = finish(eng, result, &stored);
@@ -321,4 +322,3 @@ int ul_engine_run(const struct ul_engine_config *cfg, struct ul_store *store, st
 		result = UL_ENGINE_INTERRUPTED;
 	return result;
 }
-

@@ -80,8 +80,8 @@ int ul_engine_store_cell(struct ul_engine *eng, struct ul_cell *cell)
  * link), else to PREFIX + UUID + "-XXXXXX.json" (a shared directory).  The
  * file is ours and mode 0600.  0 with the path in buf, or a negative errno.
  */
-static int write_recovery(const struct ul_run *run, const char *path_prefix, bool exact,
-			  char *buf, size_t len)
+static int write_recovery(const struct ul_run *run, const char *path_prefix, bool exact, char *buf,
+			  size_t len)
 {
 	const struct ul_run *one[1] = { run };
 	FILE *f;
@@ -122,16 +122,17 @@ int ul_engine_keep_finish(struct ul_engine *eng, bool end_stored)
 	if (!eng->n_kept && end_stored)
 		return 0;
 	/* Beside the database first (the next run there loads it), else FALLBACK_DIR. */
-	if (where && *where && snprintf(prefix, sizeof(prefix), "%s.recovery-", where) <
-					      (int)sizeof(prefix))
+	if (where && *where &&
+	    snprintf(prefix, sizeof(prefix), "%s.recovery-", where) < (int)sizeof(prefix))
 		rc = write_recovery(eng->run, prefix, true, path, sizeof(path));
 	if (rc) {
 		snprintf(prefix, sizeof(prefix), "%s/underload-recovery-", FALLBACK_DIR);
 		rc = write_recovery(eng->run, prefix, false, path, sizeof(path));
 	}
 	if (rc)
-		return ul_error_errno(rc, "%zu cell%s of run %s could not be stored and no recovery "
-					  "file could be written: they are lost",
+		return ul_error_errno(rc,
+				      "%zu cell%s of run %s could not be stored and no recovery "
+				      "file could be written: they are lost",
 				      eng->n_kept, eng->n_kept == 1 ? "" : "s", eng->run->uuid);
 	if (eng->n_kept)
 		snprintf(prefix, sizeof(prefix), "%zu cell%s of run %s could not be stored",

@@ -35,8 +35,8 @@ void ul_engine_load_died(struct ul_cell *cell, const char *when, struct ul_runni
 		snprintf(cell->note, sizeof(cell->note), "load '%s' died %s (%s): %s (%s)",
 			 cell->load, when, how, strerror(err), errno_name(err));
 	else
-		snprintf(cell->note, sizeof(cell->note), "load '%s' died %s (%s)", cell->load,
-			 when, how);
+		snprintf(cell->note, sizeof(cell->note), "load '%s' died %s (%s)", cell->load, when,
+			 how);
 }
 
 /*
@@ -127,11 +127,12 @@ static void work_end(struct ul_engine *eng, struct ul_cell *cell, const struct u
 	uint64_t now_units = ul_load_units(rl);
 	int64_t window_ns = ul_now_ns() - eng->work_begin_ns;
 
-	cell->load_units = now_units >= eng->work_units_at_begin ?
-				   now_units - eng->work_units_at_begin : 0;
+	cell->load_units =
+		now_units >= eng->work_units_at_begin ? now_units - eng->work_units_at_begin : 0;
 	if (ul_cell_set_metric(cell, "measured_ns", (double)window_ns) ||
-	    (window_ns > 0 && ul_cell_set_metric(cell, "load_units_per_s",
-						 (double)cell->load_units * 1e9 / (double)window_ns)))
+	    (window_ns > 0 &&
+	     ul_cell_set_metric(cell, "load_units_per_s",
+				(double)cell->load_units * 1e9 / (double)window_ns)))
 		ul_warning(UL_OOM_TEXT " recording the work of load '%s'", cell->load);
 }
 

@@ -12,7 +12,9 @@
 /* Iterations per unit: one "Mloop". */
 #define LOOPS_PER_UNIT (1u << 20)
 
-enum { OPT_SPINNERS };
+enum {
+	OPT_SPINNERS
+};
 
 static const struct ul_opt cpuload_opts[] = {
 	{ "spinners", UL_OPT_COUNT, 0, 4096, 0, "busy processes; 0 = auto: one per online CPU" },

@@ -19,7 +19,9 @@
 
 #define CTX_MAX_PROCS 8
 
-enum { OPT_FOOTPRINT };
+enum {
+	OPT_FOOTPRINT
+};
 
 static const struct ul_opt ctxmem_opts[] = {
 	{ "footprint", UL_OPT_SIZE, 0, INT64_C(1) << 44, 0,
@@ -61,8 +63,8 @@ static int ctxmem_check(struct ul_load_ctx *ctx, int nprocs, char *why, size_t l
 	}
 	if (fp < (uint64_t)nprocs * page) {
 		ul_load_fmt_bytes(a, sizeof(a), fp);
-		snprintf(why, len, "footprint %s is less than one page for each of %d processes",
-			 a, nprocs);
+		snprintf(why, len, "footprint %s is less than one page for each of %d processes", a,
+			 nprocs);
 		return -EINVAL;
 	}
 	ctx->opt[OPT_FOOTPRINT] = (int64_t)fp;

@@ -20,7 +20,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { OPT_CLIENTS, OPT_BUILTIN };
+enum {
+	OPT_CLIENTS,
+	OPT_BUILTIN
+};
 
 static const struct ul_opt fsbench_load_opts[] = {
 	{ "clients", UL_OPT_COUNT, 0, UL_FSB_MAX_CLIENTS, 0,

@@ -175,8 +175,8 @@ int ul_load_check_room(const struct ul_load_ctx *ctx, uint64_t need, const char 
 		return r;
 	if (need > avail) {
 		ul_load_fmt_bytes(a, sizeof(a), need);
-		snprintf(why, len, "%s needs about %s: %s free on the scratch fs, reserve %s",
-			 what, a, b, c);
+		snprintf(why, len, "%s needs about %s: %s free on the scratch fs, reserve %s", what,
+			 a, b, c);
 		return -ENOSPC;
 	}
 	return 0;
@@ -188,9 +188,10 @@ static int stream_pass(struct ul_load_ctx *ctx, const char *name, char *buf, uin
 {
 	/* With UNLINK the file has no name: its blocks go with the last fd,
 	 * even when the load is killed mid-pass. */
-	int fd = flags & UL_LOAD_STREAM_UNLINK ?
-			 ul_scratch_open_anon(ctx->scratch_dir, name, O_WRONLY) :
-			 ul_scratch_openat(ctx->scratch_dir, name, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	int fd = flags & UL_LOAD_STREAM_UNLINK
+			 ? ul_scratch_open_anon(ctx->scratch_dir, name, O_WRONLY)
+			 : ul_scratch_openat(ctx->scratch_dir, name, O_WRONLY | O_CREAT | O_TRUNC,
+					     0600);
 	int err = 0;
 
 	*written = 0;
@@ -305,16 +306,25 @@ static int tar_run(char *const argv[], int max_ok)
 
 int ul_load_tar_create(const char *archive, const char *dir)
 {
-	char *const argv[] = { (char *)UL_LOAD_TAR_PROG, (char *)"-cf", (char *)archive,
-			       (char *)"-C", (char *)dir, (char *)".", NULL };
+	char *const argv[] = { (char *)UL_LOAD_TAR_PROG,
+			       (char *)"-cf",
+			       (char *)archive,
+			       (char *)"-C",
+			       (char *)dir,
+			       (char *)".",
+			       NULL };
 
 	return tar_run(argv, TAR_EXIT_DIFFERED);
 }
 
 int ul_load_tar_extract(const char *archive, const char *dir)
 {
-	char *const argv[] = { (char *)UL_LOAD_TAR_PROG, (char *)"-xf", (char *)archive,
-			       (char *)"-C", (char *)dir, NULL };
+	char *const argv[] = { (char *)UL_LOAD_TAR_PROG,
+			       (char *)"-xf",
+			       (char *)archive,
+			       (char *)"-C",
+			       (char *)dir,
+			       NULL };
 
 	return tar_run(argv, 0);
 }

@@ -68,8 +68,8 @@ int ul_load_check_room(const struct ul_load_ctx *ctx, uint64_t need, const char 
  * the failed pass completed no write.  Any other error (open, write, close
  * or unlink) ends it: returns ul_load_fail(ctx, err).  Returns nothing else.
  */
-#define UL_LOAD_STREAM_CHUNK  UL_MiB
-#define UL_LOAD_STREAM_STAMP  (1u << 0)
+#define UL_LOAD_STREAM_CHUNK UL_MiB
+#define UL_LOAD_STREAM_STAMP (1u << 0)
 #define UL_LOAD_STREAM_UNLINK (1u << 1)
 
 int ul_load_stream_run(struct ul_load_ctx *ctx, const char *name, char *buf, uint64_t chunks,

@@ -14,7 +14,9 @@
 
 #define IO_CHUNK UL_LOAD_STREAM_CHUNK
 
-enum { OPT_SIZE }; /* 0: ul_load_stream_check() sizes it */
+enum {
+	OPT_SIZE
+}; /* 0: ul_load_stream_check() sizes it */
 
 static const struct ul_opt io_load_opts[] = {
 	{ "size", UL_OPT_SIZE, 0, INT64_C(1) << 44, 0,
@@ -51,8 +53,8 @@ static int io_load_run(struct ul_load_ctx *ctx, void *state)
 {
 	struct io_state *s = state;
 
-	return ul_load_stream_run(ctx, "io_load.dat", s->zeros, (uint64_t)ctx->opt[OPT_SIZE] / IO_CHUNK,
-				  0);
+	return ul_load_stream_run(ctx, "io_load.dat", s->zeros,
+				  (uint64_t)ctx->opt[OPT_SIZE] / IO_CHUNK, 0);
 }
 
 const struct ul_load ul_load_io_load = {

@@ -14,7 +14,9 @@
 
 #define LW_CHUNK UL_LOAD_STREAM_CHUNK
 
-enum { OPT_SIZE }; /* 0: ul_load_stream_check() sizes it */
+enum {
+	OPT_SIZE
+}; /* 0: ul_load_stream_check() sizes it */
 
 static const struct ul_opt largewrite_opts[] = {
 	{ "size", UL_OPT_SIZE, 0, INT64_C(1) << 44, 0,
@@ -52,7 +54,8 @@ static int largewrite_run(struct ul_load_ctx *ctx, void *state)
 {
 	struct lw_state *s = state;
 
-	return ul_load_stream_run(ctx, "largewrite", s->buf, (uint64_t)ctx->opt[OPT_SIZE] / LW_CHUNK,
+	return ul_load_stream_run(ctx, "largewrite", s->buf,
+				  (uint64_t)ctx->opt[OPT_SIZE] / LW_CHUNK,
 				  UL_LOAD_STREAM_STAMP | UL_LOAD_STREAM_UNLINK);
 }
 

@@ -44,16 +44,9 @@ struct ul_running_load {
 	struct ul_load_ctx ctx;
 	struct ul_load_shared *shared; /* MAP_SHARED, also ctx.shared */
 	struct ul_barrier barrier;
-	ul_nsec go_ns;			/* when "go" was released */
-	int64_t go_user_ns, go_sys_ns;	/* the leader's CPU (own + reaped) at go: set-up */
+	ul_nsec go_ns;		       /* when "go" was released */
+	int64_t go_user_ns, go_sys_ns; /* the leader's CPU (own + reaped) at go: set-up */
 };
-
-
-
-
-
-
-
 
 /*
  * CPU used so far by process `pid` and the children it reaped (utime +
@@ -326,8 +319,8 @@ static void sweep_group(pid_t pgid)
  * seen yet, which must flag the cell.  -ETIME when the leader could not be
  * reaped; then rl is not freed, as the supervisor still holds its record.
  */
-int ul_load_stop(struct ul_sup *sup, struct ul_running_load *rl, int64_t grace_ns,
-		 uint64_t *units, bool *needed_kill)
+int ul_load_stop(struct ul_sup *sup, struct ul_running_load *rl, int64_t grace_ns, uint64_t *units,
+		 bool *needed_kill)
 {
 	return ul_load_stop_usage(sup, rl, grace_ns, units, needed_kill, NULL);
 }

@@ -40,7 +40,7 @@ enum ul_load_flags {
 
 /* Shared between the supervisor and every process of a load (MAP_SHARED). */
 struct ul_load_shared {
-	_Atomic uint64_t units; /* work done, in the descriptor's unit */
+	_Atomic uint64_t units;	  /* work done, in the descriptor's unit */
 	_Atomic int failed_errno; /* first error a worker hit, for the report */
 	/* The leader's own and reaped children's CPU at "go" (getrusage, µs
 	 * precision): its set-up, which is not counted as the load's work. */
@@ -49,26 +49,26 @@ struct ul_load_shared {
 };
 
 struct ul_load_ctx {
-	const char *scratch_dir;     /* private, exists; removed by the supervisor */
-	const char *self_exe;	     /* absolute path of this program, to exec */
-	int ncpu;		     /* online CPUs */
-	uint64_t mem_budget_bytes;   /* what memory loads size against */
-	uint64_t mem_ceiling_bytes;  /* hard cap: 90% of MemAvailable + SwapFree at start */
-	uint64_t disk_reserve_bytes; /* free space that must remain on the scratch fs */
-	int64_t opt[UL_OPT_MAX];     /* option values, in the descriptor's table order */
+	const char *scratch_dir;       /* private, exists; removed by the supervisor */
+	const char *self_exe;	       /* absolute path of this program, to exec */
+	int ncpu;		       /* online CPUs */
+	uint64_t mem_budget_bytes;     /* what memory loads size against */
+	uint64_t mem_ceiling_bytes;    /* hard cap: 90% of MemAvailable + SwapFree at start */
+	uint64_t disk_reserve_bytes;   /* free space that must remain on the scratch fs */
+	int64_t opt[UL_OPT_MAX];       /* option values, in the descriptor's table order */
 	struct ul_load_shared *shared; /* counters; NULL in check() */
-	const char *cgroup_procs;  /* run the processes in this cgroup (NULL: none) */
-	const char *src_dir;	   /* a tree the load reads, set by the suite (contest: the
+	const char *cgroup_procs;      /* run the processes in this cgroup (NULL: none) */
+	const char *src_dir;	       /* a tree the load reads, set by the suite (contest: the
 				    * job's source tree for the tar loads, --lslr-dir for
 				    * lslr_load); NULL = the load's default or refusal */
 };
 
 struct ul_load {
-	const char *name;    /* user-visible, e.g. "8ctx-mem" */
-	const char *summary; /* one line for `underload list loads` */
-	const char *unit;    /* what shared->units counts, plural: "writes" */
+	const char *name;	   /* user-visible, e.g. "8ctx-mem" */
+	const char *summary;	   /* one line for `underload list loads` */
+	const char *unit;	   /* what shared->units counts, plural: "writes" */
 	const struct ul_opt *opts; /* NULL-name terminated, may be NULL */
-	unsigned flags;	     /* enum ul_load_flags */
+	unsigned flags;		   /* enum ul_load_flags */
 	/* Supervisor, any time: 0 if the load can run here, else -ENOTSUP and a reason. NULL = always. */
 	int (*supported)(char *why, size_t len);
 	/* Supervisor, before spawning: resolve "auto" options (write back into
@@ -115,8 +115,8 @@ uint64_t ul_load_units(const struct ul_running_load *rl);
 int ul_load_failed_errno(const struct ul_running_load *rl);
 /* Stop (TERM, grace, KILL) and reap; report whether SIGKILL was needed and
  * whether it had died before being stopped.  Frees rl. */
-int ul_load_stop(struct ul_sup *sup, struct ul_running_load *rl, int64_t grace_ns,
-		 uint64_t *units, bool *needed_kill);
+int ul_load_stop(struct ul_sup *sup, struct ul_running_load *rl, int64_t grace_ns, uint64_t *units,
+		 bool *needed_kill);
 
 /*
  * What a stopped load used while it ran (contest's LCPU%).  CPU comes from

@@ -16,7 +16,9 @@
 
 #define ML_BLOCK UL_MiB
 
-enum { OPT_SIZE };
+enum {
+	OPT_SIZE
+};
 
 static const struct ul_opt mem_load_opts[] = {
 	{ "size", UL_OPT_SIZE, 0, INT64_C(1) << 44, 0,

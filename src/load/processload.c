@@ -19,7 +19,11 @@
  * the initial chunks can be placed in prepare() without blocking. */
 #define PL_MAX_CHUNK_BYTES (64 * 1024)
 
-enum { OPT_PROCS, OPT_CHUNKS, OPT_CHUNK_SIZE };
+enum {
+	OPT_PROCS,
+	OPT_CHUNKS,
+	OPT_CHUNK_SIZE
+};
 
 static const struct ul_opt process_load_opts[] = {
 	{ "procs", UL_OPT_COUNT, 0, PL_MAX_PROCS, 0,

@@ -17,7 +17,9 @@
 
 #define RD_CHUNK UL_MiB
 
-enum { OPT_SIZE };
+enum {
+	OPT_SIZE
+};
 
 static const struct ul_opt read_load_opts[] = {
 	{ "size", UL_OPT_SIZE, 0, INT64_C(1) << 44, 0,

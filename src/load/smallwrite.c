@@ -17,7 +17,12 @@
 
 #define SW_MAX_FILES 256 /* all stay open: well under the usual 1024 fd limit */
 
-enum { OPT_FILES, OPT_FILE_SIZE, OPT_BLOCK, OPT_SYNC_EVERY };
+enum {
+	OPT_FILES,
+	OPT_FILE_SIZE,
+	OPT_BLOCK,
+	OPT_SYNC_EVERY
+};
 
 static const struct ul_opt smallwrite_opts[] = {
 	{ "files", UL_OPT_COUNT, 1, SW_MAX_FILES, 64, "files written to, at random" },
@@ -81,8 +86,8 @@ static int smallwrite_prepare(struct ul_load_ctx *ctx, void **state)
 		s->buf[i] = (char)(i * 131 + 7); /* not zeros: nothing to elide */
 	for (int i = 0; i < ctx->opt[OPT_FILES]; i++) {
 		snprintf(name, sizeof(name), "smallwrite.%d", i);
-		s->fds[i] = ul_scratch_openat(ctx->scratch_dir, name, O_RDWR | O_CREAT | O_TRUNC,
-					      0600);
+		s->fds[i] =
+			ul_scratch_openat(ctx->scratch_dir, name, O_RDWR | O_CREAT | O_TRUNC, 0600);
 		if (s->fds[i] < 0)
 			return -s->fds[i];
 		if (ftruncate(s->fds[i], ctx->opt[OPT_FILE_SIZE]) < 0)

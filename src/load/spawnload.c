@@ -20,7 +20,9 @@
 /* Exit status of a child whose exec failed; /bin/true never returns it. */
 #define SPAWN_EXEC_FAILED 127
 
-enum { OPT_MAX_CHILDREN };
+enum {
+	OPT_MAX_CHILDREN
+};
 
 static const struct ul_opt spawnload_opts[] = {
 	{ "max-children", UL_OPT_COUNT, 0, SPAWN_MAX_CHILDREN, 0,

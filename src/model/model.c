@@ -120,7 +120,8 @@ struct ul_series *ul_cell_add_series(struct ul_cell *cell, const char *name)
 
 int ul_cell_add_metric(struct ul_cell *cell, const char *name, double value)
 {
-	struct ul_metric *nm = grow(cell->metrics, cell->n_metrics, &cell->cap_metrics, sizeof(*nm));
+	struct ul_metric *nm =
+		grow(cell->metrics, cell->n_metrics, &cell->cap_metrics, sizeof(*nm));
 
 	if (!nm)
 		return -ENOMEM;
@@ -177,12 +178,9 @@ bool ul_cell_metric(const struct ul_cell *cell, const char *name, double *value)
 }
 
 static const char *const run_status_names[] = {
-	[UL_RUN_RUNNING] = "running",
-	[UL_RUN_COMPLETE] = "complete",
-	[UL_RUN_INTERRUPTED] = "interrupted",
-	[UL_RUN_FAILED] = "failed",
-	[UL_RUN_PARTIAL] = "partial",
-	[UL_RUN_UNKNOWN] = "unknown",
+	[UL_RUN_RUNNING] = "running",	      [UL_RUN_COMPLETE] = "complete",
+	[UL_RUN_INTERRUPTED] = "interrupted", [UL_RUN_FAILED] = "failed",
+	[UL_RUN_PARTIAL] = "partial",	      [UL_RUN_UNKNOWN] = "unknown",
 };
 
 static const char *const cell_outcome_names[] = {
@@ -339,7 +337,8 @@ static int cell_validate(const struct ul_cell *c, char *why, size_t len)
 {
 	int twice;
 
-	if (!name_ok(c->suite, sizeof(c->suite), false) || !name_ok(c->load, sizeof(c->load), false) ||
+	if (!name_ok(c->suite, sizeof(c->suite), false) ||
+	    !name_ok(c->load, sizeof(c->load), false) ||
 	    !name_ok(c->probe, sizeof(c->probe), false))
 		return bad(why, len, "suite, load or probe is not a valid name", c->seq);
 	if (!unit_ok(c->load_unit, sizeof(c->load_unit)))
@@ -355,12 +354,15 @@ static int cell_validate(const struct ul_cell *c, char *why, size_t len)
 	twice = name_twice(c->n_series ? c->series[0].name : NULL, c->n_series, sizeof(*c->series));
 	if (!twice)
 		twice = name_twice(c->n_metrics ? c->metrics[0].name : NULL, c->n_metrics,
-				   sizeof(*c->metrics)) * 2;
+				   sizeof(*c->metrics)) *
+			2;
 	if (twice < 0)
 		return bad(why, len, strerror(ENOMEM), c->seq), -ENOMEM;
 	if (twice)
-		return bad(why, len, twice == 1 ? "a series name is used twice in the cell"
-					       : "a metric name is used twice in the cell", c->seq);
+		return bad(why, len,
+			   twice == 1 ? "a series name is used twice in the cell"
+				      : "a metric name is used twice in the cell",
+			   c->seq);
 	return 0;
 }
 

@@ -16,26 +16,26 @@
 #define UL_NAME_LEN 48
 
 enum ul_run_status {
-	UL_RUN_RUNNING = 0,	/* started, not finished (or the supervisor was killed) */
-	UL_RUN_COMPLETE,	/* every planned cell was attempted */
-	UL_RUN_INTERRUPTED,	/* SIGINT/SIGTERM/SIGHUP stopped it; finished cells are kept */
-	UL_RUN_FAILED,		/* an error stopped it before any cell was stored */
-	UL_RUN_PARTIAL,		/* an error stopped it after some cells were stored */
-	UL_RUN_UNKNOWN,		/* read back: a status this program does not know; never stored */
+	UL_RUN_RUNNING = 0, /* started, not finished (or the supervisor was killed) */
+	UL_RUN_COMPLETE,    /* every planned cell was attempted */
+	UL_RUN_INTERRUPTED, /* SIGINT/SIGTERM/SIGHUP stopped it; finished cells are kept */
+	UL_RUN_FAILED,	    /* an error stopped it before any cell was stored */
+	UL_RUN_PARTIAL,	    /* an error stopped it after some cells were stored */
+	UL_RUN_UNKNOWN,	    /* read back: a status this program does not know; never stored */
 };
 
 enum ul_cell_outcome {
 	UL_CELL_OK = 0,
-	UL_CELL_LOAD_FAILED,	/* the load did not start (refused, exec error, no ready) */
-	UL_CELL_LOAD_DIED,	/* the load exited while it should have been running */
-	UL_CELL_PROBE_FAILED,	/* the probe failed, died or missed its deadline */
-	UL_CELL_INTERRUPTED,	/* the run was interrupted during this cell */
+	UL_CELL_LOAD_FAILED,  /* the load did not start (refused, exec error, no ready) */
+	UL_CELL_LOAD_DIED,    /* the load exited while it should have been running */
+	UL_CELL_PROBE_FAILED, /* the probe failed, died or missed its deadline */
+	UL_CELL_INTERRUPTED,  /* the run was interrupted during this cell */
 };
 
 enum ul_cell_flags {
-	UL_CELL_NOISY = 1 << 0,	     /* median CI wider than the target at max points */
+	UL_CELL_NOISY = 1 << 0,	      /* median CI wider than the target at max points */
 	UL_CELL_LOAD_KILLED = 1 << 1, /* the load ignored SIGTERM and needed SIGKILL */
-	UL_CELL_DISTURBED = 1 << 2,  /* CPU used outside the run above 5% of a CPU */
+	UL_CELL_DISTURBED = 1 << 2,   /* CPU used outside the run above 5% of a CPU */
 	UL_CELL_NO_PRESSURE = 1 << 3, /* a memory load paged nothing: measured no pressure */
 };
 
@@ -64,10 +64,10 @@ struct ul_cell {
 	char probe[UL_NAME_LEN]; /* "resp" */
 	int seq;		 /* position in the run, 0-based */
 	enum ul_cell_outcome outcome;
-	unsigned flags;		 /* enum ul_cell_flags */
-	char note[256];		 /* why the outcome is not OK, for people */
+	unsigned flags;		     /* enum ul_cell_flags */
+	char note[256];		     /* why the outcome is not OK, for people */
 	char load_unit[UL_NAME_LEN]; /* what load_units counts: "writes", "forks" ... */
-	uint64_t load_units;	 /* the load's own work done while measured */
+	uint64_t load_units;	     /* the load's own work done while measured */
 	int64_t started_wall_ns, finished_wall_ns;
 	struct ul_series *series; /* series[0] is the primary measurement */
 	size_t n_series;
@@ -80,21 +80,21 @@ struct ul_cell {
 
 /* Parameters of a run that formats need (the resp1 header line, ratios). */
 struct ul_run_params {
-	int64_t interval_ns;	    /* think time before each resp sample */
+	int64_t interval_ns; /* think time before each resp sample */
 	int min_points, max_points;
-	int64_t ci_target_centi;    /* median 95% CI half-width target, 1/100 % of median */
-	uint64_t mem_budget_bytes;  /* what memory loads size against */
-	uint64_t mem_limit_bytes;   /* --mem-limit, 0 = none */
-	uint64_t swap_bytes;	    /* --swap, 0 = none */
+	int64_t ci_target_centi;   /* median 95% CI half-width target, 1/100 % of median */
+	uint64_t mem_budget_bytes; /* what memory loads size against */
+	uint64_t mem_limit_bytes;  /* --mem-limit, 0 = none */
+	uint64_t swap_bytes;	   /* --swap, 0 = none */
 };
 
 struct ul_run {
-	int64_t id;			/* store row id, 0 until stored */
+	int64_t id; /* store row id, 0 until stored */
 	char uuid[37];
 	char label[128];
 	char tool_version[32];
-	char argv[1024];		/* the command line, words joined by single spaces */
-	char suites[128];		/* comma-separated suite names */
+	char argv[1024];  /* the command line, words joined by single spaces */
+	char suites[128]; /* comma-separated suite names */
 	enum ul_run_status status;
 	int64_t started_wall_ns, finished_wall_ns;
 	struct ul_host host;

@@ -12,23 +12,24 @@
 
 /* One row: member `m` of struct `type` under `key`, read back in [lo, hi]. */
 #define FIELD(type, m, k, kd, where, lo, hi)                                                       \
-	{ .key = (k), .kind = (kd), .in = (where), .off = offsetof(type, m),                       \
-	  .size = sizeof(((type *)0)->m), .min = (lo), .max = (hi) }
+	{                                                                                          \
+		.key = (k), .kind = (kd), .in = (where), .off = offsetof(type, m),                 \
+		.size = sizeof(((type *)0)->m), .min = (lo), .max = (hi)                           \
+	}
 #define HOST(m, kd, lo, hi) FIELD(struct ul_host, m, #m, kd, UL_JSON_BOTH, lo, hi)
 #define PARAM(m, kd, lo, hi) FIELD(struct ul_run_params, m, #m, kd, UL_JSON_BOTH, lo, hi)
 #define RUN(m, k, kd, where) FIELD(struct ul_run, m, k, kd, where, INT64_MIN, INT64_MAX)
 #define CELL(m, k, kd, where, lo, hi) FIELD(struct ul_cell, m, k, kd, where, lo, hi)
-#define TABLE(rows) { (rows), UL_ARRAY_SIZE(rows) }
+#define TABLE(rows)                                                                                \
+	{                                                                                          \
+		(rows), UL_ARRAY_SIZE(rows)                                                        \
+	}
 
 static const struct ul_json_field host_fields[] = {
-	HOST(hostname, UL_JSON_STR, 0, 0),
-	HOST(kernel_release, UL_JSON_STR, 0, 0),
-	HOST(kernel_version, UL_JSON_STR, 0, 0),
-	HOST(arch, UL_JSON_STR, 0, 0),
-	HOST(cpu_model, UL_JSON_STR, 0, 0),
-	HOST(ncpu, UL_JSON_INT, 0, 1 << 20),
-	HOST(mem_total_bytes, UL_JSON_U64, 0, 0),
-	HOST(swap_total_bytes, UL_JSON_U64, 0, 0),
+	HOST(hostname, UL_JSON_STR, 0, 0),	  HOST(kernel_release, UL_JSON_STR, 0, 0),
+	HOST(kernel_version, UL_JSON_STR, 0, 0),  HOST(arch, UL_JSON_STR, 0, 0),
+	HOST(cpu_model, UL_JSON_STR, 0, 0),	  HOST(ncpu, UL_JSON_INT, 0, 1 << 20),
+	HOST(mem_total_bytes, UL_JSON_U64, 0, 0), HOST(swap_total_bytes, UL_JSON_U64, 0, 0),
 };
 static const struct ul_json_table host_table = TABLE(host_fields);
 
@@ -51,16 +52,32 @@ static const struct ul_json_field run_fields[] = {
 	RUN(tool_version, "tool_version", UL_JSON_STR, UL_JSON_BOTH),
 	RUN(argv, "argv", UL_JSON_STR, UL_JSON_BOTH),
 	RUN(suites, "suites", UL_JSON_LIST, UL_JSON_BOTH),
-	{ .key = "started_ns", .kind = UL_JSON_WALL_NS, .in = UL_JSON_BOTH,
-	  .off = offsetof(struct ul_run, started_wall_ns), .size = sizeof(int64_t),
-	  .min = INT64_MIN, .max = INT64_MAX, .text_key = "started" },
-	{ .key = "finished_ns", .kind = UL_JSON_WALL_NS, .in = UL_JSON_BOTH,
-	  .off = offsetof(struct ul_run, finished_wall_ns), .size = sizeof(int64_t),
-	  .min = INT64_MIN, .max = INT64_MAX, .text_key = "finished" },
-	{ .key = "host", .kind = UL_JSON_OBJECT, .in = UL_JSON_BOTH,
-	  .off = offsetof(struct ul_run, host), .sub = &host_table },
-	{ .key = "params", .kind = UL_JSON_OBJECT, .in = UL_JSON_BOTH,
-	  .off = offsetof(struct ul_run, params), .sub = &param_table },
+	{ .key = "started_ns",
+	  .kind = UL_JSON_WALL_NS,
+	  .in = UL_JSON_BOTH,
+	  .off = offsetof(struct ul_run, started_wall_ns),
+	  .size = sizeof(int64_t),
+	  .min = INT64_MIN,
+	  .max = INT64_MAX,
+	  .text_key = "started" },
+	{ .key = "finished_ns",
+	  .kind = UL_JSON_WALL_NS,
+	  .in = UL_JSON_BOTH,
+	  .off = offsetof(struct ul_run, finished_wall_ns),
+	  .size = sizeof(int64_t),
+	  .min = INT64_MIN,
+	  .max = INT64_MAX,
+	  .text_key = "finished" },
+	{ .key = "host",
+	  .kind = UL_JSON_OBJECT,
+	  .in = UL_JSON_BOTH,
+	  .off = offsetof(struct ul_run, host),
+	  .sub = &host_table },
+	{ .key = "params",
+	  .kind = UL_JSON_OBJECT,
+	  .in = UL_JSON_BOTH,
+	  .off = offsetof(struct ul_run, params),
+	  .sub = &param_table },
 };
 const struct ul_json_table ul_json_run_table = TABLE(run_fields);
 
@@ -202,7 +219,7 @@ int64_t ul_json_get_int(const struct ul_json_field *f, const void *base)
 	case UL_JSON_FLAGS:
 		return *(const unsigned *)p;
 	case UL_JSON_U64:
-		return (int64_t)*(const uint64_t *)p;
+		return (int64_t) * (const uint64_t *)p;
 	default:
 		return *(const int64_t *)p;
 	}
@@ -275,7 +292,8 @@ json_t *ul_json_fields(const void *base, const struct ul_json_table *t,
 			continue;
 		ns = ul_json_get_int(f, base);
 		ul_json_put(o, f->text_key,
-			    ns ? json_string(st->time_text(text, sizeof(text), ns)) : json_null(), bad);
+			    ns ? json_string(st->time_text(text, sizeof(text), ns)) : json_null(),
+			    bad);
 	}
 	if (!o)
 		*bad = true;
@@ -330,8 +348,8 @@ json_t *ul_json_cell(const struct ul_cell *c, const struct ul_json_style *st, bo
 	for (size_t i = 0; i < c->n_metrics && metrics && !*bad; i++) {
 		const struct ul_metric *m = &c->metrics[i];
 
-		add_named(metrics, m->name, sizeof(m->name), "value", ul_json_real(m->value, st), st,
-			  bad);
+		add_named(metrics, m->name, sizeof(m->name), "value", ul_json_real(m->value, st),
+			  st, bad);
 	}
 	ul_json_put(o, "metrics", metrics, bad);
 	return o;

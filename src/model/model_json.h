@@ -27,7 +27,11 @@
 #include <stdio.h>
 
 /* Which documents write a field (struct ul_json_field.in, style.format). */
-enum { UL_JSON_EXCHANGE = 1 << 0, UL_JSON_REPORT = 1 << 1, UL_JSON_BOTH = 3 };
+enum {
+	UL_JSON_EXCHANGE = 1 << 0,
+	UL_JSON_REPORT = 1 << 1,
+	UL_JSON_BOTH = 3
+};
 
 enum ul_json_kind {
 	UL_JSON_STR,	    /* char[size] */
@@ -49,9 +53,9 @@ struct ul_json_field {
 	enum ul_json_kind kind;
 	unsigned in; /* UL_JSON_EXCHANGE | UL_JSON_REPORT: the documents holding it */
 	size_t off, size;
-	int64_t min, max;		  /* INT, I64, WALL_NS, FLAGS: accepted when read */
-	const char *text_key;		  /* WALL_NS: key of the time as text (style.time_text) */
-	const struct ul_json_table *sub;  /* OBJECT */
+	int64_t min, max;		 /* INT, I64, WALL_NS, FLAGS: accepted when read */
+	const char *text_key;		 /* WALL_NS: key of the time as text (style.time_text) */
+	const struct ul_json_table *sub; /* OBJECT */
 };
 
 struct ul_json_table {

@@ -74,7 +74,7 @@ const char *ul_suite_cell_test(const struct ul_cell *cell)
 	const struct ul_suite *suite = ul_suite_find(cell->suite);
 
 	return suite && suite->tests && suite->tests[0].load && suite->tests[0].name ? cell->probe
-										   : cell->load;
+										     : cell->load;
 }
 
 size_t ul_suite_n_tests(const struct ul_suite *suite)

@@ -48,7 +48,7 @@ struct ul_deadline {
 	struct dl_shared *sh;
 	size_t map_len;
 	struct ul_child child; /* registered until reaped */
-	int ready[2]; /* ul_spawn()'s report pipe: [0] ours, [1] the child's */
+	int ready[2];	       /* ul_spawn()'s report pipe: [0] ours, [1] the child's */
 	const char *cgroup_procs;
 };
 
@@ -168,8 +168,7 @@ static void put_rec(struct dl_shared *sh, uint64_t idx, int64_t lat_ns, int64_t 
  * `skipped` of them recorded synthetically, cpu ns of work, recs records in
  * all so far (their slots already written).
  */
-static void publish(struct dl_shared *sh, uint64_t n, uint64_t skipped, int64_t cpu,
-		    uint64_t recs)
+static void publish(struct dl_shared *sh, uint64_t n, uint64_t skipped, int64_t cpu, uint64_t recs)
 {
 	uint64_t s = atomic_load_explicit(&sh->seq, memory_order_relaxed);
 

@@ -36,10 +36,10 @@
 #include "core/clock.h"
 
 struct ul_deadline_spec {
-	char name[16];	  /* "audio", "video", "custom" */
+	char name[16]; /* "audio", "video", "custom" */
 	int64_t period_ns;
-	int64_t work_ns;  /* < period_ns */
-	bool rt;	  /* ask for SCHED_FIFO */
+	int64_t work_ns; /* < period_ns */
+	bool rt;	 /* ask for SCHED_FIFO */
 };
 
 /*
@@ -66,12 +66,12 @@ struct ul_deadline_rec {
 
 /* Consistent counters of a running probe (a seqlock-protected snapshot). */
 struct ul_deadline_snap {
-	uint64_t periods;   /* elapsed and accounted: met + missed */
-	uint64_t met;	    /* work finished by the deadline */
-	uint64_t missed;    /* dropouts, skipped periods included */
-	uint64_t served;    /* periods whose work was done, late or not */
-	uint64_t recs;	    /* records written (real and synthetic) */
-	uint64_t synthetic; /* of which synthetic */
+	uint64_t periods;    /* elapsed and accounted: met + missed */
+	uint64_t met;	     /* work finished by the deadline */
+	uint64_t missed;     /* dropouts, skipped periods included */
+	uint64_t served;     /* periods whose work was done, late or not */
+	uint64_t recs;	     /* records written (real and synthetic) */
+	uint64_t synthetic;  /* of which synthetic */
 	int64_t work_cpu_ns; /* thread CPU time spent in work */
 };
 

@@ -14,10 +14,10 @@ struct ul_child;
 
 /* What one run execs; ctx->arg of the job probe. */
 struct ul_job_spec {
-	const char *path;   /* resolved program */
-	char *const *argv;  /* argv[0] as the user typed it */
-	const char *dir;    /* where it runs */
-	const char *log;    /* its stdout and stderr, truncated first */
+	const char *path;  /* resolved program */
+	char *const *argv; /* argv[0] as the user typed it */
+	const char *dir;   /* where it runs */
+	const char *log;   /* its stdout and stderr, truncated first */
 };
 
 /* The run's exit codes when it cannot start (the shell's): cannot enter

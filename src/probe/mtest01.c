@@ -21,10 +21,20 @@
 #include <sys/wait.h>
 
 /* The series of one run, in storage order; [0] is the cell's primary. */
-enum { S_ELAPSED, S_BYTES, S_USER, S_SYS, S_CPU, S_MAJFLT, S_MINFLT, S_STATUS, S_N };
+enum {
+	S_ELAPSED,
+	S_BYTES,
+	S_USER,
+	S_SYS,
+	S_CPU,
+	S_MAJFLT,
+	S_MINFLT,
+	S_STATUS,
+	S_N
+};
 static const char *const series_names[S_N + 1] = {
 	"mtest_elapsed_ns", UL_MTEST_BYTES_SERIES, "mtest_user_ns", "mtest_sys_ns",
-	"mtest_cpu_centi",  "mtest_majflt", "mtest_minflt",  UL_MTEST_STATUS_SERIES,
+	"mtest_cpu_centi",  "mtest_majflt",	   "mtest_minflt",  UL_MTEST_STATUS_SERIES,
 };
 
 /* Where the chunks are chained, so no compiler may drop the writes. */

@@ -65,23 +65,23 @@ enum ul_probe_kind {
 };
 
 struct ul_probe_ctx {
-	const char *scratch_dir;   /* private, exists; removed by the supervisor */
-	const char *self_exe;	   /* absolute path of this program, to exec */
+	const char *scratch_dir; /* private, exists; removed by the supervisor */
+	const char *self_exe;	 /* absolute path of this program, to exec */
 	int ncpu;
 	uint64_t mem_budget_bytes;
-	int64_t opt[UL_OPT_MAX];   /* option values in the descriptor's table order */
-	const char *cgroup_procs;  /* run the processes in this cgroup (NULL: none) */
-	const void *arg;	   /* whole kind: what its suite sized for it (mtest01's
+	int64_t opt[UL_OPT_MAX];  /* option values in the descriptor's table order */
+	const char *cgroup_procs; /* run the processes in this cgroup (NULL: none) */
+	const void *arg;	  /* whole kind: what its suite sized for it (mtest01's
 				    * struct ul_mtest01_size); NULL = nothing */
 };
 
 struct ul_probe {
-	const char *name;    /* user-visible, "resp" */
+	const char *name; /* user-visible, "resp" */
 	const char *summary;
-	const char *unit;    /* of the samples: "ns" */
+	const char *unit; /* of the samples: "ns" */
 	const struct ul_opt *opts;
 	enum ul_probe_kind kind;
-	enum ul_direction direction; /* of its values: which way is better */
+	enum ul_direction direction;		 /* of its values: which way is better */
 	int (*supported)(char *why, size_t len); /* NULL = always */
 	/* Probe child, before ready. *state goes to sample()/batch()/teardown().
 	 * Repeat and micro kinds; NULL = no state. */
@@ -178,9 +178,9 @@ struct ul_running_probe; /* opaque */
 
 enum ul_measure_result {
 	UL_MEASURE_OK = 0,
-	UL_MEASURE_FAILED,	/* sample() returned an error: err holds its errno */
-	UL_MEASURE_TIMEOUT,	/* no answer by the deadline */
-	UL_MEASURE_INTERRUPTED, /* a terminating signal arrived */
+	UL_MEASURE_FAILED,	 /* sample() returned an error: err holds its errno */
+	UL_MEASURE_TIMEOUT,	 /* no answer by the deadline */
+	UL_MEASURE_INTERRUPTED,	 /* a terminating signal arrived */
 	UL_MEASURE_CHILD_EXITED, /* some supervised child exited: see *exited */
 };
 
@@ -221,8 +221,8 @@ int ul_whole_start(const struct ul_probe *probe, const struct ul_probe_ctx *ctx,
  */
 enum ul_measure_result ul_whole_measure(struct ul_sup *sup, struct ul_whole_run *wr,
 					int64_t deadline, int *err, struct ul_child **exited);
-enum ul_measure_result ul_whole_wait(struct ul_sup *sup, struct ul_whole_run *wr,
-				     int64_t deadline, struct ul_child **exited);
+enum ul_measure_result ul_whole_wait(struct ul_sup *sup, struct ul_whole_run *wr, int64_t deadline,
+				     struct ul_child **exited);
 /* The ended run's values onto the cell (ul_whole_ops.result). */
 int ul_whole_result(struct ul_whole_run *wr, struct ul_cell *cell);
 /* The ended run's record (wait status, rusage) and *elapsed_ns, spawn to

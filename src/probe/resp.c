@@ -29,7 +29,12 @@
  * debugoptimized) an unloaded sample takes ~52 ms: ~50 ms of CPU work and
  * ~1.7 ms for touching the resident working set plus the fork/exec/list.
  */
-enum { OPT_WORKING_SET, OPT_EXEC, OPT_FILES, OPT_CPU_WORK };
+enum {
+	OPT_WORKING_SET,
+	OPT_EXEC,
+	OPT_FILES,
+	OPT_CPU_WORK
+};
 
 #define RESP_CPU_WORK_DEF INT64_C(34000000)
 

@@ -22,10 +22,10 @@ struct ul_whole_run {
 	 * it reaped, the supervisor keeps pointing at it, and it must then
 	 * outlive the run (it is leaked on purpose). */
 	struct ul_child *child;
-	ul_nsec t0;	    /* just before the spawn */
-	int64_t elapsed_ns; /* spawn to reap, once ended */
+	ul_nsec t0;		     /* just before the spawn */
+	int64_t elapsed_ns;	     /* spawn to reap, once ended */
 	struct ul_whole_watch watch; /* the suite's tick and grace (zero: none) */
-	bool unkillable;    /* the last stop could not get the run reaped */
+	bool unkillable;	     /* the last stop could not get the run reaped */
 };
 
 void ul_whole_set_watch(struct ul_whole_run *wr, const struct ul_whole_watch *w)
@@ -143,8 +143,8 @@ enum ul_measure_result ul_whole_measure(struct ul_sup *sup, struct ul_whole_run 
 	return ul_whole_wait(sup, wr, deadline, exited);
 }
 
-enum ul_measure_result ul_whole_wait(struct ul_sup *sup, struct ul_whole_run *wr,
-				     int64_t deadline, struct ul_child **exited)
+enum ul_measure_result ul_whole_wait(struct ul_sup *sup, struct ul_whole_run *wr, int64_t deadline,
+				     struct ul_child **exited)
 {
 	if (!wr->child)
 		return UL_MEASURE_FAILED; /* no run going: a caller's bug, said as a failure */

@@ -32,8 +32,8 @@ struct change_ctx {
 
 typedef int (*change_fn)(const struct change_ctx *c, const char *arg);
 
-#define UL_CHANGE(name)                                                                     \
-	static int check_##name(const struct change_ctx *c, const char *arg);               \
+#define UL_CHANGE(name)                                                                            \
+	static int check_##name(const struct change_ctx *c, const char *arg);                      \
 	static int undo_##name(const struct change_ctx *c, const char *arg);
 #include "proc/changes.def"
 #undef UL_CHANGE
@@ -296,8 +296,8 @@ int ul_change_scratch_create(struct ul_journal *j, const char *parent, char *out
 	return rc;
 }
 
-int ul_change_swap_create(struct ul_journal *j, const char *dir, uint64_t size_bytes,
-			  int priority, const char *run_uuid, char *path_out, size_t len, char *why,
+int ul_change_swap_create(struct ul_journal *j, const char *dir, uint64_t size_bytes, int priority,
+			  const char *run_uuid, char *path_out, size_t len, char *why,
 			  size_t whylen)
 {
 	int rc = -EEXIST;
@@ -326,8 +326,7 @@ int ul_change_swap_create(struct ul_journal *j, const char *dir, uint64_t size_b
 }
 
 int ul_change_cgroup_create(struct ul_journal *j, const char *name, uint64_t limit_bytes,
-			    uint64_t swap_limit_bytes, struct ul_cgroup *out, char *why,
-			    size_t len)
+			    uint64_t swap_limit_bytes, struct ul_cgroup *out, char *why, size_t len)
 {
 	int rc = ul_cgroup_plan(name, out, why, len);
 

@@ -42,15 +42,15 @@ struct ul_changes_hooks {
 /* ---- journal-first wrappers (j may be NULL: nothing is journalled) ---- */
 
 /* "run UUID STORE" before the run is stored, done once its status is. */
-int ul_change_run_begin(struct ul_journal *j, const char *uuid, const char *store_uri)
-	UL_MUST_CHECK;
+int ul_change_run_begin(struct ul_journal *j, const char *uuid,
+			const char *store_uri) UL_MUST_CHECK;
 int ul_change_run_end(struct ul_journal *j, const char *uuid, const char *store_uri);
 /* A scratch directory in parent (checked as ul_scratch_check_parent()). */
 int ul_change_scratch_create(struct ul_journal *j, const char *parent, char *out, size_t len,
 			     char *why, size_t whylen) UL_MUST_CHECK;
 /* A swap file in dir (ul_swap_create()), labelled with run_uuid. */
-int ul_change_swap_create(struct ul_journal *j, const char *dir, uint64_t size_bytes,
-			  int priority, const char *run_uuid, char *path_out, size_t len, char *why,
+int ul_change_swap_create(struct ul_journal *j, const char *dir, uint64_t size_bytes, int priority,
+			  const char *run_uuid, char *path_out, size_t len, char *why,
 			  size_t whylen) UL_MUST_CHECK;
 /* The memory cgroup "underload-NAME" (ul_cgroup_create()). */
 int ul_change_cgroup_create(struct ul_journal *j, const char *name, uint64_t limit_bytes,

@@ -279,9 +279,9 @@ void ul_journal_finish(struct ul_journal *j)
 struct scan {
 	ul_journal_visit_fn fn;
 	void *arg;
-	int stale;	/* stale journals with pending entries */
-	bool dry;	/* only count */
-	int err;	/* the first error a visitor returned */
+	int stale; /* stale journals with pending entries */
+	bool dry;  /* only count */
+	int err;   /* the first error a visitor returned */
 };
 
 /* A temporary file whose creator is gone is an incomplete, empty journal. */
@@ -307,8 +307,8 @@ static void unlinkat_same(int dfd, const char *name, int fd)
 static int open_trusted(int dfd, const char *name, bool dry)
 {
 	struct stat st;
-	int fd = openat(dfd, name, (dry ? O_RDONLY : O_RDWR | O_APPEND) | O_NOFOLLOW | O_CLOEXEC |
-				       O_NONBLOCK);
+	int fd = openat(dfd, name,
+			(dry ? O_RDONLY : O_RDWR | O_APPEND) | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 
 	if (fd < 0)
 		return -1;

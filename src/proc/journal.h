@@ -35,9 +35,9 @@
 #include <limits.h>
 
 struct ul_journal {
-	int fd;			/* -1 when closed */
+	int fd; /* -1 when closed */
 	char path[PATH_MAX];
-	uint64_t size_bytes;	/* length up to the last complete line */
+	uint64_t size_bytes; /* length up to the last complete line */
 };
 
 /* Create our journal with its header, durably: DIR/<pid>.journal, or
@@ -61,12 +61,16 @@ int ul_journal_failed(struct ul_journal *j, const char *kind, const char *arg);
  * `underload cleanup`.  Safe to call twice. */
 void ul_journal_finish(struct ul_journal *j);
 
-enum ul_journal_state { UL_JOURNAL_PENDING, UL_JOURNAL_DONE, UL_JOURNAL_RETIRED };
+enum ul_journal_state {
+	UL_JOURNAL_PENDING,
+	UL_JOURNAL_DONE,
+	UL_JOURNAL_RETIRED
+};
 
 struct ul_journal_entry {
 	const char *kind, *arg;
 	enum ul_journal_state state;
-	int failures;		/* "failed" lines for it so far */
+	int failures; /* "failed" lines for it so far */
 };
 
 /*

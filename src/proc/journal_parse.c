@@ -30,7 +30,8 @@ static void settle(struct ul_journal_parsed *p, const char *what, char *rest)
 	for (size_t i = p->n; i-- > 0;) {
 		struct ul_journal_entry *e = &p->e[i];
 
-		if (e->state != UL_JOURNAL_PENDING || strcmp(e->kind, rest) || strcmp(e->arg, sp + 1))
+		if (e->state != UL_JOURNAL_PENDING || strcmp(e->kind, rest) ||
+		    strcmp(e->arg, sp + 1))
 			continue;
 		if (!strcmp(what, "done"))
 			e->state = UL_JOURNAL_DONE;
@@ -95,8 +96,7 @@ static int parse_header(const char *line, struct ul_journal_parsed *p)
 }
 
 /* Append a pending entry (kind and arg point into p->buf); 0 or -ENOMEM. */
-static int add_entry(struct ul_journal_parsed *p, size_t *cap, const char *kind,
-		     const char *arg)
+static int add_entry(struct ul_journal_parsed *p, size_t *cap, const char *kind, const char *arg)
 {
 	if (p->n == *cap) {
 		size_t ncap = *cap ? *cap * 2 : 16;

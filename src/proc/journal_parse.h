@@ -21,7 +21,7 @@
 /* A parsed journal: the entries point into buf. */
 struct ul_journal_parsed {
 	char *buf;
-	size_t good_bytes;	/* up to the last newline */
+	size_t good_bytes; /* up to the last newline */
 	pid_t pid;
 	uint64_t start;
 	struct ul_journal_entry *e;

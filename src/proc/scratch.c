@@ -136,12 +136,14 @@ int ul_scratch_check_parent(const char *parent, char *real, size_t real_len, cha
 			return -ENOTDIR;
 		}
 		if (!safe_dir(&st)) {
-			ul_whyf(why, whylen, "%s is %s without the sticky bit (another user could "
-					     "replace the scratch directory); use a directory only "
-					     "root or you can write, or one with mode 1777",
+			ul_whyf(why, whylen,
+				"%s is %s without the sticky bit (another user could "
+				"replace the scratch directory); use a directory only "
+				"root or you can write, or one with mode 1777",
 				buf[0] ? buf : "/",
-				st.st_uid != 0 && st.st_uid != geteuid() ?
-					"owned by another user" : "group- or world-writable");
+				st.st_uid != 0 && st.st_uid != geteuid()
+					? "owned by another user"
+					: "group- or world-writable");
 			return -EPERM;
 		}
 		if (!buf[0])
@@ -172,8 +174,8 @@ int ul_scratch_name(const char *parent, char *out, size_t len, char *why, size_t
 	for (size_t i = 0; i < sizeof(r); i++)
 		suffix[i] = set[r[i] % (sizeof(set) - 1)];
 	suffix[6] = '\0';
-	rc = snprintf(out, len, "%s%s" UL_SCRATCH_PREFIX "%s", real,
-		      strcmp(real, "/") ? "/" : "", suffix);
+	rc = snprintf(out, len, "%s%s" UL_SCRATCH_PREFIX "%s", real, strcmp(real, "/") ? "/" : "",
+		      suffix);
 	if (rc < 0 || (size_t)rc >= len) {
 		if (len)
 			out[0] = '\0';
@@ -222,7 +224,7 @@ int ul_scratch_create(const char *parent, char *out, size_t len)
 /* ---- removal --------------------------------------------------------- */
 
 struct rm_state {
-	dev_t dev;	/* never cross into another filesystem */
+	dev_t dev; /* never cross into another filesystem */
 	int first_err;
 };
 

@@ -58,8 +58,7 @@ static void spawn_close_range(unsigned int lo, unsigned int hi)
 		return;
 	/* Old kernel: close one by one up to the fd limit. */
 	max = 65536;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	    rl.rlim_cur < max)
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < max)
 		max = (unsigned int)rl.rlim_cur;
 	for (unsigned int fd = lo; fd <= hi && fd < max; fd++)
 		close((int)fd);
@@ -269,7 +268,7 @@ static int spawn_register(struct ul_sup *s, struct ul_child *child, pid_t pid)
 int ul_spawn(struct ul_sup *s, const struct ul_spawn_opts *o, struct ul_child *child)
 {
 	int keep[UL_SPAWN_MAX_FDS + 1]; /* + the report pipe's write end */
-	char comm[16]; /* TASK_COMM_LEN: longer names are truncated */
+	char comm[16];			/* TASK_COMM_LEN: longer names are truncated */
 	const char *name;
 	sigset_t all, old;
 	pid_t sup_pid, pid;

@@ -180,8 +180,8 @@ static void sup_drain_timer(struct ul_sup *s)
 struct sup_round {
 	struct pollfd pfd[3 + UL_SUP_MAX_CHILDREN];
 	struct ul_child *polled[UL_SUP_MAX_CHILDREN]; /* children, as polled */
-	size_t nfds, first, npolled; /* first: pfd index of polled[0] */
-	int fd_idx;		     /* pfd index of the caller's fd, or -1 */
+	size_t nfds, first, npolled;		      /* first: pfd index of polled[0] */
+	int fd_idx;				      /* pfd index of the caller's fd, or -1 */
 };
 
 static void sup_round_fill(struct ul_sup *s, struct sup_round *r, int fd, bool timer_ok)
@@ -206,7 +206,8 @@ static void sup_round_fill(struct ul_sup *s, struct sup_round *r, int fd, bool t
 static struct ul_child *sup_round_reap(struct ul_sup *s, const struct sup_round *r)
 {
 	for (size_t i = 0; i < r->npolled; i++)
-		if (r->pfd[r->first + i].revents && ul_sup_reap_child(s, r->polled[i], WNOHANG) == 1)
+		if (r->pfd[r->first + i].revents &&
+		    ul_sup_reap_child(s, r->polled[i], WNOHANG) == 1)
 			return r->polled[i];
 	return NULL;
 }

@@ -32,41 +32,41 @@
 #define UL_SPAWN_MAX_FDS 8
 
 struct ul_child {
-	pid_t pid;	/* also the process group id */
-	int pidfd;	/* -1 once reaped */
+	pid_t pid; /* also the process group id */
+	int pidfd; /* -1 once reaped */
 	char name[32];
-	bool reaped;	/* wait status below is valid */
-	int wstatus;	/* as from wait4() */
+	bool reaped;	  /* wait status below is valid */
+	int wstatus;	  /* as from wait4() */
 	bool needed_kill; /* SIGTERM was not enough within the grace period */
 	struct rusage ru; /* of the child and its reaped descendants */
 };
 
 struct ul_sup {
 	int sigfd, timerfd;
-	sigset_t old_mask;	 /* restored by ul_sup_fini() */
+	sigset_t old_mask;				/* restored by ul_sup_fini() */
 	struct ul_child *children[UL_SUP_MAX_CHILDREN]; /* live, registered children */
 	size_t n_children;
-	int interrupts;		 /* terminating signals received so far */
-	int last_signal;	 /* the most recent of those */
-	int reported;		 /* interrupts already returned by ul_sup_wait() */
+	int interrupts;	 /* terminating signals received so far */
+	int last_signal; /* the most recent of those */
+	int reported;	 /* interrupts already returned by ul_sup_wait() */
 };
 
 typedef int (*ul_child_fn)(void *arg);
 
 struct ul_spawn_opts {
-	const char *name;		 /* short, for prctl(PR_SET_NAME, "ul:NAME") */
-	ul_child_fn fn;			 /* run in the child, or NULL to exec argv */
+	const char *name; /* short, for prctl(PR_SET_NAME, "ul:NAME") */
+	ul_child_fn fn;	  /* run in the child, or NULL to exec argv */
 	void *arg;
-	char *const *argv;		 /* argv[0] is the path; used when fn is NULL */
-	int keep_fds[UL_SPAWN_MAX_FDS];	 /* fds the child keeps open besides 0-2 */
+	char *const *argv;		/* argv[0] is the path; used when fn is NULL */
+	int keep_fds[UL_SPAWN_MAX_FDS]; /* fds the child keeps open besides 0-2 */
 	size_t n_keep_fds;
-	int oom_score_adj;		 /* applied when set_oom_score_adj */
+	int oom_score_adj; /* applied when set_oom_score_adj */
 	bool set_oom_score_adj;
-	bool stdout_to_null;		 /* redirect stdout and stderr to /dev/null */
-	const char *cgroup_procs;	 /* if set, the child writes "0" to this
+	bool stdout_to_null;	  /* redirect stdout and stderr to /dev/null */
+	const char *cgroup_procs; /* if set, the child writes "0" to this
 					  * cgroup.procs file before anything else
 					  * and exits 126 if it cannot */
-	int *report_pipe;		 /* if set, an int[2] that ul_spawn() fills
+	int *report_pipe;	  /* if set, an int[2] that ul_spawn() fills
 					  * with a new pipe before it forks (so the
 					  * child finds it in its copy of memory):
 					  * [0] the caller's read end (O_NONBLOCK,
@@ -78,10 +78,10 @@ struct ul_spawn_opts {
 };
 
 enum ul_wait_result {
-	UL_WAIT_READY = 0,	/* the caller's fd is readable (or hung up) */
-	UL_WAIT_TIMEOUT,	/* the deadline passed */
-	UL_WAIT_INTERRUPTED,	/* a terminating signal arrived (see interrupts) */
-	UL_WAIT_CHILD_EXITED,	/* a registered child exited; it is reaped and unregistered */
+	UL_WAIT_READY = 0,    /* the caller's fd is readable (or hung up) */
+	UL_WAIT_TIMEOUT,      /* the deadline passed */
+	UL_WAIT_INTERRUPTED,  /* a terminating signal arrived (see interrupts) */
+	UL_WAIT_CHILD_EXITED, /* a registered child exited; it is reaped and unregistered */
 };
 
 /* Become subreaper, block the signals, open signalfd and timerfd. */

@@ -403,8 +403,9 @@ static int preflight(const char *dir, uint64_t size_bytes, int priority, char *w
 	}
 	avail = (uint64_t)sfs.f_bavail * (uint64_t)sfs.f_bsize;
 	if (avail < UL_SWAP_RESERVE_BYTES || size_bytes > avail - UL_SWAP_RESERVE_BYTES) {
-		ul_whyf(why, whylen, "%s has %" PRIu64 " MiB free: not enough for %" PRIu64
-				     " MiB of swap plus a %" PRIu64 " MiB reserve",
+		ul_whyf(why, whylen,
+			"%s has %" PRIu64 " MiB free: not enough for %" PRIu64
+			" MiB of swap plus a %" PRIu64 " MiB reserve",
 			dir, avail / UL_MiB, size_bytes / UL_MiB,
 			(uint64_t)UL_SWAP_RESERVE_BYTES / UL_MiB);
 		return -ENOSPC;
@@ -445,11 +446,15 @@ static int make_swap(const char *path, int fd, uint64_t size_bytes, int priority
 	if (swapon(path, flags) < 0) {
 		rc = -errno;
 		if (rc == -EINVAL)
-			ul_whyf(why, whylen, "swapon %s: %s (the filesystem may not support swap "
-					     "files)", path, strerror(-rc));
+			ul_whyf(why, whylen,
+				"swapon %s: %s (the filesystem may not support swap "
+				"files)",
+				path, strerror(-rc));
 		else if (rc == -EPERM)
-			ul_whyf(why, whylen, "swapon %s: %s (needs CAP_SYS_ADMIN, or too many swap "
-					     "areas)", path, strerror(-rc));
+			ul_whyf(why, whylen,
+				"swapon %s: %s (needs CAP_SYS_ADMIN, or too many swap "
+				"areas)",
+				path, strerror(-rc));
 		else
 			ul_whyf(why, whylen, "swapon %s: %s", path, strerror(-rc));
 		return rc;

@@ -94,8 +94,9 @@ int ul_report_compare_header(FILE *out, const struct ul_runcmp *c)
 	}
 	for (size_t i = 0; i < c->n_env; i++)
 		if (c->env[i].unfair)
-			fprintf(out, "warning: unfair comparison: %s differ between the compared "
-				     "runs\n",
+			fprintf(out,
+				"warning: unfair comparison: %s differ between the compared "
+				"runs\n",
 				c->env[i].what);
 	return stream_status(out);
 }
@@ -122,8 +123,9 @@ static void row_note(char *buf, size_t len, const struct ul_runcmp_row *r)
 
 		off = strlen(buf);
 		if (!isnan(pr) && pr <= r->res.alpha && off < len)
-			snprintf(buf + off, len - off, "%sruns of the %s differ among themselves "
-						       "(p %.2g)",
+			snprintf(buf + off, len - off,
+				 "%sruns of the %s differ among themselves "
+				 "(p %.2g)",
 				 off ? "; " : "", side ? "candidate" : "baseline", pr);
 	}
 	off = strlen(buf);
@@ -141,8 +143,9 @@ static void table_head(FILE *out, const struct ul_runcmp *c, const struct ul_run
 	for (size_t i = 0; i < c->n_rows && !first; i++)
 		if (c->rows[i].metric == m && (c->rows[i].prefix_base || c->rows[i].prefix_cand))
 			first = &c->rows[i];
-	fprintf(out, "\n%s %s (%s, %s is better): %s, %g%% CI of the shift, alpha %g, "
-		     "Holm over %zu test%s\n",
+	fprintf(out,
+		"\n%s %s (%s, %s is better): %s, %g%% CI of the shift, alpha %g, "
+		"Holm over %zu test%s\n",
 		m->suite, m->label, m->unit, m->better == UL_BETTER_HIGHER ? "higher" : "lower",
 		c->opts.test == UL_CMP_WELCH ? "Welch's t (difference of means)"
 					     : "Mann-Whitney U (Hodges-Lehmann shift)",
@@ -151,8 +154,9 @@ static void table_head(FILE *out, const struct ul_runcmp *c, const struct ul_run
 		fprintf(out, "(--per-run: one value per run, the median of its points; n counts "
 			     "runs)\n");
 	if (first)
-		fprintf(out, "(adaptively sampled cells: only the first %zu points of each run, "
-			     "fixed before the stopping rule, are tested)\n",
+		fprintf(out,
+			"(adaptively sampled cells: only the first %zu points of each run, "
+			"fixed before the stopping rule, are tested)\n",
 			first->prefix_base > first->prefix_cand ? first->prefix_base
 								: first->prefix_cand);
 	fprintf(out, "%-12s %-16s %6s %6s %12s %12s %8s %-19s %8s %-20s %-4s %s\n", "test",
@@ -186,7 +190,10 @@ static void table_row(FILE *out, const struct ul_runcmp *c, const struct ul_runc
 	fprintf(out, "%-12s %-16s %6zu %6zu %*s %*s %8s %-19s %8s %-20s %-4s %s\n", test, lab,
 		x->n_base, x->n_cand, ul_fmt_width(mb, 12), mb, ul_fmt_width(mc, 12), mc, ch, ci, p,
 		ul_cmp_verdict_name(x->verdict),
-		x->verdict == UL_VERDICT_NONE ? "-" : r->holm_survives ? "yes" : "no", note);
+		x->verdict == UL_VERDICT_NONE ? "-"
+		: r->holm_survives	      ? "yes"
+					      : "no",
+		note);
 }
 
 /* After a suite's table: a warning when cells it compared were disturbed. */
@@ -208,9 +215,10 @@ static void disturbed_warning(FILE *out, const struct ul_runcmp *c, const char *
 		disturbed += r->disturbed_cand;
 	}
 	if (disturbed)
-		fprintf(out, "warning: %zu of %zu compared cells were disturbed (CPU used outside "
-			     "the run): the machine's other work varies between runs and can make "
-			     "a difference or hide one\n",
+		fprintf(out,
+			"warning: %zu of %zu compared cells were disturbed (CPU used outside "
+			"the run): the machine's other work varies between runs and can make "
+			"a difference or hide one\n",
 			disturbed, cells);
 }
 
@@ -228,8 +236,8 @@ int ul_report_compare_table(FILE *out, const struct ul_runcmp *c, const char *su
 
 			m = r->metric;
 			for (size_t j = 0; j < c->n_rows; j++)
-				n_tested += c->rows[j].tested && !strcmp(c->rows[j].metric->suite,
-									  suite);
+				n_tested += c->rows[j].tested &&
+					    !strcmp(c->rows[j].metric->suite, suite);
 			table_head(out, c, m, n_tested);
 		}
 		table_row(out, c, r);
@@ -284,9 +292,9 @@ static json_t *json_row(const struct ul_runcmp *c, const struct ul_runcmp_row *r
 
 	if (!o)
 		return NULL;
-	json_object_set_new(o, "better", json_string(r->metric->better == UL_BETTER_HIGHER
-							     ? "higher"
-							     : "lower"));
+	json_object_set_new(o, "better",
+			    json_string(r->metric->better == UL_BETTER_HIGHER ? "higher"
+									      : "lower"));
 	json_object_set_new(o, "runs_base", json_integer((json_int_t)r->runs_base));
 	json_object_set_new(o, "runs_cand", json_integer((json_int_t)r->runs_cand));
 	json_object_set_new(o, "prefix_base", json_integer((json_int_t)r->prefix_base));
@@ -302,19 +310,20 @@ static json_t *json_row(const struct ul_runcmp *c, const struct ul_runcmp_row *r
 		return o;
 	}
 	json_object_update_new(
-		o, json_pack("{s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o,s:o,s:o,s:o,s:o,s:o,s:o,"
-			     "s:b,s:b,s:s,s:I,s:o,s:b}",
-			     "n_base", (json_int_t)x->n_base, "n_cand", (json_int_t)x->n_cand,
-			     "median_base", jnum(x->median_base), "median_cand", jnum(x->median_cand),
-			     "mean_base", jnum(x->mean_base), "mean_cand", jnum(x->mean_cand),
-			     "change_rel", jnum(x->change_rel), "shift", jnum(x->shift), "has_ci",
-			     x->has_ci, "shift_lo", jnum(x->shift_lo), "shift_hi", jnum(x->shift_hi),
-			     "ci_lo_rel", jnum(x->ci_lo_rel), "ci_hi_rel", jnum(x->ci_hi_rel),
-			     "ci_level", jnum(x->ci_level), "statistic", jnum(x->statistic), "p",
-			     jnum(x->p), "exact", x->exact, "can_decide", x->can_decide, "verdict",
-			     ul_cmp_verdict_name(x->verdict), "need_per_side",
-			     (json_int_t)x->need_per_side, "p_holm", jnum(r->p_holm), "holm_survives",
-			     r->holm_survives));
+		o,
+		json_pack("{s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o,s:o,s:o,s:o,s:o,s:o,s:o,"
+			  "s:b,s:b,s:s,s:I,s:o,s:b}",
+			  "n_base", (json_int_t)x->n_base, "n_cand", (json_int_t)x->n_cand,
+			  "median_base", jnum(x->median_base), "median_cand", jnum(x->median_cand),
+			  "mean_base", jnum(x->mean_base), "mean_cand", jnum(x->mean_cand),
+			  "change_rel", jnum(x->change_rel), "shift", jnum(x->shift), "has_ci",
+			  x->has_ci, "shift_lo", jnum(x->shift_lo), "shift_hi", jnum(x->shift_hi),
+			  "ci_lo_rel", jnum(x->ci_lo_rel), "ci_hi_rel", jnum(x->ci_hi_rel),
+			  "ci_level", jnum(x->ci_level), "statistic", jnum(x->statistic), "p",
+			  jnum(x->p), "exact", x->exact, "can_decide", x->can_decide, "verdict",
+			  ul_cmp_verdict_name(x->verdict), "need_per_side",
+			  (json_int_t)x->need_per_side, "p_holm", jnum(r->p_holm), "holm_survives",
+			  r->holm_survives));
 	if (c->opts.test == UL_CMP_WELCH)
 		json_object_set_new(o, "df", jnum(x->df));
 	return o;
@@ -372,10 +381,12 @@ static void csv_num(FILE *out, double v, bool last)
 int ul_report_compare_csv(FILE *out, const struct ul_runcmp *c)
 {
 	static const char *const head[] = {
-		"suite", "metric", "unit", "test", "baseline", "candidate", "runs_base",
-		"runs_cand", "n_base", "n_cand", "median_base", "median_cand", "change_rel",
-		"shift", "shift_lo", "shift_hi", "ci_lo_rel", "ci_hi_rel", "ci_level", "p",
-		"exact", "verdict", "p_holm", "holm_survives", "need_per_side", "note",
+		"suite",       "metric",      "unit",	    "test",	     "baseline",
+		"candidate",   "runs_base",   "runs_cand",  "n_base",	     "n_cand",
+		"median_base", "median_cand", "change_rel", "shift",	     "shift_lo",
+		"shift_hi",    "ci_lo_rel",   "ci_hi_rel",  "ci_level",	     "p",
+		"exact",       "verdict",     "p_holm",	    "holm_survives", "need_per_side",
+		"note",
 	};
 	char note[256];
 

@@ -195,8 +195,7 @@ static bool in_order(const char *load)
 }
 
 /* The loads to print: the seed's order, then others by first appearance. */
-static int block_loads(const struct ul_run *const *runs, size_t n, const char ***out,
-		       size_t *nout)
+static int block_loads(const struct ul_run *const *runs, size_t n, const char ***out, size_t *nout)
 {
 	size_t cap = ul_suite_n_tests(ul_suite_find(CONTEST_SUITE)), k = 0;
 	const char **v;
@@ -339,12 +338,25 @@ const struct ul_format ul_format_contest = {
 };
 
 /* The native table's columns. */
-enum { NC_LOAD, NC_N, NC_MEAN, NC_SD, NC_MIN, NC_MAX, NC_CI, NC_CPU, NC_LOADS, NC_UNITS, NC_LCPU,
-       NC_RATIO, NC_COUNT };
+enum {
+	NC_LOAD,
+	NC_N,
+	NC_MEAN,
+	NC_SD,
+	NC_MIN,
+	NC_MAX,
+	NC_CI,
+	NC_CPU,
+	NC_LOADS,
+	NC_UNITS,
+	NC_LCPU,
+	NC_RATIO,
+	NC_COUNT
+};
 
 static const char *const nc_title[NC_COUNT] = {
-	"load", "n", "time s", "S.D.", "min", "max", "95% CI of mean", "CPU%", "Loads",
-	"units", "LCPU%", "ratio",
+	"load",		  "n",	  "time s", "S.D.",  "min",   "max",
+	"95% CI of mean", "CPU%", "Loads",  "units", "LCPU%", "ratio",
 };
 
 /* Names and the interval are left-aligned, numbers right-aligned. */

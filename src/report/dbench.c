@@ -104,8 +104,8 @@ static int dbench_write_run(FILE *out, const struct ul_run *run)
 			continue;
 		for (size_t r = 0; r < n; r++) {
 			if (cells > 1 || rounds > 1)
-				fprintf(out, "%sfsbench under %s, run %zu of %zu:\n", r || i ? "\n" : "",
-					c->load, r + 1, n);
+				fprintf(out, "%sfsbench under %s, run %zu of %zu:\n",
+					r || i ? "\n" : "", c->load, r + 1, n);
 			dbench_round(out, c, r);
 		}
 		if (c->outcome != UL_CELL_OK) {

@@ -20,7 +20,8 @@
 
 /* Settings of a report over several runs (`underload compare`). */
 struct ul_report_opts {
-	const char *baseline; /* label whose noload mean divides every ratio; NULL = each label's own */
+	const char *
+		baseline; /* label whose noload mean divides every ratio; NULL = each label's own */
 };
 
 struct ul_format {

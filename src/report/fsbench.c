@@ -119,16 +119,11 @@ static const struct {
 	double (*f)(const struct ul_cell *, size_t);
 	int decimals;
 } rows[] = {
-	{ "MB/s (read+written)", f_mbs, 3 },
-	{ "operations/s", f_ops, 1 },
-	{ "client min/max ops", f_ratio, 3 },
-	{ "max latency ms", f_maxlat, 3 },
-	{ "status mismatches", f_mismatch, 0 },
-	{ "elapsed s", f_elapsed, 2 },
-	{ "clients' user s", f_user, 2 },
-	{ "clients' sys s", f_sys, 2 },
-	{ "clients' CPU %", f_cpu, 1 },
-	{ "major faults", f_majflt, 0 },
+	{ "MB/s (read+written)", f_mbs, 3 },	{ "operations/s", f_ops, 1 },
+	{ "client min/max ops", f_ratio, 3 },	{ "max latency ms", f_maxlat, 3 },
+	{ "status mismatches", f_mismatch, 0 }, { "elapsed s", f_elapsed, 2 },
+	{ "clients' user s", f_user, 2 },	{ "clients' sys s", f_sys, 2 },
+	{ "clients' CPU %", f_cpu, 1 },		{ "major faults", f_majflt, 0 },
 	{ "minor faults", f_minflt, 0 },
 };
 

@@ -77,12 +77,11 @@ static const char lm2_title[] =
 	"         (in the layout of LMbench 2.0's summary; measured by underload)\n"
 	"\n";
 
-static const char lm2_basic[] =
-	"Basic system parameters\n"
-	"----------------------------------------------------\n"
-	"Host                 OS Description              Mhz\n"
-	"                                                    \n"
-	"--------- ------------- ----------------------- ----\n";
+static const char lm2_basic[] = "Basic system parameters\n"
+				"----------------------------------------------------\n"
+				"Host                 OS Description              Mhz\n"
+				"                                                    \n"
+				"--------- ------------- ----------------------- ----\n";
 
 static const char lm2_proc[] =
 	"\nProcessor, Processes - times in microseconds - smaller is better\n"
@@ -119,12 +118,11 @@ static const char lm2_bw[] =
 	"                             UNIX      reread reread (libc) (hand) read write\n"
 	"--------- ------------- ---- ---- ---- ------ ------ ------ ------ ---- -----\n";
 
-static const char lm2_mem[] =
-	"\nMemory latencies in nanoseconds - smaller is better\n"
-	"    (WARNING - may not be correct, check graphs)\n"
-	"---------------------------------------------------\n"
-	"Host                 OS   Mhz  L1 $   L2 $    Main mem    Guesses\n"
-	"--------- -------------  ---- ----- ------    --------    -------\n";
+static const char lm2_mem[] = "\nMemory latencies in nanoseconds - smaller is better\n"
+			      "    (WARNING - may not be correct, check graphs)\n"
+			      "---------------------------------------------------\n"
+			      "Host                 OS   Mhz  L1 $   L2 $    Main mem    Guesses\n"
+			      "--------- -------------  ---- ----- ------    --------    -------\n";
 
 /* getsummary's same(): within 20% of the larger. */
 static bool lm2_same(double a, double b)
@@ -244,8 +242,8 @@ static const struct {
 	const char *probe, *series;
 	double factor;
 } lm2_src[] = {
-#define US 1e-6			   /* ps -> us */
-#define MB (1.0 / 1048576.0)	   /* bytes/s -> MB/s */
+#define US 1e-6		     /* ps -> us */
+#define MB (1.0 / 1048576.0) /* bytes/s -> MB/s */
 	{ UL_LM2_NULL_CALL, "lat-null", "op_ps", US },
 	{ UL_LM2_NULL_IO, "lat-nullio", "op_ps", US },
 	{ UL_LM2_STAT, "lat-stat", "op_ps", US },
@@ -348,7 +346,8 @@ static int lm2_cmp(const void *a, const void *b)
 
 	if (c)
 		return c;
-	return x->started_wall_ns < y->started_wall_ns ? -1 : x->started_wall_ns > y->started_wall_ns;
+	return x->started_wall_ns < y->started_wall_ns ? -1
+						       : x->started_wall_ns > y->started_wall_ns;
 }
 
 /* One row per run and load (a run under --under A,B gives two). */
@@ -388,7 +387,8 @@ static int lm2_write_run(FILE *out, const struct ul_run *run)
 
 const struct ul_format ul_format_lmbench2 = {
 	.name = "lmbench2",
-	.summary = "the micro suite in LMbench 2.0's six-table summary layout (not LMbench results)",
+	.summary =
+		"the micro suite in LMbench 2.0's six-table summary layout (not LMbench results)",
 	.version = 1,
 	.write_run = lm2_write_run,
 	.write_runs = lm2_write_runs,

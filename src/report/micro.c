@@ -26,8 +26,12 @@
 #include <string.h>
 
 static const char *const micro_tables[] = {
-	"Processor, processes", "Context switching", "Local communication latencies",
-	"File and VM latencies", "Bandwidths", "Memory latencies (random-order pointer chase)",
+	"Processor, processes",
+	"Context switching",
+	"Local communication latencies",
+	"File and VM latencies",
+	"Bandwidths",
+	"Memory latencies (random-order pointer chase)",
 };
 
 static bool micro_table_of(const struct ul_cell *c, int *table)
@@ -125,8 +129,8 @@ static int micro_cell(FILE *out, const struct ul_cell *c)
 		char name[64];
 
 		s = ul_cell_find_series(c, mem_rows[i]);
-		snprintf(name, sizeof(name), "%s.%.*s", c->probe,
-			 (int)(strlen(mem_rows[i]) - 3), mem_rows[i]);
+		snprintf(name, sizeof(name), "%s.%.*s", c->probe, (int)(strlen(mem_rows[i]) - 3),
+			 mem_rows[i]);
 		if (s)
 			err = micro_row(out, c, s, name);
 	}
@@ -172,7 +176,8 @@ static int micro_write_run(FILE *out, const struct ul_run *run)
 		int err;
 
 		for (size_t j = 0; j < i && first; j++)
-			first = strcmp(run->cells[j].suite, "micro") || strcmp(run->cells[j].load, c->load);
+			first = strcmp(run->cells[j].suite, "micro") ||
+				strcmp(run->cells[j].load, c->load);
 		if (!first)
 			continue;
 		if (any)

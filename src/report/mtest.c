@@ -28,7 +28,7 @@ enum fmt_kind {
 static const struct field {
 	const char *label; /* the seed's, with its colon; left in a 36-column field */
 	const char *series;
-	double scale;	   /* raw value / scale = printed unit */
+	double scale; /* raw value / scale = printed unit */
 	enum fmt_kind fmt;
 } fields[] = {
 	{ "bytes allocated:", "mtest_bytes", 1, FMT_BYTES },
@@ -140,7 +140,10 @@ int ul_report_mtest_seed(FILE *out, const struct ul_cell *cell)
 int ul_report_mtest_native(FILE *out, const struct ul_cell *cell)
 {
 	static const char *const outcome_names[] = {
-		"passed", "allocation failures", "killed (OOM)", "other failures",
+		"passed",
+		"allocation failures",
+		"killed (OOM)",
+		"other failures",
 	};
 	double target = 0, centi = 0, budget = 0, swap = 0, in_use = 0, chunk = 0, capped = 0;
 	const struct ul_series *status = ul_cell_find_series(cell, "mtest_status");

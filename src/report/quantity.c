@@ -36,11 +36,14 @@ struct prefix {
 };
 
 static const struct prefix time_ns[] = {
-	{ 1e9, 1e9, "s" }, { 1e6, 1e6, "ms" }, { 1e3, 1e3, MICRO "s" }, { 0, 1, "ns" },
+	{ 1e9, 1e9, "s" },
+	{ 1e6, 1e6, "ms" },
+	{ 1e3, 1e3, MICRO "s" },
+	{ 0, 1, "ns" },
 };
 static const struct prefix time_ps[] = {
 	{ 1e12, 1e12, "s" }, { 1e9, 1e9, "ms" }, { 1e6, 1e6, MICRO "s" },
-	{ 1e3, 1e3, "ns" }, { 0, 1, "ps" },
+	{ 1e3, 1e3, "ns" },  { 0, 1, "ps" },
 };
 static const struct prefix rate_bps[] = { { 0, 1e6, "MB/s" } };
 

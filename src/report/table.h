@@ -28,10 +28,10 @@ struct ul_table {
 	size_t ncols;
 	const bool *left; /* ncols flags: left-aligned text, else right-aligned */
 	size_t rows, cap;
-	char **cell;      /* rows * ncols strings, NULL where never set */
-	char *mark;       /* a marker character per row */
-	bool marked;      /* print the marker column */
-	int err;          /* the first failure (-ENOMEM), 0 if none */
+	char **cell; /* rows * ncols strings, NULL where never set */
+	char *mark;  /* a marker character per row */
+	bool marked; /* print the marker column */
+	int err;     /* the first failure (-ENOMEM), 0 if none */
 };
 
 /* An empty table of `ncols` columns aligned as `left` says (kept, not
@@ -46,8 +46,7 @@ size_t ul_table_add_row(struct ul_table *t, char mark);
 size_t ul_table_add_titles(struct ul_table *t, const char *const *titles);
 
 /* Sets a cell from a printf format, replacing what it held. */
-void ul_table_set(struct ul_table *t, size_t row, size_t col, const char *fmt, ...)
-	UL_PRINTF(4, 5);
+void ul_table_set(struct ul_table *t, size_t row, size_t col, const char *fmt, ...) UL_PRINTF(4, 5);
 
 /* Sets a cell to at most `cap` bytes of `s` with control characters shown
  * as spaces: for names read from a store, which must not break a line. */

@@ -60,13 +60,20 @@ enum text_col {
 };
 
 static const char *const text_titles[COL_COUNT] = {
-	[COL_TEST] = "test",	  [COL_N] = "n",
-	[COL_MIN] = "min",	  [COL_MEDIAN] = "median",
-	[COL_MEAN] = "mean",	  [COL_P90] = "p90",
-	[COL_MAX] = "max",	  [COL_SD] = "S.D.",
-	[COL_DEV_MEAN] = "dev.mean", [COL_RATIO] = "ratio",
-	[COL_CI] = "95% CI of median", [COL_UNITS] = "load units",
-	[COL_RATE] = "per s",	  [COL_OUTCOME] = "outcome",
+	[COL_TEST] = "test",
+	[COL_N] = "n",
+	[COL_MIN] = "min",
+	[COL_MEDIAN] = "median",
+	[COL_MEAN] = "mean",
+	[COL_P90] = "p90",
+	[COL_MAX] = "max",
+	[COL_SD] = "S.D.",
+	[COL_DEV_MEAN] = "dev.mean",
+	[COL_RATIO] = "ratio",
+	[COL_CI] = "95% CI of median",
+	[COL_UNITS] = "load units",
+	[COL_RATE] = "per s",
+	[COL_OUTCOME] = "outcome",
 };
 
 /* Text columns are left-aligned, numbers right-aligned. */
@@ -158,7 +165,7 @@ static int text_fill_row(struct ul_table *t, const struct ul_cell *c, const stru
 	ul_table_set_clean(t, row, COL_TEST, c->load, sizeof(c->load));
 	if (c->load_unit[0])
 		ul_table_set(t, row, COL_UNITS, "%llu %.*s", (unsigned long long)c->load_units,
-			 (int)strnlen(c->load_unit, sizeof(c->load_unit)), c->load_unit);
+			     (int)strnlen(c->load_unit, sizeof(c->load_unit)), c->load_unit);
 	else
 		ul_table_set(t, row, COL_UNITS, "%llu", (unsigned long long)c->load_units);
 	if (ul_cell_metric(c, "load_units_per_s", &rate))
@@ -192,7 +199,8 @@ static int text_fill_row(struct ul_table *t, const struct ul_cell *c, const stru
 	if (sum.has_ci) {
 		char lo[32], hi[32];
 
-		ul_table_set(t, row, COL_CI, "[%s, %s]", text_quantity(lo, sizeof(lo), sum.ci_lo, unit),
+		ul_table_set(t, row, COL_CI, "[%s, %s]",
+			     text_quantity(lo, sizeof(lo), sum.ci_lo, unit),
 			     text_quantity(hi, sizeof(hi), sum.ci_hi, unit));
 	} else
 		ul_table_set(t, row, COL_CI, "n<6");
@@ -225,12 +233,12 @@ static void text_legend(FILE *out, const struct ul_run *run, const struct ul_cel
 /* The suites' own blocks: the text columns of report/suites.def. */
 struct text_suite {
 	const char *name;
-	int (*group)(FILE *out, const struct ul_run *run);    /* once per group */
+	int (*group)(FILE *out, const struct ul_run *run);  /* once per group */
 	int (*cell)(FILE *out, const struct ul_cell *cell); /* per cell */
 };
 
 static const struct text_suite text_suites[] = {
-#define UL_REPORT_SUITE(suite, text_group, text_cell, html_intro, html_test, flags) \
+#define UL_REPORT_SUITE(suite, text_group, text_cell, html_intro, html_test, flags)                \
 	{ #suite, text_group, text_cell },
 #include "report/suites.def"
 #undef UL_REPORT_SUITE

@@ -19,8 +19,9 @@ static const char vmstat_head1[] =
 	"procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu-----";
 static const char vmstat_head2[] =
 	" r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st";
-#define VMSTAT_ROW "%2llu %2llu %6llu %6llu %6llu %6llu %4llu %4llu %5llu %5llu %4llu %4llu " \
-		   "%2llu %2llu %2llu %2llu %2llu\n"
+#define VMSTAT_ROW                                                                                 \
+	"%2llu %2llu %6llu %6llu %6llu %6llu %4llu %4llu %5llu %5llu %4llu %4llu "                 \
+	"%2llu %2llu %2llu %2llu %2llu\n"
 
 /* The PSI view: group headers centred in dashes over these widths. */
 #define PSI_ROW "%8.2f %5s %6s %5s %6s %6s %6s %5s %6s %6s %6s\n"
@@ -190,8 +191,8 @@ static void psi_view(FILE *out, const struct cols *c, unsigned have)
 		psi_avg(v[7], 24, c, have, UL_SYSMON_PSI_IO, UL_SYSMON_PSI_IO_FULL_AVG10, i);
 		psi_stall(v[8], 24, c, have, UL_SYSMON_PSI_IO, UL_SYSMON_PSI_IO_SOME_US, i);
 		psi_stall(v[9], 24, c, have, UL_SYSMON_PSI_IO, UL_SYSMON_PSI_IO_FULL_US, i);
-		fprintf(out, PSI_ROW, ts_diff_s(c->t->v[i], c->t->v[0]), v[0], v[1], v[2],
-			v[3], v[4], v[5], v[6], v[7], v[8], v[9]);
+		fprintf(out, PSI_ROW, ts_diff_s(c->t->v[i], c->t->v[0]), v[0], v[1], v[2], v[3],
+			v[4], v[5], v[6], v[7], v[8], v[9]);
 	}
 }
 
@@ -210,8 +211,10 @@ int ul_report_vmstat(FILE *out, const struct ul_cell *cell)
 	fprintf(out, "%s/%s: %zu samples, %zu interval%s", cell->suite, cell->load, c.n, intervals,
 		intervals == 1 ? "" : "s");
 	if (ul_cell_metric(cell, "mon_interval_ns", &interval_ns) && interval_ns > 0)
-		fprintf(out, " (sampler every %g s; the first and last samples are the "
-			"cell's bounds)", interval_ns / 1e9);
+		fprintf(out,
+			" (sampler every %g s; the first and last samples are the "
+			"cell's bounds)",
+			interval_ns / 1e9);
 	fputc('\n', out);
 	fprintf(out, "%s\n%s\n", vmstat_head1, vmstat_head2);
 	for (size_t i = 1; i < c.n; i++) {

@@ -126,8 +126,7 @@ static void compare_welch(const double *b, size_t nb, const double *c, size_t nc
 		r->need_per_side = 0;
 		return;
 	}
-	r->df = (vb + vc) * (vb + vc) /
-		(vb * vb / (double)(nb - 1) + vc * vc / (double)(nc - 1));
+	r->df = (vb + vc) * (vb + vc) / (vb * vb / (double)(nb - 1) + vc * vc / (double)(nc - 1));
 	r->statistic = d / se;
 	r->p = fmin(1.0, 2.0 * ul_stats_t_cdf(-fabs(r->statistic), r->df));
 	q = ul_stats_t_quantile(1.0 - alpha / 2.0, r->df);

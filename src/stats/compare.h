@@ -63,19 +63,19 @@ struct ul_cmp_result {
 	size_t n_base, n_cand;
 	double median_base, median_cand;
 	double mean_base, mean_cand;
-	double change_rel;	      /* relative change of the median; NAN if the base median is 0 */
-	double shift;		      /* cand - base: HL estimate or difference of means */
-	bool has_ci;		      /* false when the samples are too small for a 1-alpha CI */
-	double shift_lo, shift_hi;    /* CI of shift */
-	double ci_level;	      /* its coverage (exact for exact U, else 1 - alpha) */
-	double ci_lo_rel, ci_hi_rel;  /* the CI relative to the baseline's centre */
-	double statistic;	      /* U of the candidate (pairs c > b, ties 1/2) or Welch's t */
-	double df;		      /* Welch's degrees of freedom; 0 for Mann-Whitney */
-	double p;		      /* two-sided p-value */
-	bool exact;		      /* p from the exact null distribution */
-	bool can_decide;	      /* false when no outcome of these n could reach alpha */
+	double change_rel;	   /* relative change of the median; NAN if the base median is 0 */
+	double shift;		   /* cand - base: HL estimate or difference of means */
+	bool has_ci;		   /* false when the samples are too small for a 1-alpha CI */
+	double shift_lo, shift_hi; /* CI of shift */
+	double ci_level;	   /* its coverage (exact for exact U, else 1 - alpha) */
+	double ci_lo_rel, ci_hi_rel; /* the CI relative to the baseline's centre */
+	double statistic;	     /* U of the candidate (pairs c > b, ties 1/2) or Welch's t */
+	double df;		     /* Welch's degrees of freedom; 0 for Mann-Whitney */
+	double p;		     /* two-sided p-value */
+	bool exact;		     /* p from the exact null distribution */
+	bool can_decide;	     /* false when no outcome of these n could reach alpha */
 	enum ul_cmp_verdict verdict;
-	size_t need_per_side;	      /* see above; 0 when decided or nothing to size for */
+	size_t need_per_side; /* see above; 0 when decided or nothing to size for */
 };
 
 /*

@@ -13,7 +13,8 @@ unsigned ul_hist_bucket(uint64_t ns)
 	if (ns < HIST_EXACT)
 		return (unsigned)ns;
 	msb = 63u - (unsigned)__builtin_clzll(ns); /* >= 6 */
-	b = HIST_EXACT + (msb - 6) * HIST_SUB + (unsigned)((ns >> (msb - HIST_SUB_BITS)) & (HIST_SUB - 1));
+	b = HIST_EXACT + (msb - 6) * HIST_SUB +
+	    (unsigned)((ns >> (msb - HIST_SUB_BITS)) & (HIST_SUB - 1));
 	return b < UL_HIST_N ? b : UL_HIST_N - 1;
 }
 

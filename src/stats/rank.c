@@ -246,7 +246,8 @@ int ul_hl_shift(const double *b, size_t nb, const double *c, size_t nc, double a
 		out->est = ul_stats_pairdiff_kth(b, nb, c, nc, n / 2 + 1);
 	else
 		out->est = (ul_stats_pairdiff_kth(b, nb, c, nc, n / 2) +
-			    ul_stats_pairdiff_kth(b, nb, c, nc, n / 2 + 1)) / 2.0;
+			    ul_stats_pairdiff_kth(b, nb, c, nc, n / 2 + 1)) /
+			   2.0;
 	k = hl_rank(nb, nc, alpha, mwu, &out->coverage);
 	out->has_ci = k >= 1 && k <= n - k + 1;
 	if (out->has_ci) {

@@ -13,10 +13,10 @@
 #define UL_MWU_EXACT_MAX 50
 
 struct ul_mwu {
-	double u;	/* pairs with c > b, plus half the ties */
-	double p;	/* two-sided */
-	double p_min;	/* the smallest p any ranking of these n could give */
-	double sd;	/* of U under H0, tie-corrected (normal case) */
+	double u;     /* pairs with c > b, plus half the ties */
+	double p;     /* two-sided */
+	double p_min; /* the smallest p any ranking of these n could give */
+	double sd;    /* of U under H0, tie-corrected (normal case) */
 	bool exact;
 	bool ties;
 };
@@ -25,9 +25,9 @@ struct ul_mwu {
 int ul_mwu_test(const double *b, size_t nb, const double *c, size_t nc, struct ul_mwu *out);
 
 struct ul_hl {
-	double est;	    /* median of the differences c_j - b_i */
+	double est; /* median of the differences c_j - b_i */
 	bool has_ci;
-	double lo, hi;	    /* [d(k), d(N-k+1)] */
+	double lo, hi; /* [d(k), d(N-k+1)] */
 	double coverage;
 };
 

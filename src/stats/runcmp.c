@@ -161,8 +161,8 @@ static int compare_row(const struct ul_runcmp *cmp, struct ul_runcmp_row *row)
 	const struct ul_runcmp_group *groups = cmp->groups;
 	const struct ul_cmp_opts *opts = &cmp->opts;
 	int (*pool)(const struct ul_runcmp_group *, const struct ul_runcmp_metric *, const char *,
-		    struct ul_runcmp_pooled *) =
-		cmp->unit == UL_RUNCMP_RUNS ? ul_runcmp_pool_runs : ul_runcmp_pool;
+		    struct ul_runcmp_pooled *) = cmp->unit == UL_RUNCMP_RUNS ? ul_runcmp_pool_runs
+									     : ul_runcmp_pool;
 	struct ul_runcmp_pooled b = { 0 }, c = { 0 };
 	int rc;
 
@@ -234,8 +234,8 @@ static int holm_per_suite(struct ul_runcmp *c)
 			if (isnan(p[j]))
 				continue;
 			c->rows[j].p_holm = adj[j];
-			c->rows[j].holm_survives =
-				keep[j] && c->rows[j].res.verdict != UL_VERDICT_NONE;
+			c->rows[j].holm_survives = keep[j] &&
+						   c->rows[j].res.verdict != UL_VERDICT_NONE;
 		}
 	}
 	free(p);
@@ -284,7 +284,8 @@ static int add_metric_rows(struct ul_runcmp *c, size_t *cap, const struct ul_run
 				const int64_t *x;
 
 				if (strcmp(cell->suite, m->suite) || !cell_values(cell, m, &x) ||
-				    test_seen_before(c->rows, c->n_rows, m, ul_suite_cell_test(cell)))
+				    test_seen_before(c->rows, c->n_rows, m,
+						     ul_suite_cell_test(cell)))
 					continue;
 				if (add_test_rows(c, cap, m, ul_suite_cell_test(cell)))
 					return -ENOMEM;

@@ -49,8 +49,8 @@ struct ul_runcmp_group {
 struct ul_runcmp_row {
 	const struct ul_runcmp_metric *metric;
 	char test[UL_NAME_LEN];
-	size_t cand;	     /* index of the candidate group (> 0) */
-	size_t runs_base, runs_cand; /* runs that contributed cells */
+	size_t cand;			 /* index of the candidate group (> 0) */
+	size_t runs_base, runs_cand;	 /* runs that contributed cells */
 	size_t prefix_base, prefix_cand; /* largest fixed prefix used per cell, 0 = all points */
 	size_t cells_base, cells_cand;	 /* cells pooled */
 	size_t disturbed_base, disturbed_cand; /* of them flagged disturbed (foreign CPU) */
@@ -59,11 +59,11 @@ struct ul_runcmp_row {
 	 * runs differ among themselves: run-to-run noise the test between
 	 * labels does not model, so its verdict deserves doubt. */
 	double p_runs_base, p_runs_cand;
-	bool tested;	     /* false: why says why, res is zero */
+	bool tested; /* false: why says why, res is zero */
 	char why[96];
 	struct ul_cmp_result res;
-	double p_holm;	     /* NAN when not tested */
-	bool holm_survives;  /* still significant after Holm within its suite */
+	double p_holm;	    /* NAN when not tested */
+	bool holm_survives; /* still significant after Holm within its suite */
 };
 
 /* One environment property that differs between the compared groups. */
@@ -115,7 +115,7 @@ void ul_runcmp_free(struct ul_runcmp *c);
  * each cut to its fixed prefix.  0 or -ENOMEM (out->v NULL).
  */
 struct ul_runcmp_pooled {
-	double *v;	  /* malloc'ed */
+	double *v; /* malloc'ed */
 	size_t n;
 	size_t runs;	  /* runs that contributed */
 	size_t cells;	  /* cells that contributed */

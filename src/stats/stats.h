@@ -21,12 +21,12 @@
 struct ul_summary {
 	size_t n;
 	double min, max, median, mean;
-	double sd;	  /* sample S.D. (n-1); 0 when n < 2 */
+	double sd; /* sample S.D. (n-1); 0 when n < 2 */
 	double p10, p90;
-	double dev_mean;  /* Davidsen's deviant mean */
-	bool has_ci;	  /* false when n < 6 */
+	double dev_mean;     /* Davidsen's deviant mean */
+	bool has_ci;	     /* false when n < 6 */
 	double ci_lo, ci_hi; /* 95% CI of the median */
-	double ci_level;  /* the exact coverage of [ci_lo, ci_hi], e.g. 0.969 */
+	double ci_level;     /* the exact coverage of [ci_lo, ci_hi], e.g. 0.969 */
 };
 
 /* Summarise n values (any order, not modified).  -EINVAL for n == 0,

@@ -43,9 +43,10 @@ static void rd_fail(struct rd *rd, const char *key, const char *what)
 static json_t *get(struct rd *rd, json_t *o, const char *key, json_type type)
 {
 	static const char *const names[] = {
-		[JSON_OBJECT] = "an object", [JSON_ARRAY] = "an array",	  [JSON_STRING] = "a string",
-		[JSON_INTEGER] = "an integer", [JSON_REAL] = "a number", [JSON_TRUE] = "a boolean",
-		[JSON_FALSE] = "a boolean",	  [JSON_NULL] = "null",
+		[JSON_OBJECT] = "an object", [JSON_ARRAY] = "an array",
+		[JSON_STRING] = "a string",  [JSON_INTEGER] = "an integer",
+		[JSON_REAL] = "a number",    [JSON_TRUE] = "a boolean",
+		[JSON_FALSE] = "a boolean",  [JSON_NULL] = "null",
 	};
 	json_t *v = json_object_get(o, key);
 	char what[48];
@@ -152,7 +153,7 @@ static void rd_each(struct rd *rd, json_t *o, const char *key, const char *what,
 
 	if (!arr || rd->failed)
 		return;
-	json_array_foreach(arr, i, x) {
+	json_array_foreach (arr, i, x) {
 		size_t old = rd_push(rd, key, i);
 
 		if (!json_is_object(x))
@@ -191,7 +192,7 @@ static void rd_series(struct rd *rd, json_t *o, void *cell)
 		rd_fail(rd, NULL, strerror(ENOMEM));
 		return;
 	}
-	json_array_foreach(vals, i, x) {
+	json_array_foreach (vals, i, x) {
 		if (!json_is_integer(x)) {
 			rd_fail(rd, "values", "expected integers only");
 			return;
@@ -338,15 +339,16 @@ static json_t *rd_head(struct rd *rd, json_t *doc)
 	}
 	f = json_object_get(doc, "format");
 	if (!json_is_string(f) || strcmp(json_string_value(f), UL_EXCHANGE_FORMAT)) {
-		rd_fail(rd, NULL, "not an underload export (format is not \"" UL_EXCHANGE_FORMAT
-				  "\")");
+		rd_fail(rd, NULL,
+			"not an underload export (format is not \"" UL_EXCHANGE_FORMAT "\")");
 		return NULL;
 	}
 	v = json_object_get(doc, "format_version");
 	if (!json_is_integer(v) || json_integer_value(v) != UL_EXCHANGE_VERSION) {
 		char what[96];
 
-		snprintf(what, sizeof(what), "format_version %s is not supported (this underload reads %d)",
+		snprintf(what, sizeof(what),
+			 "format_version %s is not supported (this underload reads %d)",
 			 json_is_integer(v) ? "other than 1" : "missing or not an integer",
 			 UL_EXCHANGE_VERSION);
 		rd_fail(rd, NULL, what);
@@ -415,8 +417,8 @@ static json_t *load_bounded(const char *buf, size_t len, json_error_t *jerr, boo
 	return doc;
 }
 
-int ul_exchange_read_json(const char *buf, size_t len, struct ul_run **out, size_t *nout,
-			  char *why, size_t whylen)
+int ul_exchange_read_json(const char *buf, size_t len, struct ul_run **out, size_t *nout, char *why,
+			  size_t whylen)
 {
 	struct rd rd = { .why = why, .whylen = whylen };
 	struct rd_runs runs = { 0 };
@@ -433,8 +435,9 @@ int ul_exchange_read_json(const char *buf, size_t len, struct ul_run **out, size
 	}
 	doc = load_bounded(buf, len, &jerr, &over);
 	if (!doc && over) {
-		snprintf(why, whylen, "too many values: parsing it would take over %d MiB of memory "
-				      "(export fewer runs per file)",
+		snprintf(why, whylen,
+			 "too many values: parsing it would take over %d MiB of memory "
+			 "(export fewer runs per file)",
 			 (int)(UL_EXCHANGE_MAX_TREE_BYTES / UL_MiB));
 		return -EINVAL;
 	}

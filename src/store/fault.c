@@ -10,8 +10,16 @@
 
 /* The ops that can be made to fail, by name. */
 #define FAULT_OPS(X)                                                                               \
-	X(begin_run) X(add_cell) X(finish_run) X(mark_interrupted) X(list_runs) X(load_run)       \
-	X(find_run) X(delete_run) X(relabel_run) X(import_runs)
+	X(begin_run)                                                                               \
+	X(add_cell)                                                                                \
+	X(finish_run)                                                                              \
+	X(mark_interrupted)                                                                        \
+	X(list_runs)                                                                               \
+	X(load_run)                                                                                \
+	X(find_run)                                                                                \
+	X(delete_run)                                                                              \
+	X(relabel_run)                                                                             \
+	X(import_runs)
 
 enum fault_op {
 #define X(name) F_##name,
@@ -52,8 +60,8 @@ static int injected(struct ul_store *st, enum fault_op op)
 	f->calls++;
 	if (f->calls < f->from || (f->count > 0 && f->calls >= f->from + f->count))
 		return 0;
-	snprintf(st->err, sizeof(st->err), "%s: %s (injected by UL_TEST_STORE_FAULT)",
-		 op_names[op], strerror(f->err));
+	snprintf(st->err, sizeof(st->err), "%s: %s (injected by UL_TEST_STORE_FAULT)", op_names[op],
+		 strerror(f->err));
 	return -f->err;
 }
 
@@ -118,8 +126,7 @@ static int w_relabel_run(struct ul_store *st, const char *uuid, const char *labe
 	return st->fault->real->relabel_run(st, uuid, label);
 }
 
-static int w_import_runs(struct ul_store *st, const struct ul_run *runs, size_t n,
-			 size_t *inserted)
+static int w_import_runs(struct ul_store *st, const struct ul_run *runs, size_t n, size_t *inserted)
 {
 	CHECK(st, import_runs);
 	return st->fault->real->import_runs(st, runs, n, inserted);

@@ -140,16 +140,17 @@ extern const struct ul_store_ops ul_store_sqlite;
  */
 #define SAME_RUN_KEEPER "(SELECT min(k.id) FROM runs k WHERE lower(k.uuid) = lower(d.uuid))"
 #define SCHEMA_V2                                                                                  \
-	"UPDATE OR IGNORE cells SET run_id = (SELECT " SAME_RUN_KEEPER " FROM runs d"               \
+	"UPDATE OR IGNORE cells SET run_id = (SELECT " SAME_RUN_KEEPER " FROM runs d"              \
 	"  WHERE d.id = cells.run_id)"                                                             \
 	" WHERE run_id IN (SELECT d.id FROM runs d WHERE d.id <> " SAME_RUN_KEEPER ");"            \
-	"DELETE FROM runs WHERE id IN (SELECT d.id FROM runs d WHERE d.id <> " SAME_RUN_KEEPER ");" \
+	"DELETE FROM runs WHERE id IN (SELECT d.id FROM runs d WHERE d.id <> " SAME_RUN_KEEPER     \
+	");"                                                                                       \
 	"UPDATE runs SET uuid = lower(uuid) WHERE uuid <> lower(uuid);"                            \
 	"CREATE TABLE IF NOT EXISTS deleted_runs ("                                                \
 	" uuid TEXT PRIMARY KEY,"                                                                  \
 	" deleted_wall_ns INTEGER NOT NULL) WITHOUT ROWID;"
 
-#define MIGRATION(n, sql) [(n) - 1] = sql "PRAGMA user_version = " #n ";"
+#define MIGRATION(n, sql) [(n)-1] = sql "PRAGMA user_version = " #n ";"
 static const char *const migrations[] = {
 	MIGRATION(1, SCHEMA_V1),
 	MIGRATION(2, SCHEMA_V2),
@@ -188,7 +189,7 @@ static int make_parents(const char *path, char *err, size_t errlen)
 
 	if (len >= sizeof(dir))
 		return ul_sq_set_err(err, errlen, -ENAMETOOLONG, "cannot open '%s': %s", path,
-			       strerror(ENAMETOOLONG));
+				     strerror(ENAMETOOLONG));
 	memcpy(dir, path, len + 1);
 	slash = strrchr(dir, '/');
 	if (!slash)
@@ -211,8 +212,9 @@ static int make_parents(const char *path, char *err, size_t errlen)
 				e = ENOTDIR;
 		}
 		if (e)
-			return ul_sq_set_err(err, errlen, -e, "cannot create directory '%s' for '%s': %s",
-				       dir, path, strerror(e));
+			return ul_sq_set_err(err, errlen, -e,
+					     "cannot create directory '%s' for '%s': %s", dir, path,
+					     strerror(e));
 		if (p != slash)
 			*p = '/';
 	}
@@ -233,7 +235,7 @@ static int check_creatable(const char *path, char *err, size_t errlen)
 	if (!stat(path, &sb)) {
 		if (S_ISDIR(sb.st_mode))
 			return ul_sq_set_err(err, errlen, -EISDIR, "cannot open '%s': %s", path,
-				       strerror(EISDIR));
+					     strerror(EISDIR));
 		return 0;
 	}
 	e = errno;
@@ -290,11 +292,11 @@ static int migrate(struct ul_store_sqlite *st, char *err, size_t errlen)
 
 		if (rc != SQLITE_OK) {
 			int r = ul_sq_set_err(err, errlen, ul_sq_errno(st->db, rc, st->ro_errno),
-					"cannot upgrade '%s' to schema version %d: %s", st->path,
-					UL_STORE_SCHEMA_VERSION,
-					(rc & 0xff) == SQLITE_READONLY && st->ro_errno
-						? strerror(st->ro_errno)
-						: sqlite3_errmsg(st->db));
+					      "cannot upgrade '%s' to schema version %d: %s",
+					      st->path, UL_STORE_SCHEMA_VERSION,
+					      (rc & 0xff) == SQLITE_READONLY && st->ro_errno
+						      ? strerror(st->ro_errno)
+						      : sqlite3_errmsg(st->db));
 
 			ul_sq_rollback(st);
 			return r;
@@ -302,19 +304,21 @@ static int migrate(struct ul_store_sqlite *st, char *err, size_t errlen)
 		if (after == UL_STORE_SCHEMA_VERSION)
 			return 0;
 		if (after > UL_STORE_SCHEMA_VERSION)
-			return ul_sq_set_err(err, errlen, -EPROTONOSUPPORT,
-				       "database '%s' has schema version %lld, newer than this "
-				       "underload understands (%d)",
-				       st->path, (long long)after, UL_STORE_SCHEMA_VERSION);
+			return ul_sq_set_err(
+				err, errlen, -EPROTONOSUPPORT,
+				"database '%s' has schema version %lld, newer than this "
+				"underload understands (%d)",
+				st->path, (long long)after, UL_STORE_SCHEMA_VERSION);
 		if (after < 0)
-			return ul_sq_set_err(err, errlen, -EPROTO,
-				       "'%s' is not an underload database (schema version %lld)",
-				       st->path, (long long)after);
+			return ul_sq_set_err(
+				err, errlen, -EPROTO,
+				"'%s' is not an underload database (schema version %lld)", st->path,
+				(long long)after);
 		/* A migration that does not stamp its version would loop forever. */
 		if (after != before + 1)
 			return ul_sq_set_err(err, errlen, -EIO,
-				       "schema migration %lld of '%s' left version %lld",
-				       (long long)before + 1, st->path, (long long)after);
+					     "schema migration %lld of '%s' left version %lld",
+					     (long long)before + 1, st->path, (long long)after);
 	}
 }
 
@@ -337,31 +341,33 @@ static int check_identity(struct ul_store_sqlite *st, char *err, size_t errlen)
 			       &tables);
 	if ((rc & 0xff) == SQLITE_NOTADB)
 		return ul_sq_set_err(err, errlen, -EPROTO,
-			       "'%s' is not an underload database (not SQLite)", st->path);
+				     "'%s' is not an underload database (not SQLite)", st->path);
 	/* To write, SQLite fell back to reading, and a WAL file cannot even be read so. */
 	if ((rc & 0xff) == SQLITE_CANTOPEN && st->ro_errno)
 		return ul_sq_set_err(err, errlen, st->ro_errno == EROFS ? -EROFS : -EACCES,
 				     "cannot write '%s': %s", st->path, strerror(st->ro_errno));
 	if (rc != SQLITE_OK)
 		return ul_sq_set_err(err, errlen, ul_sq_errno(st->db, rc, st->ro_errno),
-			       "cannot read '%s': %s", st->path, sqlite3_errmsg(st->db));
+				     "cannot read '%s': %s", st->path, sqlite3_errmsg(st->db));
 	if (app != UL_SQLITE_APP_ID && app != 0)
 		return ul_sq_set_err(err, errlen, -EPROTO,
-			       "'%s' is not an underload database (application_id 0x%08llx)",
-			       st->path, (unsigned long long)(uint32_t)app);
+				     "'%s' is not an underload database (application_id 0x%08llx)",
+				     st->path, (unsigned long long)(uint32_t)app);
 	if (app == 0 && (tables || ver))
 		return ul_sq_set_err(err, errlen, -EPROTO,
-			       "'%s' is not an underload database (it holds other tables)",
-			       st->path);
+				     "'%s' is not an underload database (it holds other tables)",
+				     st->path);
 	if (ver > UL_STORE_SCHEMA_VERSION)
-		return ul_sq_set_err(err, errlen, -EPROTONOSUPPORT,
-			       "database '%s' has schema version %lld, newer than this underload "
-			       "understands (%d)",
-			       st->path, (long long)ver, UL_STORE_SCHEMA_VERSION);
+		return ul_sq_set_err(
+			err, errlen, -EPROTONOSUPPORT,
+			"database '%s' has schema version %lld, newer than this underload "
+			"understands (%d)",
+			st->path, (long long)ver, UL_STORE_SCHEMA_VERSION);
 	if (ver < UL_STORE_SCHEMA_VERSION && st->ro_errno)
 		return ul_sq_set_err(err, errlen, st->ro_errno == EROFS ? -EROFS : -EACCES,
-			       "cannot upgrade '%s' from schema version %lld to %d: %s", st->path,
-			       (long long)ver, UL_STORE_SCHEMA_VERSION, strerror(st->ro_errno));
+				     "cannot upgrade '%s' from schema version %lld to %d: %s",
+				     st->path, (long long)ver, UL_STORE_SCHEMA_VERSION,
+				     strerror(st->ro_errno));
 	return 0;
 }
 
@@ -451,8 +457,7 @@ static int check_path(const char *location, bool read_only, char *err, size_t er
 			return 0;
 		return ul_sq_set_err(err, errlen, S_ISDIR(sb.st_mode) ? -EISDIR : -EINVAL,
 				     "cannot open '%s': %s", location,
-				     S_ISDIR(sb.st_mode) ? strerror(EISDIR)
-							 : "not a regular file");
+				     S_ISDIR(sb.st_mode) ? strerror(EISDIR) : "not a regular file");
 	}
 	if (errno != ENOENT)
 		return ul_sq_set_err(err, errlen, -errno, "cannot open '%s': %s", location,
@@ -544,7 +549,8 @@ int ul_sq_check_writable(struct ul_store_sqlite *st)
 		return 0;
 	if (stat(st->path, &sb) || sb.st_dev != st->dev || sb.st_ino != st->ino)
 		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -ESTALE,
-				     "database '%s' was deleted or replaced while in use", st->path);
+				     "database '%s' was deleted or replaced while in use",
+				     st->path);
 	return 0;
 }
 

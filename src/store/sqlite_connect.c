@@ -77,7 +77,8 @@ static int reopen_immutable(struct ul_store_sqlite *st)
 
 int ul_sq_connect(struct ul_store_sqlite *st, int64_t busy_wait_ms, char *err, size_t errlen)
 {
-	int flags = st->read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	int flags = st->read_only ? SQLITE_OPEN_READONLY
+				  : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	struct stat sb;
 	/* No SQLITE_OPEN_URI: a path is a path, even one starting "file:". */
 	int rc = sqlite3_open_v2(st->path, &st->db, flags, NULL);
@@ -85,8 +86,9 @@ int ul_sq_connect(struct ul_store_sqlite *st, int64_t busy_wait_ms, char *err, s
 	if (rc == SQLITE_OK && st->read_only && st->on_disk)
 		rc = reopen_immutable(st);
 	if (rc != SQLITE_OK)
-		return ul_sq_set_err(err, errlen, ul_sq_errno(st->db, rc, 0), "cannot open '%s': %s",
-				     st->path, st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+		return ul_sq_set_err(err, errlen, ul_sq_errno(st->db, rc, 0),
+				     "cannot open '%s': %s", st->path,
+				     st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
 	if (st->on_disk && !stat(st->path, &sb)) {
 		st->dev = sb.st_dev;
 		st->ino = sb.st_ino;

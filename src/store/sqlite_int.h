@@ -69,17 +69,16 @@ extern const char *const ul_sq_sql[S_COUNT];
 	"seq, suite, load, probe, outcome, flags, note, load_unit, load_units, started_wall_ns,"   \
 	" finished_wall_ns"
 
-
 struct ul_store_sqlite {
 	struct ul_store base; /* first: the ops see a struct ul_store * */
 	sqlite3 *db;
 	sqlite3_stmt *stmt[S_COUNT];
-	int ro_errno; /* EACCES or EROFS when the file could only be opened read-only */
+	int ro_errno;	/* EACCES or EROFS when the file could only be opened read-only */
 	bool read_only; /* opened with UL_STORE_READ */
 	bool on_disk;	/* a file (not ":memory:"): dev/ino say which */
 	dev_t dev;
 	ino_t ino;
-	char path[];  /* as given, for messages */
+	char path[]; /* as given, for messages */
 };
 
 static inline struct ul_store_sqlite *sq(struct ul_store *st)
@@ -184,7 +183,6 @@ int ul_sq_find_run(struct ul_store *base, const char *ref, struct ul_run_summary
 int ul_sq_delete_run(struct ul_store *base, const char *uuid);
 int ul_sq_was_deleted(struct ul_store *base, const char *uuid);
 int ul_sq_relabel_run(struct ul_store *base, const char *uuid, const char *label);
-int ul_sq_import_runs(struct ul_store *base, const struct ul_run *runs, size_t n,
-		      size_t *inserted);
+int ul_sq_import_runs(struct ul_store *base, const struct ul_run *runs, size_t n, size_t *inserted);
 
 #endif

@@ -38,7 +38,8 @@ static int summary_row(struct ul_store_sqlite *st, sqlite3_stmt *s, void *ctx)
 
 		if (!nv)
 			return ul_sq_set_err(st->base.err, sizeof(st->base.err), -ENOMEM,
-					     "cannot list runs in '%s': %s", st->path, strerror(ENOMEM));
+					     "cannot list runs in '%s': %s", st->path,
+					     strerror(ENOMEM));
 		list->v = nv;
 		list->cap = ncap;
 	}
@@ -128,11 +129,12 @@ static int resolve_prefix(struct ul_store_sqlite *st, const char *ref, size_t le
 		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -ENOENT,
 				     "no run matches '%s' in '%s'", ref, st->path);
 	if (m.found > 1)
-		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -EINVAL,
-				     "run prefix '%s' is ambiguous: it matches %s (run %lld), %s (run "
-				     "%lld)%s",
-				     ref, m.uuids[0], (long long)m.ids[0], m.uuids[1],
-				     (long long)m.ids[1], m.found > 2 ? " and more" : "");
+		return ul_sq_set_err(
+			st->base.err, sizeof(st->base.err), -EINVAL,
+			"run prefix '%s' is ambiguous: it matches %s (run %lld), %s (run "
+			"%lld)%s",
+			ref, m.uuids[0], (long long)m.ids[0], m.uuids[1], (long long)m.ids[1],
+			m.found > 2 ? " and more" : "");
 	*id = m.ids[0];
 	return 0;
 }
@@ -201,7 +203,8 @@ static int resolve_ref(struct ul_store_sqlite *st, const char *ref, int64_t *id)
 		if (r)
 			return r < 0 ? r : 0;
 		if (len < 4)
-			return ul_sq_set_err(err, errlen, -ENOENT, "no run %s in '%s'", ref, st->path);
+			return ul_sq_set_err(err, errlen, -ENOENT, "no run %s in '%s'", ref,
+					     st->path);
 	} else if (!is_uuid_chars(ref)) {
 		return ul_sq_set_err(err, errlen, -EINVAL,
 				     "'%s' is not a run id, a UUID (prefix) or 'last'", ref);
@@ -291,7 +294,8 @@ static int series_row(struct ul_store_sqlite *st, sqlite3_stmt *s, void *ctx)
 	COLUMN_FIELD(s, 1, ser->name);
 	if (n < 0)
 		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -EIO,
-				     "series '%s' in '%s' has a negative length", ser->name, st->path);
+				     "series '%s' in '%s' has a negative length", ser->name,
+				     st->path);
 	return load_samples(st, column_i64(s, 0), ser, n);
 }
 
@@ -320,7 +324,8 @@ static int cell_row(struct ul_store_sqlite *st, sqlite3_stmt *s, void *ctx)
 
 	if (!c)
 		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -ENOMEM,
-				     "cannot load run %lld: %s", (long long)run->id, strerror(ENOMEM));
+				     "cannot load run %lld: %s", (long long)run->id,
+				     strerror(ENOMEM));
 	bad = ul_sq_column_fields(s, &col, c, &ul_json_cell_table);
 	if (bad) {
 		const unsigned char *outcome = sqlite3_column_text(s, bad);
@@ -382,8 +387,8 @@ static int run_lookup(struct ul_store_sqlite *st, enum stmt_id sid, int64_t id, 
 	r = ul_sq_rows(st, s, rc, one_row_fn, &one, "cannot %s run %lld %s '%s'", verb,
 		       (long long)id, prep, st->path);
 	if (!r && !one.found)
-		r = ul_sq_set_err(st->base.err, sizeof(st->base.err), -ENOENT, "no run %lld in '%s'",
-				  (long long)id, st->path);
+		r = ul_sq_set_err(st->base.err, sizeof(st->base.err), -ENOENT,
+				  "no run %lld in '%s'", (long long)id, st->path);
 	return r;
 }
 
@@ -409,7 +414,8 @@ static int begin_resolve(struct ul_store_sqlite *st, const char *ref, int64_t *i
 
 	st->base.err[0] = '\0';
 	if (!ref || !*ref)
-		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -EINVAL, "empty run reference");
+		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -EINVAL,
+				     "empty run reference");
 	rc = ul_sq_exec(st, S_BEGIN_READ);
 	if (rc != SQLITE_OK)
 		return ul_sq_fail(st, rc, "cannot read '%s'", st->path);
@@ -441,8 +447,8 @@ int ul_sq_load_run(struct ul_store *base, const char *ref, struct ul_run *out)
 
 		if (ul_run_validate(out, why, sizeof(why)))
 			r = ul_sq_set_err(st->base.err, sizeof(st->base.err), -EIO,
-					  "run %lld in '%s' is malformed: %s", (long long)id, st->path,
-					  why);
+					  "run %lld in '%s' is malformed: %s", (long long)id,
+					  st->path, why);
 	}
 	if (!r) {
 		rc = ul_sq_exec(st, S_COMMIT);

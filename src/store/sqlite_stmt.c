@@ -60,8 +60,6 @@ const char *const ul_sq_sql[S_COUNT] = {
 	[S_WAS_DELETED] = "SELECT 1 FROM deleted_runs WHERE uuid = ?1",
 };
 
-
-
 int ul_sq_set_err(char *err, size_t errlen, int code, const char *fmt, ...)
 {
 	va_list ap;
@@ -193,7 +191,6 @@ int ul_sq_rows(struct ul_store_sqlite *st, sqlite3_stmt *s, int rc, ul_sq_row_fn
 	return r;
 }
 
-
 const char *ul_sq_uuid(const char *uuid, char buf[37])
 {
 	/* Longer than a UUID: "", which names no run (a cut one could name another). */
@@ -267,13 +264,14 @@ static void bind_fields(sqlite3_stmt *s, int *col, const void *base, const struc
 			sqlite3_bind_int64(s, *col, ul_json_get_int(f, base));
 			break;
 		case UL_JSON_RUN_STATUS:
-			sqlite3_bind_text(s, *col, ul_run_status_name(*(const enum ul_run_status *)p),
-					  -1, SQLITE_STATIC);
+			sqlite3_bind_text(s, *col,
+					  ul_run_status_name(*(const enum ul_run_status *)p), -1,
+					  SQLITE_STATIC);
 			break;
 		case UL_JSON_OUTCOME:
 			sqlite3_bind_text(s, *col,
-					  ul_cell_outcome_name(*(const enum ul_cell_outcome *)p), -1,
-					  SQLITE_STATIC);
+					  ul_cell_outcome_name(*(const enum ul_cell_outcome *)p),
+					  -1, SQLITE_STATIC);
 			break;
 		case UL_JSON_OBJECT:
 			break;
@@ -337,7 +335,8 @@ int ul_sq_column_fields(sqlite3_stmt *s, int *col, void *base, const struct ul_j
 		case UL_JSON_OUTCOME:
 			text = sqlite3_column_text(s, c);
 			if ((!text || ul_cell_outcome_parse((const char *)text,
-							    (enum ul_cell_outcome *)p)) && !bad)
+							    (enum ul_cell_outcome *)p)) &&
+			    !bad)
 				bad = c;
 			break;
 		case UL_JSON_OBJECT:

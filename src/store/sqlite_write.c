@@ -124,8 +124,7 @@ static int insert_cell(struct ul_store_sqlite *st, int64_t run_id, const struct 
 	return rc;
 }
 
-int ul_sq_add_cell(struct ul_store *base, const struct ul_run *run,
-			   const struct ul_cell *cell)
+int ul_sq_add_cell(struct ul_store *base, const struct ul_run *run, const struct ul_cell *cell)
 {
 	struct ul_store_sqlite *st = sq(base);
 	int rc, r;
@@ -133,12 +132,12 @@ int ul_sq_add_cell(struct ul_store *base, const struct ul_run *run,
 	st->base.err[0] = '\0';
 	if (run->id <= 0)
 		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -EINVAL,
-			       "cannot add cell %d: run %s was not stored first", cell->seq,
-			       run->uuid);
+				     "cannot add cell %d: run %s was not stored first", cell->seq,
+				     run->uuid);
 	if (!strcmp(ul_cell_outcome_name(cell->outcome), "unknown"))
 		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -EINVAL,
-			       "cannot add cell %d: invalid outcome %d", cell->seq,
-			       (int)cell->outcome);
+				     "cannot add cell %d: invalid outcome %d", cell->seq,
+				     (int)cell->outcome);
 	r = ul_sq_check_writable(st);
 	if (r < 0)
 		return r;
@@ -149,8 +148,8 @@ int ul_sq_add_cell(struct ul_store *base, const struct ul_run *run,
 		rc = ul_sq_exec(st, S_COMMIT);
 	if (rc == SQLITE_OK)
 		return 0;
-	r = ul_sq_fail(st, rc, "cannot add cell %d of run %lld to '%s'", cell->seq, (long long)run->id,
-		 st->path);
+	r = ul_sq_fail(st, rc, "cannot add cell %d of run %lld to '%s'", cell->seq,
+		       (long long)run->id, st->path);
 	if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
 		snprintf(st->base.err, sizeof(st->base.err),
 			 "cannot add cell %d: run %lld is not in '%s'", cell->seq,
@@ -169,21 +168,22 @@ int ul_sq_finish_run(struct ul_store *base, const struct ul_run *run)
 	st->base.err[0] = '\0';
 	if (!strcmp(status, "unknown"))
 		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -EINVAL,
-			       "cannot finish run %lld: invalid status %d", (long long)run->id,
-			       (int)run->status);
+				     "cannot finish run %lld: invalid status %d",
+				     (long long)run->id, (int)run->status);
 	rc = ul_sq_check_writable(st);
 	if (rc < 0)
 		return rc;
 	s = ul_sq_stmt(st, S_FINISH_RUN, &rc);
 	if (!s)
-		return ul_sq_fail(st, rc, "cannot finish run %lld in '%s'", (long long)run->id, st->path);
+		return ul_sq_fail(st, rc, "cannot finish run %lld in '%s'", (long long)run->id,
+				  st->path);
 	sqlite3_bind_text(s, 1, status, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(s, 2, run->finished_wall_ns);
 	sqlite3_bind_int64(s, 3, run->id);
 	rc = sqlite3_step(s);
 	if (rc != SQLITE_DONE) {
 		int r = ul_sq_fail(st, rc, "cannot finish run %lld in '%s'", (long long)run->id,
-			     st->path);
+				   st->path);
 
 		sqlite3_reset(s);
 		return r;
@@ -191,8 +191,8 @@ int ul_sq_finish_run(struct ul_store *base, const struct ul_run *run)
 	sqlite3_reset(s);
 	if (sqlite3_changes(st->db) == 0)
 		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -ENOENT,
-			       "cannot finish run %lld: it is not in '%s'", (long long)run->id,
-			       st->path);
+				     "cannot finish run %lld: it is not in '%s'",
+				     (long long)run->id, st->path);
 	return 0;
 }
 
@@ -211,10 +211,11 @@ static int mark_interrupted_tx(struct ul_store_sqlite *st, const char *uuid, int
 	sqlite3_bind_text(s, 1, ul_sq_uuid(uuid, canon), -1, SQLITE_STATIC);
 	rc = sqlite3_step(s);
 	if (rc != SQLITE_ROW) {
-		int r = rc == SQLITE_DONE ? ul_sq_set_err(st->base.err, sizeof(st->base.err), -ENOENT,
-						    "no run %s in '%s'", uuid, st->path)
-					  : ul_sq_fail(st, rc, "cannot look up run %s in '%s'", uuid,
-						 st->path);
+		int r = rc == SQLITE_DONE
+				? ul_sq_set_err(st->base.err, sizeof(st->base.err), -ENOENT,
+						"no run %s in '%s'", uuid, st->path)
+				: ul_sq_fail(st, rc, "cannot look up run %s in '%s'", uuid,
+					     st->path);
 
 		sqlite3_reset(s);
 		return r;
@@ -224,21 +225,23 @@ static int mark_interrupted_tx(struct ul_store_sqlite *st, const char *uuid, int
 	started = column_i64(s, 2);
 	if (!status || strcmp((const char *)status, "running")) {
 		rc = ul_sq_set_err(st->base.err, sizeof(st->base.err), -EALREADY,
-			     "run %s in '%s' is not running", uuid, st->path);
+				   "run %s in '%s' is not running", uuid, st->path);
 		sqlite3_reset(s);
 		return rc;
 	}
 	sqlite3_reset(s);
 	s = ul_sq_stmt(st, S_LAST_CELL_END, &rc);
 	if (!s)
-		return ul_sq_fail(st, rc, "cannot read the cells of run %s in '%s'", uuid, st->path);
+		return ul_sq_fail(st, rc, "cannot read the cells of run %s in '%s'", uuid,
+				  st->path);
 	sqlite3_bind_int64(s, 1, id);
 	rc = sqlite3_step(s);
 	*end_ns = rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL ? column_i64(s, 0)
-										: started;
+									       : started;
 	sqlite3_reset(s);
 	if (rc != SQLITE_ROW)
-		return ul_sq_fail(st, rc, "cannot read the cells of run %s in '%s'", uuid, st->path);
+		return ul_sq_fail(st, rc, "cannot read the cells of run %s in '%s'", uuid,
+				  st->path);
 	s = ul_sq_stmt(st, S_MARK_INTERRUPTED, &rc);
 	if (!s)
 		return ul_sq_fail(st, rc, "cannot mark run %s interrupted in '%s'", uuid, st->path);
@@ -250,8 +253,7 @@ static int mark_interrupted_tx(struct ul_store_sqlite *st, const char *uuid, int
 	return 0;
 }
 
-int ul_sq_mark_interrupted(struct ul_store *base, const char *uuid,
-				   int64_t *finished_wall_ns)
+int ul_sq_mark_interrupted(struct ul_store *base, const char *uuid, int64_t *finished_wall_ns)
 {
 	struct ul_store_sqlite *st = sq(base);
 	int64_t end_ns = 0;
@@ -270,7 +272,8 @@ int ul_sq_mark_interrupted(struct ul_store *base, const char *uuid,
 	if (!r) {
 		rc = ul_sq_exec(st, S_COMMIT);
 		if (rc != SQLITE_OK)
-			r = ul_sq_fail(st, rc, "cannot mark run %s interrupted in '%s'", uuid, st->path);
+			r = ul_sq_fail(st, rc, "cannot mark run %s interrupted in '%s'", uuid,
+				       st->path);
 	}
 	if (r < 0) {
 		ul_sq_rollback(st);
@@ -330,7 +333,8 @@ static int delete_tx(struct ul_store_sqlite *st, const char *uuid)
 		sqlite3_bind_int64(s, 2, (sqlite3_int64)now.tv_sec * 1000000000 + now.tv_nsec);
 		rc = ul_sq_step_done(s);
 	}
-	return rc == SQLITE_OK ? 0 : ul_sq_fail(st, rc, "cannot delete run %s in '%s'", uuid, st->path);
+	return rc == SQLITE_OK ? 0
+			       : ul_sq_fail(st, rc, "cannot delete run %s in '%s'", uuid, st->path);
 }
 
 int ul_sq_delete_run(struct ul_store *base, const char *uuid)
@@ -461,8 +465,7 @@ static int import_one(struct ul_store_sqlite *st, const struct ul_run *given, bo
 	return ul_sq_step_done(s);
 }
 
-int ul_sq_import_runs(struct ul_store *base, const struct ul_run *runs, size_t n,
-		      size_t *inserted)
+int ul_sq_import_runs(struct ul_store *base, const struct ul_run *runs, size_t n, size_t *inserted)
 {
 	struct ul_store_sqlite *st = sq(base);
 	size_t added = 0;

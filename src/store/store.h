@@ -39,7 +39,7 @@ enum ul_store_open_flags {
 };
 
 struct ul_store_config {
-	unsigned flags;	     /* enum ul_store_open_flags */
+	unsigned flags;	      /* enum ul_store_open_flags */
 	int64_t busy_wait_ms; /* 0: UL_STORE_BUSY_WAIT_DEFAULT_MS */
 };
 
@@ -115,7 +115,7 @@ struct ul_store_ops {
 struct ul_store {
 	const struct ul_store_ops *ops;
 	char err[512];
-	char note[256]; /* "" or one line for people, set by open */
+	char note[256];	   /* "" or one line for people, set by open */
 	const char *where; /* the file or place it lives in, for files kept beside it; may be NULL */
 	struct ul_store_fault *fault; /* the test seam (store_fault.c), NULL normally */
 };

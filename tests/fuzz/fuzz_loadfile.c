@@ -31,16 +31,18 @@ static void check_trace(const struct ul_fsb_trace *t)
 			if (!op->path[p])
 				continue; /* no path */
 			if (op->path[p] >= t->pool_len)
-				ul_fuzz_fail("op %zu: path offset %u past the pool", i, op->path[p]);
+				ul_fuzz_fail("op %zu: path offset %u past the pool", i,
+					     op->path[p]);
 			path = ul_fsb_path(t, op->path[p]);
 			len = strlen(path);
-			if (!strcmp(path, "..") || !strncmp(path, "../", 3) || strstr(path, "/../") ||
-			    (len >= 3 && !strcmp(path + len - 3, "/..")))
+			if (!strcmp(path, "..") || !strncmp(path, "../", 3) ||
+			    strstr(path, "/../") || (len >= 3 && !strcmp(path + len - 3, "/..")))
 				ul_fuzz_fail("op %zu: path '%s' leaves the directory", i, path);
 			if (op->sub[p] != UL_FSB_NO_SUB &&
 			    (op->sub[p] + strlen("client1") > len ||
 			     memcmp(path + op->sub[p], "client1", strlen("client1"))))
-				ul_fuzz_fail("op %zu: client1 offset %u in '%s'", i, op->sub[p], path);
+				ul_fuzz_fail("op %zu: client1 offset %u in '%s'", i, op->sub[p],
+					     path);
 		}
 	}
 }

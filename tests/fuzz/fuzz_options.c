@@ -43,7 +43,8 @@ static void check_numbers(const char *text, int64_t lo, int64_t hi)
 	uint64_t u;
 	int64_t v;
 
-	if (!ul_parse_size(text, (uint64_t)lo, (uint64_t)hi, &u) && (u < (uint64_t)lo || u > (uint64_t)hi))
+	if (!ul_parse_size(text, (uint64_t)lo, (uint64_t)hi, &u) &&
+	    (u < (uint64_t)lo || u > (uint64_t)hi))
 		ul_fuzz_fail("size '%s' -> %llu outside %lld..%lld", text, (unsigned long long)u,
 			     (long long)lo, (long long)hi);
 	if (!ul_parse_duration_ns(text, lo, hi, &v) && (v < lo || v > hi))
@@ -108,7 +109,8 @@ static void check_fresh_parse(void)
 		ul_fuzz_fail("plain 'run' after other arguments: %d, first operand %d", rc, first);
 	for (size_t gi = 0; gi < a.n_groups; gi++)
 		if (a.groups[gi].given)
-			ul_fuzz_fail("plain 'run' after other arguments gave options of group %zu", gi);
+			ul_fuzz_fail("plain 'run' after other arguments gave options of group %zu",
+				     gi);
 	for (size_t i = 0; i < UL_MAX_SUITES; i++)
 		free(a.suite_opts[i]);
 }

@@ -272,8 +272,7 @@ START_TEST(test_run_entry_and_unknown)
 	ck_assert_int_eq(ul_change_run_begin(&jl, "not-a-uuid", "/x.db"), -EINVAL);
 	ck_assert_int_eq(ul_change_run_begin(&jl, "0badc0de-0000-4000-8000-000000000000", ""),
 			 -EINVAL);
-	ck_assert_int_eq(ul_change_run_begin(&jl, "0badc0de-0000-4000-8000-000000000000",
-					     "/x.db"),
+	ck_assert_int_eq(ul_change_run_begin(&jl, "0badc0de-0000-4000-8000-000000000000", "/x.db"),
 			 0);
 	ck_assert_int_eq(ul_change_run_end(&jl, "0badc0de-0000-4000-8000-000000000000", "/x.db"),
 			 0);

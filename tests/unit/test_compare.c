@@ -27,7 +27,9 @@ START_TEST(test_t_quantile_vs_ministat)
 
 			/* ministat's 0.999 column is short by up to 0.003 at df 7-12;
 			 * every other table (e.g. Zar B.3) prints these */
-			static const double fixed999[] = { 4.785, 4.501, 4.297, 4.144, 4.025, 3.930 };
+			static const double fixed999[] = {
+				4.785, 4.501, 4.297, 4.144, 4.025, 3.930
+			};
 
 			if (c == 5 && row >= 7 && row <= 12)
 				want = fixed999[row - 7];
@@ -76,11 +78,11 @@ START_TEST(test_mwu_critical_values)
 		size_t m, n;
 		long crit;
 	} tab[] = {
-		{ 5, 5, 2 },	{ 6, 6, 5 },	{ 7, 7, 8 },	{ 8, 8, 13 },	{ 9, 9, 17 },
-		{ 10, 10, 23 }, { 11, 11, 30 }, { 12, 12, 37 }, { 13, 13, 45 }, { 14, 14, 55 },
-		{ 15, 15, 64 }, { 16, 16, 75 }, { 17, 17, 87 }, { 18, 18, 99 }, { 19, 19, 113 },
-		{ 20, 20, 127 }, { 5, 10, 8 },	{ 5, 20, 20 },	{ 10, 20, 55 }, { 10, 15, 39 },
-		{ 4, 4, 0 },	{ 3, 3, -1 },	{ 2, 8, 0 },
+		{ 5, 5, 2 },	 { 6, 6, 5 },	 { 7, 7, 8 },	 { 8, 8, 13 },	 { 9, 9, 17 },
+		{ 10, 10, 23 },	 { 11, 11, 30 }, { 12, 12, 37 }, { 13, 13, 45 }, { 14, 14, 55 },
+		{ 15, 15, 64 },	 { 16, 16, 75 }, { 17, 17, 87 }, { 18, 18, 99 }, { 19, 19, 113 },
+		{ 20, 20, 127 }, { 5, 10, 8 },	 { 5, 20, 20 },	 { 10, 20, 55 }, { 10, 15, 39 },
+		{ 4, 4, 0 },	 { 3, 3, -1 },	 { 2, 8, 0 },
 	};
 
 	for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++) {
@@ -99,7 +101,10 @@ END_TEST
 /* The exact law against enumeration of every ranking (m = 5, n = 7: 792 subsets). */
 START_TEST(test_mwu_exact_law_bruteforce)
 {
-	enum { M = 5, N = 7 };
+	enum {
+		M = 5,
+		N = 7
+	};
 	unsigned count[M * N + 1] = { 0 }, total = 0;
 
 	for (unsigned mask = 0; mask < (1u << (M + N)); mask++) {
@@ -181,15 +186,21 @@ START_TEST(test_pairdiff_kth_bruteforce)
 	/* sort everything */
 	for (size_t i = 1; i < 37; i++)
 		for (size_t j = i; j > 0 && b[j] < b[j - 1]; j--) {
-			double t = b[j]; b[j] = b[j - 1]; b[j - 1] = t;
+			double t = b[j];
+			b[j] = b[j - 1];
+			b[j - 1] = t;
 		}
 	for (size_t i = 1; i < 23; i++)
 		for (size_t j = i; j > 0 && c[j] < c[j - 1]; j--) {
-			double t = c[j]; c[j] = c[j - 1]; c[j - 1] = t;
+			double t = c[j];
+			c[j] = c[j - 1];
+			c[j - 1] = t;
 		}
 	for (size_t i = 1; i < 37 * 23; i++)
 		for (size_t j = i; j > 0 && d[j] < d[j - 1]; j--) {
-			double t = d[j]; d[j] = d[j - 1]; d[j - 1] = t;
+			double t = d[j];
+			d[j] = d[j - 1];
+			d[j - 1] = t;
 		}
 	for (uint64_t k = 1; k <= 37 * 23; k += 7)
 		ck_assert_double_eq(ul_stats_pairdiff_kth(b, 37, c, 23, k), d[k - 1]);

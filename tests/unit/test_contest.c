@@ -361,15 +361,14 @@ START_TEST(test_load_cycle)
 	ck_assert_int_eq(ul_scratch_create(dir, scratch, sizeof(scratch)), 0);
 	tiny_ctx(&ctx, load, tree);
 	ctx.scratch_dir = scratch;
-	ck_assert_msg(ul_load_start(&sup, load, &ctx, 10 * UL_NS_PER_SEC, &rl, why,
-				    sizeof(why)) == 0,
+	ck_assert_msg(ul_load_start(&sup, load, &ctx, 10 * UL_NS_PER_SEC, &rl, why, sizeof(why)) ==
+			      0,
 		      "%s: %s", name, why);
 	pgid = ul_load_child(rl)->pid;
 	/* Half a second, and until it has done some work (at most 20 s):
 	 * the test is about counting, not speed. */
-	for (ul_nsec t0 = ul_now_ns();
-	     (ul_load_units(rl) < 2 || ul_now_ns() < t0 + 500 * MS) &&
-	     ul_now_ns() < t0 + 20 * UL_NS_PER_SEC;)
+	for (ul_nsec t0 = ul_now_ns(); (ul_load_units(rl) < 2 || ul_now_ns() < t0 + 500 * MS) &&
+				       ul_now_ns() < t0 + 20 * UL_NS_PER_SEC;)
 		ck_assert_int_eq(ul_sup_wait(&sup, -1, ul_now_ns() + 50 * MS, &exited),
 				 UL_WAIT_TIMEOUT);
 	ck_assert_int_eq(ul_load_failed_errno(rl), 0);
@@ -413,8 +412,10 @@ static int64_t group_cpu_ns(pid_t pgid)
 			continue;
 		p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
 		fclose(f);
-		if (p && sscanf(p + 1, " %*c %*d %d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &pgrp,
-				&ut, &st) == 3 && pgrp == pgid)
+		if (p &&
+		    sscanf(p + 1, " %*c %*d %d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &pgrp, &ut,
+			   &st) == 3 &&
+		    pgrp == pgid)
 			ticks += (int64_t)(ut + st);
 	}
 	closedir(d);
@@ -674,8 +675,8 @@ START_TEST(test_engine_job_rusage)
 		ck_assert(ul_cell_metric(c, "round", &round));
 		ck_assert_double_eq(round, (double)(i / 2 + 1));
 		ck_assert(ul_cell_metric(c, "loads", &loads));
-		ck_assert_double_eq_tol(loads, (double)c->load_units /
-						       ul_contest_loads_divisor(c->load), 1e-9);
+		ck_assert_double_eq_tol(
+			loads, (double)c->load_units / ul_contest_loads_divisor(c->load), 1e-9);
 		ck_assert(ul_cell_metric(c, "load_cpu_pct", &lcpu));
 		if (!strcmp(c->load, "process_load")) {
 			ck_assert_uint_gt(c->load_units, 0);
@@ -800,19 +801,26 @@ START_TEST(test_format_seed_golden)
 		int n[3];
 		double v[3][4]; /* noload, process_load, io_load: Time CPU% Loads LCPU% */
 	} seed[] = {
-		{ "2.4.19", { 3, 3, 3 },
+		{ "2.4.19",
+		  { 3, 3, 3 },
 		  { { 67.7, 98, 0, 0 }, { 106.5, 59, 112, 43 }, { 492.6, 14, 38, 10 } } },
-		{ "2.5.38", { 3, 3, 1 },
+		{ "2.5.38",
+		  { 3, 3, 1 },
 		  { { 72.0, 93, 0, 0 }, { 89.5, 74, 34, 28 }, { 4000.0, 1, 500, 1 } } },
-		{ "2.5.39", { 2, 2, 2 },
+		{ "2.5.39",
+		  { 2, 2, 2 },
 		  { { 72.2, 93, 0, 0 }, { 91.2, 73, 36, 28 }, { 423.9, 18, 30, 11 } } },
-		{ "2.5.40", { 1, 2, 1 },
+		{ "2.5.40",
+		  { 1, 2, 1 },
 		  { { 72.5, 93, 0, 0 }, { 82.8, 80, 25, 23 }, { 315.7, 25, 22, 10 } } },
-		{ "2.5.41", { 1, 1, 2 },
+		{ "2.5.41",
+		  { 1, 1, 2 },
 		  { { 73.8, 93, 0, 0 }, { 91.1, 73, 38, 30 }, { 607.5, 13, 47, 12 } } },
-		{ "2.5.41-mm1", { 3, 3, 3 },
+		{ "2.5.41-mm1",
+		  { 3, 3, 3 },
 		  { { 73.3, 92, 0, 0 }, { 88.8, 75, 32, 27 }, { 307.7, 26, 18, 10 } } },
-		{ "2.5.41-mm2", { 2, 2, 3 },
+		{ "2.5.41-mm2",
+		  { 2, 2, 3 },
 		  { { 74.2, 92, 0, 0 }, { 91.7, 75, 37, 27 }, { 294.3, 26, 17, 10 } } },
 	};
 	static const char *const loads[3] = { "noload", "process_load", "io_load" };

@@ -36,18 +36,10 @@ START_TEST(test_parse_size_ok)
 		const char *s;
 		uint64_t want;
 	} ok[] = {
-		{ "0", 0 },
-		{ "4096", 4096 },
-		{ "4k", 4096 },
-		{ "4K", 4096 },
-		{ "4KiB", 4096 },
-		{ "4kb", 4096 },
-		{ "7b", 7 },
-		{ "64M", 64 * UL_MiB },
-		{ "1.5G", 1536 * UL_MiB },
-		{ "0.5k", 512 },
-		{ "2T", 2048 * UL_GiB },
-		{ "18446744073709551615", UINT64_MAX },
+		{ "0", 0 },	 { "4096", 4096 },	  { "4k", 4096 },
+		{ "4K", 4096 },	 { "4KiB", 4096 },	  { "4kb", 4096 },
+		{ "7b", 7 },	 { "64M", 64 * UL_MiB },  { "1.5G", 1536 * UL_MiB },
+		{ "0.5k", 512 }, { "2T", 2048 * UL_GiB }, { "18446744073709551615", UINT64_MAX },
 	};
 	uint64_t v;
 
@@ -83,7 +75,7 @@ START_TEST(test_parse_size_bad)
 		{ "18446744073709551616", -ERANGE },
 		{ "99999999999999999999999", -ERANGE },
 		{ "99999999999999999999999x", -EINVAL }, /* junk is reported first */
-		{ "16777216T", -ERANGE },		  /* 2^64 */
+		{ "16777216T", -ERANGE },		 /* 2^64 */
 		{ "17179869184G", -ERANGE },
 	};
 	uint64_t v;
@@ -134,9 +126,15 @@ START_TEST(test_parse_duration)
 		const char *s;
 		int rc;
 	} bad[] = {
-		{ "10x", -EINVAL },   { "ms", -EINVAL },    { "", -EINVAL },
-		{ "-1s", -EINVAL },   { "1 s", -EINVAL },   { "1S", -EINVAL },
-		{ "1.5.s", -EINVAL }, { "1e3ms", -EINVAL }, { "2mm", -EINVAL },
+		{ "10x", -EINVAL },
+		{ "ms", -EINVAL },
+		{ "", -EINVAL },
+		{ "-1s", -EINVAL },
+		{ "1 s", -EINVAL },
+		{ "1S", -EINVAL },
+		{ "1.5.s", -EINVAL },
+		{ "1e3ms", -EINVAL },
+		{ "2mm", -EINVAL },
 		{ "10000000000s", -ERANGE }, /* 1e19 ns > INT64_MAX */
 		{ "9999999999h", -ERANGE },
 		{ "9223372036854775808ns", -ERANGE },
@@ -485,7 +483,8 @@ static int cli_set(void *base, const char *arg, char *err, size_t errlen)
 
 #define C(m) UL_OPT_AT(struct cli, m)
 static const struct ul_opt cli_opts[] = {
-	{ "name", UL_OPT_STRING, 0, 8, .arg = "TEXT", C(name), .def_str = "dflt", .help = "a name" },
+	{ "name", UL_OPT_STRING, 0, 8, .arg = "TEXT", C(name), .def_str = "dflt",
+	  .help = "a name" },
 	{ "dir", UL_OPT_DIR, .arg = "DIR", C(dir), .help = "a directory" },
 	{ "count", UL_OPT_COUNT, 1, 10, 3, "a count", .short_name = 'c', .arg = "N", C(count) },
 	{ "wait", UL_OPT_DURATION, 10 * UL_NS_PER_MS, UL_NS_PER_SEC, 500 * UL_NS_PER_MS, "a wait",
@@ -513,8 +512,9 @@ static int cli_parse(struct cli *c, struct ul_opt_group *g, char **argv, int *fi
 
 START_TEST(test_optparse)
 {
-	char a[][16] = { "x",	  "--name", "abc",   "-c",   "7", "--wait", "0",       "--size=2M",
-			 "--flag", "--off", "--call", "ok", "--dir", "/",	  "operand" };
+	char a[][16] = { "x",	   "--name", "abc",	  "-c",	    "7",
+			 "--wait", "0",	     "--size=2M", "--flag", "--off",
+			 "--call", "ok",     "--dir",	  "/",	    "operand" };
 	char h[][4] = { "x", "-h" };
 	char *ok_argv[UL_ARRAY_SIZE(a) + 1] = { NULL }, *help_argv[] = { h[0], h[1], NULL };
 	struct ul_opt_group g;
@@ -575,17 +575,23 @@ START_TEST(test_optparse_errors)
 	static const struct {
 		const char *arg, *val, *msg;
 	} bad[] = {
-		{ "--count", "11", "out-of-range value '11' for --count: expected a count from 1 to 10" },
+		{ "--count", "11",
+		  "out-of-range value '11' for --count: expected a count from 1 to 10" },
 		{ "--count", "x", "invalid value 'x' for --count: expected a count from 1 to 10" },
 		{ "--wait", "5ms",
 		  "out-of-range value '5ms' for --wait: expected 0 (off) or a duration from 10ms to 1s" },
 		{ "--name", "123456789", "--name must be 1 to 8 bytes (9 given)" },
 		{ "--name", "", "--name must be 1 to 8 bytes (0 given)" },
 		/* four characters but nine bytes: the limit counts bytes */
-		{ "--name", "\xc3\xa9\xc3\xa9\xc3\xa9\xe2\x82\xac", "--name must be 1 to 8 bytes (9 given)" },
-		{ "--name", "a\xff" "b", "--name is not valid UTF-8" },
+		{ "--name", "\xc3\xa9\xc3\xa9\xc3\xa9\xe2\x82\xac",
+		  "--name must be 1 to 8 bytes (9 given)" },
+		{ "--name",
+		  "a\xff"
+		  "b",
+		  "--name is not valid UTF-8" },
 		{ "--name", "a\033]0;x\a", "--name may not contain control characters" },
-		{ "--dir", "/nonexistent-ul", "--dir '/nonexistent-ul': No such file or directory" },
+		{ "--dir", "/nonexistent-ul",
+		  "--dir '/nonexistent-ul': No such file or directory" },
 		{ "--dir", "/etc/hostname", "--dir '/etc/hostname': not a directory" },
 		{ "--call", "no", "invalid value 'no' for --call: expected ok" },
 	};
@@ -623,8 +629,9 @@ START_TEST(test_optparse_help_and_man)
 	ck_assert_ptr_nonnull(strstr(buf, "  --on                   mode on (default: auto)\n"));
 	ck_assert_ptr_nonnull(strstr(buf, "  --name TEXT            a name (default: dflt)\n"));
 	ck_assert_ptr_nonnull(strstr(buf, ".SS things\n"));
-	ck_assert_ptr_nonnull(strstr(buf, ".TP\n.BI \\-c \"\\fR, \\fP\" \\-\\-count \" N\"\nA count "
-					  "(default: 3).\n"));
+	ck_assert_ptr_nonnull(strstr(buf,
+				     ".TP\n.BI \\-c \"\\fR, \\fP\" \\-\\-count \" N\"\nA count "
+				     "(default: 3).\n"));
 	ck_assert_ptr_nonnull(strstr(buf, ".TP\n.B \\-\\-flag\nA flag.\n"));
 	free(buf);
 }
@@ -663,8 +670,8 @@ END_TEST
 START_TEST(test_procstat_tree)
 {
 	const struct ul_procstat all[] = {
-		{ .pid = 1, .ppid = 0 },  { .pid = 5, .ppid = 900 }, { .pid = 7, .ppid = 1 },
-		{ .pid = 40, .ppid = 5 }, { .pid = 41, .ppid = 7 },  { .pid = 900, .ppid = 100 },
+		{ .pid = 1, .ppid = 0 },     { .pid = 5, .ppid = 900 }, { .pid = 7, .ppid = 1 },
+		{ .pid = 40, .ppid = 5 },    { .pid = 41, .ppid = 7 },	{ .pid = 900, .ppid = 100 },
 		{ .pid = 901, .ppid = 900 },
 	};
 	bool in[7];

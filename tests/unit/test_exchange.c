@@ -98,7 +98,8 @@ START_TEST(test_round_trip_exact)
 
 	importable_run(&run);
 	json = to_json(&run, &len);
-	ck_assert_msg(ul_exchange_read_json(json, len, &back, &n, why, sizeof(why)) == 0, "%s", why);
+	ck_assert_msg(ul_exchange_read_json(json, len, &back, &n, why, sizeof(why)) == 0, "%s",
+		      why);
 	ck_assert_uint_eq(n, 1);
 	ck_assert_str_eq(back[0].label, run.label);
 	ck_assert_uint_eq(back[0].host.mem_total_bytes, UINT64_MAX);
@@ -111,7 +112,8 @@ START_TEST(test_round_trip_exact)
 	ck_assert_uint_eq(back[0].cells[0].n_series, 2);
 	ck_assert_uint_eq(back[0].cells[0].series[1].n, 0);
 	ck_assert(isnan(back[0].cells[0].metrics[1].value));
-	ck_assert(isinf(back[0].cells[0].metrics[3].value) && back[0].cells[0].metrics[3].value < 0);
+	ck_assert(isinf(back[0].cells[0].metrics[3].value) &&
+		  back[0].cells[0].metrics[3].value < 0);
 	ck_assert(back[0].cells[0].metrics[0].value == 1.0 / 3.0);
 	ck_assert(back[0].cells[0].metrics[4].value == 4.9e-324);
 	ck_assert_int_eq(back[0].cells[1].seq, 7);
@@ -156,7 +158,8 @@ static void check_table(const char *json, const char *const *path, size_t depth,
 
 		if (!(f->in & UL_JSON_EXCHANGE))
 			continue;
-		ck_assert_msg(it && !strcmp(json_object_iter_key(it), f->key), "%s expected", f->key);
+		ck_assert_msg(it && !strcmp(json_object_iter_key(it), f->key), "%s expected",
+			      f->key);
 		if (f->kind == UL_JSON_OBJECT) {
 			ck_assert_uint_lt(depth, UL_ARRAY_SIZE(sub_path));
 			memcpy(sub_path, path, depth * sizeof(*path));
@@ -167,7 +170,8 @@ static void check_table(const char *json, const char *const *path, size_t depth,
 		cut = json_deep_copy(doc);
 		ck_assert_int_eq(json_object_del(locate(cut, path, depth), f->key), 0);
 		text = json_dumps(cut, 0);
-		ck_assert_int_eq(ul_exchange_read_json(text, strlen(text), &back, &n, why, sizeof(why)),
+		ck_assert_int_eq(ul_exchange_read_json(text, strlen(text), &back, &n, why,
+						       sizeof(why)),
 				 -EINVAL);
 		snprintf(want, sizeof(want), ".%s: missing", f->key);
 		ck_assert_msg(strstr(why, want), "without %s: %s", f->key, why);
@@ -207,12 +211,15 @@ START_TEST(test_hostile_documents)
 	} cases[] = {
 		{ "", "line 1" },
 		{ "[]", "expected a JSON object" },
-		{ "{\"format\":\"underload-results\",\"format_version\":1,\"runs\":[]}", "format is not" },
+		{ "{\"format\":\"underload-results\",\"format_version\":1,\"runs\":[]}",
+		  "format is not" },
 		{ "{\"format\":\"underload-export\",\"format_version\":2,\"runs\":[]}",
 		  "format_version other than 1 is not supported" },
 		{ "{\"format\":\"underload-export\",\"format_version\":1}", "runs: missing" },
-		{ "{\"format\":\"underload-export\",\"format_version\":1,\"runs\":{}}", "expected an array" },
-		{ "{\"format\":\"underload-export\",\"format_version\":1,\"runs\":[5]}", "runs[0]: expected an object" },
+		{ "{\"format\":\"underload-export\",\"format_version\":1,\"runs\":{}}",
+		  "expected an array" },
+		{ "{\"format\":\"underload-export\",\"format_version\":1,\"runs\":[5]}",
+		  "runs[0]: expected an object" },
 		{ "{\"format\":\"underload-export\",\"format_version\":1,\"runs\":[{\"uuid\":1}]}",
 		  "runs[0].uuid: expected a string" },
 		{ "{\"format\":\"underload-export\",\"format_version\":1,\"format\":\"x\",\"runs\":[]}",
@@ -229,8 +236,8 @@ START_TEST(test_hostile_documents)
 		char why[256] = "";
 		size_t n = 9;
 
-		ck_assert_int_eq(ul_exchange_read_json(cases[i].doc, strlen(cases[i].doc), &runs, &n,
-						       why, sizeof(why)),
+		ck_assert_int_eq(ul_exchange_read_json(cases[i].doc, strlen(cases[i].doc), &runs,
+						       &n, why, sizeof(why)),
 				 -EINVAL);
 		ck_assert_msg(strstr(why, cases[i].why), "case %zu: '%s' lacks '%s'", i, why,
 			      cases[i].why);
@@ -257,7 +264,8 @@ START_TEST(test_hostile_fields)
 		{ "\"hostname\": \"h\"", "\"hostname\": \"h\\u0000x\"", "is not allowed" },
 		/* the label check of run and relabel: empty, newline, ESC, C1, DEL */
 		{ "\"label\": \"lab", "\"label\": \"\", \"x\": \"", "runs[0].label: must be 1 to" },
-		{ "\"label\": \"lab", "\"label\": \"\\nlab", "runs[0].label: may not contain control" },
+		{ "\"label\": \"lab", "\"label\": \"\\nlab",
+		  "runs[0].label: may not contain control" },
 		{ "\"label\": \"lab", "\"label\": \"\\u001blab", "runs[0].label: may not contain" },
 		{ "\"label\": \"lab", "\"label\": \"\\u009blab", "runs[0].label: may not contain" },
 		{ "\"label\": \"lab", "\"label\": \"\\u007flab", "runs[0].label: may not contain" },
@@ -338,7 +346,8 @@ START_TEST(test_many_names)
 	at = strstr(json, "\"m199999\"");
 	ck_assert_ptr_nonnull(at);
 	memcpy(at, "\"m0\"     ", 9);
-	ck_assert_int_eq(ul_exchange_read_json(json, len, &back, &count, why, sizeof(why)), -EINVAL);
+	ck_assert_int_eq(ul_exchange_read_json(json, len, &back, &count, why, sizeof(why)),
+			 -EINVAL);
 	ck_assert_ptr_nonnull(strstr(why, "a metric name is used twice in the cell"));
 	free(json);
 	ul_run_release(&run);
@@ -362,8 +371,9 @@ START_TEST(test_csv_quoting)
 					  "value\r\n"));
 	/* label with a quote, a newline, an escape and a comma: the control
 	 * characters escaped, then quoted with its quotes doubled */
-	ck_assert_ptr_nonnull(strstr(buf, ",\"lab\"\"el\\n\\x1b[2J, \xc3\xa9\",\"x,\"\"y\"\"\",resp,"
-					  "noload,resp,delay_ns,ns,0,-9223372036854775808\r\n"));
+	ck_assert_ptr_nonnull(strstr(buf,
+				     ",\"lab\"\"el\\n\\x1b[2J, \xc3\xa9\",\"x,\"\"y\"\"\",resp,"
+				     "noload,resp,delay_ns,ns,0,-9223372036854775808\r\n"));
 	ck_assert_ptr_nonnull(strstr(buf, ",delay_ns,ns,1,9223372036854775807\r\n"));
 	/* No raw control character but the CR LF that ends each record. */
 	for (size_t i = 0; i < len; i++)
@@ -382,7 +392,10 @@ START_TEST(test_escape)
 	ul_escape(buf, sizeof(buf), "a\nb\tc\\d\x1b]0;t\a\x7f", SIZE_MAX);
 	ck_assert_str_eq(buf, "a\\nb\\tc\\\\d\\x1b]0;t\\x07\\x7f");
 	/* raw C1 byte (invalid UTF-8), C1 as UTF-8, a bidi override, valid é kept */
-	ul_escape(buf, sizeof(buf), "\x9b" "2J \xc2\x9b \xe2\x80\xae \xc3\xa9", SIZE_MAX);
+	ul_escape(buf, sizeof(buf),
+		  "\x9b"
+		  "2J \xc2\x9b \xe2\x80\xae \xc3\xa9",
+		  SIZE_MAX);
 	ck_assert_str_eq(buf, "\\x9b2J \\u009b \\u202e \xc3\xa9");
 	/* overlong and surrogate encodings are not UTF-8 */
 	ul_escape(buf, sizeof(buf), "\xc0\xaf\xed\xa0\x80", SIZE_MAX);

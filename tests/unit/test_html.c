@@ -49,8 +49,8 @@ static void add_monitor(struct ul_cell *c, int64_t t0, int64_t k)
 	for (int i = 0; i < 4; i++) {
 		t[i] = t0 + i * 1000000000LL;
 		fl[i] = 0x7f | (i == 0 || i == 3 ? UL_SYSMON_BOUNDARY : 0);
-		in[i] = 1000 + i * i * 256 * k;	 /* pages */
-		psi[i] = i * 250000 * k;	 /* 25% of each second stalled */
+		in[i] = 1000 + i * i * 256 * k; /* pages */
+		psi[i] = i * 250000 * k;	/* 25% of each second stalled */
 		run[i] = 1 + i;
 		fr[i] = 2048000 - i * 10240 * k; /* kB */
 	}
@@ -210,7 +210,7 @@ START_TEST(golden_page)
 	ck_assert_ptr_nonnull(strstr(got, "<h3>micro \xc2\xb7 bw_mem_rd</h3>"));
 	ck_assert_ptr_nonnull(strstr(got, "memory latency against working-set size"));
 	ck_assert_ptr_nonnull(strstr(got, "bw (MB/s)"));
-	ck_assert_uint_eq(count(got, "class=\"ul-miss\""), 2); /* one timeline per label */
+	ck_assert_uint_eq(count(got, "class=\"ul-miss\""), 2);	       /* one timeline per label */
 	ck_assert_uint_eq(count(got, "class=\"ul-cell\""), 2 * 5 * 2); /* cells x charts x runs */
 	/* contest Time and Loads for 2 labels; B against A on 3 tests (contest's n = 1 is too few) */
 	ck_assert_uint_eq(count(got, "class=\"ul-bar\""), 2 * 2 + 3);

@@ -58,14 +58,10 @@ static void sup_teardown(void)
 static const struct {
 	const char *load, *opt, *value;
 } tiny[] = {
-	{ "cpuload", "spinners", "2" },
-	{ "2ctx-mem", "footprint", "4M" },
-	{ "8ctx-mem", "footprint", "4M" },
-	{ "largewrite", "size", "8M" },
-	{ "smallwrite", "files", "4" },
-	{ "smallwrite", "file-size", "64K" },
-	{ "smallwrite", "sync-every", "4" },
-	{ "spawnload", "max-children", "4" },
+	{ "cpuload", "spinners", "2" },	     { "2ctx-mem", "footprint", "4M" },
+	{ "8ctx-mem", "footprint", "4M" },   { "largewrite", "size", "8M" },
+	{ "smallwrite", "files", "4" },	     { "smallwrite", "file-size", "64K" },
+	{ "smallwrite", "sync-every", "4" }, { "spawnload", "max-children", "4" },
 };
 
 static void make_ctx(struct ul_load_ctx *ctx, const struct ul_load *load)
@@ -303,7 +299,10 @@ static int fake_run(struct ul_load_ctx *ctx, void *state)
 }
 
 static const struct ul_load fake_base = {
-	.name = "fake", .summary = "test", .unit = "units", .run = fake_run,
+	.name = "fake",
+	.summary = "test",
+	.unit = "units",
+	.run = fake_run,
 };
 
 static int start_fake(const struct ul_load *load, int64_t timeout_ns, char *why, size_t len)

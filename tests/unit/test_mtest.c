@@ -572,7 +572,8 @@ static void synthetic_vmstat_cell(struct ul_cell *cell, bool psi)
 	static const int64_t mfull[] = { 0, 100000, 300000, 300500 };
 	static const int64_t cavg[] = { 10, 20, 30, 40 }, csome[] = { 0, 1000, 2000, 2400 };
 	static const int64_t iavg[] = { 0, 100, 0, 0 }, ifavg[] = { 0, 50, 0, 0 };
-	static const int64_t isome[] = {0, 20000, 20000, 20001}, ifull[] = {0, 10000, 10000, 10000};
+	static const int64_t isome[] = { 0, 20000, 20000, 20001 },
+			     ifull[] = { 0, 10000, 10000, 10000 };
 	const size_t n = UL_ARRAY_SIZE(t);
 	struct ul_series *s;
 	int64_t flags[4];
@@ -953,8 +954,9 @@ START_TEST(test_deadline_format)
 	dl_cell(&run, "spawnload", 0, 0, UL_CELL_LOAD_DIED);
 	out = render_run("deadline", &run);
 	/* a run of underload 0.1: code 1 at 50 Hz was its "audio" */
-	ck_assert_ptr_nonnull(strstr(out, "deadline probe: audio-50hz, period 20.000 ms (50.0 Hz), work "
-					  "1.000 ms (5.0% of a CPU), SCHED_OTHER\n"));
+	ck_assert_ptr_nonnull(strstr(out,
+				     "deadline probe: audio-50hz, period 20.000 ms (50.0 Hz), work "
+				     "1.000 ms (5.0% of a CPU), SCHED_OTHER\n"));
 	ck_assert_ptr_nonnull(strstr(out, "\n   cpuload     4.125     1.031    12.375    20.625  "
 					  "    24.8       25    90.0    95.0\n"));
 	ck_assert_ptr_nonnull(strstr(out, "\n spawnload  load-died: load 'spawnload' died"));

@@ -23,14 +23,14 @@ START_TEST(scale_linear_and_log)
 	ck_assert_double_eq_tol(ul_scale_map(&s, 0), 100, EPS);
 	ck_assert_double_eq_tol(ul_scale_map(&s, 2.5), 125, EPS);
 	ck_assert_double_eq_tol(ul_scale_map(&s, 20), 300, EPS); /* no clamping */
-	ul_scale_init(&s, 0, 10, 200, 100, false);		  /* y axes run backwards */
+	ul_scale_init(&s, 0, 10, 200, 100, false);		 /* y axes run backwards */
 	ck_assert_double_eq_tol(ul_scale_map(&s, 10), 100, EPS);
 	ul_scale_init(&s, 1, 1000, 0, 300, true);
 	ck_assert(s.log);
 	ck_assert_double_eq_tol(ul_scale_map(&s, 10), 100, EPS);
 	ck_assert_double_eq_tol(ul_scale_map(&s, 100), 200, EPS);
 	ck_assert_double_eq_tol(ul_scale_map(&s, -5), 0, EPS); /* <= 0 maps to p0 */
-	ul_scale_init(&s, 0, 1000, 0, 300, true);		/* lo <= 0: linear instead */
+	ul_scale_init(&s, 0, 1000, 0, 300, true);	       /* lo <= 0: linear instead */
 	ck_assert(!s.log);
 	ul_scale_init(&s, 5, 5, 0, 100, false); /* degenerate: widened, 5 in the middle */
 	ck_assert_double_eq_tol(ul_scale_map(&s, 5), 50, EPS);
@@ -54,8 +54,8 @@ START_TEST(nice_steps_and_ranges)
 
 	ck_assert_double_eq_tol(ul_plot_nice_step(0, 10, 5), 2, EPS);
 	ck_assert_double_eq_tol(ul_plot_nice_step(0, 1, 5), 0.2, EPS);
-	ck_assert_double_eq_tol(ul_plot_nice_step(0, 7, 6), 2, EPS);	  /* raw 1.17 -> 2 */
-	ck_assert_double_eq_tol(ul_plot_nice_step(0, 30, 6), 5, EPS);	  /* raw 5 stays 5 */
+	ck_assert_double_eq_tol(ul_plot_nice_step(0, 7, 6), 2, EPS);	    /* raw 1.17 -> 2 */
+	ck_assert_double_eq_tol(ul_plot_nice_step(0, 30, 6), 5, EPS);	    /* raw 5 stays 5 */
 	ck_assert_double_eq_tol(ul_plot_nice_step(0, 0.031, 5), 0.01, EPS); /* raw .0062 */
 	ck_assert_double_eq_tol(ul_plot_nice_step(4, 4, 5), 1, EPS);
 	ul_plot_nice_range(&lo, &hi, 5); /* raw 18.8 -> 20 */
@@ -86,7 +86,7 @@ START_TEST(linear_ticks)
 	ck_assert_double_eq_tol(t[5], 1, EPS); /* the end is included despite rounding */
 	n = ul_plot_ticks(-0.3, 0.3, 6, t, 16, &step);
 	ck_assert_uint_eq(n, 7);
-	ck_assert(t[3] == 0 && !signbit(t[3])); /* no -0 */
+	ck_assert(t[3] == 0 && !signbit(t[3]));			    /* no -0 */
 	ck_assert_uint_eq(ul_plot_ticks(0, 100, 5, t, 3, NULL), 3); /* capped */
 	ck_assert_uint_eq(ul_plot_ticks_at(1, 9, 4, t, 16), 2);	    /* 4, 8 */
 	ck_assert_double_eq_tol(t[1], 8, EPS);
@@ -197,7 +197,10 @@ END_TEST
 
 START_TEST(downsample_keeps_extremes)
 {
-	enum { N = 100000, B = 100 };
+	enum {
+		N = 100000,
+		B = 100
+	};
 	double *y = malloc(N * sizeof(*y));
 	size_t *keep = malloc(N * sizeof(*keep)), k;
 	bool spike = false, dip = false;
@@ -265,11 +268,11 @@ START_TEST(escaping)
 		{ "<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;" },
 		{ "a&b \"q\" 'r'", "a&amp;b &quot;q&quot; &#39;r&#39;" },
 		{ "tab\there\nnl\x7f", "tab here nl " },
-		{ "caf\xc3\xa9 \xc2\xb5s", "caf\xc3\xa9 \xc2\xb5s" },		 /* valid UTF-8 kept */
-		{ "bad\xff\xc3", "bad\xef\xbf\xbd\xef\xbf\xbd" },		 /* invalid -> U+FFFD */
-		{ "\xe0\x80\xaf", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },	 /* overlong */
-		{ "\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },	 /* surrogate */
-		{ "\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80" },			 /* emoji */
+		{ "caf\xc3\xa9 \xc2\xb5s", "caf\xc3\xa9 \xc2\xb5s" },	    /* valid UTF-8 kept */
+		{ "bad\xff\xc3", "bad\xef\xbf\xbd\xef\xbf\xbd" },	    /* invalid -> U+FFFD */
+		{ "\xe0\x80\xaf", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" }, /* overlong */
+		{ "\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" }, /* surrogate */
+		{ "\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80" },		    /* emoji */
 	};
 
 	for (size_t i = 0; i < UL_ARRAY_SIZE(cases); i++) {

@@ -399,8 +399,8 @@ START_TEST(test_resp_cpu_work_counts)
 			int err;
 
 			ck_assert_int_eq(ul_probe_measure(&f.sup, rp, 0,
-							  ul_now_ns() + UL_NS_PER_SEC, &value,
-							  &err, NULL),
+							  ul_now_ns() + UL_NS_PER_SEC, &value, &err,
+							  NULL),
 					 UL_MEASURE_OK);
 			if (value < *best)
 				*best = value;
@@ -482,8 +482,8 @@ START_TEST(test_lsdir)
 {
 	char dir[4200], path[4300];
 	char *ok[] = { (char *)"underload", (char *)"__lsdir", dir, NULL };
-	char *missing[] = { (char *)"underload", (char *)"__lsdir",
-			    (char *)"/nonexistent/ul-lsdir", NULL };
+	char *missing[] = { (char *)"underload", (char *)"__lsdir", (char *)"/nonexistent/ul-lsdir",
+			    NULL };
 	char *wrong[] = { (char *)"underload", (char *)"lsdir", dir, NULL };
 	int fd;
 

@@ -232,14 +232,15 @@ START_TEST(test_spawn_exec)
 
 		ck_assert_int_eq(ul_spawn(&s, &o, &c), 0);
 		ck_assert_ptr_eq(expect_exit(&s, 2000), &c);
-		ck_assert_msg(exit_code(&c) == cases[i].code, "%s: exit %d, want %d",
-			      cases[i].path, exit_code(&c), cases[i].code);
+		ck_assert_msg(exit_code(&c) == cases[i].code, "%s: exit %d, want %d", cases[i].path,
+			      exit_code(&c), cases[i].code);
 	}
 
 	/* a cgroup.procs that cannot be written: 126 before running anything */
 	{
 		char *argv[] = { (char *)"/bin/true", NULL };
-		struct ul_spawn_opts o = { .name = "cg", .argv = argv,
+		struct ul_spawn_opts o = { .name = "cg",
+					   .argv = argv,
 					   .cgroup_procs = "/nonexistent/cgroup.procs" };
 
 		ck_assert_int_eq(ul_spawn(&s, &o, &c), 0);
@@ -253,9 +254,11 @@ END_TEST
 START_TEST(test_spawn_bad_args)
 {
 	struct ul_spawn_opts none = { .name = "none" };
-	struct ul_spawn_opts badfd = { .name = "badfd", .fn = fn_return_arg,
-				       .keep_fds = { 987 }, .n_keep_fds = 1 };
-	struct ul_spawn_opts toomany = { .name = "many", .fn = fn_return_arg,
+	struct ul_spawn_opts badfd = {
+		.name = "badfd", .fn = fn_return_arg, .keep_fds = { 987 }, .n_keep_fds = 1
+	};
+	struct ul_spawn_opts toomany = { .name = "many",
+					 .fn = fn_return_arg,
 					 .n_keep_fds = UL_SPAWN_MAX_FDS + 1 };
 	struct ul_sup s;
 	struct ul_child c;
@@ -285,8 +288,12 @@ START_TEST(test_spawn_report_pipe)
 {
 	int p[2] = { 77, 77 };
 	struct ul_spawn_opts o = { .name = "report", .fn = fn_report, .arg = p, .report_pipe = p };
-	struct ul_spawn_opts bad = { .name = "bad", .fn = fn_report, .arg = p, .report_pipe = p,
-				     .keep_fds = { 987 }, .n_keep_fds = 1 };
+	struct ul_spawn_opts bad = { .name = "bad",
+				     .fn = fn_report,
+				     .arg = p,
+				     .report_pipe = p,
+				     .keep_fds = { 987 },
+				     .n_keep_fds = 1 };
 	struct ul_sup s;
 	struct ul_child c;
 	unsigned char byte = 0;
@@ -307,12 +314,14 @@ START_TEST(test_spawn_report_pipe)
 	close(p[0]);
 
 	/* a child that exits without reporting, said by ul_spawn_not_ready() */
-	o = (struct ul_spawn_opts){ .name = "ret3", .fn = fn_return_arg, .arg = (void *)3,
-				    .report_pipe = p };
+	o = (struct ul_spawn_opts){
+		.name = "ret3", .fn = fn_return_arg, .arg = (void *)3, .report_pipe = p
+	};
 	ck_assert_int_eq(ul_spawn(&s, &o, &c), 0);
 	ck_assert_int_eq(ul_spawn_wait_ready(&s, &c, p[0], after_ms(5000), &byte), -ECHILD);
 	ck_assert_int_eq(ul_spawn_not_ready(&s, &c, -ECHILD, "child 'ret3'", 5 * SEC, why,
-					    sizeof(why)), -ECHILD);
+					    sizeof(why)),
+			 -ECHILD);
 	ck_assert_str_eq(why, "child 'ret3' ended before it was ready (exit status 3)");
 	close(p[0]);
 
@@ -321,7 +330,8 @@ START_TEST(test_spawn_report_pipe)
 	ck_assert_int_eq(ul_spawn(&s, &o, &c), 0);
 	ck_assert_int_eq(ul_spawn_wait_ready(&s, &c, p[0], after_ms(50), &byte), -ETIMEDOUT);
 	ck_assert_int_eq(ul_spawn_not_ready(&s, &c, -ETIMEDOUT, "child 'pause'", 50 * MS, why,
-					    sizeof(why)), -ETIMEDOUT);
+					    sizeof(why)),
+			 -ETIMEDOUT);
 	ck_assert_str_eq(why, "child 'pause' was not ready within 50 ms");
 	ck_assert(!c.reaped);
 	ck_assert_int_eq(ul_sup_stop(&s, &c, 0), 0);
@@ -405,9 +415,13 @@ static int fn_check_env(void *arg)
 START_TEST(test_spawn_child_environment)
 {
 	struct env_arg a = { .parent = getpid() };
-	struct ul_spawn_opts o = { .name = "envcheck", .fn = fn_check_env, .arg = &a,
-				   .set_oom_score_adj = true, .oom_score_adj = 700,
-				   .stdout_to_null = true, .n_keep_fds = 1 };
+	struct ul_spawn_opts o = { .name = "envcheck",
+				   .fn = fn_check_env,
+				   .arg = &a,
+				   .set_oom_score_adj = true,
+				   .oom_score_adj = 700,
+				   .stdout_to_null = true,
+				   .n_keep_fds = 1 };
 	struct ul_sup s;
 	struct ul_child c;
 	sigset_t usr2;
@@ -445,7 +459,7 @@ START_TEST(test_spawn_exec_fd_hygiene)
 	/* high numbers that the exec'd program will not reuse for itself */
 	ck_assert_int_ge(null, 0);
 	kept = fcntl(null, F_DUPFD_CLOEXEC, 40); /* CLOEXEC: kept anyway */
-	stray = fcntl(null, F_DUPFD, 50);	  /* no CLOEXEC: closed anyway */
+	stray = fcntl(null, F_DUPFD, 50);	 /* no CLOEXEC: closed anyway */
 	close(null);
 	ck_assert_int_ge(kept, 40);
 	ck_assert_int_ge(stray, 50);
@@ -454,16 +468,18 @@ START_TEST(test_spawn_exec_fd_hygiene)
 
 	ck_assert_int_eq(ul_sup_init(&s), 0);
 	{
-		struct ul_spawn_opts o = { .name = "kept", .argv = argv_kept,
-					   .keep_fds = { kept }, .n_keep_fds = 1 };
+		struct ul_spawn_opts o = {
+			.name = "kept", .argv = argv_kept, .keep_fds = { kept }, .n_keep_fds = 1
+		};
 
 		ck_assert_int_eq(ul_spawn(&s, &o, &c), 0);
 		ck_assert_ptr_eq(expect_exit(&s, 2000), &c);
 		ck_assert_int_eq(exit_code(&c), 0);
 	}
 	{
-		struct ul_spawn_opts o = { .name = "stray", .argv = argv_stray,
-					   .keep_fds = { kept }, .n_keep_fds = 1 };
+		struct ul_spawn_opts o = {
+			.name = "stray", .argv = argv_stray, .keep_fds = { kept }, .n_keep_fds = 1
+		};
 
 		ck_assert_int_eq(ul_spawn(&s, &o, &c), 0);
 		ck_assert_ptr_eq(expect_exit(&s, 2000), &c);
@@ -503,8 +519,7 @@ static int fn_barrier(void *arg)
 START_TEST(test_barrier_ready_go)
 {
 	struct ul_barrier b;
-	struct ul_spawn_opts o = { .name = "barrier", .fn = fn_barrier, .arg = &b,
-				   .n_keep_fds = 2 };
+	struct ul_spawn_opts o = { .name = "barrier", .fn = fn_barrier, .arg = &b, .n_keep_fds = 2 };
 	struct ul_sup s;
 	struct ul_child c, *ex;
 	char byte;
@@ -538,8 +553,9 @@ END_TEST
 START_TEST(test_barrier_child_dies_before_ready)
 {
 	struct ul_barrier b;
-	struct ul_spawn_opts o = { .name = "early", .fn = fn_return_arg, .arg = (void *)3,
-				   .n_keep_fds = 2 };
+	struct ul_spawn_opts o = {
+		.name = "early", .fn = fn_return_arg, .arg = (void *)3, .n_keep_fds = 2
+	};
 	struct ul_sup s;
 	struct ul_child c, *ex;
 	enum ul_wait_result r;
@@ -645,8 +661,9 @@ END_TEST
 /* Spawn fn_ignore_term and wait until it ignores SIGTERM. */
 static void spawn_term_ignorer(struct ul_sup *s, struct ul_child *c, int p[2])
 {
-	struct ul_spawn_opts o = { .name = "noterm", .fn = fn_ignore_term, .arg = &p[1],
-				   .n_keep_fds = 1 };
+	struct ul_spawn_opts o = {
+		.name = "noterm", .fn = fn_ignore_term, .arg = &p[1], .n_keep_fds = 1
+	};
 	char byte;
 
 	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);

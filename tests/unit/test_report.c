@@ -183,8 +183,8 @@ static const int64_t seed_2ctx[] = {
 	2530056868, 9228024000, 296088000, 5005911220, 3445643000, 2530056869, 5901485043,
 };
 
-#define SEED_CELL(run, load, arr) add_cell(run, "resp", load, "resp", "delay_ns", arr, \
-					   UL_ARRAY_SIZE(arr))
+#define SEED_CELL(run, load, arr)                                                                  \
+	add_cell(run, "resp", load, "resp", "delay_ns", arr, UL_ARRAY_SIZE(arr))
 
 static void seed_run(struct ul_run *run)
 {
@@ -316,12 +316,13 @@ END_TEST
 
 /* ---- the synthetic model for text and json ------------------------------- */
 
-static const int64_t syn_noload[] = { 2000000, 2100000, 1900000, 2050000,
-				      1950000, 2000000, 2200000 };
+static const int64_t syn_noload[] = {
+	2000000, 2100000, 1900000, 2050000, 1950000, 2000000, 2200000
+};
 static const int64_t syn_cpuload[] = { 3000000, 3500000, 2900000, 4100000, 3300000 };
 static const int64_t syn_small[] = { 5000000, 90000000, 7000000 };
-static const int64_t syn_ctx[] = { 2500000, 150000000, 3000000, 98000000,
-				   2600000, 2700000, 120000000, 3100000 };
+static const int64_t syn_ctx[] = { 2500000, 150000000, 3000000,	  98000000,
+				   2600000, 2700000,   120000000, 3100000 };
 static const int64_t syn_c_noload[] = { 61000000000, 60500000000, 60800000000 };
 static const int64_t syn_c_proc[] = { 95000000000, 99000000000, 97000000000 };
 static const int64_t syn_c_rss[] = { 1024, 2048, 4096 };
@@ -433,15 +434,17 @@ START_TEST(test_disturbed_notes)
 	run.cells[1].flags |= UL_CELL_DISTURBED; /* resp cpuload */
 	ck_assert_int_eq(ul_cell_set_metric(&run.cells[1], "foreign_cpu_pct", 7.5), 0);
 	out = render("resp1", &run);
-	ck_assert_ptr_nonnull(strstr(out, "\nwarning: the noload baseline was disturbed: 53.2% of a "
-					  "CPU was used outside the run while it was measured; "
-					  "every ratio divides by it\n"
-					  "disturbed: noload (53.2% of a CPU used outside the run)\n"
-					  "disturbed: cpuload (7.5% of a CPU used outside the run)\n"));
+	ck_assert_ptr_nonnull(strstr(out,
+				     "\nwarning: the noload baseline was disturbed: 53.2% of a "
+				     "CPU was used outside the run while it was measured; "
+				     "every ratio divides by it\n"
+				     "disturbed: noload (53.2% of a CPU used outside the run)\n"
+				     "disturbed: cpuload (7.5% of a CPU used outside the run)\n"));
 	free(out);
 	out = render("text", &run);
-	ck_assert_ptr_nonnull(strstr(out, "median / noload median\nwarning: the noload baseline was "
-					  "disturbed: 53.2%"));
+	ck_assert_ptr_nonnull(strstr(out,
+				     "median / noload median\nwarning: the noload baseline was "
+				     "disturbed: 53.2%"));
 	ck_assert_ptr_nonnull(strstr(out, "\n! noload "));
 	ck_assert_ptr_nonnull(strstr(out, "  ok+disturbed\n"));
 	free(out);
@@ -568,7 +571,7 @@ static void check_keys(const json_t *obj, const char *const *keys)
 	size_t i = 0;
 
 	/* the document's order is the documented order */
-	json_object_foreach((json_t *)obj, key, v) {
+	json_object_foreach ((json_t *)obj, key, v) {
 		(void)v;
 		ck_assert_ptr_nonnull(keys[i]);
 		ck_assert_str_eq(key, keys[i]);
@@ -581,16 +584,18 @@ START_TEST(test_json_document)
 {
 	static const char *const top_keys[] = { "format", "format_version", "run", "cells", NULL };
 	static const char *const run_keys[] = {
-		"id", "uuid", "label", "status", "tool_version", "argv", "suites", "started_ns",
-		"started", "finished_ns", "finished", "host", "params", NULL,
+		"id",	    "uuid",   "label",	    "status",  "tool_version",
+		"argv",	    "suites", "started_ns", "started", "finished_ns",
+		"finished", "host",   "params",	    NULL,
 	};
 	static const char *const cell_keys[] = {
-		"suite", "load", "probe", "seq", "outcome", "flags", "note", "load_unit",
-		"load_units", "started_ns", "finished_ns", "series", "metrics", "summary", NULL,
+		"suite",       "load",	 "probe",     "seq",	    "outcome",
+		"flags",       "note",	 "load_unit", "load_units", "started_ns",
+		"finished_ns", "series", "metrics",   "summary",    NULL,
 	};
 	static const char *const summary_keys[] = {
-		"series", "n", "min", "max", "median", "mean", "sd", "p90", "dev_mean",
-		"ci_lo", "ci_hi", NULL,
+		"series", "n",	 "min",	     "max",   "median", "mean",
+		"sd",	  "p90", "dev_mean", "ci_lo", "ci_hi",	NULL,
 	};
 	struct ul_run run;
 	char *text;
@@ -616,37 +621,26 @@ START_TEST(test_json_document)
 	ck_assert_uint_eq(json_array_size(suites), 3);
 	ck_assert_str_eq(json_string_value(json_array_get(suites, 0)), "resp");
 	ck_assert_str_eq(json_string_value(json_array_get(suites, 2)), "micro");
-	ck_assert_int_eq(jint(jrun, "started_ns"),
-			 run.started_wall_ns);
-	ck_assert_str_eq(jstr(jrun, "started"),
-			 "2024-01-02T03:04:05Z");
-	ck_assert_int_eq(jint(jrun, "finished_ns"),
-			 run.finished_wall_ns);
-	ck_assert_str_eq(jstr(jrun, "finished"),
-			 "2024-01-02T03:14:05Z");
+	ck_assert_int_eq(jint(jrun, "started_ns"), run.started_wall_ns);
+	ck_assert_str_eq(jstr(jrun, "started"), "2024-01-02T03:04:05Z");
+	ck_assert_int_eq(jint(jrun, "finished_ns"), run.finished_wall_ns);
+	ck_assert_str_eq(jstr(jrun, "finished"), "2024-01-02T03:14:05Z");
 	host = get(jrun, "host", JSON_OBJECT);
 	ck_assert_str_eq(jstr(host, "hostname"), "testbox");
-	ck_assert_str_eq(jstr(host, "kernel_release"),
-			 "6.1.0-synthetic");
-	ck_assert_str_eq(jstr(host, "kernel_version"),
-			 "#1 SMP PREEMPT_DYNAMIC");
+	ck_assert_str_eq(jstr(host, "kernel_release"), "6.1.0-synthetic");
+	ck_assert_str_eq(jstr(host, "kernel_version"), "#1 SMP PREEMPT_DYNAMIC");
 	ck_assert_str_eq(jstr(host, "arch"), "x86_64");
-	ck_assert_str_eq(jstr(host, "cpu_model"),
-			 "Synthetic CPU @ 2.00GHz");
+	ck_assert_str_eq(jstr(host, "cpu_model"), "Synthetic CPU @ 2.00GHz");
 	ck_assert_int_eq(jint(host, "ncpu"), 4);
-	ck_assert_int_eq(jint(host, "mem_total_bytes"),
-			 (json_int_t)(8 * UL_GiB));
-	ck_assert_int_eq(jint(host, "swap_total_bytes"),
-			 (json_int_t)(2 * UL_GiB));
+	ck_assert_int_eq(jint(host, "mem_total_bytes"), (json_int_t)(8 * UL_GiB));
+	ck_assert_int_eq(jint(host, "swap_total_bytes"), (json_int_t)(2 * UL_GiB));
 	params = get(jrun, "params", JSON_OBJECT);
 	ck_assert_int_eq(jint(params, "interval_ns"), 500000000);
 	ck_assert_int_eq(jint(params, "min_points"), 5);
 	ck_assert_int_eq(jint(params, "max_points"), 20);
 	ck_assert_int_eq(jint(params, "ci_target_centi"), 500);
-	ck_assert_int_eq(jint(params, "mem_budget_bytes"),
-			 (json_int_t)UL_GiB);
-	ck_assert_int_eq(jint(params, "mem_limit_bytes"),
-			 (json_int_t)(2 * UL_GiB));
+	ck_assert_int_eq(jint(params, "mem_budget_bytes"), (json_int_t)UL_GiB);
+	ck_assert_int_eq(jint(params, "mem_limit_bytes"), (json_int_t)(2 * UL_GiB));
 	ck_assert_int_eq(jint(params, "swap_bytes"), 0);
 
 	cells = get(root, "cells", JSON_ARRAY);
@@ -662,16 +656,12 @@ START_TEST(test_json_document)
 		ck_assert_str_eq(jstr(jc, "load"), c->load);
 		ck_assert_str_eq(jstr(jc, "probe"), c->probe);
 		ck_assert_int_eq(jint(jc, "seq"), c->seq);
-		ck_assert_str_eq(jstr(jc, "outcome"),
-				 ul_cell_outcome_name(c->outcome));
+		ck_assert_str_eq(jstr(jc, "outcome"), ul_cell_outcome_name(c->outcome));
 		ck_assert_str_eq(jstr(jc, "note"), c->note);
-		ck_assert_str_eq(jstr(jc, "load_unit"),
-				 c->load_unit);
-		ck_assert_int_eq(jint(jc, "load_units"),
-				 (json_int_t)c->load_units);
+		ck_assert_str_eq(jstr(jc, "load_unit"), c->load_unit);
+		ck_assert_int_eq(jint(jc, "load_units"), (json_int_t)c->load_units);
 		if (c->started_wall_ns)
-			ck_assert_int_eq(jint(jc, "started_ns"),
-					 c->started_wall_ns);
+			ck_assert_int_eq(jint(jc, "started_ns"), c->started_wall_ns);
 		else
 			get(jc, "started_ns", JSON_NULL);
 		flags = get(jc, "flags", JSON_ARRAY);
@@ -702,9 +692,9 @@ START_TEST(test_json_document)
 		metrics = get(jc, "metrics", JSON_OBJECT);
 		ck_assert_uint_eq(json_object_size(metrics), c->n_metrics);
 		for (size_t k = 0; k < c->n_metrics; k++)
-			ck_assert_double_eq(json_number_value(get(metrics, c->metrics[k].name,
-								  JSON_REAL)),
-					    c->metrics[k].value);
+			ck_assert_double_eq(
+				json_number_value(get(metrics, c->metrics[k].name, JSON_REAL)),
+				c->metrics[k].value);
 
 		if (!c->n_series || !c->series[0].n) {
 			get(jc, "summary", JSON_NULL);
@@ -713,27 +703,20 @@ START_TEST(test_json_document)
 
 			summary = get(jc, "summary", JSON_OBJECT);
 			check_keys(summary, summary_keys);
-			ck_assert_int_eq(ul_stats_summarize_i64(c->series[0].v, c->series[0].n,
-								&want), 0);
-			ck_assert_str_eq(jstr(summary, "series"),
-					 c->series[0].name);
-			ck_assert_int_eq(jint(summary, "n"),
-					 (json_int_t)want.n);
+			ck_assert_int_eq(
+				ul_stats_summarize_i64(c->series[0].v, c->series[0].n, &want), 0);
+			ck_assert_str_eq(jstr(summary, "series"), c->series[0].name);
+			ck_assert_int_eq(jint(summary, "n"), (json_int_t)want.n);
 			ck_assert_double_eq(jreal(summary, "min"), want.min);
 			ck_assert_double_eq(jreal(summary, "max"), want.max);
-			ck_assert_double_eq(jreal(summary, "median"),
-					    want.median);
-			ck_assert_double_eq(jreal(summary, "mean"),
-					    want.mean);
+			ck_assert_double_eq(jreal(summary, "median"), want.median);
+			ck_assert_double_eq(jreal(summary, "mean"), want.mean);
 			ck_assert_double_eq(jreal(summary, "sd"), want.sd);
 			ck_assert_double_eq(jreal(summary, "p90"), want.p90);
-			ck_assert_double_eq(jreal(summary, "dev_mean"),
-					    want.dev_mean);
+			ck_assert_double_eq(jreal(summary, "dev_mean"), want.dev_mean);
 			if (want.has_ci) {
-				ck_assert_double_eq(jreal(summary, "ci_lo"),
-						    want.ci_lo);
-				ck_assert_double_eq(jreal(summary, "ci_hi"),
-						    want.ci_hi);
+				ck_assert_double_eq(jreal(summary, "ci_lo"), want.ci_lo);
+				ck_assert_double_eq(jreal(summary, "ci_hi"), want.ci_hi);
 			} else {
 				get(summary, "ci_lo", JSON_NULL);
 				get(summary, "ci_hi", JSON_NULL);
@@ -741,13 +724,16 @@ START_TEST(test_json_document)
 		}
 	}
 	/* spot values, not just self-consistency */
-	ck_assert_int_eq(json_integer_value(json_array_get(get(get(json_array_get(cells, 6),
-							       "series", JSON_OBJECT),
-							   "maxrss_kib", JSON_ARRAY), 2)), 4096);
-	ck_assert_str_eq(jstr(json_array_get(cells, 2), "outcome"),
-			 "load-died");
-	ck_assert_double_eq(json_real_value(get(get(json_array_get(cells, 0), "summary",
-						    JSON_OBJECT), "median", JSON_REAL)), 2000000.0);
+	ck_assert_int_eq(json_integer_value(json_array_get(
+				 get(get(json_array_get(cells, 6), "series", JSON_OBJECT),
+				     "maxrss_kib", JSON_ARRAY),
+				 2)),
+			 4096);
+	ck_assert_str_eq(jstr(json_array_get(cells, 2), "outcome"), "load-died");
+	ck_assert_double_eq(
+		json_real_value(get(get(json_array_get(cells, 0), "summary", JSON_OBJECT), "median",
+				    JSON_REAL)),
+		2000000.0);
 	json_decref(root);
 	free(text);
 	ul_run_release(&run);
@@ -776,12 +762,13 @@ START_TEST(test_json_edge_values)
 	get(jrun, "started", JSON_NULL);
 	ck_assert_uint_eq(json_array_size(get(jrun, "suites", JSON_ARRAY)), 0);
 	jc = json_array_get(get(root, "cells", JSON_ARRAY), 0);
-	ck_assert_int_eq(json_integer_value(json_array_get(get(get(jc, "series", JSON_OBJECT),
-							   "delay_ns", JSON_ARRAY), 0)), INT64_MAX);
-	ck_assert_int_eq(json_integer_value(json_array_get(get(get(jc, "series", JSON_OBJECT),
-							   "delay_ns", JSON_ARRAY), 1)), INT64_MIN);
-	ck_assert_double_eq_tol(jreal(jc, "load_units"),
-				(double)UINT64_MAX, 1e4);
+	ck_assert_int_eq(json_integer_value(json_array_get(
+				 get(get(jc, "series", JSON_OBJECT), "delay_ns", JSON_ARRAY), 0)),
+			 INT64_MAX);
+	ck_assert_int_eq(json_integer_value(json_array_get(
+				 get(get(jc, "series", JSON_OBJECT), "delay_ns", JSON_ARRAY), 1)),
+			 INT64_MIN);
+	ck_assert_double_eq_tol(jreal(jc, "load_units"), (double)UINT64_MAX, 1e4);
 	ck_assert_str_eq(json_string_value(json_array_get(get(jc, "flags", JSON_ARRAY), 0)),
 			 "bit7");
 	get(get(jc, "metrics", JSON_OBJECT), "ratio", JSON_NULL);
@@ -881,7 +868,10 @@ START_TEST(test_table_aligns)
 	ul_table_set(&t, row, 1, "%d", 12345);
 	ul_table_set(&t, row, 2, "%s", "x");
 	row = ul_table_add_row(&t, ' ');
-	ul_table_set_clean(&t, row, 0, "a\tb\x7f" "cdef", 4); /* capped, controls blanked */
+	ul_table_set_clean(&t, row, 0,
+			   "a\tb\x7f"
+			   "cdef",
+			   4); /* capped, controls blanked */
 	ul_table_set(&t, row, 1, "%d", 7);
 	text = print_table(&t);
 	ck_assert_str_eq(text, "  name           n  note\n"

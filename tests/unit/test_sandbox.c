@@ -47,10 +47,10 @@
 
 /* ---- per-test sandbox, owned by the runner process ------------------- */
 
-static char base_dir[PATH_MAX];	  /* /var/tmp/underload-ut-XXXXXX: swap, scratch dirs */
+static char base_dir[PATH_MAX];	   /* /var/tmp/underload-ut-XXXXXX: swap, scratch dirs */
 static char journal_dir[PATH_MAX]; /* base_dir/journal: $UL_JOURNAL_DIR */
-static char cg_marker[64];	  /* "underload-ut<runner pid>-": our cgroups' names */
-static char run_uuid[40];	  /* the killed run's: its cgroup is underload-<uuid8> */
+static char cg_marker[64];	   /* "underload-ut<runner pid>-": our cgroups' names */
+static char run_uuid[40];	   /* the killed run's: its cgroup is underload-<uuid8> */
 static pid_t runner_pid;
 
 /* A cgroup name for this test run: "ut<runner pid>-<what>". */
@@ -460,7 +460,7 @@ START_TEST(test_cgroup_oom_kill)
 	rc = ul_change_cgroup_create(&j, name, LIMIT_BYTES, 0, &cg, why, sizeof(why));
 	if (rc == -ENOTSUP && !swap_active())
 		rc = ul_change_cgroup_create(&j, name, LIMIT_BYTES, UINT64_MAX, &cg, why,
-						 sizeof(why));
+					     sizeof(why));
 	ck_assert_msg(rc == 0, "create: %s: %s", strerror(-rc), why);
 	/* v2: above memory.high a task without swap is throttled (seconds per
 	 * fault under TCG) before it reaches memory.max; this test is about
@@ -559,7 +559,8 @@ START_TEST(test_swap_refused_tmpfs)
 	char path[PATH_MAX] = "x", why[256] = "";
 	int rc;
 
-	rc = ul_swap_create("/dev/shm", SWAP_BYTES, -1, run_uuid, path, sizeof(path), why, sizeof(why));
+	rc = ul_swap_create("/dev/shm", SWAP_BYTES, -1, run_uuid, path, sizeof(path), why,
+			    sizeof(why));
 	ck_assert_int_eq(rc, -EOPNOTSUPP);
 	ck_assert_msg(strstr(why, "tmpfs"), "reason: %s", why);
 	ck_assert_str_eq(path, "");
@@ -573,15 +574,16 @@ START_TEST(test_swap_refused_size)
 	struct statfs sfs;
 	uint64_t avail;
 
-	ck_assert_int_eq(ul_swap_create(base_dir, 4096, -1, run_uuid, path, sizeof(path), why, sizeof(why)),
+	ck_assert_int_eq(ul_swap_create(base_dir, 4096, -1, run_uuid, path, sizeof(path), why,
+					sizeof(why)),
 			 -EINVAL);
 	ck_assert_ptr_nonnull(strstr(why, "minimum"));
 	ck_assert_int_eq(statfs(base_dir, &sfs), 0);
 	avail = (uint64_t)sfs.f_bavail * (uint64_t)sfs.f_bsize;
 	/* Fits the free space but not the 1 GiB reserve. */
-	ck_assert_int_eq(ul_swap_create(base_dir, avail > UL_GiB ? avail - UL_GiB / 2 :
-								   UL_SWAP_MIN_BYTES,
-					-1, run_uuid, path, sizeof(path), why, sizeof(why)),
+	ck_assert_int_eq(ul_swap_create(base_dir,
+					avail > UL_GiB ? avail - UL_GiB / 2 : UL_SWAP_MIN_BYTES, -1,
+					run_uuid, path, sizeof(path), why, sizeof(why)),
 			 -ENOSPC);
 	ck_assert_ptr_nonnull(strstr(why, "reserve"));
 	ck_assert(no_swap_file_in(base_dir));
@@ -778,7 +780,8 @@ static int mark_none(void *arg, const char *store, const char *uuid, char *why, 
 START_TEST(test_journal_cleanup_killed_run)
 {
 	struct report_log log = { 0 };
-	struct ul_changes_hooks hooks = { .mark_interrupted = mark_none, .report = log_report,
+	struct ul_changes_hooks hooks = { .mark_interrupted = mark_none,
+					  .report = log_report,
 					  .arg = &log };
 	char paths[3][PATH_MAX];
 	int fds[2], n = -1, status;
@@ -801,7 +804,7 @@ START_TEST(test_journal_cleanup_killed_run)
 			_exit(2);
 		snprintf(name, sizeof(name), "%.8s", run_uuid);
 		if (ul_change_cgroup_create(&j, name, LIMIT_BYTES, UINT64_MAX, &cg, why,
-						sizeof(why)))
+					    sizeof(why)))
 			_exit(3);
 		snprintf(out[1], sizeof(out[1]), "%s", cg.path);
 		load = fork();

@@ -309,9 +309,9 @@ START_TEST(test_seed_resp_row)
 	const double low = 4360.954, high = 11087.563, med = 6240.896, mean = 6575.003;
 	const double sd = 2.724 * 1000.0, n = 5.0;
 	double dl = low - mean, dh = high - mean, dm = med - mean;
-	double dsum = -(dl + dh + dm);				      /* da + db */
+	double dsum = -(dl + dh + dm);					  /* da + db */
 	double dsq = sd * sd * (n - 1.0) - (dl * dl + dh * dh + dm * dm); /* da^2 + db^2 */
-	double disc = 2.0 * dsq - dsum * dsum;			      /* (da - db)^2 */
+	double disc = 2.0 * dsq - dsum * dsum;				  /* (da - db)^2 */
 	double x[5];
 	struct ul_summary s;
 
@@ -358,8 +358,7 @@ START_TEST(test_histogram)
 	for (uint64_t us = 1; us <= 1000; us++)
 		hist[ul_hist_bucket(us * 1000)]++;
 	ck_assert_double_eq_tol((double)ul_hist_quantile(hist, 1000, 0.5), 500e3, 500e3 * 0.032);
-	ck_assert_double_eq_tol((double)ul_hist_quantile(hist, 1000, 0.99), 990e3,
-				990e3 * 0.032);
+	ck_assert_double_eq_tol((double)ul_hist_quantile(hist, 1000, 0.99), 990e3, 990e3 * 0.032);
 	ck_assert_uint_eq(ul_hist_quantile(hist, 0, 0.5), 0);
 }
 END_TEST

@@ -424,7 +424,8 @@ START_TEST(test_mark_interrupted)
 	ck_assert_int_eq(back.status, UL_RUN_INTERRUPTED);
 	ck_assert_int_eq(back.finished_wall_ns, 5000);
 	ul_run_release(&back);
-	ck_assert_int_eq(st->ops->mark_interrupted(st, "0000aaaa-0000-4000-8000-000000000000", NULL),
+	ck_assert_int_eq(st->ops->mark_interrupted(st, "0000aaaa-0000-4000-8000-000000000000",
+						   NULL),
 			 -ENOENT);
 	/* A finished run is never rewritten. */
 	run.status = UL_RUN_COMPLETE;
@@ -432,7 +433,7 @@ START_TEST(test_mark_interrupted)
 	ck_assert_int_eq(st->ops->finish_run(st, &run), 0);
 	ck_assert_int_eq(st->ops->mark_interrupted(st, run.uuid, NULL), -EALREADY);
 	ck_assert_int_eq(ul_unit_sql_int(path, "SELECT count(*) FROM runs WHERE status = 'complete'"
-				       " AND finished_wall_ns = 1"),
+					       " AND finished_wall_ns = 1"),
 			 1);
 	ul_store_close(st);
 	ul_run_release(&run);
@@ -570,9 +571,10 @@ START_TEST(test_migrate_from_zero)
 	st = ul_unit_store_open(path);
 	ck_assert_int_eq(ul_unit_sql_int(path, "PRAGMA user_version"), UL_STORE_SCHEMA_VERSION);
 	ck_assert_int_eq(ul_unit_sql_int(path, "PRAGMA application_id"), 0x756c6472);
-	ck_assert_int_eq(ul_unit_sql_int(path, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
-				       " AND name IN ('runs', 'cells', 'series', 'samples',"
-				       " 'metrics')"),
+	ck_assert_int_eq(ul_unit_sql_int(path,
+					 "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+					 " AND name IN ('runs', 'cells', 'series', 'samples',"
+					 " 'metrics')"),
 			 5);
 	store_run(st, "migrated", 1, NULL);
 	ul_store_close(st);

@@ -92,7 +92,7 @@ START_TEST(test_crafted_rows)
 	ul_store_close(st);
 
 	ul_unit_sql(path, "UPDATE series SET n = 5; UPDATE samples SET idx = 9 WHERE idx = 2;"
-		  "UPDATE series SET name = CAST(X'ff41' AS TEXT)");
+			  "UPDATE series SET name = CAST(X'ff41' AS TEXT)");
 	st = open_cfg(path, UL_STORE_READ, 0, &rc, err, sizeof(err));
 	ck_assert_int_eq(st->ops->load_run(st, "last", &back), -EIO);
 	ck_assert_ptr_nonnull(strstr(st->err, "a gap in its sample indices"));

@@ -49,11 +49,13 @@ START_TEST(test_suite_descriptors)
 				const char *eq = strchr(st->opts[k], '=');
 				char name[64], err[256];
 
-				ck_assert_msg(l && eq, "%s/%s: '%s'", s->name, st->load, st->opts[k]);
+				ck_assert_msg(l && eq, "%s/%s: '%s'", s->name, st->load,
+					      st->opts[k]);
 				snprintf(name, sizeof(name), "%.*s", (int)(eq - st->opts[k]),
 					 st->opts[k]);
 				ul_opt_defaults(l->opts, v);
-				ck_assert_msg(!ul_opt_set(l->opts, v, name, eq + 1, err, sizeof(err)),
+				ck_assert_msg(!ul_opt_set(l->opts, v, name, eq + 1, err,
+							  sizeof(err)),
 					      "%s/%s: %s", s->name, st->load, err);
 			}
 		}
@@ -86,13 +88,14 @@ START_TEST(test_run_options_unique)
 
 			ck_assert_msg(o->help && *o->help, "--%s: no help", o->name);
 			ck_assert_msg(o->type != UL_OPT_CALL || o->set, "--%s: no set()", o->name);
-			ck_assert_msg(o->type == UL_OPT_CALL || o->size, "--%s: no target", o->name);
+			ck_assert_msg(o->type == UL_OPT_CALL || o->size, "--%s: no target",
+				      o->name);
 			ck_assert_msg((o->type == UL_OPT_FLAG) == !o->arg, "--%s: argument name",
 				      o->name);
 			for (size_t b = 0; b <= a; b++)
 				for (size_t j = 0; g[b].opts[j].name; j++)
 					ck_assert_msg((b == a && j == i) ||
-						      strcmp(g[b].opts[j].name, o->name),
+							      strcmp(g[b].opts[j].name, o->name),
 						      "--%s twice", o->name);
 		}
 	ck_assert_uint_ge(total, 30);

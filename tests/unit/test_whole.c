@@ -141,8 +141,9 @@ static void sh_job(struct sh_job *j, const char *script)
 	j->argv[1] = (char *)"-c";
 	j->argv[2] = (char *)script;
 	j->argv[3] = NULL;
-	j->spec = (struct ul_job_spec){ .path = "/bin/sh", .argv = j->argv, .dir = ul_unit_dir,
-					.log = j->log };
+	j->spec = (struct ul_job_spec){
+		.path = "/bin/sh", .argv = j->argv, .dir = ul_unit_dir, .log = j->log
+	};
 	memset(&j->ctx, 0, sizeof(j->ctx));
 	j->ctx.arg = &j->spec;
 }
@@ -184,7 +185,8 @@ static void count_tick(void *arg, int64_t ran_ns)
 START_TEST(test_whole_tick)
 {
 	struct ticks t = { .increasing = true };
-	const struct ul_whole_watch watch = { .tick_ns = 100 * UL_NS_PER_MS, .tick = count_tick,
+	const struct ul_whole_watch watch = { .tick_ns = 100 * UL_NS_PER_MS,
+					      .tick = count_tick,
 					      .arg = &t };
 	const struct ul_child *run;
 	struct ul_whole_run *wr;
@@ -245,7 +247,8 @@ START_TEST(test_whole_deadline_grace)
 	assert_no_children();
 	read_log(j.log, log, sizeof(log));
 	ck_assert_ptr_nonnull(strstr(log, "ready\n"));
-	ck_assert_ptr_nonnull(strstr(log, "\nterm\n")); /* (sh may say the sleep was "Terminated") */
+	ck_assert_ptr_nonnull(
+		strstr(log, "\nterm\n")); /* (sh may say the sleep was "Terminated") */
 	ul_whole_stop(&sup, wr);
 	ul_sup_fini(&sup);
 }
@@ -302,7 +305,8 @@ START_TEST(test_whole_cancel_when_load_dies)
 	assert_no_children();
 	read_log(j.log, log, sizeof(log));
 	ck_assert_ptr_nonnull(strstr(log, "ready\n"));
-	ck_assert_ptr_nonnull(strstr(log, "\nterm\n")); /* (sh may say the sleep was "Terminated") */
+	ck_assert_ptr_nonnull(
+		strstr(log, "\nterm\n")); /* (sh may say the sleep was "Terminated") */
 	ck_assert_int_eq(ul_whole_cancel(&sup, wr), 0); /* nothing going: nothing to do */
 	ul_whole_stop(&sup, wr);
 	ul_sup_fini(&sup);

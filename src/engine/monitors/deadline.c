@@ -117,7 +117,8 @@ static int dl_cell_end(struct ul_engine *eng, void *state, struct ul_cell *cell)
 	if (m->probe->periodic->child(m->run)->reaped && !m->warned_dead) {
 		m->warned_dead = true;
 		ul_warning("the deadline probe died during cell '%s/%s'; later cells have no "
-			   "deadline records", cell->suite, cell->load);
+			   "deadline records",
+			   cell->suite, cell->load);
 	}
 	return rc;
 }

@@ -188,10 +188,12 @@ static int disturb_cell_end(struct ul_engine *eng, void *state, struct ul_cell *
 		double pct = foreign * tick_ns * 100.0 / wall_ns;
 
 		rc |= ul_cell_set_metric(cell, "foreign_cpu_pct", pct);
-		rc |= ul_cell_set_metric(cell, "run_cpu_pct", (double)tree * tick_ns * 100 / wall_ns);
+		rc |= ul_cell_set_metric(cell, "run_cpu_pct",
+					 (double)tree * tick_ns * 100 / wall_ns);
 		rc |= ul_cell_set_metric(cell, "kthread_cpu_pct",
 					 (double)kthr * tick_ns * 100 / wall_ns);
-		rc |= ul_cell_set_metric(cell, "foreign_margin_pct", margin * tick_ns * 100 / wall_ns);
+		rc |= ul_cell_set_metric(cell, "foreign_margin_pct",
+					 margin * tick_ns * 100 / wall_ns);
 		if (pct > DISTURBED_PCT && foreign > margin)
 			cell->flags |= UL_CELL_DISTURBED;
 	}

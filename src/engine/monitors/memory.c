@@ -119,8 +119,8 @@ static int read_oom_kills(const struct ul_engine *eng, int fd, struct ul_cell *c
 			gmtime_r(&when_s, &tm);
 			strftime(when, sizeof(when), "%H:%M:%S UTC", &tm);
 			snprintf(cell->note + len, sizeof(cell->note) - len,
-				 "%sOOM killer killed pid %d (%s) at %s", len ? "; " : "", pid, task,
-				 when);
+				 "%sOOM killer killed pid %d (%s) at %s", len ? "; " : "", pid,
+				 task, when);
 		}
 	}
 	return kills;
@@ -235,8 +235,8 @@ static int guard_start(struct ul_engine *eng, struct mem_state *ms)
 	int rc;
 
 	ms->cg = &eng->cgroup;
-	ms->gs = mmap(NULL, sizeof(*ms->gs), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-		      -1, 0);
+	ms->gs = mmap(NULL, sizeof(*ms->gs), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,
+		      0);
 	if (ms->gs == MAP_FAILED) {
 		ms->gs = NULL;
 		return -errno;
@@ -364,7 +364,8 @@ static int judge_pressure(const struct ul_engine *eng, struct ul_cell *cell,
 	}
 	len = strlen(cell->note);
 	snprintf(cell->note + len, sizeof(cell->note) - len,
-		 "%sno " PRESSURE_INTENT " (no major fault of the probe or the run's cgroup): %s; to press "
+		 "%sno " PRESSURE_INTENT
+		 " (no major fault of the probe or the run's cgroup): %s; to press "
 		 "memory run with --mem-limit SIZE --swap SIZE and a footprint above the limit",
 		 len ? "; " : "", why);
 	return 0;

@@ -36,14 +36,14 @@
  * then restarts the range at its head and the stride at 1 (within a tick).
  */
 struct ring {
-	_Atomic uint64_t head;	 /* records written so far */
-	_Atomic uint64_t tail;	 /* first record of the current range */
-	_Atomic uint64_t gen;	 /* odd while the child thins the range */
-	_Atomic uint64_t reset;	 /* bumped by the reader at each cell start */
+	_Atomic uint64_t head;	     /* records written so far */
+	_Atomic uint64_t tail;	     /* first record of the current range */
+	_Atomic uint64_t gen;	     /* odd while the child thins the range */
+	_Atomic uint64_t reset;	     /* bumped by the reader at each cell start */
 	_Atomic uint64_t reset_seen; /* the last reset the child acted on */
-	_Atomic uint32_t stride; /* a record every stride ticks of interval_ns */
-	_Atomic int err;	 /* the child's ul_sysmon_open() error, 0 if none */
-	uint64_t cap;		 /* even */
+	_Atomic uint32_t stride;     /* a record every stride ticks of interval_ns */
+	_Atomic int err;	     /* the child's ul_sysmon_open() error, 0 if none */
+	uint64_t cap;		     /* even */
 	int64_t interval_ns;
 	struct ul_sysmon_sample rec[];
 };
@@ -181,8 +181,8 @@ static int sampler_start(struct ul_engine *eng, void **state)
 		cap = eng->cfg->monitor_ring_records < 4 ? 4 : eng->cfg->monitor_ring_records;
 	cap += cap % 2;
 	sm->map_len = sizeof(struct ring) + cap * sizeof(struct ul_sysmon_sample);
-	sm->ring = mmap(NULL, sm->map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,
-			0);
+	sm->ring =
+		mmap(NULL, sm->map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sm->ring == MAP_FAILED) {
 		rc = -errno;
 		sm->ring = NULL;
@@ -276,9 +276,9 @@ static int summarize(struct ul_cell *cell, const struct ul_sysmon_sample *a,
 	}
 	for (size_t i = 0; i < UL_ARRAY_SIZE(psi); i++)
 		if (both & (1u << psi[i].src))
-			rc |= ul_cell_set_metric(
-				cell, psi[i].name,
-				share_pct(a->v[psi[i].field], b->v[psi[i].field], dt));
+			rc |= ul_cell_set_metric(cell, psi[i].name,
+						 share_pct(a->v[psi[i].field], b->v[psi[i].field],
+							   dt));
 	return rc ? -ENOMEM : 0;
 }
 
@@ -302,9 +302,9 @@ static int copy_range(struct ring *ring, struct ul_series *const *ser, int64_t t
 		/* A child that has not yet seen this cell's reset (it was not
 		 * scheduled) took no record of the cell at its old stride. */
 		*stride = atomic_load_explicit(&ring->reset_seen, memory_order_acquire) ==
-					  atomic_load_explicit(&ring->reset, memory_order_relaxed) ?
-				  atomic_load_explicit(&ring->stride, memory_order_relaxed) :
-				  1;
+					  atomic_load_explicit(&ring->reset, memory_order_relaxed)
+				  ? atomic_load_explicit(&ring->stride, memory_order_relaxed)
+				  : 1;
 		if (gen % 2 == 0) {
 			for (uint64_t i = tail; i < head && !rc; i++) {
 				const struct ul_sysmon_sample *rec = &ring->rec[i % ring->cap];
@@ -362,7 +362,8 @@ static int sampler_cell_end(struct ul_engine *eng, void *state, struct ul_cell *
 	if (sm->child.reaped && !sm->warned_dead) {
 		sm->warned_dead = true;
 		ul_warning("the /proc sampler died; cells from '%s/%s' on have only their "
-			   "start and end samples", cell->suite, cell->load);
+			   "start and end samples",
+			   cell->suite, cell->load);
 	}
 
 	rc |= ul_cell_set_metric(cell, "mon_interval_ns", (double)eng->cfg->monitor_interval_ns);

@@ -54,13 +54,13 @@ struct ul_mh_opts {
 };
 
 struct ul_mh_result {
-	uint64_t iters;	 /* per timed batch */
-	int n;		 /* timed batches */
+	uint64_t iters;			       /* per timed batch */
+	int n;				       /* timed batches */
 	int64_t elapsed_ns[UL_MH_MAX_BATCHES]; /* as the batch function returned */
 	double iter_ns[UL_MH_MAX_BATCHES];     /* (elapsed - clock_ns) / iters, >= 0 */
 	int64_t preempted[UL_MH_MAX_BATCHES];  /* involuntary context switches of the
 						* measuring process during the batch */
-	double clock_ns; /* the overhead subtracted from each batch */
+	double clock_ns;		       /* the overhead subtracted from each batch */
 };
 
 /* Median cost of one clock_gettime(CLOCK_MONOTONIC) (measured once, cached). */
@@ -90,10 +90,10 @@ struct ul_micro_out {
 struct ul_micro_env {
 	const char *scratch_dir; /* private, exists */
 	struct ul_mh_opts mh;
-	int pin_cpu;		 /* 2-process tests pin both ends here; -1 = no pinning */
-	bool quick;		 /* smaller working sets */
+	int pin_cpu; /* 2-process tests pin both ends here; -1 = no pinning */
+	bool quick;  /* smaller working sets */
 	uint64_t l1d_bytes, l2_bytes, llc_bytes; /* from sysfs, sane defaults otherwise */
-	uint64_t bw_bytes;	 /* working set of the memory/file bandwidth tests */
+	uint64_t bw_bytes; /* working set of the memory/file bandwidth tests */
 };
 
 /* The six tables and the probes' group names, in the summary's order. */
@@ -104,15 +104,25 @@ int ul_micro_table_of(const char *group);
 /* Define a micro probe: `ul_probe_IDENT` of kind micro whose measure() is
  * FN.  Latency probes record "op_ps" (lower is better); bandwidth probes
  * "bw_bytes_s" (higher is better). */
-#define UL_MICRO_LAT(ident, name_, group_, summary_, fn_)                                      \
-	const struct ul_probe ul_probe_##ident = {                                              \
-		.name = name_, .summary = summary_, .unit = "ps", .kind = UL_PROBE_MICRO,       \
-		.direction = UL_LOWER_IS_BETTER, .group = group_, .measure = fn_,               \
+#define UL_MICRO_LAT(ident, name_, group_, summary_, fn_)                                          \
+	const struct ul_probe ul_probe_##ident = {                                                 \
+		.name = name_,                                                                     \
+		.summary = summary_,                                                               \
+		.unit = "ps",                                                                      \
+		.kind = UL_PROBE_MICRO,                                                            \
+		.direction = UL_LOWER_IS_BETTER,                                                   \
+		.group = group_,                                                                   \
+		.measure = fn_,                                                                    \
 	}
-#define UL_MICRO_BW(ident, name_, group_, summary_, fn_)                                       \
-	const struct ul_probe ul_probe_##ident = {                                              \
-		.name = name_, .summary = summary_, .unit = "bytes/s", .kind = UL_PROBE_MICRO,  \
-		.direction = UL_HIGHER_IS_BETTER, .group = group_, .measure = fn_,              \
+#define UL_MICRO_BW(ident, name_, group_, summary_, fn_)                                           \
+	const struct ul_probe ul_probe_##ident = {                                                 \
+		.name = name_,                                                                     \
+		.summary = summary_,                                                               \
+		.unit = "bytes/s",                                                                 \
+		.kind = UL_PROBE_MICRO,                                                            \
+		.direction = UL_HIGHER_IS_BETTER,                                                  \
+		.group = group_,                                                                   \
+		.measure = fn_,                                                                    \
 	}
 
 /* Append records; -ENOSPC when out is full. */
@@ -126,8 +136,8 @@ int ul_micro_put_metric(struct ul_micro_out *out, const char *name, double value
  * each batch: on a busy machine they say which batches were disturbed),
  * and metrics "iters_per_batch", "clock_overhead_ns".
  */
-int ul_micro_put_result(struct ul_micro_out *out, const struct ul_mh_result *r,
-			double ops_per_iter, double bytes_per_iter);
+int ul_micro_put_result(struct ul_micro_out *out, const struct ul_mh_result *r, double ops_per_iter,
+			double bytes_per_iter);
 /* Harness + put_result for a plain batch function. */
 int ul_micro_simple(const struct ul_micro_env *env, struct ul_micro_out *out, ul_mh_batch_fn fn,
 		    void *st, double ops_per_iter, double bytes_per_iter);

@@ -187,14 +187,14 @@ static int ctx_measure(const struct ul_micro_env *env, struct ul_micro_out *out,
 	return rc;
 }
 
-#define CTX_BENCH(np, kib)                                                                  \
-	static int bench_ctx_##np##p##kib##k(const struct ul_micro_env *env,               \
-					     struct ul_micro_out *out)                    \
-	{                                                                                   \
-		return ctx_measure(env, out, np, kib);                                      \
-	}                                                                                   \
-	UL_MICRO_LAT(ctx_##np##p##kib##k, "ctx-" #np "p" #kib "k", "ctx",                      \
-		     "context switch, " #np " processes in a ring of pipes, " #kib " KiB each", \
+#define CTX_BENCH(np, kib)                                                                         \
+	static int bench_ctx_##np##p##kib##k(const struct ul_micro_env *env,                       \
+					     struct ul_micro_out *out)                             \
+	{                                                                                          \
+		return ctx_measure(env, out, np, kib);                                             \
+	}                                                                                          \
+	UL_MICRO_LAT(ctx_##np##p##kib##k, "ctx-" #np "p" #kib "k", "ctx",                          \
+		     "context switch, " #np " processes in a ring of pipes, " #kib " KiB each",    \
 		     bench_ctx_##np##p##kib##k)
 
 CTX_BENCH(2, 0);

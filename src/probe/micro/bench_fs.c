@@ -123,8 +123,7 @@ static uint64_t fs_max_files(struct fs_state *st, const struct ul_micro_env *env
 	return n < 8 ? 8 : n > FS_FILES_MAX ? FS_FILES_MAX : n;
 }
 
-static int fs_bench(const struct ul_micro_env *env, struct ul_micro_out *out, size_t size,
-		    bool del)
+static int fs_bench(const struct ul_micro_env *env, struct ul_micro_out *out, size_t size, bool del)
 {
 	struct fs_state st = { .size = size, .time_delete = del };
 	struct ul_micro_env e = *env;
@@ -369,19 +368,17 @@ static int bench_mmap_rd(const struct ul_micro_env *env, struct ul_micro_out *ou
 
 UL_MICRO_LAT(lat_create0k, "lat-create0k", "file", "create (creat+close) of an empty file",
 	     bench_create0k);
-UL_MICRO_LAT(lat_delete0k, "lat-delete0k", "file", "unlink of an empty file",
-	     bench_delete0k);
+UL_MICRO_LAT(lat_delete0k, "lat-delete0k", "file", "unlink of an empty file", bench_delete0k);
 UL_MICRO_LAT(lat_create10k, "lat-create10k", "file", "create (creat+write 10 KiB+close) of a file",
 	     bench_create10k);
-UL_MICRO_LAT(lat_delete10k, "lat-delete10k", "file", "unlink of a 10 KiB file",
-	     bench_delete10k);
-UL_MICRO_LAT(lat_mmap, "lat-mmap", "file", "mmap 8 MiB of a cached file, read a byte every 160 KiB, munmap",
-	     bench_mmap);
-UL_MICRO_LAT(lat_protfault, "lat-protfault", "file", "write to a read-only page, SIGSEGV handler siglongjmp()s back",
-	     bench_protfault);
-UL_MICRO_LAT(lat_pagefault, "lat-pagefault", "file", "read fault on a mapped cached file, one touch every 64 KiB",
-	     bench_pagefault);
+UL_MICRO_LAT(lat_delete10k, "lat-delete10k", "file", "unlink of a 10 KiB file", bench_delete10k);
+UL_MICRO_LAT(lat_mmap, "lat-mmap", "file",
+	     "mmap 8 MiB of a cached file, read a byte every 160 KiB, munmap", bench_mmap);
+UL_MICRO_LAT(lat_protfault, "lat-protfault", "file",
+	     "write to a read-only page, SIGSEGV handler siglongjmp()s back", bench_protfault);
+UL_MICRO_LAT(lat_pagefault, "lat-pagefault", "file",
+	     "read fault on a mapped cached file, one touch every 64 KiB", bench_pagefault);
 UL_MICRO_BW(bw_file_rd, "bw-file-rd", "bw", "reread of a cached file, pread 64 KiB chunks",
-	     bench_file_rd);
-UL_MICRO_BW(bw_mmap_rd, "bw-mmap-rd", "bw", "reread of a cached file mapped once, summing 64 KiB chunks",
-	     bench_mmap_rd);
+	    bench_file_rd);
+UL_MICRO_BW(bw_mmap_rd, "bw-mmap-rd", "bw",
+	    "reread of a cached file mapped once, summing 64 KiB chunks", bench_mmap_rd);

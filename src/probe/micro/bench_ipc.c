@@ -25,7 +25,12 @@
 
 #define BW_CHUNK (64 * 1024)
 
-enum chan_kind { CHAN_PIPE, CHAN_UNIX, CHAN_UDP, CHAN_TCP };
+enum chan_kind {
+	CHAN_PIPE,
+	CHAN_UNIX,
+	CHAN_UDP,
+	CHAN_TCP
+};
 
 /* The client's ends and the helper; the helper got its own ends. */
 struct chan {
@@ -82,8 +87,8 @@ static void serve(int rfd, int wfd, size_t msg, bool udp)
 			plen = sizeof(peer);
 			ssize_t n = recvfrom(rfd, buf, msg, 0, (struct sockaddr *)&peer, &plen);
 
-			if (n <= 0 || sendto(wfd, buf, (size_t)n, 0, (struct sockaddr *)&peer,
-					     plen) != n)
+			if (n <= 0 ||
+			    sendto(wfd, buf, (size_t)n, 0, (struct sockaddr *)&peer, plen) != n)
 				_exit(0);
 		} else if (msg) {
 			if (ul_read_full(rfd, buf, msg) || ul_write_full(wfd, buf, msg))
@@ -210,8 +215,8 @@ static int bw_batch(void *arg, uint64_t iters, int64_t *elapsed)
 	return rc;
 }
 
-static int chan_bench(const struct ul_micro_env *env, struct ul_micro_out *out,
-		      enum chan_kind kind, bool bw)
+static int chan_bench(const struct ul_micro_env *env, struct ul_micro_out *out, enum chan_kind kind,
+		      bool bw)
 {
 	struct chan c;
 	int rc = chan_open(&c, kind, bw ? 0 : 1, env->pin_cpu);
@@ -307,17 +312,12 @@ static int bench_lat_connect(const struct ul_micro_env *env, struct ul_micro_out
 
 UL_MICRO_LAT(lat_pipe, "lat-pipe", "lat", "round trip of one byte over a pair of pipes",
 	     bench_lat_pipe);
-UL_MICRO_LAT(lat_unix, "lat-unix", "lat", "round trip of one byte over an AF_UNIX stream socketpair",
-	     bench_lat_unix);
-UL_MICRO_LAT(lat_udp, "lat-udp", "lat", "round trip of one byte over loopback UDP",
-	     bench_lat_udp);
-UL_MICRO_LAT(lat_tcp, "lat-tcp", "lat", "round trip of one byte over loopback TCP",
-	     bench_lat_tcp);
-UL_MICRO_LAT(lat_connect, "lat-connect", "lat", "TCP socket+connect+close (linger 0) to a loopback server",
-	     bench_lat_connect);
-UL_MICRO_BW(bw_pipe, "bw-pipe", "bw", "pipe bandwidth, 64 KiB writes",
-	     bench_bw_pipe);
-UL_MICRO_BW(bw_unix, "bw-unix", "bw", "AF_UNIX stream bandwidth, 64 KiB writes",
-	     bench_bw_unix);
-UL_MICRO_BW(bw_tcp, "bw-tcp", "bw", "loopback TCP bandwidth, 64 KiB writes",
-	     bench_bw_tcp);
+UL_MICRO_LAT(lat_unix, "lat-unix", "lat",
+	     "round trip of one byte over an AF_UNIX stream socketpair", bench_lat_unix);
+UL_MICRO_LAT(lat_udp, "lat-udp", "lat", "round trip of one byte over loopback UDP", bench_lat_udp);
+UL_MICRO_LAT(lat_tcp, "lat-tcp", "lat", "round trip of one byte over loopback TCP", bench_lat_tcp);
+UL_MICRO_LAT(lat_connect, "lat-connect", "lat",
+	     "TCP socket+connect+close (linger 0) to a loopback server", bench_lat_connect);
+UL_MICRO_BW(bw_pipe, "bw-pipe", "bw", "pipe bandwidth, 64 KiB writes", bench_bw_pipe);
+UL_MICRO_BW(bw_unix, "bw-unix", "bw", "AF_UNIX stream bandwidth, 64 KiB writes", bench_bw_unix);
+UL_MICRO_BW(bw_tcp, "bw-tcp", "bw", "loopback TCP bandwidth, 64 KiB writes", bench_bw_tcp);

@@ -156,8 +156,8 @@ static int bench_mem_wr(const struct ul_micro_env *env, struct ul_micro_out *out
 
 struct chase {
 	char *buf;
-	size_t cap;	/* bytes mapped */
-	size_t *order;	/* scratch for the permutation */
+	size_t cap;    /* bytes mapped */
+	size_t *order; /* scratch for the permutation */
 	void **start;
 	uint64_t rng;
 };
@@ -273,13 +273,10 @@ static int bench_lat_mem(const struct ul_micro_env *env, struct ul_micro_out *ou
 	return rc;
 }
 
-UL_MICRO_BW(bw_bcopy, "bw-bcopy", "bw", "memcpy() of the bandwidth working set",
-	     bench_bcopy);
-UL_MICRO_BW(bw_fcp, "bw-fcp", "bw", "hand-written 64-bit word copy loop",
-	     bench_fcp);
-UL_MICRO_BW(bw_mem_rd, "bw-mem-rd", "bw", "memory read: summing every 64-bit word",
-	     bench_mem_rd);
-UL_MICRO_BW(bw_mem_wr, "bw-mem-wr", "bw", "memory write: storing every 64-bit word",
-	     bench_mem_wr);
-UL_MICRO_LAT(lat_mem, "lat-mem", "mem", "random-order pointer chase: L1, L2, L3, main memory and the whole curve",
+UL_MICRO_BW(bw_bcopy, "bw-bcopy", "bw", "memcpy() of the bandwidth working set", bench_bcopy);
+UL_MICRO_BW(bw_fcp, "bw-fcp", "bw", "hand-written 64-bit word copy loop", bench_fcp);
+UL_MICRO_BW(bw_mem_rd, "bw-mem-rd", "bw", "memory read: summing every 64-bit word", bench_mem_rd);
+UL_MICRO_BW(bw_mem_wr, "bw-mem-wr", "bw", "memory write: storing every 64-bit word", bench_mem_wr);
+UL_MICRO_LAT(lat_mem, "lat-mem", "mem",
+	     "random-order pointer chase: L1, L2, L3, main memory and the whole curve",
 	     bench_lat_mem);

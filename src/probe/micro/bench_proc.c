@@ -161,7 +161,8 @@ static int bench_select_batch(void *arg, uint64_t iters, int64_t *elapsed)
 static int bench_select(const struct ul_micro_env *env, struct ul_micro_out *out)
 {
 	struct select_state st = { .maxfd = -1 };
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	int rc = 0, n = 0;
 
 	for (; n < SELECT_FDS && !rc; n++) {
@@ -237,7 +238,11 @@ static int bench_sighndl(const struct ul_micro_env *env, struct ul_micro_out *ou
 	return rc;
 }
 
-enum proc_how { PROC_FORK, PROC_EXEC, PROC_SH };
+enum proc_how {
+	PROC_FORK,
+	PROC_EXEC,
+	PROC_SH
+};
 
 /* fork; the child exits, execs /bin/true, or runs /bin/sh -c /bin/true; wait. */
 static int proc_batch(void *arg, uint64_t iters, int64_t *elapsed)
@@ -292,23 +297,18 @@ static int bench_sh(const struct ul_micro_env *env, struct ul_micro_out *out)
 	return ul_micro_simple(env, out, proc_batch, &how, 1, 0);
 }
 
-UL_MICRO_LAT(lat_null, "lat-null", "proc", "null call: getppid()",
-	     bench_null);
-UL_MICRO_LAT(lat_nullio, "lat-nullio", "proc", "null I/O: mean of a 1-byte read of /dev/zero and write to /dev/null",
-	     bench_nullio);
-UL_MICRO_LAT(lat_stat, "lat-stat", "proc", "stat() of a scratch file",
-	     bench_stat);
+UL_MICRO_LAT(lat_null, "lat-null", "proc", "null call: getppid()", bench_null);
+UL_MICRO_LAT(lat_nullio, "lat-nullio", "proc",
+	     "null I/O: mean of a 1-byte read of /dev/zero and write to /dev/null", bench_nullio);
+UL_MICRO_LAT(lat_stat, "lat-stat", "proc", "stat() of a scratch file", bench_stat);
 UL_MICRO_LAT(lat_openclose, "lat-openclose", "proc", "open()+close() of a scratch file",
 	     bench_openclose);
-UL_MICRO_LAT(lat_select, "lat-select", "proc", "select() on 100 listening TCP sockets, zero timeout",
-	     bench_select);
+UL_MICRO_LAT(lat_select, "lat-select", "proc",
+	     "select() on 100 listening TCP sockets, zero timeout", bench_select);
 UL_MICRO_LAT(lat_siginst, "lat-siginst", "proc", "signal install: sigaction(SIGUSR1)",
 	     bench_siginst);
-UL_MICRO_LAT(lat_sighndl, "lat-sighndl", "proc", "signal handler: kill(self, SIGUSR1) delivered to a handler",
-	     bench_sighndl);
-UL_MICRO_LAT(lat_fork, "lat-fork", "proc", "fork, child _exit(0), waitpid",
-	     bench_fork);
-UL_MICRO_LAT(lat_exec, "lat-exec", "proc", "fork, child execs /bin/true, waitpid",
-	     bench_exec);
-UL_MICRO_LAT(lat_sh, "lat-sh", "proc", "fork, child runs /bin/sh -c /bin/true, waitpid",
-	     bench_sh);
+UL_MICRO_LAT(lat_sighndl, "lat-sighndl", "proc",
+	     "signal handler: kill(self, SIGUSR1) delivered to a handler", bench_sighndl);
+UL_MICRO_LAT(lat_fork, "lat-fork", "proc", "fork, child _exit(0), waitpid", bench_fork);
+UL_MICRO_LAT(lat_exec, "lat-exec", "proc", "fork, child execs /bin/true, waitpid", bench_exec);
+UL_MICRO_LAT(lat_sh, "lat-sh", "proc", "fork, child runs /bin/sh -c /bin/true, waitpid", bench_sh);

@@ -56,8 +56,8 @@ static int micro_child_main(void *arg)
 	job->wire.head.n = rc ? 0 : (int32_t)out->n;
 	memcpy(job->wire.rec, out->rec, out->n * sizeof(out->rec[0]));
 	rc = ul_write_full(fd, &job->wire,
-				 sizeof(job->wire.head) + (size_t)job->wire.head.n *
-								  sizeof(job->wire.rec[0]));
+			   sizeof(job->wire.head) +
+				   (size_t)job->wire.head.n * sizeof(job->wire.rec[0]));
 	return rc ? 1 : 0;
 }
 

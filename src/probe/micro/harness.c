@@ -176,8 +176,8 @@ int ul_micro_put_metric(struct ul_micro_out *out, const char *name, double value
 	return 0;
 }
 
-int ul_micro_put_result(struct ul_micro_out *out, const struct ul_mh_result *r,
-			double ops_per_iter, double bytes_per_iter)
+int ul_micro_put_result(struct ul_micro_out *out, const struct ul_mh_result *r, double ops_per_iter,
+			double bytes_per_iter)
 {
 	int64_t v[UL_MH_MAX_BATCHES];
 	int rc;

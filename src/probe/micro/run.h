@@ -17,9 +17,9 @@ struct ul_micro_job;
 
 enum ul_micro_wait_result {
 	UL_MICRO_OK = 0,
-	UL_MICRO_FAILED,      /* measure() failed (*err) or the child died (*err EPROTO) */
-	UL_MICRO_TIMEOUT,     /* no result by the deadline */
-	UL_MICRO_INTERRUPTED, /* a terminating signal arrived */
+	UL_MICRO_FAILED,       /* measure() failed (*err) or the child died (*err EPROTO) */
+	UL_MICRO_TIMEOUT,      /* no result by the deadline */
+	UL_MICRO_INTERRUPTED,  /* a terminating signal arrived */
 	UL_MICRO_CHILD_EXITED, /* another supervised child (a load) exited: *exited */
 };
 

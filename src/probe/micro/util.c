@@ -174,7 +174,7 @@ void ul_micro_env_init(struct ul_micro_env *env, const char *scratch_dir, bool q
 
 const char *const ul_micro_groups[UL_MT_COUNT] = {
 	[UL_MT_PROC] = "proc", [UL_MT_CTX] = "ctx", [UL_MT_LAT] = "lat",
-	[UL_MT_FS] = "file",   [UL_MT_BW] = "bw",	[UL_MT_MEM] = "mem",
+	[UL_MT_FS] = "file",   [UL_MT_BW] = "bw",   [UL_MT_MEM] = "mem",
 };
 
 int ul_micro_table_of(const char *group)

@@ -17,8 +17,8 @@
 #include "proc/cgroup/cgroup.h"
 
 struct ul_cg_backend {
-	int version;		/* 1 or 2, as in struct ul_cgroup */
-	unsigned long fs_magic; /* statfs() f_type of its hierarchy */
+	int version;		  /* 1 or 2, as in struct ul_cgroup */
+	unsigned long fs_magic;	  /* statfs() f_type of its hierarchy */
 	const char *current_file; /* usage now: memory.current, memory.usage_in_bytes */
 	const char *peak_file;	  /* peak usage: memory.peak, memory.max_usage_in_bytes */
 	/*
@@ -75,12 +75,11 @@ int ul_cg_write_limit(const char *dir, const char *file, uint64_t v, const char 
 int ul_cg_set_ctl(const char *dir, const char *file, const char *val, char *why, size_t len);
 /* The swap limit's control file DIR/FILE, which exists only with swap
  * accounting: 0, or -ENOTSUP with "cannot limit swap ... (hint)" in why. */
-int ul_cg_need_swap_ctl(const char *dir, const char *file, const char *hint, char *why,
-			size_t len);
+int ul_cg_need_swap_ctl(const char *dir, const char *file, const char *hint, char *why, size_t len);
 
 struct ul_cg_mount {
-	char point[PATH_MAX];	/* where it is mounted */
-	char root[PATH_MAX];	/* the cgroup path its root shows (bind mounts, namespaces) */
+	char point[PATH_MAX]; /* where it is mounted */
+	char root[PATH_MAX];  /* the cgroup path its root shows (bind mounts, namespaces) */
 };
 
 /*

@@ -132,8 +132,7 @@ int ul_cg_write_limit(const char *dir, const char *file, uint64_t v, const char 
 	return ul_cg_set_ctl(dir, file, val, why, len);
 }
 
-int ul_cg_need_swap_ctl(const char *dir, const char *file, const char *hint, char *why,
-			size_t len)
+int ul_cg_need_swap_ctl(const char *dir, const char *file, const char *hint, char *why, size_t len)
 {
 	if (ul_cg_exists(dir, file))
 		return 0;
@@ -270,8 +269,9 @@ static int find_parent(char *parent, size_t len, int *version, char *why, size_t
 			return rc;
 		}
 	}
-	ul_whyf(why, wlen, "no memory cgroup controller: no cgroup2 mount offering it and no "
-			   "cgroup v1 mount with the memory controller in /proc/self/mountinfo");
+	ul_whyf(why, wlen,
+		"no memory cgroup controller: no cgroup2 mount offering it and no "
+		"cgroup v1 mount with the memory controller in /proc/self/mountinfo");
 	return -ENOTSUP;
 }
 
@@ -339,13 +339,14 @@ int ul_cgroup_permitted(char *why, size_t len)
 	*slash = '\0';
 	if (faccessat(AT_FDCWD, cg.path, W_OK, AT_EACCESS) == 0)
 		return 0;
-	ul_whyf(why, len, "cannot create a cgroup in %s: %s (needs root, or a cgroup delegated to you)",
+	ul_whyf(why, len,
+		"cannot create a cgroup in %s: %s (needs root, or a cgroup delegated to you)",
 		cg.path, strerror(errno));
 	return -EACCES;
 }
 
-int ul_cgroup_make(struct ul_cgroup *cg, uint64_t limit_bytes, uint64_t swap_limit_bytes,
-		   char *why, size_t len)
+int ul_cgroup_make(struct ul_cgroup *cg, uint64_t limit_bytes, uint64_t swap_limit_bytes, char *why,
+		   size_t len)
 {
 	int rc;
 
@@ -430,7 +431,8 @@ int ul_cgroup_read(const struct ul_cgroup *cg, struct ul_cgroup_stats *st)
 	st->have |= UL_CG_HAVE_CURRENT;
 	if (!ul_cg_read_u64(dir, be->peak_file, &st->peak_bytes))
 		st->have |= UL_CG_HAVE_PEAK;
-	if (!ul_path_join(p, sizeof(p), dir, "memory.stat") && ul_read_file(p, text, sizeof(text)) >= 0) {
+	if (!ul_path_join(p, sizeof(p), dir, "memory.stat") &&
+	    ul_read_file(p, text, sizeof(text)) >= 0) {
 		stat = text;
 		read_stat(stat, st);
 	}

@@ -38,15 +38,15 @@
 #define UL_CGROUP_PREFIX "underload-"
 
 struct ul_cgroup {
-	char path[PATH_MAX];	/* the cgroup directory; "" once destroyed */
-	char procs[PATH_MAX];	/* its cgroup.procs: for ul_spawn_opts.cgroup_procs */
-	int version;		/* 1 or 2 */
-	uint64_t limit_bytes;	/* as read back (page-rounded); UINT64_MAX = none:
+	char path[PATH_MAX];  /* the cgroup directory; "" once destroyed */
+	char procs[PATH_MAX]; /* its cgroup.procs: for ul_spawn_opts.cgroup_procs */
+	int version;	      /* 1 or 2 */
+	uint64_t limit_bytes; /* as read back (page-rounded); UINT64_MAX = none:
 				 * v2 memory.high, v1 memory.limit_in_bytes */
-	uint64_t max_bytes;	/* the hard limit: v2 memory.max, v1 = limit_bytes */
-	uint64_t memsw_bytes;	/* v1 memory.memsw.limit_in_bytes; UINT64_MAX = none */
-	bool oom_guarded;	/* v1: OOM killer disabled here, a guard must run */
-	bool swap_limited;	/* a swap limit is in force (v2 swap.max, v1 memsw) */
+	uint64_t max_bytes;   /* the hard limit: v2 memory.max, v1 = limit_bytes */
+	uint64_t memsw_bytes; /* v1 memory.memsw.limit_in_bytes; UINT64_MAX = none */
+	bool oom_guarded;     /* v1: OOM killer disabled here, a guard must run */
+	bool swap_limited;    /* a swap limit is in force (v2 swap.max, v1 memsw) */
 };
 
 /* Which fields of struct ul_cgroup_stats were available on this kernel. */
@@ -65,17 +65,17 @@ enum ul_cgroup_have {
 };
 
 struct ul_cgroup_stats {
-	unsigned have;		/* enum ul_cgroup_have bits; absent fields are 0 */
-	uint64_t current_bytes; /* v2 memory.current, v1 memory.usage_in_bytes */
-	uint64_t peak_bytes;	/* v2 memory.peak (5.19+), v1 memory.max_usage_in_bytes */
-	uint64_t swap_bytes;	/* v2 memory.swap.current, v1 memory.stat total_swap */
-	uint64_t limit_hits;	/* v2 memory.events "max", v1 memory[.memsw].failcnt
+	unsigned have;		  /* enum ul_cgroup_have bits; absent fields are 0 */
+	uint64_t current_bytes;	  /* v2 memory.current, v1 memory.usage_in_bytes */
+	uint64_t peak_bytes;	  /* v2 memory.peak (5.19+), v1 memory.max_usage_in_bytes */
+	uint64_t swap_bytes;	  /* v2 memory.swap.current, v1 memory.stat total_swap */
+	uint64_t limit_hits;	  /* v2 memory.events "max", v1 memory[.memsw].failcnt
 				 * (which some 6.x kernels leave at 0) */
-	uint64_t oom;		/* v2 memory.events "oom" (v1 has no such count) */
-	uint64_t high_events;	/* v2 memory.events "high": throttled above memory.high */
-	uint64_t oom_kill;	/* v2 memory.events, v1 memory.oom_control (4.13+) */
-	bool under_oom;		/* v1 memory.oom_control only */
-	uint64_t pgmajfault;	/* memory.stat: v2 pgmajfault, v1 total_pgmajfault */
+	uint64_t oom;		  /* v2 memory.events "oom" (v1 has no such count) */
+	uint64_t high_events;	  /* v2 memory.events "high": throttled above memory.high */
+	uint64_t oom_kill;	  /* v2 memory.events, v1 memory.oom_control (4.13+) */
+	bool under_oom;		  /* v1 memory.oom_control only */
+	uint64_t pgmajfault;	  /* memory.stat: v2 pgmajfault, v1 total_pgmajfault */
 	uint64_t pswpin, pswpout; /* v2 memory.stat on newer kernels; never v1 */
 };
 
@@ -107,8 +107,8 @@ int ul_cgroup_permitted(char *why, size_t len) UL_MUST_CHECK;
  * name; make creates it with the limits (-EEXIST: not ours, leave it).
  * Nothing here writes a journal (proc/changes.c does). */
 int ul_cgroup_plan(const char *name, struct ul_cgroup *out, char *why, size_t len) UL_MUST_CHECK;
-int ul_cgroup_make(struct ul_cgroup *cg, uint64_t limit_bytes, uint64_t swap_limit_bytes,
-		   char *why, size_t len) UL_MUST_CHECK;
+int ul_cgroup_make(struct ul_cgroup *cg, uint64_t limit_bytes, uint64_t swap_limit_bytes, char *why,
+		   size_t len) UL_MUST_CHECK;
 
 /* Read or write one control file of the group (NAME: e.g. "memory.oom_control");
  * bytes read / 0, or -errno.  Writes are one write(), as the kernel wants. */

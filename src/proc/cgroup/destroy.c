@@ -184,8 +184,7 @@ static int empty_and_remove(const char *dir, const struct ul_cg_backend *be, ul_
 }
 
 /* Empty and remove dir and its child cgroups, deepest first. */
-static int destroy_dir(const char *dir, const struct ul_cg_backend *be, ul_nsec deadline,
-		       int depth)
+static int destroy_dir(const char *dir, const struct ul_cg_backend *be, ul_nsec deadline, int depth)
 {
 	int rc;
 
@@ -201,8 +200,8 @@ int ul_cgroup_destroy(struct ul_cgroup *cg)
 
 	if (!cg->path[0])
 		return 0;
-	rc = destroy_dir(cg->path, ul_cg_backend_of(cg->version),
-			 ul_now_ns() + DESTROY_DEADLINE_NS, 0);
+	rc = destroy_dir(cg->path, ul_cg_backend_of(cg->version), ul_now_ns() + DESTROY_DEADLINE_NS,
+			 0);
 	if (!rc)
 		cg->path[0] = '\0';
 	return rc;

@@ -45,8 +45,8 @@ struct ul_cgroup_guard {
 	ul_nsec stalled_since_ns; /* 0: nobody waits */
 	ul_nsec clear_since_ns;	  /* first of the polls that saw nobody waiting */
 	ul_nsec last_nudge_ns;
-	bool restore_pending;	  /* a raised limit still to be put back */
-	bool killer_on;		  /* the OOM killer is enabled by a rescue */
+	bool restore_pending; /* a raised limit still to be put back */
+	bool killer_on;	      /* the OOM killer is enabled by a rescue */
 };
 
 void ul_cgroup_guard_init(struct ul_cgroup_guard *g);

@@ -42,14 +42,13 @@ static int v1_find_parent(char *parent, size_t len, char *why, size_t wlen)
 }
 
 /* memory.memsw.limit_in_bytes = limit + swap, read back into memsw_bytes. */
-static int v1_set_swap(struct ul_cgroup *cg, uint64_t limit, uint64_t swap, char *why,
-		       size_t len)
+static int v1_set_swap(struct ul_cgroup *cg, uint64_t limit, uint64_t swap, char *why, size_t len)
 {
 	uint64_t memsw = limit > UINT64_MAX - swap ? UINT64_MAX : limit + swap, back;
 	int rc;
 
-	rc = ul_cg_need_swap_ctl(cg->path, "memory.memsw.limit_in_bytes",
-				 "boot with swapaccount=1", why, len);
+	rc = ul_cg_need_swap_ctl(cg->path, "memory.memsw.limit_in_bytes", "boot with swapaccount=1",
+				 why, len);
 	if (!rc)
 		rc = ul_cg_write_limit(cg->path, "memory.memsw.limit_in_bytes", memsw, "-1", why,
 				       len);
@@ -66,8 +65,7 @@ static int v1_set_swap(struct ul_cgroup *cg, uint64_t limit, uint64_t swap, char
  * memory.limit_in_bytes, then the swap limit, then the OOM killer off in
  * a limited group; limit_bytes and max_bytes are the limit as read back.
  */
-static int v1_set_limits(struct ul_cgroup *cg, uint64_t limit, uint64_t swap, char *why,
-			 size_t len)
+static int v1_set_limits(struct ul_cgroup *cg, uint64_t limit, uint64_t swap, char *why, size_t len)
 {
 	uint64_t back;
 	int rc;

@@ -73,8 +73,9 @@ static int v2_find_parent(char *parent, size_t len, char *why, size_t wlen)
 		*slash = '\0';
 	}
 	/* v2 offers memory but we may not use it: v1 cannot have it then. */
-	ul_whyf(why, wlen, "cgroup v2 at %s has the memory controller but no cgroup "
-			   "here can delegate it (not writable, or internal processes)",
+	ul_whyf(why, wlen,
+		"cgroup v2 at %s has the memory controller but no cgroup "
+		"here can delegate it (not writable, or internal processes)",
 		m.point);
 	return -ENOTSUP;
 }
@@ -84,8 +85,7 @@ static int v2_find_parent(char *parent, size_t len, char *why, size_t wlen)
  * memory.swap.max; limit_bytes is memory.high as read back, max_bytes
  * memory.max.
  */
-static int v2_set_limits(struct ul_cgroup *cg, uint64_t limit, uint64_t swap, char *why,
-			 size_t len)
+static int v2_set_limits(struct ul_cgroup *cg, uint64_t limit, uint64_t swap, char *why, size_t len)
 {
 	uint64_t max = limit;
 	int rc;
@@ -129,7 +129,8 @@ static void v2_read_counters(const char *dir, const char *stat, struct ul_cgroup
 	(void)stat;
 	if (!ul_cg_read_u64(dir, "memory.swap.current", &st->swap_bytes))
 		st->have |= UL_CG_HAVE_SWAP;
-	if (ul_path_join(p, sizeof(p), dir, "memory.events") || ul_read_file(p, text, sizeof(text)) < 0)
+	if (ul_path_join(p, sizeof(p), dir, "memory.events") ||
+	    ul_read_file(p, text, sizeof(text)) < 0)
 		return;
 	for (size_t i = 0; i < UL_ARRAY_SIZE(events); i++)
 		if (ul_cg_key_u64(text, events[i].key, events[i].v))

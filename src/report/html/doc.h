@@ -25,11 +25,11 @@ struct ul_hdoc {
 	size_t n_runs;
 	struct ul_hlabel labels[UL_HTML_MAX_LABELS];
 	size_t n_labels;
-	size_t baseline;		     /* index into labels */
-	FILE *html;			     /* the page; NULL when writing SVG files */
-	const struct ul_report_sink *sink;   /* SVG files; NULL for the page */
+	size_t baseline;		   /* index into labels */
+	FILE *html;			   /* the page; NULL when writing SVG files */
+	const struct ul_report_sink *sink; /* SVG files; NULL for the page */
 	unsigned n_figures;
-	int err;			     /* first error; later output is skipped */
+	int err; /* first error; later output is skipped */
 };
 
 /*

@@ -12,7 +12,9 @@
 #include <inttypes.h>
 #include <string.h>
 
-enum { ENV_LEN = 1100 };
+enum {
+	ENV_LEN = 1100
+};
 
 /* Fills buf with the fact `row` of a run; returns the row's title, NULL past the last. */
 static const char *env_fact(const struct ul_run *r, int row, char *buf, size_t len)
@@ -22,18 +24,42 @@ static const char *env_fact(const struct ul_run *r, int row, char *buf, size_t l
 
 	buf[0] = '\0';
 	switch (row) {
-	case 0: snprintf(buf, len, "%s", r->label); return "label";
-	case 1: snprintf(buf, len, "%" PRId64 " (%.8s)", r->id, r->uuid); return "run";
-	case 2: ul_report_iso8601(buf, len, r->started_wall_ns); return "started (UTC)";
-	case 3: snprintf(buf, len, "%s", ul_run_status_name(r->status)); return "status";
-	case 4: snprintf(buf, len, "%s", h->hostname); return "host";
-	case 5: snprintf(buf, len, "%s", h->kernel_release); return "kernel release";
-	case 6: snprintf(buf, len, "%s", h->kernel_version); return "kernel version";
-	case 7: snprintf(buf, len, "%s", h->arch); return "architecture";
-	case 8: snprintf(buf, len, "%d \xc3\x97 %s", h->ncpu, h->cpu_model); return "CPUs";
-	case 9: snprintf(buf, len, "%" PRIu64 " MiB", h->mem_total_bytes >> 20); return "MemTotal";
-	case 10: snprintf(buf, len, "%" PRIu64 " MiB", h->swap_total_bytes >> 20); return "SwapTotal";
-	case 11: snprintf(buf, len, "%" PRIu64 " MiB", p->mem_budget_bytes >> 20); return "memory budget";
+	case 0:
+		snprintf(buf, len, "%s", r->label);
+		return "label";
+	case 1:
+		snprintf(buf, len, "%" PRId64 " (%.8s)", r->id, r->uuid);
+		return "run";
+	case 2:
+		ul_report_iso8601(buf, len, r->started_wall_ns);
+		return "started (UTC)";
+	case 3:
+		snprintf(buf, len, "%s", ul_run_status_name(r->status));
+		return "status";
+	case 4:
+		snprintf(buf, len, "%s", h->hostname);
+		return "host";
+	case 5:
+		snprintf(buf, len, "%s", h->kernel_release);
+		return "kernel release";
+	case 6:
+		snprintf(buf, len, "%s", h->kernel_version);
+		return "kernel version";
+	case 7:
+		snprintf(buf, len, "%s", h->arch);
+		return "architecture";
+	case 8:
+		snprintf(buf, len, "%d \xc3\x97 %s", h->ncpu, h->cpu_model);
+		return "CPUs";
+	case 9:
+		snprintf(buf, len, "%" PRIu64 " MiB", h->mem_total_bytes >> 20);
+		return "MemTotal";
+	case 10:
+		snprintf(buf, len, "%" PRIu64 " MiB", h->swap_total_bytes >> 20);
+		return "SwapTotal";
+	case 11:
+		snprintf(buf, len, "%" PRIu64 " MiB", p->mem_budget_bytes >> 20);
+		return "memory budget";
 	case 12:
 		if (p->mem_limit_bytes)
 			snprintf(buf, len, "%" PRIu64 " MiB", p->mem_limit_bytes >> 20);
@@ -46,15 +72,22 @@ static const char *env_fact(const struct ul_run *r, int row, char *buf, size_t l
 		else
 			snprintf(buf, len, "none");
 		return "--swap";
-	case 14: snprintf(buf, len, "%s", r->tool_version); return "tool version";
-	case 15: snprintf(buf, len, "%s", r->suites); return "suites";
+	case 14:
+		snprintf(buf, len, "%s", r->tool_version);
+		return "tool version";
+	case 15:
+		snprintf(buf, len, "%s", r->suites);
+		return "suites";
 	case 16:
 		snprintf(buf, len, "%.3f s, %d..%d points, CI target %.2f%%",
 			 (double)p->interval_ns / 1e9, p->min_points, p->max_points,
 			 (double)p->ci_target_centi / 100);
 		return "sampling";
-	case 17: snprintf(buf, len, "%s", r->argv); return "command line";
-	default: return NULL;
+	case 17:
+		snprintf(buf, len, "%s", r->argv);
+		return "command line";
+	default:
+		return NULL;
 	}
 }
 
@@ -74,7 +107,8 @@ void ul_html_environment(struct ul_hdoc *d)
 		return;
 	ul_hdoc_heading(d, 2, "environment", "Environment");
 	if (d->n_runs > 1)
-		fputs("<p class=\"note\">Highlighted rows (\xe2\x89\xa0) differ between the runs.</p>\n", o);
+		fputs("<p class=\"note\">Highlighted rows (\xe2\x89\xa0) differ between the runs.</p>\n",
+		      o);
 	fputs("<table class=\"env\">\n", o);
 	for (int row = 0; (title = env_fact(d->runs[0], row, a, sizeof(a))); row++) {
 		bool differ = false;

@@ -84,9 +84,13 @@ static void contest_chart(struct ul_hdoc *d, const char *suite, int what)
 				if (!a.n)
 					continue;
 				bars[nb++] = (struct ul_chart_bar){
-					.category = c->load, .group = d->labels[j].label,
-					.colour = d->labels[j].colour, .value = a.sum / (double)a.n,
-					.has_ci = a.n > 1, .lo = a.min, .hi = a.max,
+					.category = c->load,
+					.group = d->labels[j].label,
+					.colour = d->labels[j].colour,
+					.value = a.sum / (double)a.n,
+					.has_ci = a.n > 1,
+					.lo = a.min,
+					.hi = a.max,
 				};
 			}
 		}
@@ -199,7 +203,8 @@ void ul_html_deadline(struct ul_hdoc *d, const char *load)
 		struct ul_chart_line line = { .name = d->labels[j].label,
 					      .colour = d->labels[j].colour };
 		struct ul_chart_series s = { .lines = &line, .n_lines = 1 };
-		struct ul_chart_text tx = { .title = title, .x_label = "time in the test (s)",
+		struct ul_chart_text tx = { .title = title,
+					    .x_label = "time in the test (s)",
 					    .y_label = "wake-up latency (ms)" };
 		int rc = timeline_load(&d->labels[j], load, &t);
 		FILE *f;
@@ -212,10 +217,11 @@ void ul_html_deadline(struct ul_hdoc *d, const char *load)
 			s.n_marks = t.n_marks;
 			snprintf(title, sizeof(title), "deadline %s: latency over time, %s", load,
 				 d->labels[j].label);
-			snprintf(cap, sizeof(cap),
-				 "Every period's wake-up latency; red ticks: %zu missed period%s%s.",
-				 t.n_marks, t.n_marks == 1 ? "" : "s",
-				 t.exact ? "" : " (at least: this run did not record stalls)");
+			snprintf(
+				cap, sizeof(cap),
+				"Every period's wake-up latency; red ticks: %zu missed period%s%s.",
+				t.n_marks, t.n_marks == 1 ? "" : "s",
+				t.exact ? "" : " (at least: this run did not record stalls)");
 			f = ul_hdoc_figure_begin(d, "deadline", load, d->labels[j].label);
 			ul_hdoc_figure_end(d, f, f ? ul_chart_lines(f, &tx, &s) : 0, cap);
 		}
@@ -271,8 +277,7 @@ static int curve_load(const struct ul_hlabel *l, const char *suite, const char *
 	return 0;
 }
 
-void ul_html_micro_curve(struct ul_hdoc *d, const char *suite, const char *load,
-			 const char *probe)
+void ul_html_micro_curve(struct ul_hdoc *d, const char *suite, const char *load, const char *probe)
 {
 	struct ul_chart_line lines[UL_HTML_MAX_LABELS];
 	struct curve cv[UL_HTML_MAX_LABELS];
@@ -289,8 +294,11 @@ void ul_html_micro_curve(struct ul_hdoc *d, const char *suite, const char *load,
 			d->err = rc;
 		else if (cv[j].n)
 			lines[s.n_lines++] = (struct ul_chart_line){
-				.name = d->labels[j].label, .colour = d->labels[j].colour,
-				.x = cv[j].x, .y = cv[j].y, .n = cv[j].n,
+				.name = d->labels[j].label,
+				.colour = d->labels[j].colour,
+				.x = cv[j].x,
+				.y = cv[j].y,
+				.n = cv[j].n,
 			};
 	}
 	if (s.n_lines && !d->err) {

@@ -19,11 +19,11 @@
 #include <string.h>
 
 enum mon_kind {
-	MK_LEVEL,	/* the value as sampled */
-	MK_KB_MIB,	/* a kB level shown in MiB */
-	MK_RATE,	/* counter increase per second */
-	MK_PAGES_MIBS,	/* page counter increase as MiB/s */
-	MK_PSI_PCT,	/* stall microseconds as % of the interval */
+	MK_LEVEL,      /* the value as sampled */
+	MK_KB_MIB,     /* a kB level shown in MiB */
+	MK_RATE,       /* counter increase per second */
+	MK_PAGES_MIBS, /* page counter increase as MiB/s */
+	MK_PSI_PCT,    /* stall microseconds as % of the interval */
 };
 
 struct mon_line {
@@ -197,9 +197,11 @@ static void mon_run(struct ul_hdoc *d, const struct ul_run *run)
 	snprintf(slug, sizeof(slug), "run%lld", (long long)run->id);
 	for (int ch = 0; ch < (int)UL_ARRAY_SIZE(mon_charts) && !d->err; ch++) {
 		struct ul_chart_line lines[N_LINES];
-		struct ul_chart_series s = { .lines = lines, .bands = m.bands,
-					     .n_bands = m.n_bands, .height = 110 };
-		struct ul_chart_text tx = { .title = title, .x_label = "time in the run (s)",
+		struct ul_chart_series s = {
+			.lines = lines, .bands = m.bands, .n_bands = m.n_bands, .height = 110
+		};
+		struct ul_chart_text tx = { .title = title,
+					    .x_label = "time in the run (s)",
 					    .y_label = mon_charts[ch].y_label };
 		FILE *f;
 
@@ -209,16 +211,21 @@ static void mon_run(struct ul_hdoc *d, const struct ul_run *run)
 			if (mon_lines[k].chart != ch)
 				continue;
 			lines[i] = (struct ul_chart_line){
-				.name = mon_lines[k].name, .colour = ul_plot_colour(i), .x = m.x,
-				.y = m.y[k], .n = m.n, .dashed = mon_lines[k].dashed,
+				.name = mon_lines[k].name,
+				.colour = ul_plot_colour(i),
+				.x = m.x,
+				.y = m.y[k],
+				.n = m.n,
+				.dashed = mon_lines[k].dashed,
 			};
 			s.n_lines = i + 1;
 		}
 		snprintf(title, sizeof(title), "%s: %s", run->label, mon_charts[ch].title);
 		f = ul_hdoc_figure_begin(d, slug, "mon", mon_charts[ch].slug);
 		ul_hdoc_figure_end(d, f, f ? ul_chart_lines(f, &tx, &s) : 0,
-				   ch ? NULL : "Shaded bands are the run's tests, in order; rates "
-					       "are over each sampler interval.");
+				   ch ? NULL
+				      : "Shaded bands are the run's tests, in order; rates "
+					"are over each sampler interval.");
 	}
 	mon_free(&m);
 }

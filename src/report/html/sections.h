@@ -17,8 +17,7 @@ void ul_html_monitors(struct ul_hdoc *d);
 void ul_html_contest(struct ul_hdoc *d, const char *suite);
 /* micro: each label's memory latency against working-set size, when the
  * cells of (suite, load, probe) hold lat_mem's curve. */
-void ul_html_micro_curve(struct ul_hdoc *d, const char *suite, const char *load,
-			 const char *probe);
+void ul_html_micro_curve(struct ul_hdoc *d, const char *suite, const char *load, const char *probe);
 /* deadline: each label's latency over time with its missed periods marked. */
 void ul_html_deadline(struct ul_hdoc *d, const char *load);
 /* Per suite: change of each label against the baseline with verdicts. */

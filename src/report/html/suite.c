@@ -61,10 +61,9 @@ static int test_data_load(const struct ul_hdoc *d, const char *suite, const stru
 		for (size_t i = 0; i < n; i++)
 			max_abs = fmax(max_abs, fabs(v[i]));
 		t->v[t->ng] = v;
-		t->g[t->ng] = (struct ul_chart_group){ .name = d->labels[j].label,
-						       .colour = d->labels[j].colour,
-						       .v = v,
-						       .n = n };
+		t->g[t->ng] = (struct ul_chart_group){
+			.name = d->labels[j].label, .colour = d->labels[j].colour, .v = v, .n = n
+		};
 		t->ng++;
 	}
 	t->unit = ul_plot_unit(t->series, max_abs, &div);
@@ -152,24 +151,27 @@ static void test_plots(struct ul_hdoc *d, const char *suite, const char *test,
 	if (!(ul_report_suite_flags(suite) & UL_RS_NO_SCATTER)) {
 		snprintf(title, sizeof(title), "%s %s: every sample in time order", suite, test);
 		tx.x_label = "sample (in time order)";
-		caption_counts(cap, sizeof(cap), t, "Every raw sample, one dot each (long series "
-						    "keep each pixel column's smallest and largest)");
+		caption_counts(cap, sizeof(cap), t,
+			       "Every raw sample, one dot each (long series "
+			       "keep each pixel column's smallest and largest)");
 		f = ul_hdoc_figure_begin(d, suite, test, "scatter");
 		ul_hdoc_figure_end(d, f, f ? ul_chart_scatter(f, &tx, t->g, t->ng) : 0, cap);
 	}
 	snprintf(title, sizeof(title), "%s %s: empirical CDF", suite, test);
 	tx.x_label = ylab;
 	tx.y_label = "fraction of samples \xe2\x89\xa4 x";
-	caption_counts(cap, sizeof(cap), t, "Share of samples at or below each value (log x when "
-					    "the values span two decades)");
+	caption_counts(cap, sizeof(cap), t,
+		       "Share of samples at or below each value (log x when "
+		       "the values span two decades)");
 	f = ul_hdoc_figure_begin(d, suite, test, "cdf");
 	ul_hdoc_figure_end(d, f, f ? ul_chart_cdf(f, &tx, t->g, t->ng) : 0, cap);
 
 	snprintf(title, sizeof(title), "%s %s: box plots", suite, test);
 	tx.x_label = "";
 	tx.y_label = ylab;
-	caption_counts(cap, sizeof(cap), t, "Median, quartiles, whiskers at 1.5 IQR, points "
-					    "beyond them");
+	caption_counts(cap, sizeof(cap), t,
+		       "Median, quartiles, whiskers at 1.5 IQR, points "
+		       "beyond them");
 	f = ul_hdoc_figure_begin(d, suite, test, "box");
 	ul_hdoc_figure_end(d, f, f ? ul_chart_box(f, &tx, t->g, t->ng) : 0, cap);
 }
@@ -182,7 +184,7 @@ struct html_suite {
 };
 
 static const struct html_suite html_suites[] = {
-#define UL_REPORT_SUITE(suite, text_group, text_cell, html_intro, html_test, flags) \
+#define UL_REPORT_SUITE(suite, text_group, text_cell, html_intro, html_test, flags)                \
 	{ #suite, html_intro, html_test },
 #include "report/suites.def"
 #undef UL_REPORT_SUITE

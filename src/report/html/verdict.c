@@ -19,8 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void verdict_row(FILE *o, const struct ul_runcmp *c,
-			const struct ul_runcmp_row *w)
+static void verdict_row(FILE *o, const struct ul_runcmp *c, const struct ul_runcmp_row *w)
 {
 	const struct ul_cmp_result *r = &w->res;
 	double div;
@@ -49,7 +48,9 @@ static void verdict_row(FILE *o, const struct ul_runcmp *c,
 		fprintf(o, " (about %zu points per side would show a shift this size)",
 			r->need_per_side);
 	fprintf(o, "</td><td>%s</td></tr>\n",
-		r->verdict == UL_VERDICT_NONE ? "" : w->holm_survives ? "survives" : "does not survive");
+		r->verdict == UL_VERDICT_NONE ? ""
+		: w->holm_survives	      ? "survives"
+					      : "does not survive");
 }
 
 static void verdict_table(FILE *o, const struct ul_runcmp *c)
@@ -85,9 +86,13 @@ static size_t verdict_bars(const struct ul_hdoc *d, const struct ul_runcmp *c,
 		if (!w->tested)
 			continue;
 		bars[n++] = (struct ul_chart_bar){
-			.category = w->test, .group = l->label, .colour = l->colour,
-			.value = w->res.change_rel * 100, .has_ci = w->res.has_ci,
-			.lo = w->res.ci_lo_rel * 100, .hi = w->res.ci_hi_rel * 100,
+			.category = w->test,
+			.group = l->label,
+			.colour = l->colour,
+			.value = w->res.change_rel * 100,
+			.has_ci = w->res.has_ci,
+			.lo = w->res.ci_lo_rel * 100,
+			.hi = w->res.ci_hi_rel * 100,
 			.note = ul_cmp_verdict_name(w->res.verdict),
 		};
 	}
@@ -112,11 +117,12 @@ static void draw(struct ul_hdoc *d, const char *suite, const struct ul_runcmp *c
 		 d->labels[d->baseline].label);
 	if (nb) {
 		f = ul_hdoc_figure_begin(d, suite, "versus", "baseline");
-		ul_hdoc_figure_end(d, f, f ? ul_chart_bars(f, &tx, bars, nb, true, 0) : 0,
-				   "Relative change of the median against the baseline label, with "
-				   "the 95% confidence interval of the Hodges-Lehmann shift; verdict "
-				   "of the two-sided Mann-Whitney test at alpha 0.05, as underload "
-				   "compare gives it.");
+		ul_hdoc_figure_end(
+			d, f, f ? ul_chart_bars(f, &tx, bars, nb, true, 0) : 0,
+			"Relative change of the median against the baseline label, with "
+			"the 95% confidence interval of the Hodges-Lehmann shift; verdict "
+			"of the two-sided Mann-Whitney test at alpha 0.05, as underload "
+			"compare gives it.");
 	}
 	if (d->html)
 		verdict_table(d->html, c);
@@ -137,8 +143,12 @@ void ul_html_verdicts(struct ul_hdoc *d, const char *suite)
 	if (d->n_labels < 2 || d->err || !su || !su->metrics || !su->metrics[0].series)
 		return;
 	m = (struct ul_runcmp_metric){
-		suite, su->metrics[0].series, su->metrics[0].label, su->metrics[0].unit,
-		su->metrics[0].direction == UL_HIGHER_IS_BETTER ? UL_BETTER_HIGHER : UL_BETTER_LOWER,
+		suite,
+		su->metrics[0].series,
+		su->metrics[0].label,
+		su->metrics[0].unit,
+		su->metrics[0].direction == UL_HIGHER_IS_BETTER ? UL_BETTER_HIGHER
+								: UL_BETTER_LOWER,
 	};
 	for (size_t k = 0; k < d->n_labels; k++) { /* the baseline first */
 		size_t j = k == 0 ? d->baseline : k <= d->baseline ? k - 1 : k;

@@ -10,17 +10,20 @@
 #include <math.h>
 #include <string.h>
 
-#define ML 64.0	  /* left margin: y tick labels and the y axis label */
+#define ML 64.0 /* left margin: y tick labels and the y axis label */
 #define MR 16.0
-#define MT 28.0	  /* title line */
-#define MB 40.0	  /* x tick labels and the x axis label */
+#define MT 28.0 /* title line */
+#define MB 40.0 /* x tick labels and the x axis label */
 #define LEGEND_ROW 16.0
 #define CHAR_W 6.2 /* average glyph width at font-size 11, for layout estimates */
 
 /* Length of a valid UTF-8 sequence starting at s (at most `left` bytes), 0 if invalid. */
 static size_t utf8_len(const unsigned char *s, size_t left)
 {
-	size_t len = *s >= 0xf0 && *s <= 0xf4 ? 4 : *s >= 0xe0 ? 3 : *s >= 0xc2 && *s < 0xe0 ? 2 : 0;
+	size_t len = *s >= 0xf0 && *s <= 0xf4  ? 4
+		     : *s >= 0xe0	       ? 3
+		     : *s >= 0xc2 && *s < 0xe0 ? 2
+					       : 0;
 
 	if (!len || len > left)
 		return 0;
@@ -43,12 +46,28 @@ void ul_svg_escape(FILE *out, const char *s, size_t cap)
 		size_t len;
 
 		switch (c) {
-		case '&': fputs("&amp;", out); i++; continue;
-		case '<': fputs("&lt;", out); i++; continue;
-		case '>': fputs("&gt;", out); i++; continue;
-		case '"': fputs("&quot;", out); i++; continue;
-		case '\'': fputs("&#39;", out); i++; continue;
-		default: break;
+		case '&':
+			fputs("&amp;", out);
+			i++;
+			continue;
+		case '<':
+			fputs("&lt;", out);
+			i++;
+			continue;
+		case '>':
+			fputs("&gt;", out);
+			i++;
+			continue;
+		case '"':
+			fputs("&quot;", out);
+			i++;
+			continue;
+		case '\'':
+			fputs("&#39;", out);
+			i++;
+			continue;
+		default:
+			break;
 		}
 		if (c < 0x20 || c == 0x7f) {
 			fputc(' ', out);
@@ -141,28 +160,32 @@ void ul_frame_axes(FILE *out, const struct ul_frame *f, const struct ul_chart_te
 
 		fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", x, x, f->y0,
 			f->y1);
-		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" stroke=\"none\" "
-			     "fill=\"#333\">%s</text>\n",
+		fprintf(out,
+			"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" stroke=\"none\" "
+			"fill=\"#333\">%s</text>\n",
 			x, f->y1 + 14, ul_plot_tick_label(v[i], f->xstep, lab, sizeof(lab)));
 	}
 	n = f->no_y_ticks ? 0 : axis_ticks(&f->ys, f->ystep, v, UL_ARRAY_SIZE(v));
 	for (size_t i = 0; i < n; i++) {
 		double y = ul_scale_map(&f->ys, v[i]);
 
-		fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", f->x0, f->x1,
-			y, y);
-		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" stroke=\"none\" "
-			     "fill=\"#333\">%s</text>\n",
+		fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", f->x0,
+			f->x1, y, y);
+		fprintf(out,
+			"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" stroke=\"none\" "
+			"fill=\"#333\">%s</text>\n",
 			f->x0 - 4, y + 4, ul_plot_tick_label(v[i], f->ystep, lab, sizeof(lab)));
 	}
-	fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
-		     "stroke=\"#888\"/>\n</g>\n",
+	fprintf(out,
+		"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
+		"stroke=\"#888\"/>\n</g>\n",
 		f->x0, f->y0, f->x1 - f->x0, f->y1 - f->y0);
 	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#333\">",
 		(f->x0 + f->x1) / 2, f->y1 + 30);
 	ul_svg_escape(out, t->x_label ? t->x_label : "", SIZE_MAX);
-	fprintf(out, "</text>\n<text transform=\"translate(14 %.1f) rotate(-90)\" "
-		     "text-anchor=\"middle\" fill=\"#333\">",
+	fprintf(out,
+		"</text>\n<text transform=\"translate(14 %.1f) rotate(-90)\" "
+		"text-anchor=\"middle\" fill=\"#333\">",
 		(f->y0 + f->y1) / 2);
 	ul_svg_escape(out, t->y_label ? t->y_label : "", SIZE_MAX);
 	fputs("</text>\n", out);
@@ -181,8 +204,9 @@ void ul_frame_legend(FILE *out, const struct ul_frame *f, const char *const *nam
 			x = f->x0;
 			y += LEGEND_ROW;
 		}
-		fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"10\" fill=\"%s\"/>"
-			     "<text x=\"%.1f\" y=\"%.1f\">",
+		fprintf(out,
+			"<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+			"<text x=\"%.1f\" y=\"%.1f\">",
 			x, y, colours[i], x + 14, y + 9);
 		ul_svg_escape(out, names[i], SIZE_MAX);
 		fputs("</text>\n", out);

@@ -45,14 +45,16 @@ static void bar_one(FILE *out, const struct ul_frame *f, const struct ul_chart_b
 	fputs("</text>\n", out);
 	if (!isfinite(b->value))
 		return;
-	fprintf(out, "<rect class=\"ul-bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-		     "fill=\"%s\" fill-opacity=\"0.7\"/>",
+	fprintf(out,
+		"<rect class=\"ul-bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+		"fill=\"%s\" fill-opacity=\"0.7\"/>",
 		fmin(x0, x1), y - 6, fabs(x1 - x0) > 0.5 ? fabs(x1 - x0) : 0.5, 12.0, b->colour);
 	if (b->has_ci && isfinite(b->lo) && isfinite(b->hi)) {
 		double l = ul_scale_map(&f->xs, b->lo), h = ul_scale_map(&f->xs, b->hi);
 
-		fprintf(out, "<path class=\"ul-ci\" stroke=\"#222\" fill=\"none\" "
-			     "d=\"M%.1f %.1fH%.1fM%.1f %.1fV%.1fM%.1f %.1fV%.1f\"/>",
+		fprintf(out,
+			"<path class=\"ul-ci\" stroke=\"#222\" fill=\"none\" "
+			"d=\"M%.1f %.1fH%.1fM%.1f %.1fV%.1fM%.1f %.1fV%.1f\"/>",
 			l, y, h, l, y - 4, y + 4, h, y - 4, y + 4);
 		xe = fmax(xe, h);
 	}
@@ -64,8 +66,8 @@ static void bar_one(FILE *out, const struct ul_frame *f, const struct ul_chart_b
 	fputc('\n', out);
 }
 
-int ul_chart_bars(FILE *out, const struct ul_chart_text *t, const struct ul_chart_bar *b,
-		  size_t nb, bool has_ref, double ref)
+int ul_chart_bars(FILE *out, const struct ul_chart_text *t, const struct ul_chart_bar *b, size_t nb,
+		  bool has_ref, double ref)
 {
 	struct ul_frame f;
 	double lo, hi, y, base = has_ref ? ref : 0;
@@ -84,14 +86,16 @@ int ul_chart_bars(FILE *out, const struct ul_chart_text *t, const struct ul_char
 	y = f.y0 + 4 + BAR_ROW / 2;
 	for (size_t i = 0; i < nb; i++, y += BAR_ROW) {
 		if (i && strcmp(b[i].category, b[i - 1].category))
-			fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
-				     "stroke=\"#bbb\"/>\n",
+			fprintf(out,
+				"<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
+				"stroke=\"#bbb\"/>\n",
 				8.0, f.x1, y - BAR_ROW / 2, y - BAR_ROW / 2);
 		bar_one(out, &f, &b[i], y, base);
 	}
 	if (has_ref)
-		fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#000\" "
-			     "stroke-dasharray=\"4 3\"/>\n",
+		fprintf(out,
+			"<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#000\" "
+			"stroke-dasharray=\"4 3\"/>\n",
 			ul_scale_map(&f.xs, ref), ul_scale_map(&f.xs, ref), f.y0, f.y1);
 	return ul_frame_end(out);
 }
@@ -126,27 +130,30 @@ static void bands(FILE *out, const struct ul_frame *f, const struct ul_chart_ser
 
 		fprintf(out, "<g class=\"ul-cell\"><title>");
 		ul_svg_escape(out, s->bands[i].name, SIZE_MAX);
-		fprintf(out, "</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-			     "fill=\"%s\"/><line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
-			     "stroke=\"#999\" stroke-dasharray=\"2 2\"/>",
-			a, f->y0, z - a > 0 ? z - a : 0, f->y1 - f->y0, i % 2 ? "#f3f3f3" : "#fafafa",
-			a, a, f->y0, f->y1);
-		fprintf(out, "<text transform=\"translate(%.1f %.1f) rotate(90)\" fill=\"#666\" "
-			     "font-size=\"9\">",
+		fprintf(out,
+			"</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+			"fill=\"%s\"/><line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
+			"stroke=\"#999\" stroke-dasharray=\"2 2\"/>",
+			a, f->y0, z - a > 0 ? z - a : 0, f->y1 - f->y0,
+			i % 2 ? "#f3f3f3" : "#fafafa", a, a, f->y0, f->y1);
+		fprintf(out,
+			"<text transform=\"translate(%.1f %.1f) rotate(90)\" fill=\"#666\" "
+			"font-size=\"9\">",
 			a + 3, f->y0 + 3);
 		ul_svg_escape(out, s->bands[i].name, 24);
 		fputs("</text></g>\n", out);
 	}
 }
 
-static int line_one(FILE *out, const struct ul_frame *f, const struct ul_chart_line *l,
-		    bool log_y, size_t *keep)
+static int line_one(FILE *out, const struct ul_frame *f, const struct ul_chart_line *l, bool log_y,
+		    size_t *keep)
 {
 	size_t k = ul_plot_downsample(l->y, l->n, (size_t)(f->x1 - f->x0), keep);
 	bool pen = false;
 
-	fprintf(out, "<path class=\"ul-line\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.3\"%s "
-		     "d=\"",
+	fprintf(out,
+		"<path class=\"ul-line\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.3\"%s "
+		"d=\"",
 		l->colour, l->dashed ? " stroke-dasharray=\"5 3\"" : "");
 	for (size_t j = 0; j < k; j++) {
 		double x = l->x[keep[j]], y = l->y[keep[j]];

@@ -86,14 +86,16 @@ int ul_chart_scatter(FILE *out, const struct ul_chart_text *t, const struct ul_c
 		/* One bucket per pixel column keeps every spike visible. */
 		size_t k = ul_plot_downsample(g[i].v, g[i].n, (size_t)(f.x1 - f.x0), keep);
 
-		fprintf(out, "<path class=\"ul-pts\" fill=\"none\" stroke=\"%s\" stroke-width=\"5\" "
-			     "stroke-linecap=\"round\" stroke-opacity=\"0.8\" d=\"",
+		fprintf(out,
+			"<path class=\"ul-pts\" fill=\"none\" stroke=\"%s\" stroke-width=\"5\" "
+			"stroke-linecap=\"round\" stroke-opacity=\"0.8\" d=\"",
 			g[i].colour);
 		for (size_t j = 0; j < k; j++) {
 			double y = g[i].v[keep[j]];
 
 			if (isfinite(y))
-				fprintf(out, "M%.1f %.1fh0", ul_scale_map(&f.xs, (double)keep[j] + 1),
+				fprintf(out, "M%.1f %.1fh0",
+					ul_scale_map(&f.xs, (double)keep[j] + 1),
 					ul_scale_map(&f.ys, y));
 		}
 		fputs("\"/>\n", out);
@@ -189,8 +191,9 @@ static void box_one(FILE *out, const struct ul_frame *f, double cx, double bw, c
 		ul_scale_map(&f->ys, b->wlo), q1);
 	fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", cx, cx, q3,
 		ul_scale_map(&f->ys, b->whi));
-	fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
-		     "fill-opacity=\"0.25\"/>",
+	fprintf(out,
+		"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
+		"fill-opacity=\"0.25\"/>",
 		cx - bw / 2, q3, bw, q1 - q3 > 0.5 ? q1 - q3 : 0.5, colour);
 	fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke-width=\"3\"/>",
 		cx - bw / 2, cx + bw / 2, md, md);

@@ -65,16 +65,16 @@ struct ul_chart_bar {
 	const char *colour;
 	double value;
 	bool has_ci;
-	double lo, hi;	   /* confidence interval, drawn as a whisker */
-	const char *note;  /* printed at the bar's end ("slower"), may be NULL */
+	double lo, hi;	  /* confidence interval, drawn as a whisker */
+	const char *note; /* printed at the bar's end ("slower"), may be NULL */
 };
 /*
  * Horizontal bars, one row per bar, categories separated by a rule; a
  * dashed reference line at `ref` (e.g. 0 % change); when `has_ref` is
  * false there is none.  Bars start at ref (or 0).
  */
-int ul_chart_bars(FILE *out, const struct ul_chart_text *t, const struct ul_chart_bar *b,
-		  size_t nb, bool has_ref, double ref);
+int ul_chart_bars(FILE *out, const struct ul_chart_text *t, const struct ul_chart_bar *b, size_t nb,
+		  bool has_ref, double ref);
 
 /* A line of a time-series chart. */
 struct ul_chart_line {
@@ -104,7 +104,7 @@ struct ul_chart_series {
 	const double *marks;
 	size_t n_marks;
 	bool log_y;
-	bool log_x; /* log10 x axis when x spans two decades */
+	bool log_x;    /* log10 x axis when x spans two decades */
 	double height; /* pixels of the plot area; 0 = default */
 };
 int ul_chart_lines(FILE *out, const struct ul_chart_text *t, const struct ul_chart_series *s);

@@ -102,7 +102,7 @@ static int store_results(struct contest *ct, struct ul_cell *cell, const struct 
 	int64_t user = ul_tv_to_ns(&job->ru.ru_utime), sys = ul_tv_to_ns(&job->ru.ru_stime);
 	double div = ul_contest_loads_divisor(cell->load);
 	static const char *const names[] = {
-		"cpu_pct",    "loads",	   "loads_total", "loads_divisor",
+		"cpu_pct",    "loads",	    "loads_total", "loads_divisor",
 		"job_majflt", "job_minflt", "job_nvcsw",   "job_nivcsw",
 	};
 	double values[] = {
@@ -168,8 +168,8 @@ static int job_outcome(struct contest *ct, struct ul_cell *cell, enum run_result
 		ul_wstatus_describe(job->wstatus, how, sizeof(how));
 		ul_contest_log_tail(log, CONTEST_LOG_TAIL, tail, sizeof(tail));
 		cell->outcome = UL_CELL_PROBE_FAILED;
-		ul_contest_note(cell, "job '%s' failed (%s)%s%s", ct->job.text,
-			 how, *tail ? ": " : "", tail);
+		ul_contest_note(cell, "job '%s' failed (%s)%s%s", ct->job.text, how,
+				*tail ? ": " : "", tail);
 		ul_engine_progress_done(eng);
 		ul_error("contest: under %s: %s", cell->load, cell->note);
 		/* The first job of the suite failing means the job is broken, not loaded. */
@@ -182,15 +182,14 @@ static int job_outcome(struct contest *ct, struct ul_cell *cell, enum run_result
 	case RUN_SPAWN_FAILED:
 		cell->outcome = UL_CELL_PROBE_FAILED;
 		ul_contest_note(cell, "cannot start job '%s': %s", ct->job.text,
-			 strerror(-spawn_err));
+				strerror(-spawn_err));
 		ul_engine_progress_done(eng);
 		ul_error("contest: %s", cell->note);
 		return UL_ENGINE_ERROR;
 	case RUN_TIMEOUT:
 		ul_fmt_duration(d, sizeof(d), ct->o.job_timeout_ns);
 		cell->outcome = UL_CELL_PROBE_FAILED;
-		ul_contest_note(cell, "job '%s' did not finish within %s",
-			 ct->job.text, d);
+		ul_contest_note(cell, "job '%s' did not finish within %s", ct->job.text, d);
 		ul_engine_progress_done(eng);
 		ul_error("contest: under %s: %s", cell->load, cell->note);
 		return UL_ENGINE_OK;
@@ -215,8 +214,7 @@ static struct ul_cell *new_cell(struct contest *ct, const struct ul_load *load)
 {
 	static const char *const series[] = { "wall_ns", "user_ns", "sys_ns", NULL };
 
-	return ul_engine_new_cell_named(ct->eng, "contest", load->name, load->unit, "job",
-					series);
+	return ul_engine_new_cell_named(ct->eng, "contest", load->name, load->unit, "job", series);
 }
 
 /* One job under one load: what the hooks of its measured window share. */
@@ -244,8 +242,7 @@ static int cell_prepare(void *arg, struct ul_cell *cell)
 		if (ul_contest_run_prep(ct, cell, cc->dir, &result))
 			return result;
 	}
-	ul_engine_progress(ct->eng, "%s: flushing caches, starting the load%s", cc->prog,
-			   cc->left);
+	ul_engine_progress(ct->eng, "%s: flushing caches, starting the load%s", cc->prog, cc->left);
 	cc->dropped = ul_contest_flush_caches(ct);
 	return UL_ENGINE_OK;
 }

@@ -48,7 +48,7 @@ struct contest {
 };
 
 enum run_result {
-	RUN_EXITED,	 /* the command ran to its exit: see *wstatus */
+	RUN_EXITED, /* the command ran to its exit: see *wstatus */
 	RUN_SPAWN_FAILED,
 	RUN_TIMEOUT,	 /* stopped at the deadline */
 	RUN_LOAD_DIED,	 /* the load died first; the command was stopped */

@@ -44,8 +44,8 @@ void ul_contest_log_tail(const char *path, int lines, char *buf, size_t len)
 		return;
 	size = lseek(fd, 0, SEEK_END);
 	if (size > 0)
-		n = pread(fd, data, sizeof(data) - 1, size > (off_t)sizeof(data) - 1 ?
-							    size - (off_t)sizeof(data) + 1 : 0);
+		n = pread(fd, data, sizeof(data) - 1,
+			  size > (off_t)sizeof(data) - 1 ? size - (off_t)sizeof(data) + 1 : 0);
 	close(fd);
 	if (n <= 0)
 		return;
@@ -86,7 +86,8 @@ void ul_contest_note(struct ul_cell *cell, const char *fmt, ...)
 }
 
 /* A cell's private directory; its name carries the scratch prefix so it can be removed. */
-int ul_contest_cell_dir(const struct ul_engine *eng, const struct ul_cell *cell, char *buf, size_t len)
+int ul_contest_cell_dir(const struct ul_engine *eng, const struct ul_cell *cell, char *buf,
+			size_t len)
 {
 	int n = snprintf(buf, len, "%s/" UL_SCRATCH_PREFIX "cell-%d", eng->scratch, cell->seq);
 
@@ -166,21 +167,25 @@ static enum run_result run_result_of(enum ul_measure_result mr)
  * holds its rusage; *elapsed_ns is spawn to reap.  `prog` (may be NULL)
  * and `left` make the progress line, refreshed every second.
  */
-enum run_result ul_contest_run_command(struct contest *ct, const struct command *cmd, const char *dir,
-				   const char *log, int64_t timeout_ns, struct ul_child *load_child,
-				   const char *prog, const char *left, struct ul_child *result,
-				   int64_t *elapsed_ns, int *spawn_err)
+enum run_result ul_contest_run_command(struct contest *ct, const struct command *cmd,
+				       const char *dir, const char *log, int64_t timeout_ns,
+				       struct ul_child *load_child, const char *prog,
+				       const char *left, struct ul_child *result,
+				       int64_t *elapsed_ns, int *spawn_err)
 {
 	struct ul_engine *eng = ct->eng;
-	const struct ul_job_spec spec = { .path = cmd->path, .argv = cmd->argv, .dir = dir,
-					  .log = log };
+	const struct ul_job_spec spec = {
+		.path = cmd->path, .argv = cmd->argv, .dir = dir, .log = log
+	};
 	/* The job is what the memory limit is about, like resp's probe. */
-	const struct ul_probe_ctx ctx = {
-		.arg = &spec, .cgroup_procs = eng->have_cgroup ? eng->cgroup.procs : NULL };
+	const struct ul_probe_ctx ctx = { .arg = &spec,
+					  .cgroup_procs = eng->have_cgroup ? eng->cgroup.procs
+									   : NULL };
 	const struct job_progress jp = { .eng = eng, .prog = prog, .left = left };
-	const struct ul_whole_watch watch = {
-		.tick_ns = prog ? CONTEST_TICK_NS : 0, .tick = job_progress_tick,
-		.arg = (void *)&jp, .grace_ns = ul_engine_stop_grace(eng) };
+	const struct ul_whole_watch watch = { .tick_ns = prog ? CONTEST_TICK_NS : 0,
+					      .tick = job_progress_tick,
+					      .arg = (void *)&jp,
+					      .grace_ns = ul_engine_stop_grace(eng) };
 	ul_nsec deadline = ul_now_ns() + timeout_ns;
 	struct ul_whole_run *wr;
 	struct ul_child *ex = NULL;
@@ -215,19 +220,19 @@ int ul_contest_run_prep(struct contest *ct, struct ul_cell *cell, const char *di
 	enum run_result rr;
 
 	snprintf(log, sizeof(log), "%s/prep.log", dir);
-	rr = ul_contest_run_command(ct, &ct->prep, ct->job_dir, log, CONTEST_PREP_TIMEOUT_NS, NULL, NULL, "",
-			 &c, &ns, &err);
+	rr = ul_contest_run_command(ct, &ct->prep, ct->job_dir, log, CONTEST_PREP_TIMEOUT_NS, NULL,
+				    NULL, "", &c, &ns, &err);
 	if (rr == RUN_EXITED && WIFEXITED(c.wstatus) && WEXITSTATUS(c.wstatus) == 0)
 		return 0;
 	cell->outcome = rr == RUN_INTERRUPTED ? UL_CELL_INTERRUPTED : UL_CELL_PROBE_FAILED;
 	if (rr == RUN_EXITED) {
 		ul_wstatus_describe(c.wstatus, how, sizeof(how));
 		ul_contest_log_tail(log, 2, tail, sizeof(tail));
-		ul_contest_note(cell, "job preparation '%s' failed (%s)%s%s",
-			 ct->prep.text, how, *tail ? ": " : "", tail);
+		ul_contest_note(cell, "job preparation '%s' failed (%s)%s%s", ct->prep.text, how,
+				*tail ? ": " : "", tail);
 	} else if (rr == RUN_SPAWN_FAILED) {
-		ul_contest_note(cell, "cannot start job preparation '%s': %s",
-			 ct->prep.text, strerror(-err));
+		ul_contest_note(cell, "cannot start job preparation '%s': %s", ct->prep.text,
+				strerror(-err));
 	} else if (rr == RUN_INTERRUPTED) {
 		ul_contest_note(cell, "interrupted during job preparation");
 	} else {
@@ -248,9 +253,9 @@ static int resolve(struct command *cmd, const char *dir, const char *what)
 	int r = ul_contest_which(cmd->argv[0], dir, cmd->path, sizeof(cmd->path));
 
 	if (r) {
-		ul_error("contest: %s '%s': cannot execute '%s': %s", what, cmd->text,
-			 cmd->argv[0], r == -ENOENT && !strchr(cmd->argv[0], '/') ?
-					       "not found in PATH" : strerror(-r));
+		ul_error("contest: %s '%s': cannot execute '%s': %s", what, cmd->text, cmd->argv[0],
+			 r == -ENOENT && !strchr(cmd->argv[0], '/') ? "not found in PATH"
+								    : strerror(-r));
 		return -1;
 	}
 	return 0;
@@ -318,4 +323,3 @@ int ul_contest_user_job(struct contest *ct)
 	}
 	return 0;
 }
-

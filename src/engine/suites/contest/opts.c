@@ -31,20 +31,18 @@ const struct ul_opt ul_contest_opt_table[] = {
 	  .help = "untimed, in the job's directory before each job (e.g. 'make clean'; the "
 		  "generated tree's default)" },
 	{ "job-timeout", UL_OPT_DURATION, UL_NS_PER_SEC, 7 * 24 * 3600 * UL_NS_PER_SEC,
-	  UL_CONTEST_DEFAULT_JOB_TIMEOUT_NS, "a job running longer fails its test",
-	  .arg = "DUR", .accepted = "a duration from 1s to 7 days", O(job_timeout_ns) },
+	  UL_CONTEST_DEFAULT_JOB_TIMEOUT_NS, "a job running longer fails its test", .arg = "DUR",
+	  .accepted = "a duration from 1s to 7 days", O(job_timeout_ns) },
 	{ "lead-time", UL_OPT_DURATION, 0, 600 * UL_NS_PER_SEC, UL_CONTEST_DEFAULT_LEAD_NS,
 	  "load start to job start", .arg = "DUR", O(lead_ns) },
 	{ "no-drop-caches", UL_OPT_FLAG, 0, 1, 0, O(no_drop_caches),
-	  .def_text = "also drop the page cache when root",
-	  .help = "only sync before each job",
+	  .def_text = "also drop the page cache when root", .help = "only sync before each job",
 	  .man = "By default, when root, 3 is also written to\n.B /proc/sys/vm/drop_caches\n"
 		 "so every job starts from the disk." },
 	{ "lslr-dir", UL_OPT_DIR, .arg = "DIR", O(lslr_dir), .def_str = "/usr",
 	  .help = "the tree lslr_load lists" },
 	{ "tree-units", UL_OPT_COUNT, 1, 100000, 0, "translation units of the generated tree",
-	  .arg = "N", .def_text = "480, about a minute of make -j2; --quick: 24",
-	  O(tree_units) },
+	  .arg = "N", .def_text = "480, about a minute of make -j2; --quick: 24", O(tree_units) },
 	{ "tree-seed", UL_OPT_COUNT, 0, INT64_MAX, UL_SRCTREE_DEFAULT_SEED,
 	  "seed of the generated tree", .arg = "N", .accepted = "a count from 0 to 2^63-1",
 	  O(tree_seed) },
@@ -70,7 +68,7 @@ static int check_command(const char *opt, const char *cmd, const char *dir, char
 	if (rc)
 		snprintf(err, errlen, "%s '%s': cannot execute '%s': %s", opt, cmd, argv[0],
 			 rc == -ENOENT && !strchr(argv[0], '/') ? "not found in PATH"
-								 : strerror(-rc));
+								: strerror(-rc));
 	free(argv);
 	return rc ? -EINVAL : 0;
 }

@@ -116,8 +116,9 @@ static void header_file(struct out *o, unsigned h, uint64_t *s)
 	emit(o, "#ifndef GEN_H%04u_H\n#define GEN_H%04u_H\n\n", h, h);
 	emit(o, "#include <stdint.h>\n#include <string.h>\n\n");
 	emit(o, "#define H%04u_N %u\n", h, n);
-	emit(o, "#define H%04u_ROT(v, s) "
-		"(((v) << ((s) & 31u)) | ((v) >> ((32u - ((s) & 31u)) & 31u)))\n\n",
+	emit(o,
+	     "#define H%04u_ROT(v, s) "
+	     "(((v) << ((s) & 31u)) | ((v) >> ((32u - ((s) & 31u)) & 31u)))\n\n",
 	     h);
 	emit(o, "struct h%04u_rec {\n\tuint32_t a, b;\n\tuint16_t c[H%04u_N];\n};\n\n", h, h);
 	emit(o, "static inline uint32_t h%04u_mix(uint32_t v)\n{\n", h);
@@ -146,8 +147,9 @@ static void statement(struct out *o, unsigned h, uint64_t *s)
 		emit(o, "\t\tr.c[(x + i) %% H%04u_N] ^= (uint16_t)(y >> %u);\n", h, pick(s, 16));
 		break;
 	case 3:
-		emit(o, "\t\tif ((x & 0x%xu) == 0x%xu)\n\t\t\ty = ~y + i * %uu;\n\t\telse\n"
-			"\t\t\tx ^= y + 0x%08xu;\n",
+		emit(o,
+		     "\t\tif ((x & 0x%xu) == 0x%xu)\n\t\t\ty = ~y + i * %uu;\n\t\telse\n"
+		     "\t\t\tx ^= y + 0x%08xu;\n",
 		     15u, pick(s, 16), 1 + pick(s, 100), konst(s));
 		break;
 	case 4:

@@ -28,7 +28,7 @@ static const struct ul_suite_metric deadline_metrics[] = {
 
 struct dl_suite {
 	struct ul_engine *eng;
-	void *probe; /* the deadline monitor's state, NULL until (re)started */
+	void *probe;		/* the deadline monitor's state, NULL until (re)started */
 	size_t test_i, n_tests; /* the test being measured, for progress */
 };
 
@@ -121,8 +121,7 @@ static int probe_end(void *arg, struct ul_cell *cell, int result)
 	return result;
 }
 
-static int run_test(struct dl_suite *st, const struct ul_load *load, size_t test_i,
-		    size_t n_tests)
+static int run_test(struct dl_suite *st, const struct ul_load *load, size_t test_i, size_t n_tests)
 {
 	struct ul_engine *eng = st->eng;
 	const struct ul_engine_window w = {

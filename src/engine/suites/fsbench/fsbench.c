@@ -26,11 +26,17 @@
 static const struct ul_suite_test fsbench_tests[] = { { .load = "noload" }, { NULL } };
 
 static const struct ul_suite_metric fsbench_metrics[] = {
-	{ .series = UL_FSB_S_THROUGHPUT, .label = "throughput", .unit = "B/s",
+	{ .series = UL_FSB_S_THROUGHPUT,
+	  .label = "throughput",
+	  .unit = "B/s",
 	  .direction = UL_HIGHER_IS_BETTER },
-	{ .series = "fsbench_ops_per_s", .label = "ops/s", .unit = "ops/s",
+	{ .series = "fsbench_ops_per_s",
+	  .label = "ops/s",
+	  .unit = "ops/s",
 	  .direction = UL_HIGHER_IS_BETTER },
-	{ .series = "fsbench_max_latency_ns", .label = "max latency", .unit = "ns",
+	{ .series = "fsbench_max_latency_ns",
+	  .label = "max latency",
+	  .unit = "ns",
 	  .direction = UL_LOWER_IS_BETTER },
 	{ NULL },
 };
@@ -48,8 +54,10 @@ static int set_duration(void *base, const char *arg, char *err, size_t errlen)
 		return 0;
 	rc = ul_parse_duration_ns(arg, UL_NS_PER_SEC, 24 * 3600 * UL_NS_PER_SEC, &o->duration_ns);
 	if (rc)
-		snprintf(err, errlen, "%s value '%s' for --duration: expected 'once' or a duration "
-			 "from 1s to 24h", rc == -ERANGE ? "out-of-range" : "invalid", arg);
+		snprintf(err, errlen,
+			 "%s value '%s' for --duration: expected 'once' or a duration "
+			 "from 1s to 24h",
+			 rc == -ERANGE ? "out-of-range" : "invalid", arg);
 	return rc;
 }
 
@@ -60,8 +68,10 @@ static int set_warmup(void *base, const char *arg, char *err, size_t errlen)
 	int rc = ul_parse_duration_ns(arg, 0, 3600 * UL_NS_PER_SEC, &o->warmup_ns);
 
 	if (rc)
-		snprintf(err, errlen, "%s value '%s' for --warmup: expected a duration from 0s "
-			 "to 1h", rc == -ERANGE ? "out-of-range" : "invalid", arg);
+		snprintf(err, errlen,
+			 "%s value '%s' for --warmup: expected a duration from 0s "
+			 "to 1h",
+			 rc == -ERANGE ? "out-of-range" : "invalid", arg);
 	o->warmup_set = !rc;
 	return rc;
 }
@@ -78,7 +88,7 @@ static const struct ul_opt fsbench_opts[] = {
 	  .help = "uncounted replay before the measured time, as dbench" },
 	{ "loadfile", UL_OPT_STRING, .arg = "PATH|builtin", O(loadfile),
 	  .def_text = UL_FSB_DEFAULT_LOADFILE " when Debian's dbench is installed, else "
-		      "builtin",
+					      "builtin",
 	  .help = "the dbench 4 loadfile to replay; a malformed line is refused before "
 		  "anything runs" },
 	{ NULL },
@@ -103,17 +113,40 @@ static int fsbench_check_opts(const void *opts, char *err, size_t errlen)
 }
 
 /* Per-run series, in storage order; [0] is the cell's primary. */
-enum { S_TPUT, S_ELAPSED, S_READ, S_WRITE, S_OPS, S_MISMATCH, S_MAXLAT, S_USER, S_SYS,
-       S_MAJFLT, S_MINFLT, S_CMIN, S_CMAX, S_N };
+enum {
+	S_TPUT,
+	S_ELAPSED,
+	S_READ,
+	S_WRITE,
+	S_OPS,
+	S_MISMATCH,
+	S_MAXLAT,
+	S_USER,
+	S_SYS,
+	S_MAJFLT,
+	S_MINFLT,
+	S_CMIN,
+	S_CMAX,
+	S_N
+};
 static const char *const run_series[S_N] = {
-	UL_FSB_S_THROUGHPUT, "fsbench_elapsed_ns", "fsbench_read_bytes", "fsbench_write_bytes",
-	"fsbench_ops", "fsbench_mismatches", "fsbench_max_latency_ns", "fsbench_user_ns",
-	"fsbench_sys_ns", "fsbench_majflt", "fsbench_minflt", "fsbench_client_min_ops",
+	UL_FSB_S_THROUGHPUT,	  "fsbench_elapsed_ns", "fsbench_read_bytes",
+	"fsbench_write_bytes",	  "fsbench_ops",	"fsbench_mismatches",
+	"fsbench_max_latency_ns", "fsbench_user_ns",	"fsbench_sys_ns",
+	"fsbench_majflt",	  "fsbench_minflt",	"fsbench_client_min_ops",
 	"fsbench_client_max_ops",
 };
-enum { O_COUNT, O_SUM, O_MAX, O_P50, O_P99, O_MISMATCH, O_N };
-static const char *const op_suffix[O_N] = { "count", "sum_ns", "max_ns", "p50_ns", "p99_ns",
-					    "mismatches" };
+enum {
+	O_COUNT,
+	O_SUM,
+	O_MAX,
+	O_P50,
+	O_P99,
+	O_MISMATCH,
+	O_N
+};
+static const char *const op_suffix[O_N] = { "count",  "sum_ns", "max_ns",
+					    "p50_ns", "p99_ns", "mismatches" };
 
 struct fsb_suite {
 	struct ul_engine *eng;
@@ -185,8 +218,7 @@ static int prepare_cell(struct fsb_suite *st, struct ul_cell *cell)
 	rc |= ul_cell_set_metric(cell, "fsbench_builtin_trace", st->builtin);
 	rc |= ul_cell_set_metric(cell, "fsbench_trace_ops", (double)st->trace.n);
 	rc |= ul_cell_set_metric(cell, "fsbench_trace_read_bytes", (double)st->totals.read_bytes);
-	rc |= ul_cell_set_metric(cell, "fsbench_trace_write_bytes",
-				 (double)st->totals.write_bytes);
+	rc |= ul_cell_set_metric(cell, "fsbench_trace_write_bytes", (double)st->totals.write_bytes);
 	return rc ? -ENOMEM : 0;
 }
 
@@ -214,7 +246,9 @@ static int record_round(struct fsb_suite *st, struct ul_cell *cell)
 	for (int k = 0; k < UL_FSB_N_KINDS; k++) {
 		const struct ul_fsb_opstat *o = &t->op[k];
 		int64_t f[O_N] = {
-			(int64_t)o->count, (int64_t)o->sum_ns, (int64_t)o->max_ns,
+			(int64_t)o->count,
+			(int64_t)o->sum_ns,
+			(int64_t)o->max_ns,
 			(int64_t)ul_hist_quantile(o->hist, o->count, 0.50),
 			(int64_t)ul_hist_quantile(o->hist, o->count, 0.99),
 			(int64_t)o->mismatches,
@@ -392,8 +426,8 @@ static int fsbench_run(struct ul_engine *eng, const struct ul_suite *suite)
 		goto out;
 	plan(&st);
 	st.round.client_ops = calloc((size_t)st.rc.clients, sizeof(*st.round.client_ops));
-	st.round.client_finish_ns = calloc((size_t)st.rc.clients,
-					   sizeof(*st.round.client_finish_ns));
+	st.round.client_finish_ns =
+		calloc((size_t)st.rc.clients, sizeof(*st.round.client_finish_ns));
 	snprintf(root, sizeof(root), "%s/fsbench", eng->scratch);
 	if (!st.round.client_ops || !st.round.client_finish_ns) {
 		result = ul_engine_oom();

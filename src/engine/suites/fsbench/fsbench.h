@@ -33,12 +33,12 @@
 /* The suite's options of `underload run` (its table in engine/suites/fsbench/fsbench.c);
  * zeroed means the defaults. */
 struct ul_fsbench_opts {
-	int64_t clients;	/* --clients; 0 = UL_FSBENCH_CLIENTS_PER_CPU per CPU */
-	int64_t duration_ns;	/* --duration; 0 = UL_FSBENCH_DEFAULT_DURATION_NS */
-	bool once;		/* --duration once: one pass of the trace */
-	int64_t warmup_ns;	/* --warmup, when warmup_set; else duration / 5, as dbench */
+	int64_t clients;     /* --clients; 0 = UL_FSBENCH_CLIENTS_PER_CPU per CPU */
+	int64_t duration_ns; /* --duration; 0 = UL_FSBENCH_DEFAULT_DURATION_NS */
+	bool once;	     /* --duration once: one pass of the trace */
+	int64_t warmup_ns;   /* --warmup, when warmup_set; else duration / 5, as dbench */
 	bool warmup_set;
-	const char *loadfile;	/* --loadfile; NULL = the Debian file if present, else built-in */
+	const char *loadfile; /* --loadfile; NULL = the Debian file if present, else built-in */
 };
 
 /* Series names, for the formats. */

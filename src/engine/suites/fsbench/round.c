@@ -189,9 +189,13 @@ static int spawn_clients(struct round *r, struct client_arg *args)
 		};
 		int rc;
 
-		args[i] = (struct client_arg){ .trace = r->cfg->trace, .sh = r->sh, .index = i,
-					       .root_fd = r->cfg->root_fd, .ready_fd = r->ready[1],
-					       .go_fd = r->go[0], .once = r->cfg->once,
+		args[i] = (struct client_arg){ .trace = r->cfg->trace,
+					       .sh = r->sh,
+					       .index = i,
+					       .root_fd = r->cfg->root_fd,
+					       .ready_fd = r->ready[1],
+					       .go_fd = r->go[0],
+					       .once = r->cfg->once,
 					       .disk_reserve_bytes = eng->cfg->disk_reserve_bytes };
 		r->kids[i].pidfd = -1;
 		rc = ul_spawn(&eng->sup, &so, &r->kids[i]);
@@ -301,8 +305,9 @@ static void gather(struct round *r)
 int ul_fsb_round_run(struct ul_engine *eng, const struct ul_fsb_round_cfg *cfg,
 		     struct ul_fsb_round *out)
 {
-	struct round r = { .eng = eng, .cfg = cfg, .out = out,
-			   .ready = { -1, -1 }, .go = { -1, -1 } };
+	struct round r = {
+		.eng = eng, .cfg = cfg, .out = out, .ready = { -1, -1 }, .go = { -1, -1 }
+	};
 	struct client_arg *args = calloc((size_t)cfg->clients, sizeof(*args));
 	int rc = 0;
 

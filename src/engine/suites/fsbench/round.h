@@ -18,11 +18,11 @@ struct ul_child;
 
 struct ul_fsb_round_cfg {
 	const struct ul_fsb_trace *trace;
-	int root_fd;		/* the suite's directory; clients work in clients/clientN */
+	int root_fd; /* the suite's directory; clients work in clients/clientN */
 	int clients;
-	bool once;		/* one pass, no warm-up */
-	int64_t duration_ns;	/* measured window when !once */
-	int64_t warmup_ns;	/* uncounted, before it */
+	bool once;		     /* one pass, no warm-up */
+	int64_t duration_ns;	     /* measured window when !once */
+	int64_t warmup_ns;	     /* uncounted, before it */
 	struct ul_child *load_child; /* the cell's load, to notice its death; may be NULL */
 };
 
@@ -37,10 +37,10 @@ enum ul_fsb_round_outcome {
 struct ul_fsb_round {
 	enum ul_fsb_round_outcome outcome;
 	char note[200];
-	bool disk_full;		/* a client ran out of space (or into the reserve) */
-	int64_t elapsed_ns;	/* the measured window */
+	bool disk_full;		   /* a client ran out of space (or into the reserve) */
+	int64_t elapsed_ns;	   /* the measured window */
 	struct ul_fsb_stats total; /* all clients merged */
-	uint64_t *client_ops;	/* [clients], caller-allocated */
+	uint64_t *client_ops;	   /* [clients], caller-allocated */
 	int64_t *client_finish_ns; /* [clients], caller-allocated */
 };
 

@@ -35,8 +35,8 @@ static double cpu_mhz(void)
 	if (!f)
 		return 0;
 	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "cpu MHz", 7) && sscanf(strchr(line, ':') ? strchr(line, ':') + 1 : "",
-							   "%lf", &mhz) == 1)
+		if (!strncmp(line, "cpu MHz", 7) &&
+		    sscanf(strchr(line, ':') ? strchr(line, ':') + 1 : "", "%lf", &mhz) == 1)
 			break;
 	fclose(f);
 	return mhz;
@@ -87,8 +87,8 @@ static int measure(void *arg, struct ul_cell *cell, struct ul_running_load *rl)
 			   40 * (int64_t)st->env.mh.batches * st->env.mh.min_batch_ns;
 	int err = 0, rc;
 
-	rc = ul_micro_job_start(&eng->sup, b, &st->env,
-				eng->have_cgroup ? eng->cgroup.procs : NULL, &job);
+	rc = ul_micro_job_start(&eng->sup, b, &st->env, eng->have_cgroup ? eng->cgroup.procs : NULL,
+				&job);
 	if (rc) {
 		cell->outcome = UL_CELL_PROBE_FAILED;
 		snprintf(cell->note, sizeof(cell->note), "cannot start probe '%s': %s", b->name,
@@ -110,8 +110,8 @@ static int measure(void *arg, struct ul_cell *cell, struct ul_running_load *rl)
 			snprintf(cell->note, sizeof(cell->note), "interrupted while measured");
 		} else if (r == UL_MICRO_TIMEOUT) {
 			cell->outcome = UL_CELL_PROBE_FAILED;
-			snprintf(cell->note, sizeof(cell->note), "probe '%s' gave no result in time",
-				 b->name);
+			snprintf(cell->note, sizeof(cell->note),
+				 "probe '%s' gave no result in time", b->name);
 		} else if (r == UL_MICRO_FAILED) {
 			cell->outcome = UL_CELL_PROBE_FAILED;
 			snprintf(cell->note, sizeof(cell->note), "probe '%s' failed: %s", b->name,
@@ -128,8 +128,8 @@ static int measure(void *arg, struct ul_cell *cell, struct ul_running_load *rl)
 	return cell->outcome == UL_CELL_INTERRUPTED ? UL_ENGINE_INTERRUPTED : UL_ENGINE_OK;
 }
 
-static int run_test(struct micro_state *st, const struct ul_probe *b,
-		    const struct ul_load *load, size_t i, size_t n)
+static int run_test(struct micro_state *st, const struct ul_probe *b, const struct ul_load *load,
+		    size_t i, size_t n)
 {
 	struct ul_engine *eng = st->eng;
 	struct ul_cell *cell = ul_engine_new_cell(eng, "micro", load, b->name);
@@ -202,8 +202,9 @@ static int set_cpu_pin(void *base, const char *arg, char *err, size_t errlen)
 	int64_t cpu;
 
 	if (ul_parse_count(arg, 0, ncpu > 0 ? ncpu - 1 : 0, &cpu)) {
-		snprintf(err, errlen, "invalid value '%.32s' for --cpu-pin: expected a CPU from 0 to %d",
-			 arg, ncpu > 0 ? ncpu - 1 : 0);
+		snprintf(err, errlen,
+			 "invalid value '%.32s' for --cpu-pin: expected a CPU from 0 to %d", arg,
+			 ncpu > 0 ? ncpu - 1 : 0);
 		return -EINVAL;
 	}
 	o->pinned = true;
@@ -215,7 +216,8 @@ static const struct ul_opt micro_opts[] = {
 	{ "cpu-pin", UL_OPT_CALL, .arg = "CPU", .set = set_cpu_pin, .def_text = "none",
 	  .help = "run both ends of micro's 2-process tests on this CPU" },
 	{ "batches", UL_OPT_COUNT, 1, UL_MH_MAX_BATCHES, 0, "timed batches per micro test",
-	  .arg = "N", .def_text = "11, 5 with --quick", UL_OPT_AT(struct ul_micro_suite_opts, batches) },
+	  .arg = "N", .def_text = "11, 5 with --quick",
+	  UL_OPT_AT(struct ul_micro_suite_opts, batches) },
 	{ "min-batch", UL_OPT_DURATION, UL_NS_PER_MS, 60 * UL_NS_PER_SEC, 0,
 	  "shortest batch micro calibrates to", .arg = "DURATION",
 	  .def_text = "100ms, 10ms with --quick",
@@ -224,29 +226,39 @@ static const struct ul_opt micro_opts[] = {
 };
 
 /* The summary's order; --tests takes a name, the table ("proc") or an alias. */
-#define T(probe_, groups_) { .load = "noload", .probe = probe_, .name = probe_, .groups = groups_ }
+#define T(probe_, groups_)                                                                         \
+	{                                                                                          \
+		.load = "noload", .probe = probe_, .name = probe_, .groups = groups_               \
+	}
 static const struct ul_suite_test micro_tests[] = {
-	T("lat-null", "proc,null"), T("lat-nullio", "proc"), T("lat-stat", "proc"),
-	T("lat-openclose", "proc"), T("lat-select", "proc"), T("lat-siginst", "proc"),
-	T("lat-sighndl", "proc"), T("lat-fork", "proc"), T("lat-exec", "proc"), T("lat-sh", "proc"),
-	T("ctx-2p0k", "ctx"), T("ctx-2p16k", "ctx"), T("ctx-2p64k", "ctx"), T("ctx-8p16k", "ctx"),
-	T("ctx-8p64k", "ctx"), T("ctx-16p16k", "ctx"), T("ctx-16p64k", "ctx"),
-	T("lat-pipe", "lat"), T("lat-unix", "lat"), T("lat-udp", "lat"), T("lat-tcp", "lat"),
-	T("lat-connect", "lat"),
-	T("lat-create0k", "file"), T("lat-delete0k", "file"), T("lat-create10k", "file"),
-	T("lat-delete10k", "file"), T("lat-mmap", "file"), T("lat-protfault", "file"),
-	T("lat-pagefault", "file"),
-	T("bw-pipe", "bw"), T("bw-unix", "bw"), T("bw-tcp", "bw"), T("bw-file-rd", "bw"),
-	T("bw-mmap-rd", "bw"), T("bw-bcopy", "bw,bw-mem"), T("bw-fcp", "bw,bw-mem"),
+	T("lat-null", "proc,null"),  T("lat-nullio", "proc"),
+	T("lat-stat", "proc"),	     T("lat-openclose", "proc"),
+	T("lat-select", "proc"),     T("lat-siginst", "proc"),
+	T("lat-sighndl", "proc"),    T("lat-fork", "proc"),
+	T("lat-exec", "proc"),	     T("lat-sh", "proc"),
+	T("ctx-2p0k", "ctx"),	     T("ctx-2p16k", "ctx"),
+	T("ctx-2p64k", "ctx"),	     T("ctx-8p16k", "ctx"),
+	T("ctx-8p64k", "ctx"),	     T("ctx-16p16k", "ctx"),
+	T("ctx-16p64k", "ctx"),	     T("lat-pipe", "lat"),
+	T("lat-unix", "lat"),	     T("lat-udp", "lat"),
+	T("lat-tcp", "lat"),	     T("lat-connect", "lat"),
+	T("lat-create0k", "file"),   T("lat-delete0k", "file"),
+	T("lat-create10k", "file"),  T("lat-delete10k", "file"),
+	T("lat-mmap", "file"),	     T("lat-protfault", "file"),
+	T("lat-pagefault", "file"),  T("bw-pipe", "bw"),
+	T("bw-unix", "bw"),	     T("bw-tcp", "bw"),
+	T("bw-file-rd", "bw"),	     T("bw-mmap-rd", "bw"),
+	T("bw-bcopy", "bw,bw-mem"),  T("bw-fcp", "bw,bw-mem"),
 	T("bw-mem-rd", "bw,bw-mem"), T("bw-mem-wr", "bw,bw-mem"),
-	T("lat-mem", "mem"),
-	{ NULL },
+	T("lat-mem", "mem"),	     { NULL },
 };
 #undef T
 
 static const struct ul_suite_metric micro_metrics[] = {
 	{ .series = "op_ps", .label = "time", .unit = "ps", .direction = UL_LOWER_IS_BETTER },
-	{ .series = "bw_bytes_s", .label = "bandwidth", .unit = "bytes/s",
+	{ .series = "bw_bytes_s",
+	  .label = "bandwidth",
+	  .unit = "bytes/s",
 	  .direction = UL_HIGHER_IS_BETTER },
 	{ .series = "l1_ps", .label = "L1", .unit = "ps", .direction = UL_LOWER_IS_BETTER },
 	{ .series = "l2_ps", .label = "L2", .unit = "ps", .direction = UL_LOWER_IS_BETTER },

@@ -22,7 +22,9 @@
 static const struct ul_suite_test mtest_tests[] = { { .load = "mtest01" }, { NULL } };
 
 static const struct ul_suite_metric mtest_metrics[] = {
-	{ .series = "mtest_elapsed_ns", .label = "elapsed", .unit = "ns",
+	{ .series = "mtest_elapsed_ns",
+	  .label = "elapsed",
+	  .unit = "ns",
 	  .direction = UL_LOWER_IS_BETTER },
 	{ NULL },
 };
@@ -53,8 +55,7 @@ static const struct ul_opt mtest_opts[] = {
 	  .man = "The share counts the memory budget plus free swap, less what is not\n"
 		 "available (MemAvailable counts reclaimable cache)." },
 	{ "mtest-chunk", UL_OPT_SIZE, 4 * UL_KiB, UL_GiB, UL_MTEST_DEFAULT_CHUNK,
-	  "mtest's allocation size", .arg = "SIZE",
-	  UL_OPT_AT(struct ul_mtest_opts, chunk_bytes) },
+	  "mtest's allocation size", .arg = "SIZE", UL_OPT_AT(struct ul_mtest_opts, chunk_bytes) },
 	{ NULL },
 };
 
@@ -143,7 +144,8 @@ static int plan_target(struct mtest_state *st)
 	if (rc) {
 		ul_fmt_size(a, sizeof(a), st->plan.in_use);
 		ul_error("mtest: more memory than the share asked for is already in use (%s of the "
-			 "budget is not available)", a);
+			 "budget is not available)",
+			 a);
 		return UL_ENGINE_REFUSED;
 	}
 	return UL_ENGINE_OK;
@@ -198,8 +200,8 @@ static int wait_run(struct mtest_state *st, enum ul_measure_result r, int run_i,
 {
 	struct ul_engine *eng = st->eng;
 	struct ul_cell *cell = st->cell;
-	struct ul_child *probe = ul_engine_deadline_child(st->probe ? st->probe
-								  : ul_engine_deadline_state(eng));
+	struct ul_child *probe =
+		ul_engine_deadline_child(st->probe ? st->probe : ul_engine_deadline_state(eng));
 	char limit[32];
 
 	*ended = false;
@@ -271,8 +273,9 @@ static int finish_cell(struct mtest_state *st, int runs_done)
 	if (cell->outcome == UL_CELL_OK && (st->alloc_failures || st->oom_kills || st->failures))
 		snprintf(cell->note, sizeof(cell->note),
 			 "%d of %d runs did not allocate the target: %d allocation failures, %d "
-			 "killed (OOM), %d other", runs_done - st->passes, runs_done,
-			 st->alloc_failures, st->oom_kills, st->failures);
+			 "killed (OOM), %d other",
+			 runs_done - st->passes, runs_done, st->alloc_failures, st->oom_kills,
+			 st->failures);
 	return rc ? -ENOMEM : 0;
 }
 
@@ -332,8 +335,9 @@ static int mtest_run(struct ul_engine *eng, const struct ul_suite *suite)
 	const struct ul_engine_config *cfg = eng->cfg;
 	struct mtest_state st = { .eng = eng, .opts = ul_engine_suite_opts(eng, suite) };
 	/* No load: the runs are the cell's work (its unit: bytes touched). */
-	const struct ul_engine_window w = { .begin = probe_begin, .measure = measure_runs,
-					    .end = probe_end, .arg = &st };
+	const struct ul_engine_window w = {
+		.begin = probe_begin, .measure = measure_runs, .end = probe_end, .arg = &st
+	};
 	const struct ul_probe *probe = ul_probe_find(suite->probe);
 	int runs = cfg->mtest_runs > 0 ? cfg->mtest_runs : UL_MTEST_DEFAULT_RUNS;
 	int result, rc, done = 0;

@@ -18,9 +18,9 @@
 
 /* The suite's own options of `underload run` (its table in engine/suites/mtest/mtest.c). */
 struct ul_mtest_opts {
-	int64_t target_centi;	/* --mtest-target as a share of budget + free swap; 0 = 80% */
-	uint64_t target_bytes;	/* --mtest-target as a size; 0 = use the share */
-	uint64_t chunk_bytes;	/* --mtest-chunk */
+	int64_t target_centi;  /* --mtest-target as a share of budget + free swap; 0 = 80% */
+	uint64_t target_bytes; /* --mtest-target as a size; 0 = use the share */
+	uint64_t chunk_bytes;  /* --mtest-chunk */
 };
 
 /*
@@ -38,9 +38,9 @@ struct ul_mtest_opts {
  */
 struct ul_mtest_plan {
 	uint64_t budget, available, swap_free, base, in_use;
-	int64_t centi;	   /* the share asked for; 0 with an explicit size */
-	uint64_t target;   /* bytes each run allocates and touches */
-	bool capped;	   /* target was lowered to the cap */
+	int64_t centi;	 /* the share asked for; 0 with an explicit size */
+	uint64_t target; /* bytes each run allocates and touches */
+	bool capped;	 /* target was lowered to the cap */
 };
 
 int ul_mtest_plan(uint64_t budget, uint64_t available, uint64_t swap_free, int64_t centi,

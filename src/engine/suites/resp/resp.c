@@ -29,9 +29,10 @@
 
 /* Davidsen's seven tests in the seed's order; the deadline suite runs them too. */
 const struct ul_suite_test ul_resp_tests[] = {
-	{ .load = "noload" },	{ .load = "smallwrite" }, { .load = "largewrite" },
-	{ .load = "cpuload" },	{ .load = "spawnload" },  { .load = "8ctx-mem" },
-	{ .load = "2ctx-mem" }, { NULL },
+	{ .load = "noload" },	  { .load = "smallwrite" },
+	{ .load = "largewrite" }, { .load = "cpuload" },
+	{ .load = "spawnload" },  { .load = "8ctx-mem" },
+	{ .load = "2ctx-mem" },	  { NULL },
 };
 
 static const struct ul_suite_metric resp_metrics[] = {
@@ -103,7 +104,8 @@ static void progress(const struct resp_state *st, size_t test_i, size_t n_tests,
 	left = per_point * ((int64_t)(n_tests - test_i - 1) * floor_n + here) +
 	       per_test * (int64_t)(n_tests - test_i - 1);
 	ul_fmt_duration(eta, sizeof(eta), left / UL_NS_PER_SEC * UL_NS_PER_SEC);
-	ul_engine_progress(st->eng, "[resp %zu/%zu] %s: point %zu (min %d, max %d), at least ~%s left",
+	ul_engine_progress(st->eng,
+			   "[resp %zu/%zu] %s: point %zu (min %d, max %d), at least ~%s left",
 			   test_i + 1, n_tests, test, point + 1, cfg->min_points, cfg->max_points,
 			   eta);
 }
@@ -115,8 +117,8 @@ static int start_probe(struct resp_state *st)
 	int rc;
 
 	ul_engine_probe_ctx(st->eng, st->probe, &pctx);
-	rc = ul_probe_start(&st->eng->sup, st->probe, &pctx, st->eng->cfg->ready_timeout_ns, &st->rp,
-			    why, sizeof(why));
+	rc = ul_probe_start(&st->eng->sup, st->probe, &pctx, st->eng->cfg->ready_timeout_ns,
+			    &st->rp, why, sizeof(why));
 	if (rc == -EINTR)
 		return UL_ENGINE_INTERRUPTED;
 	if (rc) {
@@ -166,7 +168,8 @@ static int sample_cell(void *arg, struct ul_cell *cell, struct ul_running_load *
 			break;
 		case UL_MEASURE_CHILD_EXITED:
 			if (rl && exited == ul_load_child(rl)) {
-				snprintf(how, sizeof(how), "while measured, after %zu points", s->n);
+				snprintf(how, sizeof(how), "while measured, after %zu points",
+					 s->n);
 				ul_engine_load_died(cell, how, rl);
 				return UL_ENGINE_OK;
 			}
@@ -174,7 +177,8 @@ static int sample_cell(void *arg, struct ul_cell *cell, struct ul_running_load *
 			break;
 		case UL_MEASURE_INTERRUPTED:
 			cell->outcome = UL_CELL_INTERRUPTED;
-			snprintf(cell->note, sizeof(cell->note), "interrupted after %zu points", s->n);
+			snprintf(cell->note, sizeof(cell->note), "interrupted after %zu points",
+				 s->n);
 			return UL_ENGINE_INTERRUPTED;
 		case UL_MEASURE_TIMEOUT:
 		case UL_MEASURE_FAILED:
@@ -243,7 +247,8 @@ static int run_test(struct resp_state *st, const struct ul_load *load, size_t te
 		    size_t n_tests)
 {
 	struct ul_engine *eng = st->eng;
-	const struct ul_engine_window w = { .measure = sample_cell, .end = after_sampling,
+	const struct ul_engine_window w = { .measure = sample_cell,
+					    .end = after_sampling,
 					    .arg = st };
 	struct ul_cell *cell;
 	struct ul_series *s;
@@ -259,7 +264,8 @@ static int run_test(struct resp_state *st, const struct ul_load *load, size_t te
 	cell = ul_engine_new_cell(eng, "resp", load, st->probe->name);
 	if (!cell)
 		return UL_ENGINE_ERROR;
-	ul_engine_progress(eng, "[resp %zu/%zu] %s: starting load", test_i + 1, n_tests, load->name);
+	ul_engine_progress(eng, "[resp %zu/%zu] %s: starting load", test_i + 1, n_tests,
+			   load->name);
 	st->test_i = test_i;
 	st->n_tests = n_tests;
 	result = ul_engine_measure_cell(eng, cell, load, &w);
@@ -271,7 +277,8 @@ static int run_test(struct resp_state *st, const struct ul_load *load, size_t te
 	if (s && s->n && ul_cell_set_metric(cell, UL_RUNCMP_FIXED_N, eng->cfg->min_points) &&
 	    result == UL_ENGINE_OK)
 		result = UL_ENGINE_ERROR;
-	st->test_extra_ns_sum += (int64_t)(ul_now_ns() - test_start) - (st->point_ns_sum - points_before);
+	st->test_extra_ns_sum +=
+		(int64_t)(ul_now_ns() - test_start) - (st->point_ns_sum - points_before);
 	st->tests_done++;
 	return ul_engine_end_cell(eng, cell, result, NULL);
 }
