@@ -131,8 +131,20 @@ for i in $(seq "$trials"); do
 	printf 'trial %3d %-7s %-4s at %5ss: exit %-3s status %-11s cells %s->%s left %d%s\n' \
 		"$i" "$kind" "$sig" "$delay" "$rc" "${status:-none}" "${before:-0}" "${after:-0}" "$left" \
 		"$([ "$want_ok" = 1 ] || echo '  <-- unexpected')"
-	# Nothing may stay for the next trial.
-	[ "$left" = 0 ] || { "$ul" cleanup >/dev/null 2>&1 || true; rm -rf "${tmp:?}/scratch/"*; }
+	# An unexpected trial shows what the run (and its cleanup) said.
+	if [ "$want_ok" != 1 ] || [ "$left" != 0 ]; then
+		sed 's/^/    run: /' "$tmp/err.$i"
+		[ -f "$tmp/cleanup.$i" ] && sed 's/^/    cleanup: /' "$tmp/cleanup.$i"
+	fi
+	# Nothing may stay for the next trial: cleanup, then by hand what it
+	# could not undo (an active swap file cannot be unlinked), reported.
+	if [ "$left" != 0 ]; then
+		"$ul" cleanup 2>&1 | sed 's/^/    leftover cleanup: /'
+		for f in $(awk -v t="$tmp" 'index($1, t) == 1 { print $1 }' /proc/swaps); do
+			swapoff "$f" || echo "    leftover swap file $f: swapoff failed"
+		done
+		rm -rf "${tmp:?}/scratch/"* || echo "    leftover scratch could not be removed"
+	fi
 done
 echo "summary: $trials trials on $(nproc) CPUs (machine shared with other work)"
 for k in "${!count[@]}"; do echo "  $k: ${count[$k]} trials"; done | sort
