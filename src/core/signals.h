@@ -7,7 +7,10 @@
  * Terminating signals: every catchable signal whose default action ends
  * the process and that comes from outside (HUP INT QUIT TERM USR1 USR2
  * ALRM VTALRM PROF XCPU XFSZ PWR IO STKFLT and the real-time signals).
- * Each ends a command like SIGTERM: what it made is undone, exit 130.
+ * While a run measures or tears down, each ends it like SIGTERM: what it
+ * made is undone, exit 130.  Elsewhere (before a run, after its teardown,
+ * other commands) each keeps its default action, exit 128 + N, once a
+ * command's own temporary files are removed (cmd/outfile.c).
  * Not among them: the faults (SEGV BUS FPE ILL TRAP SYS ABRT), which are
  * this program's own bugs and stay fatal, and KILL and STOP, which cannot
  * be caught (after a kill -9, `underload cleanup` undoes what a run left).
