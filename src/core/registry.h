@@ -14,7 +14,11 @@
  *	const T *P_find(const char *name) the member whose `name` equals name
  *	                                  exactly, NULL if none
  *
- * UL_REGISTRY_NAMES(T, P, A) adds, for a kind whose names a message lists,
+ * A kind whose list is installed at run time (the suites, which model/
+ * names but the engine lists) states UL_REGISTRY_LIST_LOOKUPS(T, P, A, N)
+ * instead, N being the list's length counted at its install.
+ *
+ * UL_REGISTRY_NAMES(T, P) adds, for a kind whose names a message lists,
  *
  *	void P_names(char *buf, size_t len) every name, ", "-separated, cut
  *	                                    to fit len
@@ -42,35 +46,47 @@
 #define UL_REGISTRY_ONE(...) +1
 
 /* P_count and P_at only, for a kind looked up by position alone. */
-#define UL_REGISTRY_INDEX(T, P, A)                                                                 \
+#define UL_REGISTRY_INDEX(T, P, A) UL_REGISTRY_INDEX_N(T, P, A, UL_ARRAY_SIZE(A) - 1)
+
+/*
+ * The same over a list only a pointer names, installed at run time (the
+ * suites: model/suite.c): N is an expression giving its length without the
+ * NULL, which the kind counts once when it installs the list.
+ */
+#define UL_REGISTRY_INDEX_N(T, P, A, N)                                                            \
 	size_t P##_count(void)                                                                     \
 	{                                                                                          \
-		return UL_ARRAY_SIZE(A) - 1;                                                       \
+		return (N);                                                                        \
 	}                                                                                          \
 	const T *P##_at(size_t i)                                                                  \
 	{                                                                                          \
-		return i < P##_count() ? A[i] : NULL;                                              \
+		return i < P##_count() ? (A)[i] : NULL;                                            \
 	}
 
-#define UL_REGISTRY_LOOKUPS(T, P, A)                                                               \
-	UL_REGISTRY_INDEX(T, P, A)                                                                 \
+/* P_find over P_count and P_at. */
+#define UL_REGISTRY_FIND(T, P)                                                                     \
 	const T *P##_find(const char *name)                                                        \
 	{                                                                                          \
-		for (size_t i = 0; i < P##_count(); i++)                                           \
-			if (!strcmp(A[i]->name, name))                                             \
-				return A[i];                                                       \
+		size_t n = P##_count();                                                            \
+                                                                                                   \
+		for (size_t i = 0; i < n; i++)                                                     \
+			if (!strcmp(P##_at(i)->name, name))                                        \
+				return P##_at(i);                                                  \
 		return NULL;                                                                       \
 	}
 
-#define UL_REGISTRY_NAMES(T, P, A)                                                                 \
+#define UL_REGISTRY_LOOKUPS(T, P, A) UL_REGISTRY_INDEX(T, P, A) UL_REGISTRY_FIND(T, P)
+#define UL_REGISTRY_LIST_LOOKUPS(T, P, A, N) UL_REGISTRY_INDEX_N(T, P, A, N) UL_REGISTRY_FIND(T, P)
+
+#define UL_REGISTRY_NAMES(T, P)                                                                    \
 	void P##_names(char *buf, size_t len)                                                      \
 	{                                                                                          \
-		size_t off = 0;                                                                    \
+		size_t n = P##_count(), off = 0;                                                   \
                                                                                                    \
 		buf[0] = '\0';                                                                     \
-		for (size_t i = 0; i < P##_count() && off < len; i++)                              \
+		for (size_t i = 0; i < n && off < len; i++)                                        \
 			off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "",       \
-						A[i]->name);                                       \
+						P##_at(i)->name);                                  \
 	}
 
 #endif

@@ -4,6 +4,7 @@
  * metrics.  The list itself is the engine's (engine/suites/registry.c).
  */
 #include "core/compat.h"
+#include "core/registry.h"
 #include "model/suite.h"
 #include "model/model.h"
 
@@ -12,59 +13,37 @@
 #include <string.h>
 
 static const struct ul_suite *const *installed;
+static size_t n_installed; /* counted once, at the install */
 
 void ul_suites_install(const struct ul_suite *const *list)
 {
+	size_t n = 0;
+
+	while (list[n])
+		n++;
 	installed = list;
+	n_installed = n;
 }
 
-/* The installed list; none is a bug of the program's start (see suite.h). */
-static const struct ul_suite *const *suites(void)
+/* How many are installed; none is a bug of the program's start (see suite.h). */
+static size_t installed_count(void)
 {
 	if (!installed) {
 		fputs("underload: bug: suite lookup before ul_suites_install()\n", stderr);
 		abort();
 	}
-	return installed;
+	return n_installed;
 }
 
-size_t ul_suite_count(void)
-{
-	const struct ul_suite *const *list = suites();
-	size_t n = 0;
-
-	while (list[n])
-		n++;
-	return n;
-}
-
-const struct ul_suite *ul_suite_at(size_t i)
-{
-	return i < ul_suite_count() ? suites()[i] : NULL;
-}
-
-const struct ul_suite *ul_suite_find(const char *name)
-{
-	for (size_t i = 0; i < ul_suite_count(); i++)
-		if (!strcmp(suites()[i]->name, name))
-			return suites()[i];
-	return NULL;
-}
-
-void ul_suite_names(char *buf, size_t len)
-{
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < ul_suite_count() && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
-					suites()[i]->name);
-}
+UL_REGISTRY_LIST_LOOKUPS(struct ul_suite, ul_suite, installed, installed_count())
+UL_REGISTRY_NAMES(struct ul_suite, ul_suite)
 
 size_t ul_suite_index(const struct ul_suite *suite)
 {
-	for (size_t i = 0; i < ul_suite_count(); i++)
-		if (suites()[i] == suite)
+	size_t n = ul_suite_count();
+
+	for (size_t i = 0; i < n; i++)
+		if (installed[i] == suite)
 			return i;
 	return SIZE_MAX; /* not registered: a bug the caller reports */
 }

@@ -16,4 +16,4 @@ static const struct ul_format *const formats[] = {
 };
 
 UL_REGISTRY_LOOKUPS(struct ul_format, ul_format, formats)
-UL_REGISTRY_NAMES(struct ul_format, ul_format, formats)
+UL_REGISTRY_NAMES(struct ul_format, ul_format)

@@ -71,6 +71,35 @@ START_TEST(test_suite_descriptors)
 }
 END_TEST
 
+/* The lookups over an installed list: counted at the install, so a list
+ * installed later is the one seen; names, positions and misses. */
+START_TEST(test_suite_install)
+{
+	static const struct ul_suite a = { .name = "alpha" }, b = { .name = "beta" };
+	static const struct ul_suite *const two[] = { &a, &b, NULL };
+	static const struct ul_suite *const none[] = { NULL };
+	char names[64];
+
+	ul_suites_install(two);
+	ck_assert_uint_eq(ul_suite_count(), 2);
+	ck_assert_ptr_eq(ul_suite_at(1), &b);
+	ck_assert_ptr_null(ul_suite_at(2));
+	ck_assert_ptr_eq(ul_suite_find("beta"), &b);
+	ck_assert_ptr_null(ul_suite_find("resp"));
+	ck_assert_uint_eq(ul_suite_index(&b), 1);
+	ck_assert_uint_eq(ul_suite_index(ul_engine_suites[0]), SIZE_MAX);
+	ul_suite_names(names, sizeof(names));
+	ck_assert_str_eq(names, "alpha, beta");
+	ul_suite_names(names, 8); /* cut to fit */
+	ck_assert_str_eq(names, "alpha, ");
+	ul_suites_install(none);
+	ck_assert_uint_eq(ul_suite_count(), 0);
+	ck_assert_ptr_null(ul_suite_find("alpha"));
+	ul_suites_install(ul_engine_suites);
+	ck_assert_ptr_eq(ul_suite_find(ul_engine_suites[0]->name), ul_engine_suites[0]);
+}
+END_TEST
+
 /* run's own options and every suite's: one namespace of long options. */
 START_TEST(test_run_options_unique)
 {
@@ -108,6 +137,7 @@ Suite *ul_test_suite_suite(void)
 	TCase *tc = tcase_create("suite");
 
 	tcase_add_test(tc, test_suite_descriptors);
+	tcase_add_test(tc, test_suite_install);
 	tcase_add_test(tc, test_run_options_unique);
 	suite_add_tcase(s, tc);
 	return s;
