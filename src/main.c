@@ -10,7 +10,6 @@
 #include "engine/engine.h"
 #include "model/suite.h"
 #include "probe/probe.h"
-#include "ul_config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,7 +52,7 @@ int main(int argc, char **argv)
 		return ul_stdout_close() ? UL_EXIT_ERROR : UL_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
-		printf("underload %s\n", UL_VERSION);
+		ul_print_version(stdout);
 		return ul_stdout_close() ? UL_EXIT_ERROR : UL_EXIT_OK;
 	}
 	cmd = ul_cmd_find(argv[1]);

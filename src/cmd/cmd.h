@@ -58,6 +58,8 @@ int ul_cmd_man_options(int argc, char **argv);
 #define UL_CMD_HELP_SHOWN (-2)
 int ul_cmd_parse(const struct ul_cmd *cmd, void *base, int argc, char **argv, int *operands);
 size_t ul_cmd_count(void);
+/* `underload --version`: version, commit, stores, suites, formats, build (cmd/version.c). */
+int ul_print_version(FILE *out);
 const struct ul_cmd *ul_cmd_at(size_t i);
 
 /* The --db option of every command that opens the store: one entry of its
