@@ -159,13 +159,17 @@ static int runs_agree(const struct ul_runcmp_group *g, const struct ul_runcmp_me
 static int compare_row(const struct ul_runcmp *cmp, struct ul_runcmp_row *row)
 {
 	const struct ul_runcmp_group *groups = cmp->groups;
-	const struct ul_cmp_opts *opts = &cmp->opts;
+	/* the run-wide options with the row's own direction: a throughput
+	 * that grows is "faster" (the metric says which way is better) */
+	struct ul_cmp_opts row_opts = cmp->opts;
+	const struct ul_cmp_opts *opts = &row_opts;
 	int (*pool)(const struct ul_runcmp_group *, const struct ul_runcmp_metric *, const char *,
 		    struct ul_runcmp_pooled *) = cmp->unit == UL_RUNCMP_RUNS ? ul_runcmp_pool_runs
 									     : ul_runcmp_pool;
 	struct ul_runcmp_pooled b = { 0 }, c = { 0 };
 	int rc;
 
+	row_opts.better = row->metric->better;
 	rc = pool(&groups[0], row->metric, row->test, &b);
 	if (!rc)
 		rc = pool(&groups[row->cand], row->metric, row->test, &c);
