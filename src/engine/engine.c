@@ -225,6 +225,34 @@ struct ul_cell *ul_engine_new_cell(struct ul_engine *eng, const char *suite,
 	return ul_engine_new_cell_named(eng, suite, load->name, load->unit, probe, NULL);
 }
 
+void ul_engine_step_name(char *buf, size_t len, const char *suite,
+			 const struct ul_engine_step *step)
+{
+	if (step->rounds > 1)
+		snprintf(buf, len, "[%s %zu/%zu] %s, round %d/%d", suite, step->i + 1, step->n,
+			 step->test, step->round + 1, step->rounds);
+	else
+		snprintf(buf, len, "[%s %zu/%zu] %s", suite, step->i + 1, step->n, step->test);
+}
+
+struct ul_cell *ul_engine_begin_cell(struct ul_engine *eng, const char *suite,
+				     const struct ul_load *load, const char *probe,
+				     const struct ul_engine_step *step, const char *what)
+{
+	struct ul_cell *cell = ul_engine_new_cell(eng, suite, load, probe);
+	char name[160];
+
+	if (!cell)
+		return NULL;
+	if (ul_cell_set_metric(cell, UL_CELL_ROUND, step->round + 1)) {
+		ul_oom();
+		return NULL;
+	}
+	ul_engine_step_name(name, sizeof(name), suite, step);
+	ul_engine_progress(eng, "%s: %s", name, what);
+	return cell;
+}
+
 int ul_engine_end_cell(struct ul_engine *eng, struct ul_cell *cell, int result, const char *what)
 {
 	int committed;

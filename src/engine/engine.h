@@ -174,6 +174,29 @@ struct ul_cell *ul_engine_new_cell(struct ul_engine *eng, const char *suite,
 struct ul_cell *ul_engine_new_cell_named(struct ul_engine *eng, const char *suite, const char *load,
 					 const char *unit, const char *probe,
 					 const char *const *series);
+/* Where a cell stands in its suite's plan: the i-th (0-based) of the n
+ * cells the suite runs, in replicate round `round` (0-based) of `rounds`
+ * (--runs: every test once per round, rounds one after the other), and
+ * the test's name for people ("cpuload", "lat-null under noload"). */
+struct ul_engine_step {
+	size_t i, n;
+	int round, rounds;
+	const char *test;
+};
+/* "[SUITE i/n] TEST", with ", round r/R" when rounds > 1: the start of
+ * every progress line of the cell. */
+void ul_engine_step_name(char *buf, size_t len, const char *suite,
+			 const struct ul_engine_step *step);
+/*
+ * For suites: the start of a cell, the same in every suite that runs one
+ * cell per test: a new cell suite/load/probe started now, its replicate
+ * round recorded as the metric "round" (1-based, as contest records it:
+ * model.h, ul_cell_round), and the progress line "STEP: WHAT" (STEP from
+ * ul_engine_step_name).  NULL (error printed) when out of memory.
+ */
+struct ul_cell *ul_engine_begin_cell(struct ul_engine *eng, const char *suite,
+				     const struct ul_load *load, const char *probe,
+				     const struct ul_engine_step *step, const char *what);
 struct ul_running_load;
 struct ul_load_ctx;
 struct ul_load_usage;

@@ -4,6 +4,7 @@
 #include "model/model.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,6 +176,15 @@ bool ul_cell_metric(const struct ul_cell *cell, const char *name, double *value)
 		}
 	}
 	return false;
+}
+
+int ul_cell_round(const struct ul_cell *cell)
+{
+	double r;
+
+	if (!ul_cell_metric(cell, UL_CELL_ROUND, &r) || !(r >= 1) || r > INT_MAX)
+		return 1;
+	return (int)r;
 }
 
 static const char *const run_status_names[] = {

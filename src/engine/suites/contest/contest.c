@@ -307,7 +307,7 @@ static int cell_stopped(void *arg, struct ul_cell *cell, int result)
 	    store_results(ct, cell, &cc->job, cc->wall_ns, &cc->lu, (uint64_t)total))
 		result = ul_engine_oom();
 	if (ul_cell_set_metric(cell, "caches_dropped", cc->dropped ? 1.0 : 0.0) ||
-	    ul_cell_set_metric(cell, "round", cc->round + 1) ||
+	    ul_cell_set_metric(cell, UL_CELL_ROUND, cc->round + 1) ||
 	    ul_cell_set_metric(cell, "lead_ns", (double)ct->o.lead_ns))
 		result = ul_engine_oom();
 	return result;

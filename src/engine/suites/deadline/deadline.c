@@ -28,8 +28,8 @@ static const struct ul_suite_metric deadline_metrics[] = {
 
 struct dl_suite {
 	struct ul_engine *eng;
-	void *probe;		/* the deadline monitor's state, NULL until (re)started */
-	size_t test_i, n_tests; /* the test being measured, for progress */
+	void *probe;		    /* the deadline monitor's state, NULL until (re)started */
+	struct ul_engine_step step; /* the cell being measured, for progress */
 };
 
 static int64_t test_duration(const struct ul_engine_config *cfg)
@@ -67,7 +67,7 @@ static int measure(void *arg, struct ul_cell *cell, struct ul_running_load *rl)
 	struct ul_engine *eng = st->eng;
 	ul_nsec start = ul_now_ns(), end = start + test_duration(eng->cfg);
 	struct ul_child *probe = ul_engine_deadline_child(st->probe);
-	char how[96], left[32];
+	char how[96], left[32], name[160];
 
 	for (;;) {
 		struct ul_child *ex = NULL;
@@ -76,8 +76,8 @@ static int measure(void *arg, struct ul_cell *cell, struct ul_running_load *rl)
 		if (now >= end)
 			return UL_ENGINE_OK;
 		ul_fmt_duration(left, sizeof(left), (end - now) / UL_NS_PER_SEC * UL_NS_PER_SEC);
-		ul_engine_progress(eng, "[deadline %zu/%zu] %s: ~%s left", st->test_i + 1,
-				   st->n_tests, cell->load, left);
+		ul_engine_step_name(name, sizeof(name), "deadline", &st->step);
+		ul_engine_progress(eng, "%s: ~%s left", name, left);
 		switch (ul_sup_wait(&eng->sup, -1, step < end ? step : end, &ex)) {
 		case UL_WAIT_READY:
 		case UL_WAIT_TIMEOUT:
@@ -121,7 +121,7 @@ static int probe_end(void *arg, struct ul_cell *cell, int result)
 	return result;
 }
 
-static int run_test(struct dl_suite *st, const struct ul_load *load, size_t test_i, size_t n_tests)
+static int run_test(struct dl_suite *st, const struct ul_load *load)
 {
 	struct ul_engine *eng = st->eng;
 	const struct ul_engine_window w = {
@@ -135,13 +135,9 @@ static int run_test(struct dl_suite *st, const struct ul_load *load, size_t test
 		if (result != UL_ENGINE_OK)
 			return result;
 	}
-	cell = ul_engine_new_cell(eng, "deadline", load, "deadline");
+	cell = ul_engine_begin_cell(eng, "deadline", load, "deadline", &st->step, "starting load");
 	if (!cell)
 		return UL_ENGINE_ERROR;
-	ul_engine_progress(eng, "[deadline %zu/%zu] %s: starting load", test_i + 1, n_tests,
-			   load->name);
-	st->test_i = test_i;
-	st->n_tests = n_tests;
 	result = ul_engine_measure_cell(eng, cell, load, &w);
 	/* A dead probe is replaced for the next test. */
 	if (st->probe && ul_engine_deadline_child(st->probe)->reaped)
@@ -163,7 +159,9 @@ static int deadline_run(struct ul_engine *eng, const struct ul_suite *suite)
 
 		if (!load)
 			UL_BUG("deadline test '%s' has no load", tests[i]);
-		result = run_test(&st, load, i, n);
+		st.step =
+			(struct ul_engine_step){ .i = i, .n = n, .rounds = 1, .test = load->name };
+		result = run_test(&st, load);
 	}
 	stop_probe(&st);
 	return result;

@@ -129,16 +129,20 @@ static int measure(void *arg, struct ul_cell *cell, struct ul_running_load *rl)
 }
 
 static int run_test(struct micro_state *st, const struct ul_probe *b, const struct ul_load *load,
-		    size_t i, size_t n)
+		    const struct ul_engine_step *step)
 {
 	struct ul_engine *eng = st->eng;
-	struct ul_cell *cell = ul_engine_new_cell(eng, "micro", load, b->name);
 	const struct ul_engine_window w = { .measure = measure, .arg = st };
+	char test[2 * UL_NAME_LEN + 8];
+	struct ul_engine_step named = *step;
+	struct ul_cell *cell;
 	int result;
 
+	snprintf(test, sizeof(test), "%s under %s", b->name, load->name);
+	named.test = test;
+	cell = ul_engine_begin_cell(eng, "micro", load, b->name, &named, "measuring");
 	if (!cell)
 		return UL_ENGINE_ERROR;
-	ul_engine_progress(eng, "[micro %zu/%zu] %s under %s", i + 1, n, b->name, load->name);
 	st->bench = b;
 	result = ul_engine_measure_cell(eng, cell, load, &w);
 	return ul_engine_end_cell(eng, cell, result, NULL);
@@ -186,7 +190,9 @@ int ul_micro_suite_run(struct ul_engine *eng, const struct ul_suite *suite,
 				continue;
 			if (!p || p->kind != UL_PROBE_MICRO || !p->measure)
 				UL_BUG("micro test '%s' has no micro probe", suite->tests[i].probe);
-			result = run_test(&st, p, load, done++, n);
+			result = run_test(
+				&st, p, load,
+				&(struct ul_engine_step){ .i = done++, .n = n, .rounds = 1 });
 		}
 	}
 	ul_engine_progress_done(eng);

@@ -67,7 +67,7 @@ struct resp_state {
 	/* Measured for the ETA: wall time of the points and tests so far. */
 	int64_t point_ns_sum, test_extra_ns_sum;
 	size_t points_done, tests_done;
-	size_t test_i, n_tests; /* the test being measured */
+	struct ul_engine_step step; /* the cell being measured */
 };
 
 /*
@@ -89,25 +89,23 @@ static int64_t floor_points(const struct ul_engine_config *cfg)
  * first), the mean set-up/stop time of a test, and the fewest points the
  * remaining tests can take (floor_points): a lower bound, said as such.
  */
-static void progress(const struct resp_state *st, size_t test_i, size_t n_tests, const char *test,
-		     size_t point)
+static void progress(const struct resp_state *st, size_t point)
 {
 	const struct ul_engine_config *cfg = st->eng->cfg;
 	int64_t per_point = st->points_done ? st->point_ns_sum / (int64_t)st->points_done
 					    : cfg->interval_ns + 150 * UL_NS_PER_MS;
 	int64_t per_test = st->tests_done ? st->test_extra_ns_sum / (int64_t)st->tests_done : 0;
 	int64_t floor_n = floor_points(cfg), here = floor_n - (int64_t)point, left;
-	char eta[32];
+	int64_t after = (int64_t)(st->step.n - st->step.i - 1); /* cells after this one */
+	char eta[32], name[160];
 
 	if (here < 1)
 		here = 1;
-	left = per_point * ((int64_t)(n_tests - test_i - 1) * floor_n + here) +
-	       per_test * (int64_t)(n_tests - test_i - 1);
+	left = per_point * (after * floor_n + here) + per_test * after;
 	ul_fmt_duration(eta, sizeof(eta), left / UL_NS_PER_SEC * UL_NS_PER_SEC);
-	ul_engine_progress(st->eng,
-			   "[resp %zu/%zu] %s: point %zu (min %d, max %d), at least ~%s left",
-			   test_i + 1, n_tests, test, point + 1, cfg->min_points, cfg->max_points,
-			   eta);
+	ul_engine_step_name(name, sizeof(name), "resp", &st->step);
+	ul_engine_progress(st->eng, "%s: point %zu (min %d, max %d), at least ~%s left", name,
+			   point + 1, cfg->min_points, cfg->max_points, eta);
 }
 
 static int start_probe(struct resp_state *st)
@@ -154,7 +152,7 @@ static int sample_cell(void *arg, struct ul_cell *cell, struct ul_running_load *
 		enum ul_measure_result r;
 
 		if (think >= 0) {
-			progress(st, st->test_i, st->n_tests, cell->load, s->n);
+			progress(st, s->n);
 			t0 = ul_now_ns();
 		}
 		r = ul_probe_measure(&eng->sup, st->rp, think, deadline, &value, &err, &exited);
@@ -243,8 +241,7 @@ static int after_sampling(void *arg, struct ul_cell *cell, int result)
 	return result;
 }
 
-static int run_test(struct resp_state *st, const struct ul_load *load, size_t test_i,
-		    size_t n_tests)
+static int run_test(struct resp_state *st, const struct ul_load *load)
 {
 	struct ul_engine *eng = st->eng;
 	const struct ul_engine_window w = { .measure = sample_cell,
@@ -261,13 +258,9 @@ static int run_test(struct resp_state *st, const struct ul_load *load, size_t te
 		if (result != UL_ENGINE_OK)
 			return result;
 	}
-	cell = ul_engine_new_cell(eng, "resp", load, st->probe->name);
+	cell = ul_engine_begin_cell(eng, "resp", load, st->probe->name, &st->step, "starting load");
 	if (!cell)
 		return UL_ENGINE_ERROR;
-	ul_engine_progress(eng, "[resp %zu/%zu] %s: starting load", test_i + 1, n_tests,
-			   load->name);
-	st->test_i = test_i;
-	st->n_tests = n_tests;
 	result = ul_engine_measure_cell(eng, cell, load, &w);
 	s = ul_cell_series(cell, "delay_ns");
 	if (cell->outcome == UL_CELL_OK && s && s->n >= (size_t)eng->cfg->max_points &&
@@ -299,7 +292,9 @@ static int resp_run(struct ul_engine *eng, const struct ul_suite *suite)
 
 		if (!load)
 			UL_BUG("resp test '%s' has no load", tests[i]);
-		result = run_test(&st, load, i, n);
+		st.step =
+			(struct ul_engine_step){ .i = i, .n = n, .rounds = 1, .test = load->name };
+		result = run_test(&st, load);
 	}
 	if (st.rp)
 		ul_probe_stop(&eng->sup, st.rp, ul_engine_stop_grace(eng));
