@@ -53,6 +53,30 @@ like "$(cat "$TMP/err")" "unknown test 'nosuch'" "named in the message"
 is $? 2 "an unknown --under load is a usage error"
 like "$(cat "$TMP/err")" "nosuch" "named in the message"
 
+# LMbench's definitions, seen from outside with strace: lm-exec and lm-sh
+# run in a fresh exec of underload with an empty environment, which execs
+# /bin/true (through /bin/sh -c) with an empty environment; lm-stat looks
+# up a 1-component name from a directory fd.
+if command -v strace >/dev/null; then
+	strace -f -qq -e trace=execve,newfstatat,statx,openat -o "$TMP/strace" \
+		"$UL" run micro "${M[@]}" --quick --batches 1 --min-batch 1ms --label defs \
+		--tests lm-exec,lm-sh,lm-stat --format json="$TMP/defs.json" >/dev/null 2>"$TMP/err"
+	is $? 0 "lm-exec, lm-sh, lm-stat under strace"
+	like "$(cat "$TMP/strace")" 'execve\("[^"]*", \["underload", "__micro-forker", "exec", .*/\* 0 vars \*/\) = 0' \
+		"lm-exec's helper is a fresh exec with an empty environment"
+	like "$(cat "$TMP/strace")" 'execve\("/bin/true", \["/bin/true"\], 0x[0-9a-f]+ /\* 0 vars \*/\) = 0' \
+		"the exec'd target is /bin/true with an empty environment"
+	like "$(cat "$TMP/strace")" 'execve\("/bin/sh", \["/bin/sh", "-c", "/bin/true"\], 0x[0-9a-f]+ /\* 0 vars \*/\) = 0' \
+		"lm-sh runs /bin/sh -c /bin/true with an empty environment"
+	like "$(cat "$TMP/strace")" '(newfstatat|statx)\([0-9]+, "XXX", ' "lm-stat: a 1-component name from a directory fd"
+	is "$(grep -cE 'execve\("/bin/true".* /\* [1-9][0-9]* vars' "$TMP/strace")" 0 \
+		"no exec of the target carries an environment"
+	is "$(jq '[.cells[] | select(.probe == "lm-exec") | .metrics.target_env_n][0]' "$TMP/defs.json")" 0 \
+		"the helper records an empty environment"
+else
+	skip "strace is not installed: the exec'd target and the path are not checked"
+fi
+
 # procs_named NAME: processes of ours whose comm is NAME.
 procs_named() {
 	local n=0 f

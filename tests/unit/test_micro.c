@@ -124,6 +124,8 @@ static void tiny_env(struct ul_micro_env *env, const char *scratch)
 	env->l2_bytes = 256 * UL_KiB;
 	env->llc_bytes = 2 * UL_MiB;
 	env->bw_bytes = 4 * UL_MiB;
+	env->self_exe = getenv("UL_TEST_EXE") && *getenv("UL_TEST_EXE") ? getenv("UL_TEST_EXE")
+									: UL_BUILD_ROOT "/underload";
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -202,7 +204,7 @@ START_TEST(test_every_bench_quick)
 		check_bench(&sup, p, &env);
 		n++;
 	}
-	ck_assert_uint_eq(n, 39);
+	ck_assert_uint_eq(n, 48);
 	/* Every probe is a test of the suite, and every test a micro probe. */
 	suite = ul_suite_find("micro");
 	ck_assert_ptr_nonnull(suite);
@@ -416,7 +418,7 @@ START_TEST(test_lm2_from_model)
 	} cells[] = {
 		{ "lat-null", "op_ps", { 90000, 80000, 100000 } },		     /* 0.09 us */
 		{ "bw-pipe", "bw_bytes_s", { 2097152000, 1048576000, 3145728000 } }, /* 2000 MB/s */
-		{ "lat-mem", "main_ps", { 118200, 118200, 118200 } },
+		{ "lm-mem", "main_ps", { 118200, 118200, 118200 } },
 	};
 	char *buf = NULL;
 	size_t len = 0;

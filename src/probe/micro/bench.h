@@ -90,8 +90,13 @@ struct ul_micro_out {
 struct ul_micro_env {
 	const char *scratch_dir; /* private, exists */
 	struct ul_mh_opts mh;
-	int pin_cpu; /* 2-process tests pin both ends here; -1 = no pinning */
-	bool quick;  /* smaller working sets */
+	/* Placement of multi-process tests (util.c): place_cpu[0] runs the
+	 * measuring end (and every end of a "-1cpu" test), place_cpu[1] the
+	 * other ends of a "-2cpu" test; -1 = none (one CPU only). */
+	int place_cpu[2];
+	int pin_cpu;	      /* 2-process tests pin both ends here; -1 = no pinning */
+	bool quick;	      /* smaller working sets */
+	const char *self_exe; /* this program, for the lm-fork family's helper */
 	uint64_t l1d_bytes, l2_bytes, llc_bytes; /* from sysfs, sane defaults otherwise */
 	uint64_t bw_bytes; /* working set of the memory/file bandwidth tests */
 };
@@ -143,12 +148,17 @@ int ul_micro_simple(const struct ul_micro_env *env, struct ul_micro_out *out, ul
 		    void *st, double ops_per_iter, double bytes_per_iter);
 
 /*
- * Context-switch time per switch from one ring trip and the trip's
- * overhead (pipe write+read and working-set summing, measured in one
- * process): (trip - overhead) / nproc, and 0 when the overhead is larger
- * (never negative).  Pure, for the tests.
+ * Net time per operation of a loop whose iteration does nops operations
+ * plus a fixed cost measured apart (base_ns): (gross - base) / nops, and 0
+ * when the base is larger (never negative).  LMbench's subtractions: the
+ * ring's pipe and summing work (context switches), kill(me, 0) (signal
+ * handler), mmap+munmap (page fault).  Pure, for the tests.
  */
+double ul_micro_net_ns(double gross_ns, double base_ns, int nops);
+/* The same for one ring trip of nproc switches (the ctx tests). */
 double ul_micro_ctx_switch_ns(double trip_ns, double overhead_ns, int nproc);
+/* The fastest batch of r: a fixed cost that interference only inflates. */
+double ul_mh_min_iter_ns(const struct ul_mh_result *r);
 
 /* --- helpers for benchmarks (util.c) --- */
 /* ul_fork_child() a helper process of the benchmark: it dies with the
@@ -156,6 +166,11 @@ double ul_micro_ctx_switch_ns(double trip_ns, double overhead_ns, int nproc);
  * reaches it) and is pinned to cpu when >= 0.  Returns the pid in the
  * parent, 0 in the child. */
 pid_t ul_micro_fork(int cpu);
+/* The first 64 CPUs of the calling process's affinity mask, as bits. */
+uint64_t ul_micro_affinity(void);
+/* The lowest CPU of our affinity mask above `after` (-1: the lowest),
+ * wrapping round to the lowest; -1 when none but `after` itself. */
+int ul_micro_next_cpu(int after);
 /* Pin the calling process to cpu (no-op for cpu < 0); 0 or -errno. */
 int ul_micro_pin(int cpu);
 /* Kill (SIGKILL) and reap a helper; pid <= 0 is ignored. */
@@ -169,6 +184,11 @@ int ul_micro_make_file(const char *path, uint64_t bytes);
 /* Cache sizes from /sys/devices/system/cpu/cpu0/cache (0 when unknown). */
 void ul_micro_cache_sizes(uint64_t *l1d, uint64_t *l2, uint64_t *llc);
 
+/* The hidden `underload __micro-forker HOW FD BATCHES MIN_BATCH_NS` mode
+ * the lm-fork family execs (forker.c); exit 0, 1 when FD failed, 2 for
+ * bad arguments. */
+int ul_micro_forker_main(int argc, char **argv);
+
 /* Batch settings of the two profiles. */
 #define UL_MICRO_MIN_BATCH_NS (100 * UL_NS_PER_MS)
 #define UL_MICRO_QUICK_MIN_BATCH_NS (10 * UL_NS_PER_MS)
@@ -176,8 +196,9 @@ void ul_micro_cache_sizes(uint64_t *l1d, uint64_t *l2, uint64_t *llc);
 #define UL_MICRO_QUICK_BATCHES 5
 /*
  * An environment for scratch_dir: cache sizes from sysfs (32K/512K/8M when
- * unknown), bandwidth working set 2x the LLC within [8M, 256M], no
- * pinning, and the default or quick batch profile.
+ * unknown), bandwidth working set 2x the LLC within [8M, 256M], placement
+ * on the two lowest CPUs we may run on (place_cpu[1] -1 with one), no
+ * self_exe, and the default or quick batch profile.
  */
 void ul_micro_env_init(struct ul_micro_env *env, const char *scratch_dir, bool quick);
 

@@ -163,10 +163,7 @@ static int ctx_measure(const struct ul_micro_env *env, struct ul_micro_out *out,
 		return rc;
 	/* The overhead is a fixed cost that interference only inflates: its
 	 * fastest batch is the best estimate of it. */
-	ovh_ns = ovh.iter_ns[0];
-	for (int i = 1; i < ovh.n; i++)
-		if (ovh.iter_ns[i] < ovh_ns)
-			ovh_ns = ovh.iter_ns[i];
+	ovh_ns = ul_mh_min_iter_ns(&ovh);
 	for (int i = 0; i < trip.n; i++) {
 		v[i] = llround(ul_micro_ctx_switch_ns(trip.iter_ns[i], ovh_ns, nproc) * 1000.0);
 		o[i] = llround(ovh.iter_ns[i] * 1000.0 / nproc);

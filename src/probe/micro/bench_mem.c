@@ -10,6 +10,12 @@
  *    cache (3 batches each: the curve), and with the full batch count at
  *    half of L1d, half of L2, half of the LLC and 4x the LLC: the L1, L2,
  *    L3 and main-memory figures.  Cache sizes come from sysfs.
+ *  - lm-mem, the pattern of LMbench's table (lat_mem_rd's stride 128 that
+ *    getsummary reads): each 128-byte step of the range points to the
+ *    next, the last to the first; L1 at a 1 KiB range, L2 at 128 KiB and
+ *    main memory at 4x the LLC (at least 8 MiB; lmbench takes its largest
+ *    range, its $MB).  A sequential stride the prefetchers follow: it
+ *    answers a different question than the random chase above.
  */
 #include "core/compat.h"
 #include "core/clock.h"
@@ -22,6 +28,7 @@
 #include <sys/mman.h>
 
 #define LINE 64
+#define LM_STRIDE 128
 #define CHASE_UNROLL 16
 #define CURVE_BATCHES 3
 
@@ -160,6 +167,7 @@ struct chase {
 	size_t *order; /* scratch for the permutation */
 	void **start;
 	uint64_t rng;
+	bool stride; /* LMbench's sequential stride, not a random cycle */
 };
 
 static uint64_t xorshift(uint64_t *s)
@@ -170,6 +178,16 @@ static uint64_t xorshift(uint64_t *s)
 	x ^= x >> 7;
 	x ^= x << 17;
 	return *s = x;
+}
+
+/* Link the first `bytes` of the buffer in steps of LM_STRIDE, in order. */
+static void stride_build(struct chase *c, size_t bytes)
+{
+	size_t n = bytes / LM_STRIDE;
+
+	for (size_t i = 0; i < n; i++)
+		*(void **)(c->buf + i * LM_STRIDE) = c->buf + (i + 1) % n * LM_STRIDE;
+	c->start = (void **)c->buf;
 }
 
 /* Link the lines of the first `bytes` of the buffer in a random cycle. */
@@ -218,7 +236,10 @@ static int chase_at(const struct ul_micro_env *env, struct chase *c, size_t byte
 	if (bytes < 2 * LINE || bytes > c->cap)
 		return 0;
 	mh.batches = batches < mh.batches ? batches : mh.batches;
-	chase_build(c, bytes);
+	if (c->stride)
+		stride_build(c, bytes);
+	else
+		chase_build(c, bytes);
 	rc = ul_mh_run(&mh, chase_batch, c, &r);
 	if (rc)
 		return rc;
@@ -273,6 +294,28 @@ static int bench_lat_mem(const struct ul_micro_env *env, struct ul_micro_out *ou
 	return rc;
 }
 
+static int bench_lm_mem(const struct ul_micro_env *env, struct ul_micro_out *out)
+{
+	uint64_t main_bytes = env->llc_bytes * 4 > 8 * UL_MiB ? env->llc_bytes * 4 : 8 * UL_MiB;
+	struct chase c = { .cap = (size_t)main_bytes, .stride = true };
+	int rc;
+
+	c.buf = mmap(NULL, c.cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (c.buf == MAP_FAILED)
+		return -errno;
+	rc = chase_at(env, &c, 1024, env->mh.batches, out, "l1_ps");
+	if (!rc)
+		rc = chase_at(env, &c, 128 * 1024, env->mh.batches, out, "l2_ps");
+	if (!rc)
+		rc = chase_at(env, &c, c.cap, env->mh.batches, out, "main_ps");
+	if (!rc)
+		rc = ul_micro_put_metric(out, "stride_bytes", LM_STRIDE);
+	if (!rc)
+		rc = ul_micro_put_metric(out, "main_range_bytes", (double)c.cap);
+	munmap(c.buf, c.cap);
+	return rc;
+}
+
 UL_MICRO_BW(bw_bcopy, "bw-bcopy", "bw", "memcpy() of the bandwidth working set", bench_bcopy);
 UL_MICRO_BW(bw_fcp, "bw-fcp", "bw", "hand-written 64-bit word copy loop", bench_fcp);
 UL_MICRO_BW(bw_mem_rd, "bw-mem-rd", "bw", "memory read: summing every 64-bit word", bench_mem_rd);
@@ -280,3 +323,6 @@ UL_MICRO_BW(bw_mem_wr, "bw-mem-wr", "bw", "memory write: storing every 64-bit wo
 UL_MICRO_LAT(lat_mem, "lat-mem", "mem",
 	     "random-order pointer chase: L1, L2, L3, main memory and the whole curve",
 	     bench_lat_mem);
+UL_MICRO_LAT(lm_mem, "lm-mem", "mem",
+	     "LMbench's memory latency: stride-128 chase at 1 KiB, 128 KiB, main memory",
+	     bench_lm_mem);

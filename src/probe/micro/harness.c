@@ -128,13 +128,28 @@ int ul_mh_run(const struct ul_mh_opts *o, ul_mh_batch_fn fn, void *st, struct ul
 	return 0;
 }
 
+double ul_micro_net_ns(double gross_ns, double base_ns, int nops)
+{
+	double d = gross_ns - base_ns;
+
+	if (!(d > 0) || nops < 1)
+		return 0;
+	return d / nops;
+}
+
 double ul_micro_ctx_switch_ns(double trip_ns, double overhead_ns, int nproc)
 {
-	double d = trip_ns - overhead_ns;
+	return ul_micro_net_ns(trip_ns, overhead_ns, nproc);
+}
 
-	if (!(d > 0) || nproc < 1)
-		return 0;
-	return d / nproc;
+double ul_mh_min_iter_ns(const struct ul_mh_result *r)
+{
+	double m = r->n > 0 ? r->iter_ns[0] : 0;
+
+	for (int i = 1; i < r->n; i++)
+		if (r->iter_ns[i] < m)
+			m = r->iter_ns[i];
+	return m;
 }
 
 static struct ul_micro_rec *new_rec(struct ul_micro_out *out, const char *name)

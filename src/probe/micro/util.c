@@ -40,6 +40,34 @@ pid_t ul_micro_fork(int cpu)
 	return pid;
 }
 
+uint64_t ul_micro_affinity(void)
+{
+	cpu_set_t set;
+	uint64_t bits = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 0;
+	for (int c = 0; c < 64; c++)
+		if (CPU_ISSET(c, &set))
+			bits |= UINT64_C(1) << c;
+	return bits;
+}
+
+int ul_micro_next_cpu(int after)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return -1;
+	for (int c = after + 1; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set))
+			return c;
+	for (int c = 0; c < after; c++)
+		if (CPU_ISSET(c, &set))
+			return c;
+	return -1;
+}
+
 void ul_micro_reap(pid_t pid)
 {
 	if (pid <= 0)
@@ -156,6 +184,8 @@ void ul_micro_env_init(struct ul_micro_env *env, const char *scratch_dir, bool q
 	env->scratch_dir = scratch_dir;
 	env->quick = quick;
 	env->pin_cpu = -1;
+	env->place_cpu[0] = ul_micro_next_cpu(-1);
+	env->place_cpu[1] = env->place_cpu[0] < 0 ? -1 : ul_micro_next_cpu(env->place_cpu[0]);
 	env->mh.min_batch_ns = quick ? UL_MICRO_QUICK_MIN_BATCH_NS : UL_MICRO_MIN_BATCH_NS;
 	env->mh.batches = quick ? UL_MICRO_QUICK_BATCHES : UL_MICRO_BATCHES;
 	ul_micro_cache_sizes(&env->l1d_bytes, &env->l2_bytes, &env->llc_bytes);

@@ -169,6 +169,7 @@ int ul_micro_suite_run(struct ul_engine *eng, const struct ul_suite *suite,
 		n += selected(eng->cfg, &suite->tests[i]) ? n_under : 0;
 	ul_micro_env_init(&st.env, eng->scratch, eng->cfg->quick);
 	st.env.pin_cpu = o->pinned ? o->cpu : -1;
+	st.env.self_exe = eng->cfg->self_exe;
 	if (o->batches)
 		st.env.mh.batches = (int)o->batches;
 	if (o->min_batch_ns)
@@ -238,10 +239,13 @@ static const struct ul_opt micro_opts[] = {
 	}
 static const struct ul_suite_test micro_tests[] = {
 	T("lat-null", "proc,null"),  T("lat-nullio", "proc"),
-	T("lat-stat", "proc"),	     T("lat-openclose", "proc"),
+	T("lat-stat", "proc"),	     T("lm-stat", "proc"),
+	T("lat-openclose", "proc"),  T("lm-openclose", "proc"),
 	T("lat-select", "proc"),     T("lat-siginst", "proc"),
-	T("lat-sighndl", "proc"),    T("lat-fork", "proc"),
-	T("lat-exec", "proc"),	     T("lat-sh", "proc"),
+	T("lat-sighndl", "proc"),    T("lm-sighndl", "proc"),
+	T("lat-fork", "proc"),	     T("lm-fork", "proc"),
+	T("lat-exec", "proc"),	     T("lm-exec", "proc"),
+	T("lat-sh", "proc"),	     T("lm-sh", "proc"),
 	T("ctx-2p0k", "ctx"),	     T("ctx-2p16k", "ctx"),
 	T("ctx-2p64k", "ctx"),	     T("ctx-8p16k", "ctx"),
 	T("ctx-8p64k", "ctx"),	     T("ctx-16p16k", "ctx"),
@@ -250,13 +254,15 @@ static const struct ul_suite_test micro_tests[] = {
 	T("lat-tcp", "lat"),	     T("lat-connect", "lat"),
 	T("lat-create0k", "file"),   T("lat-delete0k", "file"),
 	T("lat-create10k", "file"),  T("lat-delete10k", "file"),
-	T("lat-mmap", "file"),	     T("lat-protfault", "file"),
-	T("lat-pagefault", "file"),  T("bw-pipe", "bw"),
+	T("lat-mmap", "file"),	     T("lm-mmap", "file"),
+	T("lat-protfault", "file"),  T("lat-pagefault", "file"),
+	T("lm-pagefault", "file"),   T("bw-pipe", "bw"),
 	T("bw-unix", "bw"),	     T("bw-tcp", "bw"),
 	T("bw-file-rd", "bw"),	     T("bw-mmap-rd", "bw"),
 	T("bw-bcopy", "bw,bw-mem"),  T("bw-fcp", "bw,bw-mem"),
 	T("bw-mem-rd", "bw,bw-mem"), T("bw-mem-wr", "bw,bw-mem"),
-	T("lat-mem", "mem"),	     { NULL },
+	T("lat-mem", "mem"),	     T("lm-mem", "mem"),
+	{ NULL },
 };
 #undef T
 

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What the micro measurements measure: LMbench's definitions (the "lm-"
+ * probes the lmbench2 format shows) against underload's native ones,
+ * pinned by what the kernel counted (minor faults per operation) and by
+ * the records each probe leaves; and the placement of two-process tests.
+ */
+#include "unit.h"
+#include "core/clock.h"
+#include "probe/micro/bench.h"
+#include "probe/probe.h"
+#include "proc/scratch.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char def_dir[4096];
+
+static void def_dir_create(void)
+{
+	ck_assert_int_eq(ul_scratch_create("/tmp", def_dir, sizeof(def_dir)), 0);
+}
+
+static void def_dir_remove(void)
+{
+	ck_assert_int_eq(ul_scratch_remove(def_dir), 0);
+}
+
+static const char *self_exe(void)
+{
+	const char *exe = getenv("UL_TEST_EXE");
+
+	return exe && *exe ? exe : UL_BUILD_ROOT "/underload";
+}
+
+/* Run probe `name` in this process with a small profile; its records. */
+static struct ul_micro_out *measure(const char *name)
+{
+	struct ul_micro_out *out = calloc(1, sizeof(*out));
+	struct ul_micro_env env;
+	const struct ul_probe *p = ul_probe_find(name);
+
+	ck_assert_ptr_nonnull(out);
+	ck_assert_ptr_nonnull(p);
+	ul_micro_env_init(&env, def_dir, true);
+	env.mh.min_batch_ns = 5 * UL_NS_PER_MS;
+	env.mh.batches = 3;
+	env.llc_bytes = 2 * UL_MiB;
+	env.self_exe = self_exe();
+	ck_assert_int_eq(p->measure(&env, out), 0);
+	return out;
+}
+
+static const struct ul_micro_rec *rec(const struct ul_micro_out *out, const char *name)
+{
+	for (size_t i = 0; i < out->n; i++)
+		if (!strcmp(out->rec[i].name, name))
+			return &out->rec[i];
+	ck_abort_msg("no record %s", name);
+	return NULL;
+}
+
+static double min_of(const struct ul_micro_rec *r)
+{
+	double m = (double)r->v[0];
+
+	for (int i = 1; i < r->n; i++)
+		m = (double)r->v[i] < m ? (double)r->v[i] : m;
+	return m;
+}
+
+/* Native page fault: one fault per reported operation.  LMbench's: the
+ * time per 4 KiB page touched (2048 of an 8 MiB file), at most one fault
+ * per page (fault-around makes it about 1/16), net of the remap. */
+START_TEST(test_pagefault_definitions)
+{
+	struct ul_micro_out *nat = measure("lat-pagefault"), *lm = measure("lm-pagefault");
+	double nat_f = rec(nat, "minflt_per_op")->metric, lm_f = rec(lm, "minflt_per_op")->metric;
+	const struct ul_micro_rec *op = rec(lm, "op_ps"), *gross = rec(lm, "gross_ps");
+	double remap = min_of(rec(lm, "remap_ps"));
+
+	ck_assert_msg(nat_f > 0.9 && nat_f < 1.1, "native faults per op %.3f", nat_f);
+	ck_assert_msg(lm_f > 0 && lm_f <= 1.01, "lm faults per page %.3f", lm_f);
+	ck_assert_double_eq(rec(lm, "pages_per_iter")->metric, 8 * UL_MiB / 4096);
+	for (int i = 0; i < op->n; i++)
+		ck_assert_msg(fabs((double)op->v[i] -
+				   ul_micro_net_ns((double)gross->v[i] * 2048, remap, 2048)) <= 2,
+			      "batch %d: %lld vs gross %lld, remap %.0f", i, (long long)op->v[i],
+			      (long long)gross->v[i], remap);
+	free(nat);
+	free(lm);
+}
+END_TEST
+
+/* LMbench's mmap: 52 writes a mapping (every 16 KiB of the first tenth
+ * of 8 MiB), each faulting unless an earlier fault mapped its page: a
+ * kernel with large page-cache folios maps a whole folio a fault (6.18 on
+ * ext4: 13 faults).  No fault may go unmapped, none be extra. */
+START_TEST(test_mmap_definition)
+{
+	struct ul_micro_out *lm = measure("lm-mmap");
+	double f = rec(lm, "minflt_per_op")->metric;
+
+	ck_assert_double_eq(rec(lm, "writes_per_op")->metric, 52);
+	ck_assert_msg(f >= 1 && f <= 52.5, "faults per mmap %.2f", f);
+	free(lm);
+}
+END_TEST
+
+/* LMbench's signal handler: the catch less the fastest kill(me, 0). */
+START_TEST(test_sighndl_net_of_kill)
+{
+	struct ul_micro_out *lm = measure("lm-sighndl");
+	const struct ul_micro_rec *op = rec(lm, "op_ps"), *gross = rec(lm, "gross_ps");
+	double kill0 = min_of(rec(lm, "kill0_ps"));
+
+	ck_assert(kill0 > 0);
+	for (int i = 0; i < op->n; i++) {
+		double want = (double)gross->v[i] - kill0;
+
+		ck_assert_msg(fabs((double)op->v[i] - (want > 0 ? want : 0)) <= 2,
+			      "batch %d: %lld, gross %lld, kill0 %.0f", i, (long long)op->v[i],
+			      (long long)gross->v[i], kill0);
+	}
+	free(lm);
+}
+END_TEST
+
+/* fork and exec from the small helper: it has an empty environment and
+ * passes it on; it is a fresh exec of this program, not the prober. */
+START_TEST(test_forker_small_and_empty)
+{
+	static const char *const names[] = { "lm-fork", "lm-exec", "lm-sh" };
+
+	for (size_t i = 0; i < UL_ARRAY_SIZE(names); i++) {
+		struct ul_micro_out *out = measure(names[i]);
+
+		ck_assert_double_eq(rec(out, "target_env_n")->metric, 0);
+		ck_assert(rec(out, "forker_maps")->metric > 0);
+		ck_assert(rec(out, "forker_vm_kib")->metric > 0);
+		ck_assert(rec(out, "op_ps")->n == 3);
+		free(out);
+	}
+}
+END_TEST
+
+/* LMbench's memory table: stride 128, main memory at 4x the LLC. */
+START_TEST(test_lm_mem_points)
+{
+	struct ul_micro_out *out = measure("lm-mem");
+
+	ck_assert_double_eq(rec(out, "stride_bytes")->metric, 128);
+	ck_assert_double_eq(rec(out, "main_range_bytes")->metric, 8 * UL_MiB);
+	ck_assert_int_eq(rec(out, "l1_ps")->n, 3);
+	ck_assert_int_eq(rec(out, "l2_ps")->n, 3);
+	ck_assert_int_eq(rec(out, "main_ps")->n, 3);
+	free(out);
+}
+END_TEST
+
+START_TEST(test_net_ns)
+{
+	ck_assert(fabs(ul_micro_net_ns(3000, 1000, 2048) - 2000.0 / 2048) < 1e-12);
+	ck_assert(ul_micro_net_ns(1000, 3000, 1) == 0);
+	ck_assert(ul_micro_net_ns(NAN, 0, 1) == 0);
+	ck_assert(ul_micro_net_ns(10, 0, 0) == 0);
+}
+END_TEST
+
+Suite *ul_test_suite_microdef(void)
+{
+	Suite *s = suite_create("microdef");
+	TCase *tc = tcase_create("microdef");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_unchecked_fixture(tc, def_dir_create, def_dir_remove);
+	tcase_add_test(tc, test_net_ns);
+	tcase_add_test(tc, test_pagefault_definitions);
+	tcase_add_test(tc, test_mmap_definition);
+	tcase_add_test(tc, test_sighndl_net_of_kill);
+	tcase_add_test(tc, test_forker_small_and_empty);
+	tcase_add_test(tc, test_lm_mem_points);
+	suite_add_tcase(s, tc);
+	return s;
+}
