@@ -43,6 +43,10 @@ int main(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "__man-options"))
 		return ul_cmd_man_options(argc - 1, argv + 1) || ul_stdout_close() ? UL_EXIT_ERROR
 										   : UL_EXIT_OK;
+	/* Hidden: what shell completion offers (cmd/complete.c). */
+	if (argc >= 2 && !strcmp(argv[1], "__complete"))
+		return ul_cmd_complete(argc - 1, argv + 1) || ul_stdout_close() ? UL_EXIT_ERROR
+										: UL_EXIT_OK;
 	if (argc < 2) {
 		usage(stderr);
 		return UL_EXIT_USAGE;

@@ -36,8 +36,7 @@ int ul_usage_error(const char *cmd, const char *fmt, ...)
 	return UL_EXIT_USAGE;
 }
 
-/* The option groups of a command: its one table, or its opt_groups(). */
-static size_t cmd_groups(const struct ul_cmd *cmd, struct ul_opt_group *g, size_t max)
+size_t ul_cmd_opt_groups(const struct ul_cmd *cmd, struct ul_opt_group *g, size_t max)
 {
 	if (cmd->opt_groups)
 		return cmd->opt_groups(g, max);
@@ -50,7 +49,7 @@ static size_t cmd_groups(const struct ul_cmd *cmd, struct ul_opt_group *g, size_
 void ul_cmd_print_help(const struct ul_cmd *cmd, FILE *out)
 {
 	struct ul_opt_group g[UL_OPT_GROUPS_MAX];
-	size_t n = cmd_groups(cmd, g, UL_ARRAY_SIZE(g));
+	size_t n = ul_cmd_opt_groups(cmd, g, UL_ARRAY_SIZE(g));
 
 	if (cmd->help)
 		fputs(cmd->help, out);
@@ -98,7 +97,7 @@ int ul_cmd_man_options(int argc, char **argv)
 {
 	for (size_t i = 0; i < ul_cmd_count(); i++) {
 		struct ul_opt_group g[UL_OPT_GROUPS_MAX];
-		size_t n = cmd_groups(cmds[i], g, UL_ARRAY_SIZE(g));
+		size_t n = ul_cmd_opt_groups(cmds[i], g, UL_ARRAY_SIZE(g));
 
 		if (!named(argc, argv, cmds[i]->name) || !n)
 			continue;
