@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * `underload compare`: what differs between the compared runs besides the
- * thing compared (kernel, CPU, memory, options), and the pooled run the
- * seed formats print for a label of several runs.
+ * thing compared (kernel, CPU, memory, options, and every fact of their
+ * fingerprints), and the pooled run the seed formats print for a label of
+ * several runs.
  */
 #include "core/compat.h"
 #include "cmd/compare.h"
 #include "core/parse.h"
+#include "fingerprint/diff.h"
 #include "probe/probe.h"
 
 #include <errno.h>
@@ -80,23 +82,24 @@ enum prop_kind {
 static const struct prop {
 	const char *what;
 	enum prop_kind kind;
-	bool unfair; /* a difference makes the comparison unfair */
+	bool unfair;	 /* a difference makes the comparison unfair */
+	bool in_fp;	 /* the fingerprint says it too: left out when every run has one */
 } props[] = {
-	{ "kernel release", P_RELEASE, false },
-	{ "kernel version", P_VERSION, false },
-	{ "host", P_HOST, false },
-	{ "CPU count", P_CPUS, false },
-	{ "CPU model", P_MODEL, false },
-	{ "memory", P_MEM, false },
-	{ "swap", P_SWAP, false },
-	{ "memory limit", P_LIMIT, true },
-	{ "memory budget", P_BUDGET, true },
-	{ "swap file", P_RUNSWAP, false },
-	{ "tool version", P_TOOL, true },
-	{ "interval", P_INTERVAL, false },
-	{ "points", P_POINTS, false },
-	{ "probe options", P_PROBE, true },
-	{ "load options", P_LOAD, false },
+	{ "kernel release", P_RELEASE, false, true },
+	{ "kernel version", P_VERSION, false, true },
+	{ "host", P_HOST, false, false },
+	{ "CPU count", P_CPUS, false, false },
+	{ "CPU model", P_MODEL, false, true },
+	{ "memory", P_MEM, false, true },
+	{ "swap", P_SWAP, false, true },
+	{ "memory limit", P_LIMIT, true, false },
+	{ "memory budget", P_BUDGET, true, false },
+	{ "swap file", P_RUNSWAP, false, false },
+	{ "tool version", P_TOOL, true, false },
+	{ "interval", P_INTERVAL, false, false },
+	{ "points", P_POINTS, false, false },
+	{ "probe options", P_PROBE, true, false },
+	{ "load options", P_LOAD, false, false },
 };
 
 /* Copy s into b[l], cut to fit (text for people: a cut value still reads). */
@@ -179,12 +182,99 @@ static void group_value(const struct ul_runcmp_group *g, enum prop_kind k, char 
 	}
 }
 
+/* How many of the compared runs there are, and how many have a fingerprint. */
+static void count_fingerprints(const struct ul_runcmp *c, size_t *runs, size_t *with)
+{
+	*runs = *with = 0;
+	for (size_t g = 0; g < c->n_groups; g++)
+		for (size_t r = 0; r < c->groups[g].n_runs; r++) {
+			(*runs)++;
+			*with += c->groups[g].runs[r]->fingerprint != NULL;
+		}
+}
+
+/* Append `one` to a group's value unless it is there already (" | " between). */
+static void add_distinct(char *buf, size_t len, const char *one)
+{
+	size_t off = strlen(buf);
+
+	if (off && strstr(buf, one))
+		return;
+	if (off) {
+		put(buf + off, len - off, " | ");
+		off = strlen(buf);
+	}
+	put(buf + off, len - off, one);
+}
+
+/*
+ * The fact `key` across every run (flat[i]: run i's flat fingerprint, in
+ * group order): listed when any two runs differ, unfair when its class
+ * says so and the values differ in what decides fairness.
+ */
+static int fingerprint_fact(struct ul_runcmp *c, json_t *const *flat, const char *key)
+{
+	struct ul_runcmp_env e;
+	char first[512], fair[512];
+	bool differ = false, unfair = false;
+	size_t i = 0;
+
+	memset(&e, 0, sizeof(e));
+	put(e.what, sizeof(e.what), key);
+	for (size_t g = 0; g < c->n_groups; g++)
+		for (size_t r = 0; r < c->groups[g].n_runs; r++, i++) {
+			const char *v = json_string_value(json_object_get(flat[i], key));
+
+			v = v ? v : "(not recorded)";
+			add_distinct(e.value[g], sizeof(e.value[g]), v);
+			ul_fp_fair_value(key, v, fair, sizeof(fair));
+			if (!i)
+				snprintf(first, sizeof(first), "%s", fair);
+			unfair |= strcmp(first, fair) != 0;
+			differ |= strstr(e.value[g], " | ") || (g && strcmp(e.value[g], e.value[0]));
+		}
+	if (!differ)
+		return 0;
+	e.unfair = unfair && ul_fp_classify(key) == UL_FP_UNFAIR;
+	return ul_runcmp_add_env(c, &e);
+}
+
+/* Every fact of the runs' fingerprints that differs between them. */
+static int fingerprint_env(struct ul_runcmp *c, size_t n_runs)
+{
+	json_t **flat = calloc(n_runs, sizeof(*flat)), *keys = json_object(), *v;
+	const char *key;
+	size_t i = 0;
+	int rc = flat && keys ? 0 : -ENOMEM;
+
+	for (size_t g = 0; !rc && g < c->n_groups; g++)
+		for (size_t r = 0; !rc && r < c->groups[g].n_runs; r++, i++) {
+			flat[i] = ul_fp_flatten(c->groups[g].runs[r]->fingerprint);
+			rc = flat[i] ? json_object_update_missing(keys, flat[i]) : -ENOMEM;
+		}
+	json_object_foreach(keys, key, v) {
+		if (rc)
+			break;
+		rc = fingerprint_fact(c, flat, key) ? -ENOMEM : 0;
+	}
+	for (i = 0; flat && i < n_runs; i++)
+		json_decref(flat[i]);
+	free(flat);
+	json_decref(keys);
+	return rc ? -ENOMEM : 0;
+}
+
 int ul_compare_env(struct ul_runcmp *c)
 {
+	size_t n_runs, with;
+
+	count_fingerprints(c, &n_runs, &with);
 	for (size_t i = 0; i < UL_ARRAY_SIZE(props); i++) {
 		struct ul_runcmp_env e;
 		bool differ = false;
 
+		if (props[i].in_fp && with == n_runs)
+			continue;
 		memset(&e, 0, sizeof(e));
 		snprintf(e.what, sizeof(e.what), "%s", props[i].what);
 		for (size_t g = 0; g < c->n_groups; g++) {
@@ -197,6 +287,20 @@ int ul_compare_env(struct ul_runcmp *c)
 		e.unfair = props[i].unfair;
 		if (ul_runcmp_add_env(c, &e))
 			return -ENOMEM;
+	}
+	if (with == n_runs)
+		return fingerprint_env(c, n_runs);
+	if (with) { /* some runs predate fingerprints: there is nothing to set against */
+		struct ul_runcmp_env e;
+
+		memset(&e, 0, sizeof(e));
+		snprintf(e.what, sizeof(e.what), "fingerprint");
+		for (size_t g = 0; g < c->n_groups; g++)
+			for (size_t r = 0; r < c->groups[g].n_runs; r++)
+				add_distinct(e.value[g], sizeof(e.value[g]),
+					     c->groups[g].runs[r]->fingerprint ? "recorded"
+										: "not recorded");
+		return ul_runcmp_add_env(c, &e);
 	}
 	return 0;
 }

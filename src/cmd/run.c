@@ -12,6 +12,7 @@
 #include "core/parse.h"
 #include "core/sysinfo.h"
 #include "engine/engine.h"
+#include "fingerprint/fingerprint.h"
 #include "load/load.h"
 #include "probe/deadline.h"
 #include "probe/probe.h"
@@ -281,6 +282,9 @@ static int fill_run(const struct run_args *a, int argc, char **argv, struct ul_r
 	rc = ul_host_read(&run->host);
 	if (rc)
 		return ul_error_errno(rc, "cannot read host facts from /proc");
+	run->fingerprint = ul_fingerprint_collect(&(struct ul_fp_ctx){ .dir = a->dir });
+	if (!run->fingerprint)
+		return ul_error_errno(-ENOMEM, "cannot record the machine's fingerprint");
 	snprintf(run->label, sizeof(run->label), "%s",
 		 a->label ? a->label : run->host.kernel_release);
 	snprintf(run->tool_version, sizeof(run->tool_version), "%s", UL_VERSION);

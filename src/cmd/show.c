@@ -2,20 +2,23 @@
 /* `underload show RUN`: re-print a stored run in any formats. */
 #include "core/compat.h"
 #include "cmd/cmd.h"
+#include "fingerprint/fingerprint.h"
 #include "store/store.h"
 
 #include <limits.h>
 #include <stdio.h>
 
 static const char show_help[] =
-	"usage: underload show [--db PATH] [--format LIST] RUN\n"
+	"usage: underload show [--db PATH] [--format LIST | --env] RUN\n"
 	"\n"
 	"Print a stored run.  RUN is a numeric id, a UUID or a unique UUID prefix\n"
-	"(4 characters or more), or 'last'.\n"
+	"(4 characters or more), or 'last'.  With --env, print what the machine was\n"
+	"when the run started (its fingerprint) instead.\n"
 	"\n";
 
 struct show_args {
 	const char *db, *formats;
+	bool env;
 };
 
 static const struct ul_opt show_opts[] = {
@@ -23,6 +26,9 @@ static const struct ul_opt show_opts[] = {
 	{ "format", UL_OPT_STRING, .arg = "LIST", UL_OPT_AT(struct show_args, formats),
 	  .help = "outputs, e.g. text,resp1,json=FILE",
 	  .def_text = "the seed table of each suite of the run, then text, as 'run' printed it" },
+	{ "env", UL_OPT_FLAG, 0, 1, 0, UL_OPT_AT(struct show_args, env),
+	  .help = "print the run's fingerprint (kernel, config, sysctls, CPU, memory, "
+		  "storage, virtualisation, activity at the start) and the doctor's findings" },
 	{ NULL },
 };
 
@@ -46,6 +52,8 @@ int ul_cmd_show(int argc, char **argv)
 	formats = a.formats;
 	if (argc - first != 1)
 		return ul_usage_error("show", "expected exactly one RUN");
+	if (a.env && formats)
+		return ul_usage_error("show", "--env prints the fingerprint: it takes no --format");
 	/* The store first: an output file may never be it (ul_cmd_db_path()). */
 	ret = ul_cmd_db_path(db_opt, db, sizeof(db));
 	if (ret)
@@ -56,7 +64,10 @@ int ul_cmd_show(int argc, char **argv)
 	if (ret)
 		return ret;
 	ret = ul_cmd_load_run(store, argv[first], &run);
-	if (ret == UL_EXIT_OK) {
+	if (ret == UL_EXIT_OK && a.env) {
+		if (ul_fingerprint_print(stdout, run.fingerprint) || fflush(stdout))
+			ret = UL_EXIT_ERROR;
+	} else if (ret == UL_EXIT_OK) {
 		if (!formats) {
 			ul_default_formats(run.suites, defaults, sizeof(defaults));
 			if (ul_outputs_parse("show", defaults, &outs))

@@ -4,6 +4,7 @@
 #include "model/model.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,7 @@ void ul_run_release(struct ul_run *run)
 	for (size_t i = 0; i < run->n_cells; i++)
 		ul_cell_release(&run->cells[i]);
 	free(run->cells);
+	json_decref(run->fingerprint);
 	ul_run_init(run);
 }
 

@@ -15,6 +15,8 @@
 
 #define UL_NAME_LEN 48
 
+struct json_t; /* jansson's; the fingerprint (fingerprint/fingerprint.h) */
+
 enum ul_run_status {
 	UL_RUN_RUNNING = 0, /* started, not finished (or the supervisor was killed) */
 	UL_RUN_COMPLETE,    /* every planned cell was attempted */
@@ -99,6 +101,11 @@ struct ul_run {
 	int64_t started_wall_ns, finished_wall_ns;
 	struct ul_host host;
 	struct ul_run_params params;
+	/* What the machine was at the start (fingerprint/fingerprint.h): a JSON
+	 * object the run owns one reference to; NULL for runs stored before
+	 * underload recorded one.  A copy of the struct shares it: only the
+	 * owner releases. */
+	struct json_t *fingerprint;
 	struct ul_cell *cells;
 	size_t n_cells, cap_cells;
 };

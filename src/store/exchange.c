@@ -28,6 +28,9 @@ static json_t *x_run(const struct ul_run *run, bool *bad)
 
 	for (size_t i = 0; i < run->n_cells && cells && !*bad; i++)
 		ul_json_push(cells, ul_json_cell(&run->cells[i], &exchange_style, bad), bad);
+	/* Before the cells: a reader sees what the machine was, then what it measured. */
+	if (run->fingerprint)
+		ul_json_put(o, "fingerprint", json_incref(run->fingerprint), bad);
 	ul_json_put(o, "cells", cells, bad);
 	return o;
 }

@@ -322,6 +322,11 @@ static void rd_run(struct rd *rd, json_t *o, void *ctx)
 		rd_fail(rd, "label", what);
 		return;
 	}
+	run->fingerprint = json_incref(json_object_get(o, "fingerprint"));
+	if (run->fingerprint && !json_is_object(run->fingerprint)) {
+		rd_fail(rd, "fingerprint", "expected an object");
+		return;
+	}
 	rd_each(rd, o, "cells", "expected an object", rd_cell, run);
 	if (!rd->failed && ul_run_validate(run, what, sizeof(what)))
 		rd_fail(rd, NULL, what);

@@ -150,10 +150,21 @@ extern const struct ul_store_ops ul_store_sqlite;
 	" uuid TEXT PRIMARY KEY,"                                                                  \
 	" deleted_wall_ns INTEGER NOT NULL) WITHOUT ROWID;"
 
+/*
+ * Version 3: the run's fingerprint (fingerprint/fingerprint.h), one JSON
+ * object a run, in a table of its own so runs stored before it simply
+ * have none.
+ */
+#define SCHEMA_V3                                                                                  \
+	"CREATE TABLE IF NOT EXISTS run_fingerprints ("                                            \
+	" run_id INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,"                      \
+	" json TEXT NOT NULL);"
+
 #define MIGRATION(n, sql) [(n)-1] = sql "PRAGMA user_version = " #n ";"
 static const char *const migrations[] = {
 	MIGRATION(1, SCHEMA_V1),
 	MIGRATION(2, SCHEMA_V2),
+	MIGRATION(3, SCHEMA_V3),
 };
 _Static_assert(UL_ARRAY_SIZE(migrations) == UL_STORE_SCHEMA_VERSION,
 	       "one migration per schema version");
@@ -368,6 +379,7 @@ static int check_identity(struct ul_store_sqlite *st, char *err, size_t errlen)
 				     "cannot upgrade '%s' from schema version %lld to %d: %s",
 				     st->path, (long long)ver, UL_STORE_SCHEMA_VERSION,
 				     strerror(st->ro_errno));
+	st->version = ver;
 	return 0;
 }
 
@@ -501,7 +513,10 @@ static int open_checked(struct ul_store_sqlite *st, const struct ul_store_config
 		if (r < 0)
 			return r;
 	}
-	return migrate(st, err, errlen);
+	r = migrate(st, err, errlen);
+	if (!r)
+		st->version = UL_STORE_SCHEMA_VERSION;
+	return r;
 }
 
 static int sqlite_open(const char *location, const struct ul_store_config *cfg,

@@ -48,6 +48,8 @@ enum stmt_id {
 	S_RECORD_DELETED,
 	S_FORGET_DELETED,
 	S_WAS_DELETED,
+	S_INSERT_FINGERPRINT,
+	S_LOAD_FINGERPRINT,
 	S_COUNT
 };
 
@@ -75,6 +77,7 @@ struct ul_store_sqlite {
 	sqlite3_stmt *stmt[S_COUNT];
 	int ro_errno;	/* EACCES or EROFS when the file could only be opened read-only */
 	bool read_only; /* opened with UL_STORE_READ */
+	int64_t version; /* the file's schema version: older only when opened for reading */
 	bool on_disk;	/* a file (not ":memory:"): dev/ino say which */
 	dev_t dev;
 	ino_t ino;
@@ -171,6 +174,16 @@ static inline uint64_t column_u64(sqlite3_stmt *s, int i)
 {
 	return (uint64_t)sqlite3_column_int64(s, i);
 }
+
+/* The first schema version with run fingerprints (sqlite.c). */
+#define UL_SQ_FINGERPRINT_SINCE 3
+
+/*
+ * The run's fingerprint (a JSON object or NULL) into the store's row for
+ * run `id`, inside the caller's transaction: SQLITE_OK or the error
+ * (SQLITE_NOMEM when it cannot be encoded).  sqlite_write.c.
+ */
+int ul_sq_put_fingerprint(struct ul_store_sqlite *st, int64_t id, const struct json_t *fp);
 
 /* The ops (sqlite_write.c, sqlite_read.c). */
 int ul_sq_begin_run(struct ul_store *base, struct ul_run *run);

@@ -4,6 +4,7 @@
 #include "store/sqlite_int.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -392,7 +393,26 @@ static int run_lookup(struct ul_store_sqlite *st, enum stmt_id sid, int64_t id, 
 	return r;
 }
 
-/* The run row `id` and its cells. */
+/* The fingerprint's row: a JSON object, checked like any input read. */
+static int fingerprint_row(struct ul_store_sqlite *st, sqlite3_stmt *s, void *ctx)
+{
+	struct ul_run *run = ctx;
+	const char *text = (const char *)sqlite3_column_text(s, 0);
+	json_error_t jerr;
+	json_t *fp = text ? json_loads(text, JSON_REJECT_DUPLICATES, &jerr) : NULL;
+
+	if (!json_is_object(fp)) {
+		json_decref(fp);
+		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -EIO,
+				     "the fingerprint of run %lld in '%s' is not a JSON object",
+				     (long long)run->id, st->path);
+	}
+	json_decref(run->fingerprint);
+	run->fingerprint = fp;
+	return 0;
+}
+
+/* The run row `id`, its fingerprint (none in a store older than them) and its cells. */
 static int load_run_rows(struct ul_store_sqlite *st, int64_t id, struct ul_run *run)
 {
 	sqlite3_stmt *s;
@@ -402,6 +422,14 @@ static int load_run_rows(struct ul_store_sqlite *st, int64_t id, struct ul_run *
 	if (r < 0)
 		return r;
 	run->id = id;
+	if (st->version >= UL_SQ_FINGERPRINT_SINCE) {
+		s = ul_sq_stmt_key(st, S_LOAD_FINGERPRINT, id, &rc);
+		r = ul_sq_rows(st, s, rc, fingerprint_row, run,
+			       "cannot load the fingerprint of run %lld from '%s'", (long long)id,
+			       st->path);
+		if (r < 0)
+			return r;
+	}
 	s = ul_sq_stmt_key(st, S_LOAD_CELLS, id, &rc);
 	return ul_sq_rows(st, s, rc, cell_row, run, "cannot load the cells of run %lld from '%s'",
 			  (long long)id, st->path);

@@ -58,6 +58,10 @@ const char *const ul_sq_sql[S_COUNT] = {
 			     " VALUES (?1, ?2)",
 	[S_FORGET_DELETED] = "DELETE FROM deleted_runs WHERE uuid = ?1",
 	[S_WAS_DELETED] = "SELECT 1 FROM deleted_runs WHERE uuid = ?1",
+	/* OR IGNORE: an import that only adds cells keeps the fingerprint stored */
+	[S_INSERT_FINGERPRINT] = "INSERT OR IGNORE INTO run_fingerprints (run_id, json)"
+				 " VALUES (?1, ?2)",
+	[S_LOAD_FINGERPRINT] = "SELECT json FROM run_fingerprints WHERE run_id = ?1",
 };
 
 int ul_sq_set_err(char *err, size_t errlen, int code, const char *fmt, ...)

@@ -4,6 +4,7 @@
 #include "store/sqlite_int.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,16 +47,43 @@ int ul_sq_begin_run(struct ul_store *base, struct ul_run *run)
 					     "cannot make a run UUID: %s", strerror(-r));
 	}
 	ul_uuid_canon(run->uuid);
-	rc = insert_run_row(st, run, &id);
+	rc = ul_sq_exec(st, S_BEGIN_WRITE);
+	if (rc == SQLITE_OK)
+		rc = insert_run_row(st, run, &id);
+	if (rc == SQLITE_OK)
+		rc = ul_sq_put_fingerprint(st, id, run->fingerprint);
+	if (rc == SQLITE_OK)
+		rc = ul_sq_exec(st, S_COMMIT);
 	if (rc != SQLITE_OK) {
 		r = ul_sq_fail(st, rc, "cannot store run %s in '%s'", run->uuid, st->path);
 		if (r == -EEXIST)
 			snprintf(st->base.err, sizeof(st->base.err), "run %s is already in '%s'",
 				 run->uuid, st->path);
+		ul_sq_rollback(st);
 		return r;
 	}
 	run->id = id;
 	return 0;
+}
+
+int ul_sq_put_fingerprint(struct ul_store_sqlite *st, int64_t id, const struct json_t *fp)
+{
+	sqlite3_stmt *s;
+	char *text;
+	int rc;
+
+	if (!fp)
+		return SQLITE_OK;
+	text = json_dumps(fp, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	if (!text)
+		return SQLITE_NOMEM;
+	s = ul_sq_stmt_key(st, S_INSERT_FINGERPRINT, id, &rc);
+	if (s) {
+		sqlite3_bind_text(s, 2, text, -1, SQLITE_TRANSIENT);
+		rc = ul_sq_step_done(s);
+	}
+	free(text);
+	return rc;
 }
 
 /* One series of the stored cell `cell_id`, at position pos, with its samples. */
@@ -452,7 +480,9 @@ static int import_one(struct ul_store_sqlite *st, const struct ul_run *given, bo
 	} else if (rc != SQLITE_ROW) {
 		return rc;
 	}
-	rc = merge_cells(st, id, run, changed);
+	rc = ul_sq_put_fingerprint(st, id, run->fingerprint);
+	if (rc == SQLITE_OK)
+		rc = merge_cells(st, id, run, changed);
 	if (rc != SQLITE_OK || !was_running || run->status == UL_RUN_RUNNING)
 		return rc;
 	s = ul_sq_stmt(st, S_FINISH_RUN, &rc);

@@ -54,8 +54,8 @@ is "$(sqlite3 "$TMP/v1.db" "SELECT group_concat(id || ':' || uuid) FROM runs")" 
 	"the copy is merged into the first run"
 is "$(sqlite3 "$TMP/v1.db" "SELECT group_concat(seq) FROM (SELECT seq FROM cells WHERE run_id = 1
 	ORDER BY seq)")" "0,7" "which gained the cell only the copy had"
-is "$(sqlite3 "$TMP/v1.db" "PRAGMA user_version; PRAGMA integrity_check" | tr '\n' ' ')" "2 ok " \
-	"schema 2, integrity ok"
+is "$(sqlite3 "$TMP/v1.db" "PRAGMA user_version; PRAGMA integrity_check" | tr '\n' ' ')" "3 ok " \
+	"schema 3 (the latest), integrity ok"
 
 # 17. One label check for run, relabel and import.
 for bad in '' $'new\nline' $'e\x1b[2Jsc' $'raw\x9bc1' $'utf8\xc2\x9bc1' $'del\x7f'; do
