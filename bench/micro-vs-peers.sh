@@ -6,13 +6,14 @@
 #
 #   underload            peer (Debian package)                 definition matched
 #   lat-null             perf bench syscall basic (linux-perf)  getppid() per call
-#   lat-pipe             perf bench sched pipe                  pipe round trip, 2 processes
-#   lat-pipe --cpu-pin   taskset -c 0 perf bench sched pipe     the same on one CPU
+#   lat-pipe-1cpu        taskset -c 0 perf bench sched pipe     pipe round trip, 2 processes
+#                                                               on one CPU (perf cannot put
+#                                                               its two ends on two CPUs)
 #   bw-bcopy             perf bench mem memcpy -s SIZE          memcpy of SIZE, binary GB
 #   bw-mem-wr            perf bench mem memset -s SIZE          store every byte of SIZE
 #   bw-mem-rd            sysbench memory read (sysbench)        read every word of SIZE
 #   bw-mem-wr            sysbench memory write                  write every word of SIZE
-#   ctx-2p0k overhead    taskset -c 0 hackbench -p -g1 -f1 -s8  one 8-byte pipe write+read
+#   ctx-2p0k-1cpu ovh    taskset -c 0 hackbench -p -g1 -f1 -s8  one 8-byte pipe write+read
 #                        (rt-tests), time per message
 # SIZE is the micro suite's bandwidth working set (2 x LLC within
 # [8M, 256M]), read from the run's JSON.  Also times a default
@@ -28,7 +29,7 @@ for t in perf hackbench sysbench python3; do
 done
 tmp=$(mktemp -d /tmp/ul-bench.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-tests=lat-null,lat-pipe,ctx-2p0k,bw-bcopy,bw-mem-rd,bw-mem-wr
+tests=lat-null,lat-pipe-1cpu,ctx-2p0k-1cpu,bw-bcopy,bw-mem-rd,bw-mem-wr
 common=(--db "$tmp/r.db" --dir "$tmp" --no-progress --format "json=$tmp/out.json")
 
 # ul_values: "name value" lines from the last run's JSON (ns or MiB/s).
@@ -70,11 +71,9 @@ hackbench_ns() { # time per 8-byte message, one sender and one receiver on CPU 0
 : >"$tmp/rows"
 for r in $(seq "$rounds"); do
 	"$ul" run micro "${common[@]}" --tests "$tests" >/dev/null
-	ul_values | sed "s/^/ul /" >>"$tmp/rows"
-	"$ul" run micro "${common[@]}" --tests lat-pipe --cpu-pin 0 >/dev/null
-	ul_values | sed "s/^lat-pipe/ul lat_pipe_pinned/" >>"$tmp/rows"
+	ul_values | sed -e "s/^lat-pipe-1cpu/lat_pipe_pinned/" -e "s/^ctx-2p0k-1cpu/ctx-2p0k/" \
+		-e "s/^/ul /" >>"$tmp/rows"
 	echo "peer lat-null $(perf_usecs perf bench syscall basic --loop 2000000)" >>"$tmp/rows"
-	echo "peer lat-pipe $(perf_usecs perf bench sched pipe -l 100000)" >>"$tmp/rows"
 	echo "peer lat_pipe_pinned $(perf_usecs taskset -c 0 perf bench sched pipe -l 100000)" >>"$tmp/rows"
 	echo "peer bw-bcopy $(perf_bw perf bench mem memcpy -f default -s "${size_mib}MB" -l 20)" >>"$tmp/rows"
 	echo "peer bw-mem-wr $(perf_bw perf bench mem memset -f default -s "${size_mib}MB" -l 20)" >>"$tmp/rows"
@@ -101,7 +100,6 @@ def vals(tool, name):
     return [float(v) for t, n, v in rows if t == tool and n == name]
 pairs = [
     ("null call (ns)", "lat-null", "lat-null", "perf bench syscall basic"),
-    ("pipe round trip (ns)", "lat-pipe", "lat-pipe", "perf bench sched pipe"),
     ("pipe round trip, 1 CPU (ns)", "lat_pipe_pinned", "lat_pipe_pinned", "taskset perf sched pipe"),
     ("memcpy (MiB/s)", "bw-bcopy", "bw-bcopy", "perf bench mem memcpy"),
     ("memory write (MiB/s)", "bw-mem-wr", "bw-mem-wr", "perf bench mem memset"),

@@ -13,10 +13,12 @@
  * definition in LMbench differs from underload's native measurement takes
  * the "lm-" probe that measures it LMbench's way (stat, open/close, signal
  * handler, fork, exec, sh, mmap, page fault, the memory table); the others
- * take the native probe, which already does LMbench's work.  RPC columns stay
+ * take the native probe, which already does LMbench's work.  Two-process
+ * columns take the "-1cpu" placement (both ends on one CPU), which exists
+ * on every machine; the micro format shows both.  RPC columns stay
  * blank (no portmapper-free RPC path).  As LMbench 3's getsummary, a table
  * prints only the rows with a value in it, and is left out without any.  Page fault is shown with decimals
- * (the seed printed whole us, "2.00000").  Version 2: the "lm-" sources;
+ * (the seed printed whole us, "2.00000").  Version 2: the "lm-" and "-1cpu" sources;
  * the layout is unchanged (tests/golden/lmbench2-seed.txt).
  */
 #include "core/compat.h"
@@ -259,18 +261,18 @@ static const struct {
 	{ UL_LM2_FORK, "lm-fork", "op_ps", US },
 	{ UL_LM2_EXEC, "lm-exec", "op_ps", US },
 	{ UL_LM2_SH, "lm-sh", "op_ps", US },
-	{ UL_LM2_CTX_2P0K, "ctx-2p0k", "op_ps", US },
-	{ UL_LM2_CTX_2P16K, "ctx-2p16k", "op_ps", US },
-	{ UL_LM2_CTX_2P64K, "ctx-2p64k", "op_ps", US },
-	{ UL_LM2_CTX_8P16K, "ctx-8p16k", "op_ps", US },
-	{ UL_LM2_CTX_8P64K, "ctx-8p64k", "op_ps", US },
-	{ UL_LM2_CTX_16P16K, "ctx-16p16k", "op_ps", US },
-	{ UL_LM2_CTX_16P64K, "ctx-16p64k", "op_ps", US },
-	{ UL_LM2_LAT_PIPE, "lat-pipe", "op_ps", US },
-	{ UL_LM2_LAT_UNIX, "lat-unix", "op_ps", US },
-	{ UL_LM2_LAT_UDP, "lat-udp", "op_ps", US },
-	{ UL_LM2_LAT_TCP, "lat-tcp", "op_ps", US },
-	{ UL_LM2_LAT_CONNECT, "lat-connect", "op_ps", US },
+	{ UL_LM2_CTX_2P0K, "ctx-2p0k-1cpu", "op_ps", US },
+	{ UL_LM2_CTX_2P16K, "ctx-2p16k-1cpu", "op_ps", US },
+	{ UL_LM2_CTX_2P64K, "ctx-2p64k-1cpu", "op_ps", US },
+	{ UL_LM2_CTX_8P16K, "ctx-8p16k-1cpu", "op_ps", US },
+	{ UL_LM2_CTX_8P64K, "ctx-8p64k-1cpu", "op_ps", US },
+	{ UL_LM2_CTX_16P16K, "ctx-16p16k-1cpu", "op_ps", US },
+	{ UL_LM2_CTX_16P64K, "ctx-16p64k-1cpu", "op_ps", US },
+	{ UL_LM2_LAT_PIPE, "lat-pipe-1cpu", "op_ps", US },
+	{ UL_LM2_LAT_UNIX, "lat-unix-1cpu", "op_ps", US },
+	{ UL_LM2_LAT_UDP, "lat-udp-1cpu", "op_ps", US },
+	{ UL_LM2_LAT_TCP, "lat-tcp-1cpu", "op_ps", US },
+	{ UL_LM2_LAT_CONNECT, "lat-connect-1cpu", "op_ps", US },
 	{ UL_LM2_CREATE_0K, "lat-create0k", "op_ps", US },
 	{ UL_LM2_DELETE_0K, "lat-delete0k", "op_ps", US },
 	{ UL_LM2_CREATE_10K, "lat-create10k", "op_ps", US },
@@ -278,9 +280,9 @@ static const struct {
 	{ UL_LM2_MMAP, "lm-mmap", "op_ps", US },
 	{ UL_LM2_PROT_FAULT, "lat-protfault", "op_ps", US },
 	{ UL_LM2_PAGE_FAULT, "lm-pagefault", "op_ps", US },
-	{ UL_LM2_BW_PIPE, "bw-pipe", "bw_bytes_s", MB },
-	{ UL_LM2_BW_UNIX, "bw-unix", "bw_bytes_s", MB },
-	{ UL_LM2_BW_TCP, "bw-tcp", "bw_bytes_s", MB },
+	{ UL_LM2_BW_PIPE, "bw-pipe-1cpu", "bw_bytes_s", MB },
+	{ UL_LM2_BW_UNIX, "bw-unix-1cpu", "bw_bytes_s", MB },
+	{ UL_LM2_BW_TCP, "bw-tcp-1cpu", "bw_bytes_s", MB },
 	{ UL_LM2_BW_FILE, "bw-file-rd", "bw_bytes_s", MB },
 	{ UL_LM2_BW_MMAP, "bw-mmap-rd", "bw_bytes_s", MB },
 	{ UL_LM2_BW_BCOPY_LIBC, "bw-bcopy", "bw_bytes_s", MB },

@@ -8,14 +8,14 @@
 
 M=(--dir "$SCRATCH" --db "$DB" --no-progress)
 
-out=$("$UL" run micro "${M[@]}" --quick --label q1 --tests lat-null,lat-pipe,bw-pipe \
+out=$("$UL" run micro "${M[@]}" --quick --label q1 --tests lat-null,lat-pipe-1cpu,bw-pipe-1cpu \
 	--format lmbench2,micro,json="$TMP/q1.json" 2>"$TMP/err")
 is $? 0 "run micro --quick exits 0"
 like "$out" '^ +U N D E R L O A D   M I C R O   S U M M A R Y$' "lmbench2 title, not LMbench's"
 like "$out" '^Processor, Processes - times in microseconds - smaller is better$' "processor table"
 like "$out" "^$(hostname | cut -c1-9) +q1 [ 0-9]{4} +[0-9.]{4} " "a processor row with the null call"
-like "$out" '^lat-pipe +5 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+  ns ' "native row with spread"
-like "$out" '^bw-pipe +5 .* MiB/s ' "bandwidth row in MiB/s"
+like "$out" '^lat-pipe-1cpu +5 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+  ns ' "native row with spread"
+like "$out" '^bw-pipe-1cpu +5 .* MiB/s ' "bandwidth row in MiB/s"
 n=$(jq '[.cells[] | select(.series.batch_ns | length == 5)] | length' "$TMP/q1.json")
 is "$n" 3 "JSON keeps every batch of the three cells"
 n=$(jq '[.cells[] | .series | (.op_ps // .bw_bytes_s)[] | select(. <= 0)] | length' "$TMP/q1.json")
@@ -107,6 +107,7 @@ interrupt_during() {
 	is "$(ul_procs)" 0 "$1: no process of the run is alive"
 	is "$(scratch_left)" 0 "$1: no scratch directory is left"
 }
-interrupt_during ctx-16p64k ul:ctx-16p64k 16
-interrupt_during lat-tcp ul:lat-tcp 2
+# (comm is cut to 15 characters)
+interrupt_during ctx-16p64k-1cpu ul:ctx-16p64k-1 16
+interrupt_during lat-tcp-1cpu ul:lat-tcp-1cpu 2
 done_testing

@@ -3,7 +3,8 @@
  * What the micro measurements measure: LMbench's definitions (the "lm-"
  * probes the lmbench2 format shows) against underload's native ones,
  * pinned by what the kernel counted (minor faults per operation) and by
- * the records each probe leaves; and the placement of two-process tests.
+ * the records each probe leaves; and the placement of multi-process
+ * tests, as their ends saw it.
  */
 #include "unit.h"
 #include "core/clock.h"
@@ -35,22 +36,35 @@ static const char *self_exe(void)
 	return exe && *exe ? exe : UL_BUILD_ROOT "/underload";
 }
 
-/* Run probe `name` in this process with a small profile; its records. */
-static struct ul_micro_out *measure(const char *name)
+/* The small profile of these tests. */
+static void small_env(struct ul_micro_env *env)
+{
+	ul_micro_env_init(env, def_dir, true);
+	env->mh.min_batch_ns = 5 * UL_NS_PER_MS;
+	env->mh.batches = 3;
+	env->llc_bytes = 2 * UL_MiB;
+	env->self_exe = self_exe();
+}
+
+/* Run probe `name` in this process (Check forks each test) with env; its
+ * records. */
+static struct ul_micro_out *measure_in(const char *name, const struct ul_micro_env *env)
 {
 	struct ul_micro_out *out = calloc(1, sizeof(*out));
-	struct ul_micro_env env;
 	const struct ul_probe *p = ul_probe_find(name);
 
 	ck_assert_ptr_nonnull(out);
 	ck_assert_ptr_nonnull(p);
-	ul_micro_env_init(&env, def_dir, true);
-	env.mh.min_batch_ns = 5 * UL_NS_PER_MS;
-	env.mh.batches = 3;
-	env.llc_bytes = 2 * UL_MiB;
-	env.self_exe = self_exe();
-	ck_assert_int_eq(p->measure(&env, out), 0);
+	ck_assert_int_eq(p->measure(env, out), 0);
 	return out;
+}
+
+static struct ul_micro_out *measure(const char *name)
+{
+	struct ul_micro_env env;
+
+	small_env(&env);
+	return measure_in(name, &env);
 }
 
 static const struct ul_micro_rec *rec(const struct ul_micro_out *out, const char *name)
@@ -160,6 +174,50 @@ START_TEST(test_lm_mem_points)
 }
 END_TEST
 
+static double metric(const struct ul_micro_out *out, const char *name)
+{
+	return rec(out, name)->metric;
+}
+
+/* Both placements of a pair and of a ring: each end's own affinity (read
+ * by the end itself once pinned) and the CPU it ran on. */
+START_TEST(test_placements)
+{
+	struct ul_micro_env env;
+	struct ul_micro_out *one, *two, *ring;
+	double a, b;
+
+	/* Once, before the first test pins this process to its CPU. */
+	small_env(&env);
+	if (env.place_cpu[1] < 0) {
+		ck_assert_int_ge(env.place_cpu[0], 0);
+		return; /* one CPU: only the -1cpu placement exists */
+	}
+	a = (double)(UINT64_C(1) << env.place_cpu[0]);
+	b = (double)(UINT64_C(1) << env.place_cpu[1]);
+	one = measure_in("lat-pipe-1cpu", &env);
+	ck_assert_double_eq(metric(one, "place_cpus"), 1);
+	ck_assert_double_eq(metric(one, "affinity_self"), a);
+	ck_assert_double_eq(metric(one, "affinity_peers"), a);
+	ck_assert_double_eq(metric(one, "ran_on_self"), env.place_cpu[0]);
+	ck_assert_double_eq(metric(one, "ran_on_peer"), env.place_cpu[0]);
+	two = measure_in("lat-pipe-2cpu", &env);
+	ck_assert_double_eq(metric(two, "place_cpus"), 2);
+	ck_assert_double_eq(metric(two, "affinity_self"), a);
+	ck_assert_double_eq(metric(two, "affinity_peers"), b);
+	ck_assert_double_eq(metric(two, "ran_on_self"), env.place_cpu[0]);
+	ck_assert_double_eq(metric(two, "ran_on_peer"), env.place_cpu[1]);
+	/* A ring of 8 on two CPUs: the members alternate, the master's CPU
+	 * among them. */
+	ring = measure_in("ctx-8p16k-2cpu", &env);
+	ck_assert_double_eq(metric(ring, "affinity_self"), a);
+	ck_assert_double_eq(metric(ring, "affinity_peers"), a + b);
+	free(one);
+	free(two);
+	free(ring);
+}
+END_TEST
+
 START_TEST(test_net_ns)
 {
 	ck_assert(fabs(ul_micro_net_ns(3000, 1000, 2048) - 2000.0 / 2048) < 1e-12);
@@ -182,6 +240,7 @@ Suite *ul_test_suite_microdef(void)
 	tcase_add_test(tc, test_sighndl_net_of_kill);
 	tcase_add_test(tc, test_forker_small_and_empty);
 	tcase_add_test(tc, test_lm_mem_points);
+	tcase_add_test(tc, test_placements);
 	suite_add_tcase(s, tc);
 	return s;
 }

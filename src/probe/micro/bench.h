@@ -94,7 +94,6 @@ struct ul_micro_env {
 	 * measuring end (and every end of a "-1cpu" test), place_cpu[1] the
 	 * other ends of a "-2cpu" test; -1 = none (one CPU only). */
 	int place_cpu[2];
-	int pin_cpu;	      /* 2-process tests pin both ends here; -1 = no pinning */
 	bool quick;	      /* smaller working sets */
 	const char *self_exe; /* this program, for the lm-fork family's helper */
 	uint64_t l1d_bytes, l2_bytes, llc_bytes; /* from sysfs, sane defaults otherwise */
@@ -173,6 +172,46 @@ uint64_t ul_micro_affinity(void);
 int ul_micro_next_cpu(int after);
 /* Pin the calling process to cpu (no-op for cpu < 0); 0 or -errno. */
 int ul_micro_pin(int cpu);
+
+/*
+ * Placement of a multi-process test, a separate measurement each, named by
+ * its suffix: "-1cpu" runs every end on env->place_cpu[0]; "-2cpu" runs the
+ * measuring end (end 0) and every even end there, the odd ends on
+ * place_cpu[1] (a ring alternates, a pair is split).  Every end is pinned
+ * with sched_setaffinity before the test starts.
+ */
+enum ul_micro_place {
+	UL_PLACE_ONE_CPU = 1,
+	UL_PLACE_TWO_CPUS = 2,
+};
+#define UL_MICRO_MAX_ENDS 16
+/* Where the ends ran, as they saw it: a page shared with the helpers, each
+ * writing its affinity mask and sched_getcpu() once pinned. */
+struct ul_micro_ends {
+	enum ul_micro_place place;
+	int cpu[2]; /* env->place_cpu */
+	uint64_t mask[UL_MICRO_MAX_ENDS];
+	int32_t ran_on[UL_MICRO_MAX_ENDS];
+};
+/* Does the probe need two CPUs (its name ends in "-2cpu")? */
+bool ul_micro_needs_two_cpus(const char *probe_name);
+/* The CPU of end i under the placement; -1 when it has no second CPU. */
+int ul_micro_end_cpu(const struct ul_micro_ends *e, int i);
+/* A shared page for place (NULL, errno set, on failure or when place needs
+ * a second CPU env has not); free with ul_micro_ends_free().  Pins the
+ * calling process (end 0) and records it. */
+struct ul_micro_ends *ul_micro_ends_new(const struct ul_micro_env *env, enum ul_micro_place place);
+void ul_micro_ends_free(struct ul_micro_ends *e);
+/* ul_micro_fork() end i (1..UL_MICRO_MAX_ENDS-1), pinned where the
+ * placement puts it; the child records its mask and CPU first. */
+pid_t ul_micro_fork_end(struct ul_micro_ends *e, int i);
+/*
+ * Metrics of ends 0..n-1: "place_cpus" (1 or 2), "place_cpu0" and, for
+ * two, "place_cpu1" (the CPUs), "affinity_self" (end 0's mask, bit c for
+ * CPU c), "affinity_peers" (the other ends' masks or'ed), "ran_on_self"
+ * and, for a pair, "ran_on_peer" (sched_getcpu() of each, once pinned).
+ */
+int ul_micro_put_ends(struct ul_micro_out *out, const struct ul_micro_ends *e, int n);
 /* Kill (SIGKILL) and reap a helper; pid <= 0 is ignored. */
 void ul_micro_reap(pid_t pid);
 /* Full reads and writes of blocking fds: ul_read_full, ul_write_full (core/file.h). */

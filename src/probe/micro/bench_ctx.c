@@ -6,7 +6,10 @@
  * and N sums of one (cache-hot) S KiB array in a single process, is
  * measured with the same harness and subtracted; the rest divided by N is
  * the time of one switch, never negative (ul_micro_ctx_switch_ns).
- * With a pinned CPU (--cpu-pin) the 2-process rings run both ends on it.
+ * Each ring in two placements, two probes (ctx-NpSk-1cpu, -2cpu): every
+ * member on one CPU, or members alternating between two CPUs (so every
+ * hop crosses CPUs; ul_micro_ends in bench.h); the overhead is measured
+ * in the master alone, on its CPU.
  */
 #include "core/compat.h"
 #include "core/file.h"
@@ -28,6 +31,7 @@ struct ring {
 	int p[RING_MAX][2]; /* process i reads p[i][0], writes p[(i+1) % n][1] */
 	pid_t pid[RING_MAX];
 	char *ws;
+	struct ul_micro_ends *ends; /* placement of the members */
 };
 
 static volatile uint64_t ctx_sink;
@@ -112,10 +116,14 @@ static void ring_close(struct ring *r)
 	}
 	free(r->ws);
 	r->ws = NULL;
+	ul_micro_ends_free(r->ends);
+	r->ends = NULL;
 }
 
-/* The pipes and the master's working set; members are forked when fork_members. */
-static int ring_open(struct ring *r, int nproc, size_t ws_bytes, int cpu, bool fork_members)
+/* The pipes and the master's working set, the master pinned where place
+ * puts it; members are forked when fork_members. */
+static int ring_open(struct ring *r, int nproc, size_t ws_bytes, const struct ul_micro_env *env,
+		     enum ul_micro_place place, bool fork_members)
 {
 	memset(r, 0, sizeof(*r));
 	r->nproc = nproc;
@@ -128,10 +136,11 @@ static int ring_open(struct ring *r, int nproc, size_t ws_bytes, int cpu, bool f
 	r->ws = new_ws(ws_bytes);
 	if (!r->ws)
 		return -ENOMEM;
-	if (ul_micro_pin(cpu))
+	r->ends = ul_micro_ends_new(env, place);
+	if (!r->ends)
 		return -errno;
 	for (int i = 1; i < nproc && fork_members; i++) {
-		r->pid[i] = ul_micro_fork(cpu);
+		r->pid[i] = ul_micro_fork_end(r->ends, i);
 		if (r->pid[i] < 0)
 			return -errno;
 		if (r->pid[i] == 0)
@@ -141,23 +150,25 @@ static int ring_open(struct ring *r, int nproc, size_t ws_bytes, int cpu, bool f
 }
 
 static int ctx_measure(const struct ul_micro_env *env, struct ul_micro_out *out, int nproc,
-		       size_t ws_kib)
+		       size_t ws_kib, enum ul_micro_place place)
 {
 	struct ring r;
 	struct ul_mh_result trip, ovh;
+	struct ul_micro_ends where;
 	int64_t v[UL_MH_MAX_BATCHES], o[UL_MH_MAX_BATCHES];
 	double ovh_ns;
-	int cpu = nproc == 2 ? env->pin_cpu : -1;
 	/* The overhead first, on pipes of its own: no ring member may read them. */
-	int rc = ring_open(&r, nproc, ws_kib * 1024, cpu, false);
+	int rc = ring_open(&r, nproc, ws_kib * 1024, env, place, false);
 
 	if (!rc)
 		rc = ul_mh_run(&env->mh, overhead_batch, &r, &ovh);
 	ring_close(&r);
 	if (!rc)
-		rc = ring_open(&r, nproc, ws_kib * 1024, cpu, true);
+		rc = ring_open(&r, nproc, ws_kib * 1024, env, place, true);
 	if (!rc)
 		rc = ul_mh_run(&env->mh, ring_batch, &r, &trip);
+	if (!rc)
+		where = *r.ends;
 	ring_close(&r);
 	if (rc)
 		return rc;
@@ -181,18 +192,24 @@ static int ctx_measure(const struct ul_micro_env *env, struct ul_micro_out *out,
 		rc = ul_micro_put_metric(out, "clock_overhead_ns", trip.clock_ns);
 	if (!rc)
 		rc = ul_micro_put_metric(out, "overhead_ns", ovh_ns / nproc);
+	if (!rc)
+		rc = ul_micro_put_ends(out, &where, nproc);
 	return rc;
 }
 
-#define CTX_BENCH(np, kib)                                                                         \
-	static int bench_ctx_##np##p##kib##k(const struct ul_micro_env *env,                       \
-					     struct ul_micro_out *out)                             \
+#define CTX_PLACED(np, kib, place, sfx, where)                                                     \
+	static int bench_ctx_##np##p##kib##k_##sfx(const struct ul_micro_env *env,                 \
+						   struct ul_micro_out *out)                       \
 	{                                                                                          \
-		return ctx_measure(env, out, np, kib);                                             \
+		return ctx_measure(env, out, np, kib, place);                                      \
 	}                                                                                          \
-	UL_MICRO_LAT(ctx_##np##p##kib##k, "ctx-" #np "p" #kib "k", "ctx",                          \
-		     "context switch, " #np " processes in a ring of pipes, " #kib " KiB each",    \
-		     bench_ctx_##np##p##kib##k)
+	UL_MICRO_LAT(ctx_##np##p##kib##k_##sfx, "ctx-" #np "p" #kib "k-" #sfx, "ctx",              \
+		     "context switch, " #np " processes in a ring of pipes, " #kib                 \
+		     " KiB each, " where,                                                          \
+		     bench_ctx_##np##p##kib##k_##sfx)
+#define CTX_BENCH(np, kib)                                                                         \
+	CTX_PLACED(np, kib, UL_PLACE_ONE_CPU, 1cpu, "all on one CPU");                             \
+	CTX_PLACED(np, kib, UL_PLACE_TWO_CPUS, 2cpu, "alternating between two CPUs")
 
 CTX_BENCH(2, 0);
 CTX_BENCH(2, 16);

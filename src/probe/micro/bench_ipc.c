@@ -6,6 +6,9 @@
  *    socketpair, UDP and TCP on loopback; TCP connect: socket + connect +
  *    close (SO_LINGER 0, so no TIME_WAIT piles up) against an accepting
  *    server;
+ *  - each in two placements, two probes (NAME-1cpu, NAME-2cpu): client
+ *    and helper on one CPU, or on two (ul_micro_ends in bench.h), with
+ *    the metrics that say where both ran;
  *  - bandwidth: the client asks for iters x 64 KiB, the server writes them
  *    in 64 KiB writes, the client reads them all; one request per batch,
  *    so no buffered data is counted in a batch it was not sent for.
@@ -37,11 +40,13 @@ struct chan {
 	int rfd, wfd; /* client reads from rfd, writes to wfd (may be equal) */
 	pid_t pid;
 	char *buf;
+	struct ul_micro_ends *ends; /* where client (0) and helper (1) run */
 };
 
 static void chan_close(struct chan *c)
 {
 	ul_micro_reap(c->pid);
+	ul_micro_ends_free(c->ends);
 	if (c->rfd >= 0)
 		close(c->rfd);
 	if (c->wfd >= 0 && c->wfd != c->rfd)
@@ -118,8 +123,10 @@ static int tcp_connect(const struct sockaddr_in *sa)
 	return fd;
 }
 
-/* Fork the helper for kind; its ends are closed in the client. */
-static int chan_open(struct chan *c, enum chan_kind kind, size_t msg, int cpu)
+/* Pin the client and fork the helper for kind where place puts them; the
+ * helper's ends are closed in the client. */
+static int chan_open(struct chan *c, enum chan_kind kind, size_t msg,
+		     const struct ul_micro_env *env, enum ul_micro_place place)
 {
 	int a[2] = { -1, -1 }, b[2] = { -1, -1 }, lfd = -1;
 	struct sockaddr_in sa;
@@ -130,6 +137,9 @@ static int chan_open(struct chan *c, enum chan_kind kind, size_t msg, int cpu)
 	c->buf = malloc(BW_CHUNK);
 	if (!c->buf)
 		return -ENOMEM;
+	c->ends = ul_micro_ends_new(env, place);
+	if (!c->ends)
+		return -errno;
 	if (kind == CHAN_PIPE)
 		rc = pipe2(a, O_CLOEXEC) || pipe2(b, O_CLOEXEC) ? -errno : 0;
 	else if (kind == CHAN_UNIX)
@@ -138,8 +148,7 @@ static int chan_open(struct chan *c, enum chan_kind kind, size_t msg, int cpu)
 		rc = lfd = loopback_socket(kind == CHAN_UDP ? SOCK_DGRAM : SOCK_STREAM, &sa);
 	if (rc < 0)
 		goto out;
-	rc = ul_micro_pin(cpu);
-	c->pid = rc ? -1 : ul_micro_fork(cpu);
+	c->pid = ul_micro_fork_end(c->ends, 1);
 	if (c->pid == 0) {
 		if (kind == CHAN_PIPE)
 			serve(a[0], b[1], msg, false);
@@ -154,7 +163,7 @@ static int chan_open(struct chan *c, enum chan_kind kind, size_t msg, int cpu)
 		serve(s, s, msg, false);
 	}
 	if (c->pid < 0) {
-		rc = rc ? rc : -errno;
+		rc = -errno;
 		goto out;
 	}
 	if (kind == CHAN_PIPE) {
@@ -216,50 +225,17 @@ static int bw_batch(void *arg, uint64_t iters, int64_t *elapsed)
 }
 
 static int chan_bench(const struct ul_micro_env *env, struct ul_micro_out *out, enum chan_kind kind,
-		      bool bw)
+		      bool bw, enum ul_micro_place place)
 {
 	struct chan c;
-	int rc = chan_open(&c, kind, bw ? 0 : 1, env->pin_cpu);
+	int rc = chan_open(&c, kind, bw ? 0 : 1, env, place);
 
 	if (!rc)
 		rc = ul_micro_simple(env, out, bw ? bw_batch : rtt_batch, &c, 1, bw ? BW_CHUNK : 0);
+	if (!rc)
+		rc = ul_micro_put_ends(out, c.ends, 2);
 	chan_close(&c);
 	return rc;
-}
-
-static int bench_lat_pipe(const struct ul_micro_env *env, struct ul_micro_out *out)
-{
-	return chan_bench(env, out, CHAN_PIPE, false);
-}
-
-static int bench_lat_unix(const struct ul_micro_env *env, struct ul_micro_out *out)
-{
-	return chan_bench(env, out, CHAN_UNIX, false);
-}
-
-static int bench_lat_udp(const struct ul_micro_env *env, struct ul_micro_out *out)
-{
-	return chan_bench(env, out, CHAN_UDP, false);
-}
-
-static int bench_lat_tcp(const struct ul_micro_env *env, struct ul_micro_out *out)
-{
-	return chan_bench(env, out, CHAN_TCP, false);
-}
-
-static int bench_bw_pipe(const struct ul_micro_env *env, struct ul_micro_out *out)
-{
-	return chan_bench(env, out, CHAN_PIPE, true);
-}
-
-static int bench_bw_unix(const struct ul_micro_env *env, struct ul_micro_out *out)
-{
-	return chan_bench(env, out, CHAN_UNIX, true);
-}
-
-static int bench_bw_tcp(const struct ul_micro_env *env, struct ul_micro_out *out)
-{
-	return chan_bench(env, out, CHAN_TCP, true);
 }
 
 struct conn_state {
@@ -284,16 +260,20 @@ static int connect_batch(void *arg, uint64_t iters, int64_t *elapsed)
 	return 0;
 }
 
-static int bench_lat_connect(const struct ul_micro_env *env, struct ul_micro_out *out)
+static int connect_bench(const struct ul_micro_env *env, struct ul_micro_out *out,
+			 enum ul_micro_place place)
 {
 	struct conn_state st;
-	int lfd = loopback_socket(SOCK_STREAM, &st.sa);
+	struct ul_micro_ends *ends = ul_micro_ends_new(env, place);
+	int lfd = ends ? loopback_socket(SOCK_STREAM, &st.sa) : -errno;
 	pid_t pid;
 	int rc;
 
-	if (lfd < 0)
+	if (lfd < 0) {
+		ul_micro_ends_free(ends);
 		return lfd;
-	pid = ul_micro_fork(-1);
+	}
+	pid = ul_micro_fork_end(ends, 1);
 	if (pid == 0) {
 		for (;;) {
 			int s = accept(lfd, NULL, NULL);
@@ -305,19 +285,49 @@ static int bench_lat_connect(const struct ul_micro_env *env, struct ul_micro_out
 		}
 	}
 	rc = pid < 0 ? -errno : ul_micro_simple(env, out, connect_batch, &st, 1, 0);
+	if (!rc)
+		rc = ul_micro_put_ends(out, ends, 2);
 	ul_micro_reap(pid);
 	close(lfd);
+	ul_micro_ends_free(ends);
 	return rc;
 }
 
-UL_MICRO_LAT(lat_pipe, "lat-pipe", "lat", "round trip of one byte over a pair of pipes",
-	     bench_lat_pipe);
-UL_MICRO_LAT(lat_unix, "lat-unix", "lat",
-	     "round trip of one byte over an AF_UNIX stream socketpair", bench_lat_unix);
-UL_MICRO_LAT(lat_udp, "lat-udp", "lat", "round trip of one byte over loopback UDP", bench_lat_udp);
-UL_MICRO_LAT(lat_tcp, "lat-tcp", "lat", "round trip of one byte over loopback TCP", bench_lat_tcp);
-UL_MICRO_LAT(lat_connect, "lat-connect", "lat",
-	     "TCP socket+connect+close (linger 0) to a loopback server", bench_lat_connect);
-UL_MICRO_BW(bw_pipe, "bw-pipe", "bw", "pipe bandwidth, 64 KiB writes", bench_bw_pipe);
-UL_MICRO_BW(bw_unix, "bw-unix", "bw", "AF_UNIX stream bandwidth, 64 KiB writes", bench_bw_unix);
-UL_MICRO_BW(bw_tcp, "bw-tcp", "bw", "loopback TCP bandwidth, 64 KiB writes", bench_bw_tcp);
+/* Two probes of one test, "NAME-1cpu" and "NAME-2cpu" (ul_micro_ends). */
+#define CHAN_PROBES(ident, name_, group_, summary_, call_, MACRO)                                  \
+	static int bench_##ident##_1cpu(const struct ul_micro_env *env, struct ul_micro_out *out)  \
+	{                                                                                          \
+		return call_(UL_PLACE_ONE_CPU);                                                    \
+	}                                                                                          \
+	static int bench_##ident##_2cpu(const struct ul_micro_env *env, struct ul_micro_out *out)  \
+	{                                                                                          \
+		return call_(UL_PLACE_TWO_CPUS);                                                   \
+	}                                                                                          \
+	MACRO(ident##_1cpu, name_ "-1cpu", group_, summary_ ", both ends on one CPU",              \
+	      bench_##ident##_1cpu);                                                               \
+	MACRO(ident##_2cpu, name_ "-2cpu", group_, summary_ ", ends on two CPUs",                  \
+	      bench_##ident##_2cpu)
+
+#define LAT_PIPE(p) chan_bench(env, out, CHAN_PIPE, false, p)
+#define LAT_UNIX(p) chan_bench(env, out, CHAN_UNIX, false, p)
+#define LAT_UDP(p) chan_bench(env, out, CHAN_UDP, false, p)
+#define LAT_TCP(p) chan_bench(env, out, CHAN_TCP, false, p)
+#define LAT_CONNECT(p) connect_bench(env, out, p)
+#define BW_PIPE(p) chan_bench(env, out, CHAN_PIPE, true, p)
+#define BW_UNIX(p) chan_bench(env, out, CHAN_UNIX, true, p)
+#define BW_TCP(p) chan_bench(env, out, CHAN_TCP, true, p)
+
+CHAN_PROBES(lat_pipe, "lat-pipe", "lat", "round trip of one byte over a pair of pipes", LAT_PIPE,
+	    UL_MICRO_LAT);
+CHAN_PROBES(lat_unix, "lat-unix", "lat", "round trip of one byte over an AF_UNIX socketpair",
+	    LAT_UNIX, UL_MICRO_LAT);
+CHAN_PROBES(lat_udp, "lat-udp", "lat", "round trip of one byte over loopback UDP", LAT_UDP,
+	    UL_MICRO_LAT);
+CHAN_PROBES(lat_tcp, "lat-tcp", "lat", "round trip of one byte over loopback TCP", LAT_TCP,
+	    UL_MICRO_LAT);
+CHAN_PROBES(lat_connect, "lat-connect", "lat", "TCP socket+connect+close (linger 0), loopback",
+	    LAT_CONNECT, UL_MICRO_LAT);
+CHAN_PROBES(bw_pipe, "bw-pipe", "bw", "pipe bandwidth, 64 KiB writes", BW_PIPE, UL_MICRO_BW);
+CHAN_PROBES(bw_unix, "bw-unix", "bw", "AF_UNIX stream bandwidth, 64 KiB writes", BW_UNIX,
+	    UL_MICRO_BW);
+CHAN_PROBES(bw_tcp, "bw-tcp", "bw", "loopback TCP bandwidth, 64 KiB writes", BW_TCP, UL_MICRO_BW);

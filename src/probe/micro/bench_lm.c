@@ -85,7 +85,8 @@ static int lm_openclose_batch(void *arg, uint64_t iters, int64_t *elapsed)
 static int short_path_bench(const struct ul_micro_env *env, struct ul_micro_out *out,
 			    ul_mh_batch_fn fn)
 {
-	struct short_path st = { .dirfd = open(env->scratch_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) };
+	struct short_path st = { .dirfd = open(env->scratch_dir,
+					       O_RDONLY | O_DIRECTORY | O_CLOEXEC) };
 	char path[4200];
 	int rc;
 
@@ -186,9 +187,9 @@ struct lm_map {
 	char *map;
 	size_t *order; /* page offsets in a random order (lm-pagefault) */
 	size_t npages;
-	bool touch;	 /* lm-pagefault: touch the pages (else only remap) */
-	long minflt;	 /* minor faults during the batches */
-	uint64_t iters;	 /* iterations of the batches */
+	bool touch;	/* lm-pagefault: touch the pages (else only remap) */
+	long minflt;	/* minor faults during the batches */
+	uint64_t iters; /* iterations of the batches */
 };
 
 static int lm_map_open(struct lm_map *st, const struct ul_micro_env *env)
@@ -248,9 +249,9 @@ static int bench_lm_mmap(const struct ul_micro_env *env, struct ul_micro_out *ou
 		rc = ul_micro_put_metric(out, "minflt_per_op",
 					 (double)st.minflt / (double)(st.iters ? st.iters : 1));
 	if (!rc)
-		rc = ul_micro_put_metric(out, "writes_per_op",
-					 (double)((LM_MAP_BYTES / 10 + LM_MMAP_STRIDE - 1) /
-						  LM_MMAP_STRIDE));
+		rc = ul_micro_put_metric(
+			out, "writes_per_op",
+			(double)((LM_MAP_BYTES / 10 + LM_MMAP_STRIDE - 1) / LM_MMAP_STRIDE));
 	lm_map_close(&st);
 	return rc;
 }
@@ -324,7 +325,8 @@ static int bench_lm_pagefault(const struct ul_micro_env *env, struct ul_micro_ou
 		rc = put_net(out, &gross, &base, (int)st.npages, "remap_ps");
 	if (!rc)
 		rc = ul_micro_put_metric(out, "minflt_per_op",
-					 (double)st.minflt / ((double)st.iters * (double)st.npages));
+					 (double)st.minflt /
+						 ((double)st.iters * (double)st.npages));
 	if (!rc)
 		rc = ul_micro_put_metric(out, "pages_per_iter", (double)st.npages);
 	lm_map_close(&st);

@@ -34,7 +34,11 @@
 
 extern char **environ;
 
-enum forker_how { FORK_ONLY, FORK_EXEC, FORK_SH };
+enum forker_how {
+	FORK_ONLY,
+	FORK_EXEC,
+	FORK_SH
+};
 static const char *const forker_hows[] = { "fork", "exec", "sh" };
 
 static int forker_batch(void *arg, uint64_t iters, int64_t *elapsed)
@@ -158,12 +162,16 @@ static int read_records(int fd, struct ul_micro_out *out)
 }
 
 /* Exec the forker with an empty environment, collect its records. */
-static int forker_run(const struct ul_micro_env *env, struct ul_micro_out *out,
-		      enum forker_how how)
+static int forker_run(const struct ul_micro_env *env, struct ul_micro_out *out, enum forker_how how)
 {
 	char fd_s[16], batches_s[16], min_s[32];
-	char *argv[] = { (char *)"underload", (char *)FORKER_MODE, (char *)forker_hows[how],
-			 fd_s, batches_s, min_s, NULL };
+	char *argv[] = { (char *)"underload",
+			 (char *)FORKER_MODE,
+			 (char *)forker_hows[how],
+			 fd_s,
+			 batches_s,
+			 min_s,
+			 NULL };
 	char *const no_env[] = { NULL };
 	int p[2], status, rc;
 	pid_t pid;

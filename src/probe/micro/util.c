@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -66,6 +67,93 @@ int ul_micro_next_cpu(int after)
 		if (CPU_ISSET(c, &set))
 			return c;
 	return -1;
+}
+
+bool ul_micro_needs_two_cpus(const char *probe_name)
+{
+	size_t n = strlen(probe_name);
+
+	return n >= 5 && !strcmp(probe_name + n - 5, "-2cpu");
+}
+
+int ul_micro_end_cpu(const struct ul_micro_ends *e, int i)
+{
+	return e->place == UL_PLACE_TWO_CPUS && i % 2 ? e->cpu[1] : e->cpu[0];
+}
+
+/* Record where end i is: its affinity and the CPU it runs on. */
+static void ends_record(struct ul_micro_ends *e, int i)
+{
+	e->mask[i] = ul_micro_affinity();
+	e->ran_on[i] = sched_getcpu();
+}
+
+struct ul_micro_ends *ul_micro_ends_new(const struct ul_micro_env *env, enum ul_micro_place place)
+{
+	struct ul_micro_ends *e;
+	int rc;
+
+	if (env->place_cpu[0] < 0 || (place == UL_PLACE_TWO_CPUS && env->place_cpu[1] < 0)) {
+		errno = ENODEV;
+		return NULL;
+	}
+	e = mmap(NULL, sizeof(*e), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (e == MAP_FAILED)
+		return NULL;
+	e->place = place;
+	e->cpu[0] = env->place_cpu[0];
+	e->cpu[1] = env->place_cpu[1];
+	rc = ul_micro_pin(e->cpu[0]);
+	if (rc) {
+		munmap(e, sizeof(*e));
+		errno = -rc;
+		return NULL;
+	}
+	ends_record(e, 0);
+	return e;
+}
+
+void ul_micro_ends_free(struct ul_micro_ends *e)
+{
+	if (e)
+		munmap(e, sizeof(*e));
+}
+
+pid_t ul_micro_fork_end(struct ul_micro_ends *e, int i)
+{
+	pid_t pid;
+
+	if (i < 1 || i >= UL_MICRO_MAX_ENDS) {
+		errno = EINVAL;
+		return -1;
+	}
+	pid = ul_micro_fork(ul_micro_end_cpu(e, i));
+	if (pid == 0)
+		ends_record(e, i);
+	return pid;
+}
+
+int ul_micro_put_ends(struct ul_micro_out *out, const struct ul_micro_ends *e, int n)
+{
+	uint64_t peers = 0;
+	int rc;
+
+	for (int i = 1; i < n && i < UL_MICRO_MAX_ENDS; i++)
+		peers |= e->mask[i];
+	rc = ul_micro_put_metric(out, "place_cpus", (double)e->place);
+	if (!rc)
+		rc = ul_micro_put_metric(out, "place_cpu0", e->cpu[0]);
+	if (!rc && e->place == UL_PLACE_TWO_CPUS)
+		rc = ul_micro_put_metric(out, "place_cpu1", e->cpu[1]);
+	if (!rc)
+		rc = ul_micro_put_metric(out, "affinity_self", (double)e->mask[0]);
+	if (!rc)
+		rc = ul_micro_put_metric(out, "affinity_peers", (double)peers);
+	if (!rc)
+		rc = ul_micro_put_metric(out, "ran_on_self", e->ran_on[0]);
+	if (!rc && n == 2)
+		rc = ul_micro_put_metric(out, "ran_on_peer", e->ran_on[1]);
+	return rc;
 }
 
 void ul_micro_reap(pid_t pid)
@@ -183,7 +271,6 @@ void ul_micro_env_init(struct ul_micro_env *env, const char *scratch_dir, bool q
 	memset(env, 0, sizeof(*env));
 	env->scratch_dir = scratch_dir;
 	env->quick = quick;
-	env->pin_cpu = -1;
 	env->place_cpu[0] = ul_micro_next_cpu(-1);
 	env->place_cpu[1] = env->place_cpu[0] < 0 ? -1 : ul_micro_next_cpu(env->place_cpu[0]);
 	env->mh.min_batch_ns = quick ? UL_MICRO_QUICK_MIN_BATCH_NS : UL_MICRO_MIN_BATCH_NS;

@@ -148,9 +148,13 @@ static int run_test(struct micro_state *st, const struct ul_probe *b, const stru
 	return ul_engine_end_cell(eng, cell, result, NULL);
 }
 
-/* Does --tests ask for test t (every test when it names none)? */
-static bool selected(const struct ul_engine_config *cfg, const struct ul_suite_test *t)
+/* Does --tests ask for test t (every test when it names none), and can
+ * it run (a "-2cpu" placement needs a second CPU)? */
+static bool selected(const struct ul_engine_config *cfg, const struct ul_micro_env *env,
+		     const struct ul_suite_test *t)
 {
+	if (env->place_cpu[1] < 0 && ul_micro_needs_two_cpus(t->probe))
+		return false;
 	for (size_t i = 0; i < cfg->n_tests; i++)
 		if (ul_suite_test_matches(t, cfg->tests[i]))
 			return true;
@@ -165,15 +169,18 @@ int ul_micro_suite_run(struct ul_engine *eng, const struct ul_suite *suite,
 	size_t n_under = ul_engine_under(eng->cfg, &under), n = 0, done = 0;
 	int result = UL_ENGINE_OK;
 
-	for (size_t i = 0; suite->tests[i].load; i++)
-		n += selected(eng->cfg, &suite->tests[i]) ? n_under : 0;
 	ul_micro_env_init(&st.env, eng->scratch, eng->cfg->quick);
-	st.env.pin_cpu = o->pinned ? o->cpu : -1;
+	if (o->pinned) {
+		st.env.place_cpu[0] = o->cpu;
+		st.env.place_cpu[1] = ul_micro_next_cpu(o->cpu);
+	}
 	st.env.self_exe = eng->cfg->self_exe;
 	if (o->batches)
 		st.env.mh.batches = (int)o->batches;
 	if (o->min_batch_ns)
 		st.env.mh.min_batch_ns = o->min_batch_ns;
+	for (size_t i = 0; suite->tests[i].load; i++)
+		n += selected(eng->cfg, &st.env, &suite->tests[i]) ? n_under : 0;
 	st.mhz = cpu_mhz();
 	st.out = calloc(1, sizeof(*st.out));
 	if (!st.out)
@@ -187,7 +194,7 @@ int ul_micro_suite_run(struct ul_engine *eng, const struct ul_suite *suite,
 		for (size_t i = 0; suite->tests[i].load && result == UL_ENGINE_OK; i++) {
 			const struct ul_probe *p = ul_probe_find(suite->tests[i].probe);
 
-			if (!selected(eng->cfg, &suite->tests[i]))
+			if (!selected(eng->cfg, &st.env, &suite->tests[i]))
 				continue;
 			if (!p || p->kind != UL_PROBE_MICRO || !p->measure)
 				UL_BUG("micro test '%s' has no micro probe", suite->tests[i].probe);
@@ -220,8 +227,10 @@ static int set_cpu_pin(void *base, const char *arg, char *err, size_t errlen)
 }
 
 static const struct ul_opt micro_opts[] = {
-	{ "cpu-pin", UL_OPT_CALL, .arg = "CPU", .set = set_cpu_pin, .def_text = "none",
-	  .help = "run both ends of micro's 2-process tests on this CPU" },
+	{ "cpu-pin", UL_OPT_CALL, .arg = "CPU", .set = set_cpu_pin,
+	  .def_text = "the lowest CPU the run may use",
+	  .help = "CPU of micro's -1cpu tests and of the measuring end of its -2cpu tests (the "
+		  "other ends: the next CPU)" },
 	{ "batches", UL_OPT_COUNT, 1, UL_MH_MAX_BATCHES, 0, "timed batches per micro test",
 	  .arg = "N", .def_text = "11, 5 with --quick",
 	  UL_OPT_AT(struct ul_micro_suite_opts, batches) },
@@ -232,11 +241,14 @@ static const struct ul_opt micro_opts[] = {
 	{ NULL },
 };
 
-/* The summary's order; --tests takes a name, the table ("proc") or an alias. */
+/* The summary's order; --tests takes a name, the table ("proc") or an
+ * alias.  P() gives a multi-process test its two placements, each a test
+ * of its own, both selected by the test's plain name (ul_micro_ends). */
 #define T(probe_, groups_)                                                                         \
 	{                                                                                          \
 		.load = "noload", .probe = probe_, .name = probe_, .groups = groups_               \
 	}
+#define P(name_, groups_) T(name_ "-1cpu", groups_ "," name_), T(name_ "-2cpu", groups_ "," name_)
 static const struct ul_suite_test micro_tests[] = {
 	T("lat-null", "proc,null"),  T("lat-nullio", "proc"),
 	T("lat-stat", "proc"),	     T("lm-stat", "proc"),
@@ -246,24 +258,25 @@ static const struct ul_suite_test micro_tests[] = {
 	T("lat-fork", "proc"),	     T("lm-fork", "proc"),
 	T("lat-exec", "proc"),	     T("lm-exec", "proc"),
 	T("lat-sh", "proc"),	     T("lm-sh", "proc"),
-	T("ctx-2p0k", "ctx"),	     T("ctx-2p16k", "ctx"),
-	T("ctx-2p64k", "ctx"),	     T("ctx-8p16k", "ctx"),
-	T("ctx-8p64k", "ctx"),	     T("ctx-16p16k", "ctx"),
-	T("ctx-16p64k", "ctx"),	     T("lat-pipe", "lat"),
-	T("lat-unix", "lat"),	     T("lat-udp", "lat"),
-	T("lat-tcp", "lat"),	     T("lat-connect", "lat"),
+	P("ctx-2p0k", "ctx"),	     P("ctx-2p16k", "ctx"),
+	P("ctx-2p64k", "ctx"),	     P("ctx-8p16k", "ctx"),
+	P("ctx-8p64k", "ctx"),	     P("ctx-16p16k", "ctx"),
+	P("ctx-16p64k", "ctx"),	     P("lat-pipe", "lat"),
+	P("lat-unix", "lat"),	     P("lat-udp", "lat"),
+	P("lat-tcp", "lat"),	     P("lat-connect", "lat"),
 	T("lat-create0k", "file"),   T("lat-delete0k", "file"),
 	T("lat-create10k", "file"),  T("lat-delete10k", "file"),
 	T("lat-mmap", "file"),	     T("lm-mmap", "file"),
 	T("lat-protfault", "file"),  T("lat-pagefault", "file"),
-	T("lm-pagefault", "file"),   T("bw-pipe", "bw"),
-	T("bw-unix", "bw"),	     T("bw-tcp", "bw"),
+	T("lm-pagefault", "file"),   P("bw-pipe", "bw"),
+	P("bw-unix", "bw"),	     P("bw-tcp", "bw"),
 	T("bw-file-rd", "bw"),	     T("bw-mmap-rd", "bw"),
 	T("bw-bcopy", "bw,bw-mem"),  T("bw-fcp", "bw,bw-mem"),
 	T("bw-mem-rd", "bw,bw-mem"), T("bw-mem-wr", "bw,bw-mem"),
 	T("lat-mem", "mem"),	     T("lm-mem", "mem"),
 	{ NULL },
 };
+#undef P
 #undef T
 
 static const struct ul_suite_metric micro_metrics[] = {

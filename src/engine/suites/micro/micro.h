@@ -10,7 +10,7 @@ struct ul_suite;
 
 /* The micro suite's options of `underload run`, validated. */
 struct ul_micro_suite_opts {
-	bool pinned;	      /* --cpu-pin given */
+	bool pinned;	      /* --cpu-pin given: the placements' first CPU */
 	int cpu;	      /* its CPU, online */
 	int64_t batches;      /* --batches; 0 = the profile's (11, --quick 5) */
 	int64_t min_batch_ns; /* --min-batch; 0 = the profile's (100ms, --quick 10ms) */
