@@ -29,7 +29,9 @@ static const char cleanup_help[] =
 	"to others, and every target is checked before it is touched (a scratch\n"
 	"directory we made, a swap file carrying the run's UUID, the run's cgroup).\n"
 	"An entry that fails its check, or whose undo failed 3 times, is reported\n"
-	"once and retired: never tried again.\n"
+	"once and retired: never tried again.  A swap file still in use after a\n"
+	"minute of retries (pages of a process whose memory cgroup is full are in\n"
+	"it) is never retired: a later cleanup removes it.\n"
 	"Exit status 0 when everything was undone, 1 otherwise.\n";
 
 /* Repair a run's status in the store the journal named. */

@@ -406,7 +406,12 @@ static int settle(struct cleanup *cl, struct ul_journal *j, struct ul_journal_en
 		report(cl, e->kind, e->arg, 0, "", false);
 		return 0;
 	}
-	if (refused || ++e->failures >= UL_CHANGES_MAX_TRIES) {
+	/* Still in use (a swap file other processes' pages keep on, see
+	 * proc/swapoff.c): not counted, never retired, which would leave it
+	 * for good; the next cleanup tries again. */
+	if (!refused && rc == -EBUSY) {
+		/* stays pending */
+	} else if (refused || ++e->failures >= UL_CHANGES_MAX_TRIES) {
 		e->state = UL_JOURNAL_RETIRED;
 		if (w)
 			(void)ul_journal_retire(w, e->kind, e->arg);

@@ -14,6 +14,8 @@
  * UUID; the cgroup named after the run under a cgroup filesystem).  An entry that fails its
  * check is reported once and retired; one whose undo keeps failing is
  * retired after UL_CHANGES_MAX_TRIES attempts; neither is tried again.
+ * An undo failing with -EBUSY (still in use: a swap file whose pages do
+ * not fit in memory yet) is neither counted nor retired.
  */
 #ifndef UL_CHANGES_H
 #define UL_CHANGES_H

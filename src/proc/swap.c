@@ -534,21 +534,3 @@ int ul_swap_create(const char *dir, uint64_t size_bytes, int priority, const cha
 		path_out[0] = '\0';
 	return rc;
 }
-
-int ul_swap_destroy(const char *path)
-{
-	const char *base;
-
-	if (!path || !path[0])
-		return -EINVAL;
-	base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	if (strncmp(base, UL_SWAP_PREFIX, strlen(UL_SWAP_PREFIX)))
-		return -EINVAL;
-	/* EINVAL: not an active swap area; ENOENT: gone already. */
-	if (swapoff(path) < 0 && errno != EINVAL && errno != ENOENT)
-		return -errno;
-	if (unlink(path) < 0 && errno != ENOENT)
-		return -errno;
-	return 0;
-}

@@ -7,6 +7,7 @@
 #define UL_SWAP_H
 
 #include "core/compat.h"
+#include "core/clock.h"
 
 #define UL_SWAP_PREFIX "underload-swap-"
 #define UL_SWAP_MIN_BYTES (256 * UL_KiB)
@@ -49,12 +50,19 @@ int ul_swap_make(const char *path, uint64_t size_bytes, int priority, const char
  */
 int ul_swap_is_ours(const char *path, const char *run_uuid) UL_MUST_CHECK;
 /*
- * swapoff (not being active is fine) and unlink.  Idempotent: 0 when
- * already gone.  Refuses (-EINVAL) a path whose last component does not
- * start with UL_SWAP_PREFIX.  swapoff of a well-used file can take long:
- * its pages are read back into memory (-ENOMEM if they do not fit; the
- * file is then kept).
+ * swapoff and unlink (proc/swapoff.c).  Idempotent: 0 when already gone.
+ * Refuses (-EINVAL) a path whose last component does not start with
+ * UL_SWAP_PREFIX.  swapoff of a well-used file can take long (its pages
+ * are read back into memory), and fails for a while when pages of a
+ * process whose memory cgroup is full sit in it, or when a signal or
+ * another swapoff of the file interrupts it: it is retried until
+ * /proc/swaps no longer lists the file, for up to `patience`.  0 only
+ * then; -EBUSY (file kept, a note and a warning said why) when the file
+ * is still a swap area at the deadline; -EPERM and the like at once.
+ * ul_swap_destroy() waits UL_SWAP_OFF_PATIENCE_NS.
  */
-int ul_swap_destroy(const char *path);
+#define UL_SWAP_OFF_PATIENCE_NS (60 * UL_NS_PER_SEC)
+int ul_swap_destroy_within(const char *path, ul_nsec patience) UL_MUST_CHECK;
+int ul_swap_destroy(const char *path) UL_MUST_CHECK;
 
 #endif

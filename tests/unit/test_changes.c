@@ -264,6 +264,39 @@ START_TEST(test_failing_undo_is_retired)
 }
 END_TEST
 
+static int mark_busy(void *arg, const char *store, const char *uuid, char *why, size_t len)
+{
+	(void)arg;
+	(void)store;
+	(void)uuid;
+	(void)why;
+	(void)len;
+	calls++;
+	return -EBUSY;
+}
+
+/* Still in use (a swap file whose pages do not fit in memory yet): kept
+ * pending for the next cleanup however often it is tried, never retired. */
+START_TEST(test_busy_undo_is_kept)
+{
+	const struct ul_changes_hooks hooks = { .mark_interrupted = mark_busy };
+	char j[PATH_MAX + 32];
+	int n = 0;
+
+	PATHF(j, "%s/999999998.journal", jdir);
+	write_text(j,
+		   "underload-journal 1 999999998 0\n"
+		   "run 0badc0de-0000-4000-8000-000000000001 /x/results.db\n",
+		   0600);
+	for (int attempt = 1; attempt <= 2 * UL_CHANGES_MAX_TRIES; attempt++) {
+		ck_assert_int_eq(ul_changes_cleanup(jdir, &hooks, &n), -EBUSY);
+		ck_assert_int_eq(calls, attempt);
+		ck_assert_int_eq(stale_count(), 1);
+	}
+	ck_assert(exists(j));
+}
+END_TEST
+
 START_TEST(test_run_entry_and_unknown)
 {
 	struct ul_journal jl;
@@ -296,6 +329,7 @@ Suite *ul_test_suite_changes(void)
 	tcase_add_test(tc, test_openat_nofollow);
 	tcase_add_test(tc, test_remove_races_nonroot_symlinks);
 	tcase_add_test(tc, test_failing_undo_is_retired);
+	tcase_add_test(tc, test_busy_undo_is_kept);
 	tcase_add_test(tc, test_run_entry_and_unknown);
 	suite_add_tcase(s, tc);
 	return s;
