@@ -57,16 +57,25 @@ int ul_exchange_write_json(FILE *out, const struct ul_run *const *runs, size_t n
 	return 0;
 }
 
-/* The unit a series name's suffix gives ("delay_ns" -> "ns"), or "". */
+/* The unit a series name's suffix gives ("delay_ns" -> "ns"), or "" for a
+ * count (the man page's EXCHANGE FORMATS lists them). */
 static const char *series_unit(const char *name)
 {
-	static const char *const units[] = { "ns", "bytes", "pct", "kb", "pages" };
-	const char *us = strrchr(name, '_');
+	static const struct {
+		const char *suffix, *unit;
+	} units[] = {
+		{ "_bytes_s", "B/s" }, { "_bps", "B/s" }, { "_ns", "ns" },	 { "_ps", "ps" },
+		{ "_us", "us" },       { "_ms", "ms" },	  { "_bytes", "bytes" }, { "_kib", "KiB" },
+		{ "_mib", "MiB" },     { "_kb", "kb" },	  { "_pages", "pages" }, { "_pct", "pct" },
+	};
+	size_t n = strlen(name);
 
-	if (us)
-		for (size_t i = 0; i < UL_ARRAY_SIZE(units); i++)
-			if (!strcmp(us + 1, units[i]))
-				return units[i];
+	for (size_t i = 0; i < UL_ARRAY_SIZE(units); i++) {
+		size_t k = strlen(units[i].suffix);
+
+		if (n > k && !strcmp(name + n - k, units[i].suffix))
+			return units[i].unit;
+	}
 	return "";
 }
 
