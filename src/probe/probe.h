@@ -7,11 +7,10 @@
  *  - periodic: a task due every period that must do its work before the
  *    next (interbench's audio/video); its ul_periodic_ops below (the
  *    deadline probe: probe/deadline_ops.c over probe/deadline.h);
- *  - whole: a job timed end to end with wait4() rusage (contest's compile,
- *    mtest01's allocation); a probe with ul_whole_ops is run by
- *    ul_whole_start/measure/result/stop below (mtest01; job: contest's),
- *    fsbench by its suite (its N clients behind one barrier are not one
- *    run);
+ *  - whole: a job timed end to end (contest's compile, mtest01's
+ *    allocation, with wait4() rusage; fsbench's N clients replaying a
+ *    trace, its group form); its ul_whole_ops are run by
+ *    ul_whole_start/measure/result/stop below;
  *  - micro: a tight loop timed in batches (lmbench-style); the micro
  *    suite's harness calibrates the iterations, calls batch() repeatedly
  *    in the probe process and keeps every batch.
@@ -25,9 +24,10 @@
  *  - repeat: setup(), sample(), teardown(): copy probe/null.c;
  *  - micro: batch() or measure(), its group (probe/micro/ has the many);
  *  - whole: a struct ul_whole_ops (start, run, result, stop, its series):
- *    copy probe/mtest01.c (or probe/job.c, a program exec'd); its suite
- *    sizes it (ctx->arg), may set a ul_whole_watch (progress tick, stop
- *    grace) and calls ul_whole_start/measure/result/stop;
+ *    copy probe/mtest01.c (or probe/job.c, a program exec'd; or
+ *    probe/fsbench.c, N children: its group ops); its suite sizes it
+ *    (ctx->arg), may set a ul_whole_watch (progress tick, stop grace) and
+ *    calls ul_whole_start/measure/result/stop;
  *  - periodic: a struct ul_periodic_ops (start, measure, result, stop,
  *    child): see probe/deadline_ops.c; the deadline monitor runs the
  *    "deadline" probe (a second periodic probe would need the monitor
@@ -54,6 +54,7 @@ struct ul_micro_env;
 struct ul_micro_out;
 struct ul_whole_ops;
 struct ul_periodic_ops;
+struct ul_barrier;
 struct ul_child;
 struct ul_sup;
 
@@ -113,7 +114,7 @@ struct ul_probe {
 	const struct ul_periodic_ops *periodic;
 
 	/* --- whole kind (driven by ul_whole_start/measure/result/stop) --- */
-	const struct ul_whole_ops *whole; /* NULL: its suite still runs it (fsbench) */
+	const struct ul_whole_ops *whole;
 };
 
 /*
@@ -139,10 +140,13 @@ struct ul_periodic_ops {
 	struct ul_child *(*child)(void *state);
 };
 
+struct ul_whole_group_ops;
+
 /*
  * A whole probe's own behaviour; the driver (probe/whole.c) spawns each run
  * as a supervised child, waits for it with a deadline and the other
- * children watched, and stops it on a timeout or an interrupt.
+ * children watched, and stops it on a timeout or an interrupt.  A probe
+ * whose run is N children gives `group` instead of run and result.
  */
 struct ul_whole_ops {
 	/* Supervisor, before the runs: what they share (*state; may stay
@@ -162,6 +166,73 @@ struct ul_whole_ops {
 	const char *const *series;
 	/* The OOM killer takes a run before anything else (a memory hog). */
 	bool oom_first;
+	/* The group form (below); run and result are then NULL, and series
+	 * lists the per-run series (the probe may fill more). */
+	const struct ul_whole_group_ops *group;
+};
+
+/* The phases a group's children follow, as its probe publishes them. */
+enum ul_whole_phase {
+	UL_WHOLE_WARMUP = 1, /* working, not counted */
+	UL_WHOLE_MEASURE,    /* working and counted: the measured window */
+	UL_WHOLE_STOP,	     /* finish the current step, tidy up, exit 0 */
+};
+
+/* The shape of one group run (ul_whole_group_ops.plan). */
+struct ul_whole_plan {
+	int children;	   /* > 0 */
+	int64_t ready_ns;  /* how long they may take, all, to be ready */
+	int64_t warmup_ns; /* from go, before a window; 0 = none */
+	int64_t window_ns; /* the measured window; 0 = one pass: each ends by itself */
+	int64_t pass_ns;   /* one pass: how long from go it may take */
+	int64_t exit_ns;   /* after STOP: how long they get to exit by themselves */
+	int keep_fd;	   /* an fd the children keep open (fsbench: their
+			    * directory); -1, as the driver sets it: none */
+};
+
+/*
+ * The group form of a whole probe: one run is N children (fsbench's
+ * clients), each a supervised child in its own process group, released
+ * together and driven through phases by the group driver
+ * (probe/whole_group.c), in this order:
+ *  1. plan(): the run's shape; the probe resets what the children share;
+ *  2. child(i) for i = 0..N-1, each in its own process: it sets up, passes
+ *     the barrier (ul_barrier_child_ready then ul_barrier_child_wait_go,
+ *     proc/barrier.h), then works following the phase until STOP or the
+ *     end of its one pass; its return is its exit status, 0 a clean end;
+ *  3. all ready within ready_ns: phase(WARMUP, or MEASURE without a
+ *     warm-up), then go releases them together; after warmup_ns,
+ *     phase(MEASURE): the window opens;
+ *  4. window_ns > 0: at its end phase(STOP) and exit_ns for them to exit;
+ *     window_ns = 0: each exits after its pass, all within pass_ns of go
+ *     (else the run is stopped: UL_MEASURE_TIMEOUT);
+ *  5. a child that ends otherwise (before STOP, or not with 0) fails the
+ *     run: why() words it, the others are stopped;
+ *  6. every child gone, however the run ended: ended() (tidy up what they
+ *     left); after a run that went well, result() records it.
+ * Stopping a child is TERM to its group, the watch's grace, KILL.
+ */
+struct ul_whole_group_ops {
+	/* Supervisor, before each run.  ctx->arg is what the suite sized. */
+	void (*plan)(const struct ul_probe_ctx *ctx, void *state, struct ul_whole_plan *plan);
+	/* Child i of a run, in its own process (step 2). */
+	int (*child)(const struct ul_probe_ctx *ctx, void *state, int i,
+		     struct ul_barrier *barrier);
+	/* Supervisor: publish the phase; go_ns is when the children were (or
+	 * are about to be) released, monotonic. */
+	void (*phase)(void *state, enum ul_whole_phase phase, int64_t go_ns);
+	/* Supervisor: why child i failed, after it ended, into buf; false
+	 * leaves the driver's words ("client 2 ended before it was stopped
+	 * (exit status 1)").  May be NULL. */
+	bool (*why)(void *state, int i, char *buf, size_t len);
+	/* Supervisor, every child of the run gone.  May be NULL. */
+	void (*ended)(const struct ul_probe_ctx *ctx, void *state);
+	/* Supervisor, after a run that went well: its values onto the cell;
+	 * window_ns is the measured window (one pass: go to the last end).
+	 * 0 or -ENOMEM. */
+	int (*result)(const struct ul_probe_ctx *ctx, void *state, int64_t window_ns,
+		      struct ul_cell *cell);
+	const char *child_name; /* what a child is called in notes: "client" */
 };
 
 /* "repeat", "periodic", "whole", "micro". */
@@ -218,6 +289,13 @@ int ul_whole_start(const struct ul_probe *probe, const struct ul_probe_ctx *ctx,
  * UL_MEASURE_TIMEOUT, UL_MEASURE_INTERRUPTED: it was stopped, nothing to
  * record; UL_MEASURE_CHILD_EXITED: another supervised child exited
  * (*exited) and the run goes on: ul_whole_wait() keeps waiting.
+ * The group form: its plan bounds every step (deadline is not used);
+ * UL_MEASURE_OK when the run went well; UL_MEASURE_FAILED when a child
+ * could not start, was not ready in time or ended when it should not
+ * have (ul_whole_note() says which and how), or, with no note, when the
+ * run could not be set up (*err: no pipes, no memory); UL_MEASURE_TIMEOUT:
+ * a pass took longer than pass_ns.  Every child is gone on any return but
+ * UL_MEASURE_CHILD_EXITED.
  */
 enum ul_measure_result ul_whole_measure(struct ul_sup *sup, struct ul_whole_run *wr,
 					int64_t deadline, int *err, struct ul_child **exited);
@@ -226,8 +304,12 @@ enum ul_measure_result ul_whole_wait(struct ul_sup *sup, struct ul_whole_run *wr
 /* The ended run's values onto the cell (ul_whole_ops.result). */
 int ul_whole_result(struct ul_whole_run *wr, struct ul_cell *cell);
 /* The ended run's record (wait status, rusage) and *elapsed_ns, spawn to
- * reap; NULL while none has ended by itself. */
+ * reap; NULL while none has ended by itself, and for the group form. */
 const struct ul_child *ul_whole_child(const struct ul_whole_run *wr, int64_t *elapsed_ns);
+/* Why the group form's last run failed or was interrupted ("client 2:
+ * the scratch file system is full ..."); "" when it went well, and for a
+ * single run. */
+const char *ul_whole_note(const struct ul_whole_run *wr);
 
 /* What its suite wants while a run goes; zeroed: no tick, no grace. */
 struct ul_whole_watch {
@@ -237,7 +319,8 @@ struct ul_whole_watch {
 	void (*tick)(void *arg, int64_t ran_ns);
 	void *arg;
 	/* Every stop of a run (deadline, interrupt, ul_whole_cancel): SIGTERM
-	 * to its process group, up to grace_ns to exit, then SIGKILL. */
+	 * to its process group, up to grace_ns to exit, then SIGKILL.  The
+	 * group form takes only this grace (no tick). */
 	int64_t grace_ns;
 };
 void ul_whole_set_watch(struct ul_whole_run *wr, const struct ul_whole_watch *w);

@@ -4,11 +4,13 @@
  * timed from spawn to reap, its wait4() record kept; a run that outlives
  * its deadline or an interrupt is stopped.  The probe's own behaviour is
  * its struct ul_whole_ops (probe.h); the suite's, while a run goes (a
- * progress tick, the grace of a stop), its struct ul_whole_watch.
+ * progress tick, the grace of a stop), its struct ul_whole_watch.  The
+ * runs of a probe with group ops go to the group driver (whole_group.c).
  */
 #include "core/compat.h"
 #include "core/clock.h"
 #include "probe/probe.h"
+#include "probe/whole_group.h"
 #include "proc/supervise.h"
 
 #include <errno.h>
@@ -22,10 +24,11 @@ struct ul_whole_run {
 	 * it reaped, the supervisor keeps pointing at it, and it must then
 	 * outlive the run (it is leaked on purpose). */
 	struct ul_child *child;
-	ul_nsec t0;		     /* just before the spawn */
-	int64_t elapsed_ns;	     /* spawn to reap, once ended */
-	struct ul_whole_watch watch; /* the suite's tick and grace (zero: none) */
-	bool unkillable;	     /* the last stop could not get the run reaped */
+	ul_nsec t0;		      /* just before the spawn */
+	int64_t elapsed_ns;	      /* spawn to reap, once ended */
+	struct ul_whole_watch watch;  /* the suite's tick and grace (zero: none) */
+	bool unkillable;	      /* the last stop could not get the run reaped */
+	struct ul_whole_group *group; /* the group form's runs; NULL: single */
 };
 
 void ul_whole_set_watch(struct ul_whole_run *wr, const struct ul_whole_watch *w)
@@ -51,6 +54,14 @@ int ul_whole_start(const struct ul_probe *probe, const struct ul_probe_ctx *ctx,
 	if (rc) {
 		free(wr);
 		return rc;
+	}
+	if (probe->whole->group) {
+		wr->group = ul_whole_group_new(probe->name, probe->whole->group, ctx, wr->state,
+					       &wr->watch);
+		if (!wr->group) {
+			ul_whole_stop(NULL, wr);
+			return -ENOMEM;
+		}
 	}
 	*out = wr;
 	return 0;
@@ -80,6 +91,8 @@ static int stop_run(struct ul_sup *sup, struct ul_whole_run *wr)
 
 int ul_whole_cancel(struct ul_sup *sup, struct ul_whole_run *wr)
 {
+	if (wr->group)
+		return ul_whole_group_cancel(sup, wr->group);
 	if (!wr->child || wr->child->reaped)
 		return 0;
 	return stop_run(sup, wr);
@@ -87,7 +100,12 @@ int ul_whole_cancel(struct ul_sup *sup, struct ul_whole_run *wr)
 
 bool ul_whole_unkillable(const struct ul_whole_run *wr)
 {
-	return wr->unkillable;
+	return wr->group ? ul_whole_group_unkillable(wr->group) : wr->unkillable;
+}
+
+const char *ul_whole_note(const struct ul_whole_run *wr)
+{
+	return wr->group ? ul_whole_group_note(wr->group) : "";
 }
 
 const struct ul_child *ul_whole_child(const struct ul_whole_run *wr, int64_t *elapsed_ns)
@@ -124,6 +142,8 @@ enum ul_measure_result ul_whole_measure(struct ul_sup *sup, struct ul_whole_run 
 	};
 	int rc;
 
+	if (wr->group)
+		return ul_whole_group_measure(sup, wr->group, err, exited);
 	free(wr->child); /* the previous run's, reaped */
 	wr->child = calloc(1, sizeof(*wr->child));
 	if (!wr->child) {
@@ -146,6 +166,8 @@ enum ul_measure_result ul_whole_measure(struct ul_sup *sup, struct ul_whole_run 
 enum ul_measure_result ul_whole_wait(struct ul_sup *sup, struct ul_whole_run *wr, int64_t deadline,
 				     struct ul_child **exited)
 {
+	if (wr->group)
+		return ul_whole_group_wait(sup, wr->group, exited);
 	if (!wr->child)
 		return UL_MEASURE_FAILED; /* no run going: a caller's bug, said as a failure */
 	while (!wr->child->reaped) {
@@ -176,6 +198,8 @@ enum ul_measure_result ul_whole_wait(struct ul_sup *sup, struct ul_whole_run *wr
 
 int ul_whole_result(struct ul_whole_run *wr, struct ul_cell *cell)
 {
+	if (wr->group)
+		return ul_whole_group_result(wr->group, cell);
 	if (!wr->child || !wr->child->reaped)
 		return -EINVAL;
 	return wr->probe->whole->result(wr->ctx, wr->state, wr->child, wr->elapsed_ns, cell);
@@ -185,6 +209,7 @@ void ul_whole_stop(struct ul_sup *sup, struct ul_whole_run *wr)
 {
 	if (!wr)
 		return;
+	ul_whole_group_free(sup, wr->group);
 	if (wr->child && !wr->child->reaped)
 		stop_run(sup, wr);
 	free(wr->child);

@@ -4,11 +4,19 @@
  * hand-written trace (every operation kind, malformed lines), a replay of
  * it (outcomes that differ from the expected status are counted), the
  * byte accounting of a replay against the trace's own totals, the
- * built-in generator and the latency histogram.
+ * built-in generator and the latency histogram; the fsbench probe's group
+ * ops through the whole driver: one pass and a timed window recorded, a
+ * wait cut by another child's exit resumed or cancelled, and a run failed
+ * by the ready timeout, a full disk or a pass too long.
  */
 #include "unit.h"
 #include "dbench/loadfile.h"
 #include "dbench/replay.h"
+#include "core/clock.h"
+#include "model/model.h"
+#include "probe/fsbench.h"
+#include "probe/probe.h"
+#include "proc/supervise.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Every operation kind; the last three lines expect what will not happen. */
@@ -295,10 +305,227 @@ START_TEST(test_builtin_trace)
 }
 END_TEST
 
+/* The fsbench probe over a trace (NULL: a small generated one), its
+ * clients in tmpdir, run by the whole driver under a supervisor. */
+struct fsb_probe {
+	struct ul_fsb_trace t;
+	struct ul_fsbench_spec spec;
+	struct ul_probe_ctx ctx;
+	struct ul_whole_run *wr;
+	struct ul_cell cell;
+	struct ul_sup sup;
+	struct ul_child *exited; /* another child, when a wait says so */
+};
+
+/* One run of the probe, by ul_whole_measure(). */
+static enum ul_measure_result measure(struct fsb_probe *p)
+{
+	int err = 0;
+
+	return ul_whole_measure(&p->sup, p->wr, 0, &err, &p->exited);
+}
+
+static void probe_up(struct fsb_probe *p, const char *text, int clients, int64_t window_ns)
+{
+	char err[256];
+
+	memset(p, 0, sizeof(*p));
+	make_tmpdir();
+	ul_fsb_trace_init(&p->t);
+	if (text)
+		ck_assert_int_eq(ul_fsb_trace_load(&p->t, write_trace(text), err, sizeof(err)), 0);
+	else
+		ck_assert_int_eq(ul_fsb_trace_generate(&p->t, 50), 0);
+	p->spec = (struct ul_fsbench_spec){
+		.trace = &p->t,
+		.root_fd = open(tmpdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC),
+		.clients = clients,
+		.once = window_ns == 0,
+		.duration_ns = window_ns,
+		.ready_ns = 10 * UL_NS_PER_SEC,
+		.pass_ns = 20 * UL_NS_PER_SEC,
+	};
+	ck_assert_int_ge(p->spec.root_fd, 0);
+	p->ctx.arg = &p->spec;
+	ck_assert_int_eq(ul_sup_init(&p->sup), 0);
+	ck_assert_int_eq(ul_whole_start(ul_probe_find("fsbench"), &p->ctx, &p->wr), 0);
+}
+
+/* Everything released; no child of the test is left, running or zombie. */
+static void probe_down(struct fsb_probe *p)
+{
+	ul_whole_stop(&p->sup, p->wr);
+	ul_sup_fini(&p->sup);
+	ul_cell_release(&p->cell);
+	close(p->spec.root_fd);
+	ul_fsb_trace_free(&p->t);
+	errno = 0;
+	ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1);
+	ck_assert_int_eq(errno, ECHILD);
+	remove_tmpdir();
+}
+
+/* ended() removed what the clients left. */
+static void assert_clients_gone(void)
+{
+	char dir[128];
+	struct stat sb;
+
+	snprintf(dir, sizeof(dir), "%s/clients", tmpdir);
+	ck_assert_int_eq(stat(dir, &sb), -1);
+}
+
+static const struct ul_series *series(const struct fsb_probe *p, const char *name)
+{
+	const struct ul_series *s = ul_cell_find_series(&p->cell, name);
+
+	ck_assert_msg(s != NULL, "no series %s", name);
+	return s;
+}
+
+/* One pass, twice: each round appends its own values (the bytes the trace
+ * moves x clients, every client's end), timed from go to the last end. */
+START_TEST(test_fsbench_probe_pass)
+{
+	struct fsb_probe p;
+	struct ul_fsb_totals tot;
+
+	probe_up(&p, hand_trace, 2, 0);
+	ul_fsb_trace_totals(&p.t, &tot);
+	ck_assert_int_eq(ul_fsbench_make_series(&p.cell, &tot), 0);
+	for (int round = 0; round < 2; round++) {
+		ck_assert_int_eq(measure(&p), UL_MEASURE_OK);
+		ck_assert_str_eq(ul_whole_note(p.wr), "");
+		ck_assert_ptr_null(ul_whole_child(p.wr, &(int64_t){ 0 }));
+		ck_assert_int_eq(ul_whole_result(p.wr, &p.cell), 0);
+		assert_clients_gone();
+	}
+	for (int i = 0; i < 2; i++) {
+		const struct ul_series *fin = series(&p, "fsbench_client_finish_ns");
+		int64_t last = fin->v[2 * i] > fin->v[2 * i + 1] ? fin->v[2 * i]
+								 : fin->v[2 * i + 1];
+
+		ck_assert_int_eq(series(&p, "fsbench_write_bytes")->v[i], 2 * (65536 + 1000));
+		ck_assert_int_eq(series(&p, "fsbench_read_bytes")->v[i], 2 * (4096 + 536));
+		ck_assert_int_eq(series(&p, "fsbench_mismatches")->v[i], 2 * 3);
+		ck_assert_int_eq(series(&p, "fsbench_ops")->v[i], 2 * 27);
+		ck_assert_int_eq(series(&p, "fsop_WriteX_count")->v[i], 2 * 2);
+		ck_assert_int_gt(last, 0);
+		ck_assert_int_eq(series(&p, "fsbench_elapsed_ns")->v[i], last);
+		ck_assert_int_gt(series(&p, UL_FSB_S_THROUGHPUT)->v[i], 0);
+	}
+	ck_assert_uint_eq(series(&p, "fsbench_client_ops")->n, 4);
+	/* the storage order: the primary first */
+	ck_assert_str_eq(p.cell.series[0].name, UL_FSB_S_THROUGHPUT);
+	probe_down(&p);
+}
+END_TEST
+
+/* Another child that exits in 150 ms, the test's stand-in for a load. */
+static int exit_soon(void *arg)
+{
+	struct timespec ts = { 0, 150 * 1000 * 1000 };
+
+	(void)arg;
+	nanosleep(&ts, NULL);
+	return 3;
+}
+
+static void spawn_other(struct ul_sup *sup, struct ul_child *other)
+{
+	struct ul_spawn_opts so = { .name = "other", .fn = exit_soon };
+
+	*other = (struct ul_child){ .pidfd = -1 };
+	ck_assert_int_eq(ul_spawn(sup, &so, other), 0);
+}
+
+/* A warm-up and a window: another child's exit cuts the wait, which then
+ * resumes where it stood; the window is measured, the warm-up not.  Cut
+ * again and cancelled: every client stopped, nothing to record. */
+START_TEST(test_fsbench_probe_window_resumes)
+{
+	const int64_t window = 400 * UL_NS_PER_MS;
+	struct fsb_probe p;
+	struct ul_child other;
+	int64_t elapsed;
+
+	probe_up(&p, NULL, 2, window);
+	p.spec.warmup_ns = 100 * UL_NS_PER_MS;
+	spawn_other(&p.sup, &other);
+	ck_assert_int_eq(measure(&p), UL_MEASURE_CHILD_EXITED);
+	ck_assert_ptr_eq(p.exited, &other);
+	ck_assert_int_eq(ul_whole_result(p.wr, &p.cell), -EINVAL); /* still going */
+	ck_assert_int_eq(ul_whole_wait(&p.sup, p.wr, 0, &p.exited), UL_MEASURE_OK);
+	ck_assert_int_eq(ul_whole_result(p.wr, &p.cell), 0);
+	elapsed = series(&p, "fsbench_elapsed_ns")->v[0];
+	ck_assert_int_ge(elapsed, window);
+	ck_assert_int_lt(elapsed, window + 300 * UL_NS_PER_MS);
+	ck_assert_int_gt(series(&p, "fsbench_client_min_ops")->v[0], 0);
+	ck_assert_int_gt(series(&p, UL_FSB_S_THROUGHPUT)->v[0], 0);
+	assert_clients_gone();
+
+	spawn_other(&p.sup, &other);
+	ck_assert_int_eq(measure(&p), UL_MEASURE_CHILD_EXITED);
+	ck_assert_int_eq(ul_whole_cancel(&p.sup, p.wr), 0);
+	ck_assert(!ul_whole_unkillable(p.wr));
+	ck_assert_int_eq(ul_whole_result(p.wr, &p.cell), -EINVAL);
+	ck_assert_uint_eq(series(&p, "fsbench_elapsed_ns")->n, 1);
+	assert_clients_gone();
+	probe_down(&p);
+}
+END_TEST
+
+/* The warm-up is not counted: 50 ms steps, 300 ms of warm-up, a 200 ms
+ * window: about 4 steps counted (10 if the warm-up were). */
+START_TEST(test_fsbench_probe_warmup_uncounted)
+{
+	struct fsb_probe p;
+
+	probe_up(&p, "Sleep 50000 NT_STATUS_OK\n", 1, 200 * UL_NS_PER_MS);
+	p.spec.warmup_ns = 300 * UL_NS_PER_MS;
+	ck_assert_int_eq(measure(&p), UL_MEASURE_OK);
+	ck_assert_int_eq(ul_whole_result(p.wr, &p.cell), 0);
+	ck_assert_int_ge(series(&p, "fsbench_ops")->v[0], 2);
+	ck_assert_int_le(series(&p, "fsbench_ops")->v[0], 6);
+	probe_down(&p);
+}
+END_TEST
+
+/* Runs that fail: the clients not ready in time, one out of space (the
+ * probe's why()), a pass longer than pass_ns; each leaves nothing. */
+START_TEST(test_fsbench_probe_failures)
+{
+	struct fsb_probe p;
+
+	probe_up(&p, NULL, 2, 5 * UL_NS_PER_SEC);
+	p.spec.ready_ns = 1;
+	ck_assert_int_eq(measure(&p), UL_MEASURE_FAILED);
+	ck_assert_str_eq(ul_whole_note(p.wr), "2 of 2 clients were not ready in time");
+	ck_assert_int_eq(ul_whole_result(p.wr, &p.cell), -EINVAL);
+	assert_clients_gone();
+
+	p.spec.ready_ns = 10 * UL_NS_PER_SEC;
+	p.spec.disk_reserve_bytes = UINT64_MAX / 4;
+	ck_assert_int_eq(measure(&p), UL_MEASURE_FAILED);
+	ck_assert_msg(strstr(ul_whole_note(p.wr), "free space fell below --disk-reserve during"),
+		      "%s", ul_whole_note(p.wr));
+	ck_assert_int_eq(ul_whole_result(p.wr, &p.cell), -EINVAL);
+	assert_clients_gone();
+	probe_down(&p);
+
+	probe_up(&p, "Sleep 5000000 NT_STATUS_OK\n", 1, 0);
+	p.spec.pass_ns = 200 * UL_NS_PER_MS;
+	ck_assert_int_eq(measure(&p), UL_MEASURE_TIMEOUT);
+	ck_assert_int_eq(ul_whole_result(p.wr, &p.cell), -EINVAL);
+	probe_down(&p);
+}
+END_TEST
+
 Suite *ul_test_suite_fsbench(void)
 {
 	Suite *s = suite_create("fsbench");
 	TCase *tc = tcase_create("fsbench");
+	TCase *probe = tcase_create("probe");
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_parse_every_kind);
@@ -307,5 +534,11 @@ Suite *ul_test_suite_fsbench(void)
 	tcase_add_test(tc, test_replay_mismatches_and_bytes);
 	tcase_add_test(tc, test_builtin_trace);
 	suite_add_tcase(s, tc);
+	tcase_set_timeout(probe, 60);
+	tcase_add_test(probe, test_fsbench_probe_pass);
+	tcase_add_test(probe, test_fsbench_probe_window_resumes);
+	tcase_add_test(probe, test_fsbench_probe_warmup_uncounted);
+	tcase_add_test(probe, test_fsbench_probe_failures);
+	suite_add_tcase(s, probe);
 	return s;
 }

@@ -172,10 +172,21 @@ START_TEST(test_registry)
 		case UL_PROBE_WHOLE:
 			ck_assert_msg(p->sample == NULL && p->batch == NULL && p->periodic == NULL,
 				      "%s: hooks its kind never calls", p->name);
-			/* whole == NULL: its suite still runs it (job, fsbench) */
-			ck_assert_msg(!p->whole || (p->whole->run && p->whole->result &&
-						    p->whole->series && p->whole->series[0]),
-				      "%s: whole ops without run, result or series", p->name);
+			/* A single run (run, result) or the group form, never both. */
+			ck_assert_msg(p->whole && p->whole->series && p->whole->series[0],
+				      "%s: no whole ops, or no series", p->name);
+			if (p->whole->group)
+				ck_assert_msg(
+					!p->whole->run && !p->whole->result &&
+						p->whole->group->plan && p->whole->group->child &&
+						p->whole->group->phase && p->whole->group->result &&
+						p->whole->group->child_name,
+					"%s: group ops without plan, child, phase, result "
+					"or child_name, or with run or result",
+					p->name);
+			else
+				ck_assert_msg(p->whole->run && p->whole->result,
+					      "%s: whole ops without run or result", p->name);
 			break;
 		default:
 			ck_abort_msg("%s: unknown kind %d", p->name, (int)p->kind);

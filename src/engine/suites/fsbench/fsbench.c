@@ -3,14 +3,19 @@
  * The fsbench suite: dbench's file-server replay (engine/suites/fsbench/fsbench.h), under
  * each --under load in turn, --runs rounds per load, with throughput from
  * the bytes really moved, per-operation latency and the per-client spread.
+ * It plans the rounds and words their outcomes; a round itself is a run
+ * of the fsbench probe (probe/fsbench.h), whose clients the whole
+ * driver starts and stops and whose values the probe records.
  */
 #include "core/compat.h"
 #include "core/log.h"
 #include "core/parse.h"
 #include "engine/engine.h"
 #include "engine/suites/fsbench/fsbench.h"
-#include "engine/suites/fsbench/round.h"
+#include "dbench/loadfile.h"
 #include "load/load.h"
+#include "probe/fsbench.h"
+#include "probe/probe.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -112,49 +117,15 @@ static int fsbench_check_opts(const void *opts, char *err, size_t errlen)
 	return rc ? -EINVAL : 0;
 }
 
-/* Per-run series, in storage order; [0] is the cell's primary. */
-enum {
-	S_TPUT,
-	S_ELAPSED,
-	S_READ,
-	S_WRITE,
-	S_OPS,
-	S_MISMATCH,
-	S_MAXLAT,
-	S_USER,
-	S_SYS,
-	S_MAJFLT,
-	S_MINFLT,
-	S_CMIN,
-	S_CMAX,
-	S_N
-};
-static const char *const run_series[S_N] = {
-	UL_FSB_S_THROUGHPUT,	  "fsbench_elapsed_ns", "fsbench_read_bytes",
-	"fsbench_write_bytes",	  "fsbench_ops",	"fsbench_mismatches",
-	"fsbench_max_latency_ns", "fsbench_user_ns",	"fsbench_sys_ns",
-	"fsbench_majflt",	  "fsbench_minflt",	"fsbench_client_min_ops",
-	"fsbench_client_max_ops",
-};
-enum {
-	O_COUNT,
-	O_SUM,
-	O_MAX,
-	O_P50,
-	O_P99,
-	O_MISMATCH,
-	O_N
-};
-static const char *const op_suffix[O_N] = { "count",  "sum_ns", "max_ns",
-					    "p50_ns", "p99_ns", "mismatches" };
-
 struct fsb_suite {
 	struct ul_engine *eng;
 	const struct ul_fsbench_opts *o;
 	struct ul_fsb_trace trace;
 	struct ul_fsb_totals totals;
-	struct ul_fsb_round_cfg rc;
-	struct ul_fsb_round round;
+	struct ul_fsbench_spec spec; /* what every round replays: the probe's ctx.arg */
+	struct ul_probe_ctx ctx;
+	struct ul_whole_run *probe;  /* the fsbench probe, started */
+	struct ul_child *load_child; /* the cell's load: its death ends the cell */
 	int runs;
 	bool builtin;
 };
@@ -185,36 +156,15 @@ static int load_trace(struct fsb_suite *st)
 	return UL_ENGINE_OK;
 }
 
-static void op_series_name(char *buf, size_t len, int kind, int field)
-{
-	snprintf(buf, len, "fsop_%s_%s", ul_fsb_kind_name(kind), op_suffix[field]);
-}
-
 /* Create the cell's series in order and record the plan. */
 static int prepare_cell(struct fsb_suite *st, struct ul_cell *cell)
 {
-	char name[UL_NAME_LEN];
-	int rc = 0;
+	const struct ul_fsbench_spec *p = &st->spec;
+	int rc = ul_fsbench_make_series(cell, &st->totals);
 
-	for (int i = 0; i < S_N; i++)
-		if (!ul_cell_series(cell, run_series[i]))
-			return -ENOMEM;
-	for (int k = 0; k < UL_FSB_N_KINDS; k++) {
-		if (!st->totals.ops[k])
-			continue;
-		for (int f = 0; f < O_N; f++) {
-			op_series_name(name, sizeof(name), k, f);
-			if (!ul_cell_series(cell, name))
-				return -ENOMEM;
-		}
-	}
-	if (!ul_cell_series(cell, "fsbench_client_ops") ||
-	    !ul_cell_series(cell, "fsbench_client_finish_ns"))
-		return -ENOMEM;
-	rc |= ul_cell_set_metric(cell, "fsbench_clients", st->rc.clients);
-	rc |= ul_cell_set_metric(cell, "fsbench_duration_ns",
-				 st->rc.once ? 0 : (double)st->rc.duration_ns);
-	rc |= ul_cell_set_metric(cell, "fsbench_warmup_ns", (double)st->rc.warmup_ns);
+	rc |= ul_cell_set_metric(cell, "fsbench_clients", p->clients);
+	rc |= ul_cell_set_metric(cell, "fsbench_duration_ns", p->once ? 0 : (double)p->duration_ns);
+	rc |= ul_cell_set_metric(cell, "fsbench_warmup_ns", (double)p->warmup_ns);
 	rc |= ul_cell_set_metric(cell, "fsbench_builtin_trace", st->builtin);
 	rc |= ul_cell_set_metric(cell, "fsbench_trace_ops", (double)st->trace.n);
 	rc |= ul_cell_set_metric(cell, "fsbench_trace_read_bytes", (double)st->totals.read_bytes);
@@ -222,97 +172,66 @@ static int prepare_cell(struct fsb_suite *st, struct ul_cell *cell)
 	return rc ? -ENOMEM : 0;
 }
 
-static int push(struct ul_cell *cell, const char *name, int64_t v)
+/* One round: the probe's run, with the cell's load watched. */
+static enum ul_measure_result measure_round(struct fsb_suite *st, struct ul_cell *cell, int i,
+					    int *err)
 {
-	return ul_series_push(ul_cell_series(cell, name), v);
-}
+	struct ul_engine *eng = st->eng;
+	const struct ul_whole_watch watch = { .grace_ns = ul_engine_stop_grace(eng) };
+	struct ul_child *ex = NULL;
+	enum ul_measure_result r;
 
-/* Append one finished round to the cell's series. */
-static int record_round(struct fsb_suite *st, struct ul_cell *cell)
-{
-	const struct ul_fsb_round *r = &st->round;
-	const struct ul_fsb_stats *t = &r->total;
-	uint64_t bytes = t->read_bytes + t->write_bytes, cmin = UINT64_MAX, cmax = 0, maxlat = 0;
-	int64_t v[S_N];
-	char name[UL_NAME_LEN];
-	int rc = 0;
+	ul_whole_set_watch(st->probe, &watch);
+	r = ul_whole_measure(&eng->sup, st->probe, 0, err, &ex);
+	while (r == UL_MEASURE_CHILD_EXITED && ex != st->load_child)
+		r = ul_whole_wait(&eng->sup, st->probe, 0, &ex); /* a monitor's: its owner's */
+	if (r == UL_MEASURE_CHILD_EXITED) {
+		char how[96];
 
-	for (int i = 0; i < st->rc.clients; i++) {
-		cmin = r->client_ops[i] < cmin ? r->client_ops[i] : cmin;
-		cmax = r->client_ops[i] > cmax ? r->client_ops[i] : cmax;
-		rc |= push(cell, "fsbench_client_ops", (int64_t)r->client_ops[i]);
-		rc |= push(cell, "fsbench_client_finish_ns", r->client_finish_ns[i]);
+		ul_whole_cancel(&eng->sup, st->probe);
+		ul_wstatus_describe(ex->wstatus, how, sizeof(how));
+		cell->outcome = UL_CELL_LOAD_DIED;
+		snprintf(cell->note, sizeof(cell->note), "load died during run %d (%.150s)", i + 1,
+			 how);
 	}
-	for (int k = 0; k < UL_FSB_N_KINDS; k++) {
-		const struct ul_fsb_opstat *o = &t->op[k];
-		int64_t f[O_N] = {
-			(int64_t)o->count,
-			(int64_t)o->sum_ns,
-			(int64_t)o->max_ns,
-			(int64_t)ul_hist_quantile(o->hist, o->count, 0.50),
-			(int64_t)ul_hist_quantile(o->hist, o->count, 0.99),
-			(int64_t)o->mismatches,
-		};
-
-		maxlat = o->max_ns > maxlat ? o->max_ns : maxlat;
-		if (!st->totals.ops[k])
-			continue;
-		for (int j = 0; j < O_N; j++) {
-			op_series_name(name, sizeof(name), k, j);
-			rc |= push(cell, name, f[j]);
-		}
-	}
-	v[S_TPUT] = r->elapsed_ns > 0 ? (int64_t)((double)bytes * 1e9 / (double)r->elapsed_ns) : 0;
-	v[S_ELAPSED] = r->elapsed_ns;
-	v[S_READ] = (int64_t)t->read_bytes;
-	v[S_WRITE] = (int64_t)t->write_bytes;
-	v[S_OPS] = (int64_t)t->ops;
-	v[S_MISMATCH] = (int64_t)t->mismatches;
-	v[S_MAXLAT] = (int64_t)maxlat;
-	v[S_USER] = t->user_ns;
-	v[S_SYS] = t->sys_ns;
-	v[S_MAJFLT] = t->majflt;
-	v[S_MINFLT] = t->minflt;
-	v[S_CMIN] = (int64_t)cmin;
-	v[S_CMAX] = (int64_t)cmax;
-	for (int i = 0; i < S_N; i++)
-		rc |= push(cell, run_series[i], v[i]);
-	return rc ? -ENOMEM : 0;
+	return r;
 }
 
 /* Round i of a cell; sets the cell's outcome when it is not ok. */
 static int one_round(struct fsb_suite *st, struct ul_cell *cell, int i)
 {
 	struct ul_engine *eng = st->eng;
+	const char *note;
 	char when[32];
+	int err = 0;
 
-	if (st->rc.once)
+	if (st->spec.once)
 		snprintf(when, sizeof(when), "one pass");
 	else
-		ul_fmt_duration(when, sizeof(when), st->rc.warmup_ns + st->rc.duration_ns);
+		ul_fmt_duration(when, sizeof(when), st->spec.warmup_ns + st->spec.duration_ns);
 	ul_engine_progress(eng, "[fsbench] %s: run %d/%d, %d clients, %s", cell->load, i + 1,
-			   st->runs, st->rc.clients, when);
-	if (ul_fsb_round_run(eng, &st->rc, &st->round))
-		return ul_engine_fail("fsbench: cannot set up the clients");
-	switch (st->round.outcome) {
-	case UL_FSB_ROUND_OK:
-		if (record_round(st, cell))
-			return ul_engine_oom();
+			   st->runs, st->spec.clients, when);
+	note = ul_whole_note(st->probe);
+	switch (measure_round(st, cell, i, &err)) {
+	case UL_MEASURE_OK:
+		return ul_whole_result(st->probe, cell) ? ul_engine_oom() : UL_ENGINE_OK;
+	case UL_MEASURE_CHILD_EXITED: /* the load died */
 		return UL_ENGINE_OK;
-	case UL_FSB_ROUND_INTERRUPTED:
+	case UL_MEASURE_INTERRUPTED:
 		cell->outcome = UL_CELL_INTERRUPTED;
-		snprintf(cell->note, sizeof(cell->note), "run %d: %s", i + 1, st->round.note);
+		snprintf(cell->note, sizeof(cell->note), "run %d: %s", i + 1, note);
 		return UL_ENGINE_INTERRUPTED;
-	case UL_FSB_ROUND_LOAD_DIED:
-		cell->outcome = UL_CELL_LOAD_DIED;
-		snprintf(cell->note, sizeof(cell->note), "load died during run %d (%.150s)", i + 1,
-			 st->round.note);
-		return UL_ENGINE_OK;
+	case UL_MEASURE_TIMEOUT:
+		note = "a pass did not finish within --sample-timeout";
+		break;
 	default:
-		cell->outcome = UL_CELL_PROBE_FAILED;
-		snprintf(cell->note, sizeof(cell->note), "run %d: %s", i + 1, st->round.note);
-		return UL_ENGINE_OK;
+		if (!note[0])
+			return ul_engine_fail_errno(err, "fsbench: cannot set up the clients");
+		break;
 	}
+	cell->outcome = UL_CELL_PROBE_FAILED;
+	snprintf(cell->note, sizeof(cell->note), "run %d: %s", i + 1, note);
+	return UL_ENGINE_OK;
 }
 
 /* The rounds of one cell while rl runs; sets its outcome; returns an engine
@@ -322,13 +241,13 @@ static int rounds(void *arg, struct ul_cell *cell, struct ul_running_load *rl)
 	struct fsb_suite *st = arg;
 	int result = UL_ENGINE_OK;
 
-	st->rc.load_child = ul_load_child(rl); /* a round ends early when it dies */
+	st->load_child = ul_load_child(rl); /* a round ends early when it dies */
 	for (int i = 0; i < st->runs && result == UL_ENGINE_OK; i++) {
 		result = one_round(st, cell, i);
 		if (cell->outcome != UL_CELL_OK)
 			break;
 	}
-	st->rc.load_child = NULL;
+	st->load_child = NULL;
 	return result;
 }
 
@@ -390,31 +309,54 @@ static size_t fsbench_metric_values(const struct ul_cell *cell, const struct ul_
 	return n;
 }
 
-/* Settings of the rounds from the options and the host. */
+/* Settings of the rounds from the options, the run and the host. */
 static void plan(struct fsb_suite *st)
 {
 	const struct ul_engine_config *cfg = st->eng->cfg;
 	const struct ul_fsbench_opts *o = st->o;
+	struct ul_fsbench_spec *p = &st->spec;
 	int ncpu = st->eng->run->host.ncpu > 0 ? st->eng->run->host.ncpu : 1;
 
-	st->rc.trace = &st->trace;
-	st->rc.clients = o->clients ? o->clients : UL_FSBENCH_CLIENTS_PER_CPU * ncpu;
-	if (st->rc.clients > UL_FSB_MAX_CLIENTS)
-		st->rc.clients = UL_FSB_MAX_CLIENTS;
-	st->rc.once = o->once;
-	st->rc.duration_ns = o->duration_ns ? o->duration_ns : UL_FSBENCH_DEFAULT_DURATION_NS;
-	st->rc.warmup_ns = st->rc.once ? 0 : o->warmup_set ? o->warmup_ns : st->rc.duration_ns / 5;
+	p->trace = &st->trace;
+	p->clients = o->clients ? o->clients : UL_FSBENCH_CLIENTS_PER_CPU * ncpu;
+	if (p->clients > UL_FSB_MAX_CLIENTS)
+		p->clients = UL_FSB_MAX_CLIENTS;
+	p->once = o->once;
+	p->duration_ns = o->duration_ns ? o->duration_ns : UL_FSBENCH_DEFAULT_DURATION_NS;
+	p->warmup_ns = p->once ? 0 : o->warmup_set ? o->warmup_ns : p->duration_ns / 5;
+	p->ready_ns = cfg->ready_timeout_ns;
+	p->pass_ns = cfg->sample_timeout_ns;
+	p->disk_reserve_bytes = cfg->disk_reserve_bytes;
 	st->runs = cfg->mtest_runs > 0 ? cfg->mtest_runs : UL_FSBENCH_DEFAULT_RUNS;
+}
+
+/* The clients' directory, then the probe; an engine result. */
+static int start_probe(struct fsb_suite *st, const struct ul_suite *suite)
+{
+	struct ul_engine *eng = st->eng;
+	const struct ul_probe *probe = ul_probe_find(suite->probe);
+	char root[PATH_MAX + 16];
+	int rc;
+
+	snprintf(root, sizeof(root), "%s/fsbench", eng->scratch);
+	if ((mkdir(root, 0700) < 0 && errno != EEXIST) ||
+	    (st->spec.root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return ul_engine_fail_errno(-errno, "fsbench: cannot create '%s'", root);
+	ul_engine_probe_ctx(eng, probe, &st->ctx);
+	st->ctx.arg = &st->spec;
+	rc = ul_whole_start(probe, &st->ctx, &st->probe);
+	if (rc == -ENOMEM)
+		return ul_engine_oom();
+	return rc ? ul_engine_fail_errno(rc, "fsbench: cannot start the probe") : UL_ENGINE_OK;
 }
 
 static int fsbench_run(struct ul_engine *eng, const struct ul_suite *suite)
 {
 	static const struct ul_fsbench_opts defaults;
-	struct fsb_suite st = { .eng = eng, .rc.root_fd = -1 };
+	struct fsb_suite st = { .eng = eng, .spec.root_fd = -1 };
 	const char *const *under;
-	char root[PATH_MAX + 16];
 	size_t n_under;
-	int result = UL_ENGINE_OK;
+	int result;
 
 	st.o = ul_engine_suite_opts(eng, suite);
 	if (!st.o)
@@ -422,22 +364,9 @@ static int fsbench_run(struct ul_engine *eng, const struct ul_suite *suite)
 	n_under = ul_engine_under(eng->cfg, &under);
 	ul_fsb_trace_init(&st.trace);
 	result = load_trace(&st);
-	if (result != UL_ENGINE_OK)
-		goto out;
-	plan(&st);
-	st.round.client_ops = calloc((size_t)st.rc.clients, sizeof(*st.round.client_ops));
-	st.round.client_finish_ns =
-		calloc((size_t)st.rc.clients, sizeof(*st.round.client_finish_ns));
-	snprintf(root, sizeof(root), "%s/fsbench", eng->scratch);
-	if (!st.round.client_ops || !st.round.client_finish_ns) {
-		result = ul_engine_oom();
-		goto out;
-	}
-	if ((mkdir(root, 0700) < 0 && errno != EEXIST) ||
-	    (st.rc.root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-		result = (ul_error_errno(errno, "fsbench: cannot create '%s'", root),
-			  UL_ENGINE_ERROR);
-		goto out;
+	if (result == UL_ENGINE_OK) {
+		plan(&st);
+		result = start_probe(&st, suite);
 	}
 	for (size_t i = 0; i < n_under && result == UL_ENGINE_OK; i++) {
 		const struct ul_load *load = ul_load_find(under[i]);
@@ -446,11 +375,9 @@ static int fsbench_run(struct ul_engine *eng, const struct ul_suite *suite)
 			UL_BUG("fsbench: --under '%s' has no load", under[i]);
 		result = run_cell(&st, load);
 	}
-out:
-	if (st.rc.root_fd >= 0)
-		close(st.rc.root_fd);
-	free(st.round.client_ops);
-	free(st.round.client_finish_ns);
+	ul_whole_stop(&eng->sup, st.probe);
+	if (st.spec.root_fd >= 0)
+		close(st.spec.root_fd);
 	ul_fsb_trace_free(&st.trace);
 	return result;
 }

@@ -3,21 +3,9 @@
  * The fsbench suite (dbench's question, seed 003): N clients replay a
  * file-server trace, each in its own directory, for a fixed time after an
  * uncounted warm-up or for one pass of the trace.  One cell per --under
- * load; each of --runs rounds appends one value to every per-run series:
- *
- *   fsbench_throughput_bps (primary)  bytes read + written per second
- *   fsbench_elapsed_ns                the measured window (one pass: go
- *                                     to the last client's end)
- *   fsbench_read_bytes, fsbench_write_bytes, fsbench_ops, fsbench_mismatches
- *   fsbench_max_latency_ns            slowest operation
- *   fsbench_user_ns, fsbench_sys_ns, fsbench_majflt, fsbench_minflt
- *                                     the clients' rusage over the window
- *   fsbench_client_min_ops, fsbench_client_max_ops
- *   fsop_<Op>_{count,sum_ns,max_ns,p50_ns,p99_ns,mismatches}
- *                                     per operation kind in the trace
- * and per client per run: fsbench_client_ops, fsbench_client_finish_ns
- * (when that client ended, since go: the seed's "termination pattern").
- * Metrics: fsbench_clients, fsbench_duration_ns (0 = one pass),
+ * load; each of --runs rounds is one run of the fsbench probe, which
+ * appends one value to every per-round series (probe/fsbench.h lists
+ * them).  Metrics: fsbench_clients, fsbench_duration_ns (0 = one pass),
  * fsbench_warmup_ns, fsbench_builtin_trace, fsbench_trace_ops,
  * fsbench_trace_read_bytes, fsbench_trace_write_bytes.
  */
@@ -40,8 +28,5 @@ struct ul_fsbench_opts {
 	bool warmup_set;
 	const char *loadfile; /* --loadfile; NULL = the Debian file if present, else built-in */
 };
-
-/* Series names, for the formats. */
-#define UL_FSB_S_THROUGHPUT "fsbench_throughput_bps"
 
 #endif
