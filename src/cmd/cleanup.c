@@ -2,7 +2,7 @@
 /*
  * `underload cleanup`: undo what killed runs left behind (swap files,
  * memory cgroups, scratch directories) from their journals, and
- * mark those runs interrupted in their stores.
+ * mark those runs interrupted (crashed, after a reboot) in their stores.
  */
 #include "core/compat.h"
 #include "cmd/cmd.h"
@@ -23,8 +23,11 @@ static const char cleanup_help[] =
 	"SIGKILL, machine crash): swap files are turned off and deleted, memory\n"
 	"cgroups emptied and removed, scratch directories deleted, and each such\n"
 	"run is marked 'interrupted' in its results database, finished at the time\n"
-	"of its last stored cell.  Runs find them in their journals under\n"
-	"/run/underload.  Runs still alive are left alone.  Nothing is trusted: a\n"
+	"of its last stored cell; a run whose machine went down under it (its\n"
+	"journal is of an earlier boot) is marked 'crashed' in the test and round\n"
+	"it was in.  Runs find them in their journals under /var/lib/underload/journal\n"
+	"(root; ~/.local/state/underload/journal for a user) and where older\n"
+	"versions kept them.  Runs still alive are left alone.  Nothing is trusted: a\n"
 	"journal is read only if it and its directory are root's (yours) and closed\n"
 	"to others, and every target is checked before it is touched (a scratch\n"
 	"directory we made, a swap file carrying the run's UUID, the run's cgroup).\n"
@@ -66,6 +69,14 @@ static int mark_interrupted(void *arg, const char *store_uri, const char *uuid, 
 	return rc;
 }
 
+/* A run whose machine went down under it: crashed where it was. */
+static int mark_crashed(void *arg, const char *store_uri, const char *uuid, const char *where,
+			char *why, size_t len)
+{
+	(void)arg;
+	return ul_cmd_mark_crashed(store_uri, uuid, where, why, len);
+}
+
 static void report(void *arg, const char *kind, const char *what, int rc, const char *why,
 		   bool retired)
 {
@@ -85,6 +96,7 @@ int ul_cmd_cleanup(int argc, char **argv);
 int ul_cmd_cleanup(int argc, char **argv)
 {
 	const struct ul_changes_hooks hooks = { .mark_interrupted = mark_interrupted,
+						.mark_crashed = mark_crashed,
 						.report = report };
 	int first, rc, n = 0;
 

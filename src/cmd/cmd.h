@@ -138,6 +138,24 @@ int ul_cmd_open_store(const char *db_opt, struct ul_store **out);
  * lock; the store's note (journal mode fallback) is printed. */
 int ul_cmd_open_store_rw(const char *db_opt, struct ul_store **out);
 /*
+ * Runs of this store whose machine went down under them (cmd/crashed.c):
+ * every pending run of a journal of another boot that names the store db
+ * is marked crashed at the test and round it was in, with a note for
+ * each.  st: the command's store open for writing, or NULL to open one
+ * only when there is a run to mark (list).  Problems are warnings.
+ */
+void ul_cmd_settle_crashed(const char *db, struct ul_store *st);
+/* cleanup's hook: mark run uuid crashed in store_uri (opened here) at
+ * `where` (a journal "at" record, may be NULL), saying so on stdout; the
+ * store's answer (-ENOENT, -EALREADY, or -EIO with why). */
+int ul_cmd_mark_crashed(const char *store_uri, const char *uuid, const char *where, char *why,
+			size_t len);
+/* "resp 2ctx-mem (probe resp), round 1": where a crashed run was. */
+void ul_cmd_describe_where(const struct ul_cell *c, int round, char *out, size_t len);
+/* Where the stored run uuid crashed (its crashed cell), into out
+ * ("an unknown test" without one); the store's answer. */
+int ul_cmd_crash_where(struct ul_store *st, const char *uuid, char *out, size_t len);
+/*
  * ul_run_init() `run`, then load the stored run `ref` names (an id, a UUID or
  * a unique prefix, or "last") into it.  Returns UL_EXIT_OK, or after printing
  * the store's error UL_EXIT_USAGE if no run matches (-ENOENT) and

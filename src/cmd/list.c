@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <limits.h>
 
 static const char list_help[] =
 	"usage: underload list [--db PATH] [--label L] [--suite S] [--since WHEN] [--host H] [runs]\n"
@@ -31,6 +33,9 @@ static const char list_help[] =
 	"\n"
 	"Without a topic, list the runs in the store, newest first, one a line:\n"
 	"id, uuid, label, host, start time (UTC), suites, status and stored tests.\n"
+	"Status: running, complete, interrupted, failed, partial, or crashed (the\n"
+	"machine went down under the run: a line under the table names the test\n"
+	"and round it was in).\n"
 	"Control characters in labels and host names are shown escaped (\\n, \\x1b).\n"
 	"With a topic, list the registered items; -v adds every option with its\n"
 	"type, range and default.\n"
@@ -178,15 +183,38 @@ static void add_run(struct ul_table *t, const struct ul_run_summary *r)
 	ul_table_set(t, row, RUN_TESTS, "%d", r->n_cells);
 }
 
+/* Under the table, where each crashed run was: a crash is a result. */
+static void print_crashes(struct ul_store *store, const struct ul_run_summary *runs, size_t n,
+			  const struct run_filter *filter)
+{
+	char where[256];
+
+	for (size_t i = 0; i < n; i++) {
+		if (runs[i].status != UL_RUN_CRASHED || !keep_run(&runs[i], filter))
+			continue;
+		if (ul_cmd_crash_where(store, runs[i].uuid, where, sizeof(where)))
+			snprintf(where, sizeof(where), "an unknown test (%.200s)", store->err);
+		printf("run %.8s (%s) crashed in %s\n", ul_esc(runs[i].uuid), ul_esc(runs[i].label),
+		       where);
+	}
+}
+
 static int list_runs(const char *db_opt, const struct run_filter *filter)
 {
 	struct ul_run_summary *runs = NULL;
 	struct ul_table table;
 	struct ul_store *store;
+	char db[PATH_MAX];
 	size_t n = 0;
 	int rc;
 
-	rc = ul_cmd_open_store(db_opt, &store);
+	rc = ul_cmd_db_path(db_opt, db, sizeof(db));
+	if (rc)
+		return rc;
+	/* Runs whose machine went down are marked before they are listed. */
+	if (access(db, F_OK) == 0)
+		ul_cmd_settle_crashed(db, NULL);
+	rc = ul_cmd_open_store(db, &store);
 	if (rc)
 		return rc;
 	rc = store->ops->list_runs(store, &runs, &n);
@@ -200,10 +228,12 @@ static int list_runs(const char *db_opt, const struct run_filter *filter)
 	for (size_t i = 0; i < n; i++)
 		if (keep_run(&runs[i], filter))
 			add_run(&table, &runs[i]);
-	free(runs);
-	ul_store_close(store);
 	rc = ul_table_print(stdout, &table);
 	ul_table_free(&table);
+	if (!rc)
+		print_crashes(store, runs, n, filter);
+	free(runs);
+	ul_store_close(store);
 	if (rc) {
 		ul_error("cannot list runs: %s", strerror(-rc));
 		return UL_EXIT_ERROR;

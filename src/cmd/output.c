@@ -223,6 +223,8 @@ static int open_store(const char *db_opt, unsigned flags, struct ul_store **out)
 	}
 	if ((*out)->note[0])
 		ul_note("%s", (*out)->note);
+	if (!(flags & UL_STORE_READ))
+		ul_cmd_settle_crashed(db, *out);
 	return UL_EXIT_OK;
 }
 

@@ -211,6 +211,7 @@ struct ul_cell *ul_engine_new_cell_named(struct ul_engine *eng, const char *suit
 	snprintf(cell->probe, sizeof(cell->probe), "%s", probe);
 	snprintf(cell->load_unit, sizeof(cell->load_unit), "%s", unit);
 	cell->started_wall_ns = ul_wall_ns();
+	ul_engine_journal_at(eng, cell);
 	for (size_t i = 0; series && series[i]; i++)
 		if (!ul_cell_series(cell, series[i])) {
 			ul_oom();

@@ -269,6 +269,12 @@ int ul_engine_commit_cell(struct ul_engine *eng, struct ul_cell *cell) UL_MUST_C
  */
 int ul_engine_store_cell(struct ul_engine *eng, struct ul_cell *cell);
 /*
+ * Journal where the run is now (engine_run.c): the cell just begun, its
+ * test and round, so that a run whose machine goes down is reported
+ * crashed there.  Best effort: a failure only loses that report.
+ */
+void ul_engine_journal_at(struct ul_engine *eng, const struct ul_cell *cell);
+/*
  * At the end of a run: retry the kept cells; if some are still refused or
  * the run's end (`end_stored` false) was not stored, write the whole run to
  * a recovery file (beside the database, else in /var/tmp) and say where.

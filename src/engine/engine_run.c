@@ -99,8 +99,8 @@ static int sandbox_setup(struct ul_engine *eng)
 	int rc;
 
 	if ((cfg->swap_bytes || cfg->mem_limit_bytes) && !j)
-		return ul_error("--swap and --mem-limit need the journal of system changes "
-				"(/run/underload), which could not be opened");
+		return ul_error("--swap and --mem-limit need the journal of system changes, "
+				"which could not be opened");
 	if (cfg->swap_bytes) {
 		rc = ul_change_swap_create(j, eng->scratch, cfg->swap_bytes, cfg->swap_priority,
 					   eng->run->uuid, eng->swap_path, sizeof(eng->swap_path),
@@ -184,6 +184,18 @@ static int finish(struct ul_engine *eng, int result, bool *stored)
 	if (result == UL_ENGINE_OK && eng->flagged)
 		result = UL_ENGINE_FLAGGED;
 	return result;
+}
+
+void ul_engine_journal_at(struct ul_engine *eng, const struct ul_cell *cell)
+{
+	char at[256];
+	size_t i = (size_t)(cell - eng->run->cells);
+
+	/* Only a journalled run can be marked crashed; the cell is run->cells[i]. */
+	if (!journal(eng) || !eng->cfg->store_uri || i >= eng->run->n_cells ||
+	    ul_cell_where_format(cell, ul_run_cell_round(eng->run, i), at, sizeof(at)))
+		return;
+	(void)ul_journal_at(journal(eng), at);
 }
 
 static void hint_stale_journals(void)

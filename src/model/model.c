@@ -192,7 +192,8 @@ int ul_cell_round(const struct ul_cell *cell)
 static const char *const run_status_names[] = {
 	[UL_RUN_RUNNING] = "running",	      [UL_RUN_COMPLETE] = "complete",
 	[UL_RUN_INTERRUPTED] = "interrupted", [UL_RUN_FAILED] = "failed",
-	[UL_RUN_PARTIAL] = "partial",	      [UL_RUN_UNKNOWN] = "unknown",
+	[UL_RUN_PARTIAL] = "partial",	      [UL_RUN_CRASHED] = "crashed",
+	[UL_RUN_UNKNOWN] = "unknown",
 };
 
 static const char *const cell_outcome_names[] = {
@@ -201,6 +202,7 @@ static const char *const cell_outcome_names[] = {
 	[UL_CELL_LOAD_DIED] = "load-died",
 	[UL_CELL_PROBE_FAILED] = "probe-failed",
 	[UL_CELL_INTERRUPTED] = "interrupted",
+	[UL_CELL_CRASHED] = "crashed",
 };
 
 static int name_lookup(const char *const *names, size_t n, const char *name)

@@ -23,6 +23,7 @@ enum ul_run_status {
 	UL_RUN_INTERRUPTED, /* SIGINT/SIGTERM/SIGHUP stopped it; finished cells are kept */
 	UL_RUN_FAILED,	    /* an error stopped it before any cell was stored */
 	UL_RUN_PARTIAL,	    /* an error stopped it after some cells were stored */
+	UL_RUN_CRASHED,	    /* the machine went down under it (its boot ended): a result */
 	UL_RUN_UNKNOWN,	    /* read back: a status this program does not know; never stored */
 };
 
@@ -32,6 +33,7 @@ enum ul_cell_outcome {
 	UL_CELL_LOAD_DIED,    /* the load exited while it should have been running */
 	UL_CELL_PROBE_FAILED, /* the probe failed, died or missed its deadline */
 	UL_CELL_INTERRUPTED,  /* the run was interrupted during this cell */
+	UL_CELL_CRASHED,      /* the machine went down during this cell: nothing measured */
 };
 
 enum ul_cell_flags {
@@ -183,5 +185,18 @@ const char *ul_run_status_name(enum ul_run_status s);
 int ul_run_status_parse(const char *name, enum ul_run_status *out);
 const char *ul_cell_outcome_name(enum ul_cell_outcome o);
 int ul_cell_outcome_parse(const char *name, enum ul_cell_outcome *out);
+
+/*
+ * Where a run is, as its journal records it at each cell's start ("at"
+ * records) so that a crash can be reported at its test: "SEQ ROUND
+ * STARTED_NS SUITE LOAD PROBE", round 1-based (the cell's replicate).
+ * Format: 0 or -ENAMETOOLONG.  Parse: into a cell of outcome crashed
+ * (seq, names, start and end at the start, a note naming the round), 0
+ * or -EINVAL for text that is not one; the cell owns nothing.
+ */
+int ul_cell_where_format(const struct ul_cell *cell, int round, char *out, size_t len);
+int ul_cell_where_parse(const char *text, struct ul_cell *out, int *round);
+/* The 1-based round of run->cells[i]: 1 + the earlier cells of its test. */
+int ul_run_cell_round(const struct ul_run *run, size_t i);
 
 #endif

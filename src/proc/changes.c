@@ -24,7 +24,8 @@
 
 /* What a check or an undo knows besides its argument. */
 struct change_ctx {
-	const char *run_uuid; /* of the journal's run entry; NULL if it has none */
+	const char *run_uuid;		    /* of the journal's run entry; NULL if it has none */
+	const struct ul_journal_info *info; /* of the stale journal; NULL for our own */
 	const struct ul_changes_hooks *hooks;
 	char *why;
 	size_t whylen;
@@ -126,11 +127,17 @@ static int undo_run(const struct change_ctx *c, const char *arg)
 
 	if (!store)
 		return -EINVAL;
-	if (!c->hooks || !c->hooks->mark_interrupted) {
+	/* A run whose boot ended under it crashed (the kernel, or the power):
+	 * a result, with where it was, not an interruption. */
+	if (c->info && c->info->other_boot && c->hooks && c->hooks->mark_crashed)
+		rc = c->hooks->mark_crashed(c->hooks->arg, store, uuid, c->info->where, c->why,
+					    c->whylen);
+	else if (c->hooks && c->hooks->mark_interrupted)
+		rc = c->hooks->mark_interrupted(c->hooks->arg, store, uuid, c->why, c->whylen);
+	else {
 		say(c, "only 'underload cleanup' can repair a run's status");
 		return -EOPNOTSUPP;
 	}
-	rc = c->hooks->mark_interrupted(c->hooks->arg, store, uuid, c->why, c->whylen);
 	return rc == -ENOENT || rc == -EALREADY ? 0 : rc;
 }
 
@@ -377,12 +384,12 @@ static void report(const struct cleanup *cl, const char *kind, const char *arg, 
 
 /* Check and undo one pending entry; settles it in e and the journal. */
 static int settle(struct cleanup *cl, struct ul_journal *j, struct ul_journal_entry *e,
-		  const char *run_uuid)
+		  const char *run_uuid, const struct ul_journal_info *info)
 {
 	const struct change_kind *k = find_kind(e->kind);
 	struct ul_journal *w = j->fd >= 0 ? j : NULL;
 	char why[256] = "";
-	struct change_ctx c = { run_uuid, cl->hooks, why, sizeof(why) };
+	struct change_ctx c = { run_uuid, info, cl->hooks, why, sizeof(why) };
 	bool refused = false;
 	int rc;
 
@@ -422,7 +429,8 @@ static int settle(struct cleanup *cl, struct ul_journal *j, struct ul_journal_en
 	return rc;
 }
 
-static int visit(void *arg, struct ul_journal *j, struct ul_journal_entry *e, size_t n)
+static int visit(void *arg, struct ul_journal *j, struct ul_journal_entry *e, size_t n,
+		 const struct ul_journal_info *info)
 {
 	struct cleanup *cl = arg;
 	char uuid[UUID_LEN + 1];
@@ -438,7 +446,7 @@ static int visit(void *arg, struct ul_journal *j, struct ul_journal_entry *e, si
 
 		if (e[i].state != UL_JOURNAL_PENDING)
 			continue;
-		rc = settle(cl, j, &e[i], run_uuid);
+		rc = settle(cl, j, &e[i], run_uuid, info);
 		if (rc && !err)
 			err = rc;
 	}
@@ -453,4 +461,46 @@ int ul_changes_cleanup(const char *dir, const struct ul_changes_hooks *h, int *n
 	if (n_undone)
 		*n_undone = cl.undone;
 	return rc;
+}
+
+/* ---- crashed runs ------------------------------------------------------------ */
+
+struct crashed {
+	ul_changes_crashed_fn fn;
+	void *arg;
+	int err;
+};
+
+/* Each pending run entry of a journal of another boot: a crashed run. */
+static int visit_crashed(void *arg, struct ul_journal *j, struct ul_journal_entry *e, size_t n,
+			 const struct ul_journal_info *info)
+{
+	struct crashed *cr = arg;
+	char uuid[UUID_LEN + 1];
+
+	(void)j;
+	if (!info->other_boot)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *store;
+		int rc;
+
+		if (e[i].state != UL_JOURNAL_PENDING || strcmp(e[i].kind, "run"))
+			continue;
+		store = split_run(e[i].arg, uuid);
+		if (!store)
+			continue;
+		rc = cr->fn(cr->arg, uuid, store, info->where);
+		if (rc && !cr->err)
+			cr->err = rc;
+	}
+	return 0;
+}
+
+int ul_changes_crashed_runs(const char *dir, ul_changes_crashed_fn fn, void *arg)
+{
+	struct crashed cr = { .fn = fn, .arg = arg };
+	int rc = ul_journal_read_stale(dir, visit_crashed, &cr);
+
+	return cr.err ? cr.err : rc;
 }

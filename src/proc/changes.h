@@ -35,6 +35,13 @@ struct ul_changes_hooks {
 	 */
 	int (*mark_interrupted)(void *arg, const char *store_uri, const char *uuid, char *why,
 				size_t len);
+	/*
+	 * The same for a run whose boot ended under it (a journal of another
+	 * boot): mark it crashed where it was, `where` its journal's latest
+	 * "at" record (NULL if none).  NULL: such runs are marked interrupted.
+	 */
+	int (*mark_crashed)(void *arg, const char *store_uri, const char *uuid, const char *where,
+			    char *why, size_t len);
 	/* One line per entry handled: rc 0 undone; retired: given up for good. */
 	void (*report)(void *arg, const char *kind, const char *what, int rc, const char *why,
 		       bool retired);
@@ -72,6 +79,15 @@ int ul_change_undo(struct ul_journal *j, const char *kind, const char *arg);
  * 0 when everything was settled without error, else the first error. */
 int ul_changes_cleanup(const char *dir, const struct ul_changes_hooks *h,
 		       int *n_undone) UL_MUST_CHECK;
+/*
+ * Runs that crashed: every pending run entry of a stale journal written in
+ * another boot, read only (the journal is left for cleanup).  fn gets the
+ * run's UUID, its store and the journal's latest "at" record (NULL if
+ * none); its first error is returned, after every run was seen.
+ */
+typedef int (*ul_changes_crashed_fn)(void *arg, const char *uuid, const char *store_uri,
+				     const char *where);
+int ul_changes_crashed_runs(const char *dir, ul_changes_crashed_fn fn, void *arg);
 /* Is kind a change this version knows? */
 bool ul_change_known(const char *kind);
 

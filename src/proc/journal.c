@@ -23,50 +23,6 @@
 
 #define SUFFIX ".journal"
 #define TMP_SUFFIX ".journal.tmp"
-#define MAX_DIRS 4
-
-/* ---- directories ---------------------------------------------------- */
-
-/* The candidate directories, best first; $UL_JOURNAL_DIR alone if set. */
-static int default_dirs(char dirs[MAX_DIRS][PATH_MAX])
-{
-	const char *env = getenv("UL_JOURNAL_DIR");
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
-	int n = 0;
-
-	if (env && env[0]) {
-		snprintf(dirs[n++], PATH_MAX, "%s", env);
-		return n;
-	}
-	snprintf(dirs[n++], PATH_MAX, "/run/underload");
-	if (xdg && xdg[0] == '/')
-		snprintf(dirs[n++], PATH_MAX, "%s/underload", xdg);
-	snprintf(dirs[n++], PATH_MAX, "/tmp/underload-%u", (unsigned)geteuid());
-	return n;
-}
-
-/*
- * A journal directory must be ours and closed to others: a journal another
- * user can write into would let them have `underload cleanup` (run as root)
- * undo whatever they wrote.  Returns an fd of the directory (opened without
- * following a symlink) or -errno: -EPERM not ours or open to others.
- */
-static int open_dir(const char *dir, bool create)
-{
-	struct stat st;
-	int fd;
-
-	if (create && mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ELOOP || errno == ENOTDIR ? -EPERM : -errno;
-	if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 077)) {
-		close(fd);
-		return -EPERM;
-	}
-	return fd;
-}
 
 /* ---- processes ------------------------------------------------------ */
 
@@ -81,6 +37,7 @@ static int proc_start_time(pid_t pid, uint64_t *out)
 	return rc;
 }
 
+/* Is the journal's writer alive?  Only meaningful within its boot. */
 static bool owner_alive(pid_t pid, uint64_t start)
 {
 	char p[64], comm[32] = "";
@@ -134,7 +91,7 @@ static int append(struct ul_journal *j, const char *line)
 static bool kind_ok(const char *kind)
 {
 	if (!kind || !kind[0] || !strcmp(kind, "done") || !strcmp(kind, "retired") ||
-	    !strcmp(kind, "failed"))
+	    !strcmp(kind, "failed") || !strcmp(kind, "at"))
 		return false;
 	for (; *kind; kind++)
 		if (!islower((unsigned char)*kind) && !isdigit((unsigned char)*kind) &&
@@ -164,6 +121,22 @@ int ul_journal_add(struct ul_journal *j, const char *kind, const char *arg)
 	return add_line(j, "", kind, arg);
 }
 
+int ul_journal_at(struct ul_journal *j, const char *arg)
+{
+	char *line;
+	int rc;
+
+	if (!j || j->fd < 0)
+		return -EBADF;
+	if (!arg || !arg[0] || strchr(arg, '\n'))
+		return -EINVAL;
+	if (asprintf(&line, "at %s\n", arg) < 0)
+		return -ENOMEM;
+	rc = append(j, line);
+	free(line);
+	return rc;
+}
+
 int ul_journal_done(struct ul_journal *j, const char *kind, const char *arg)
 {
 	return add_line(j, "done ", kind, arg);
@@ -181,7 +154,7 @@ int ul_journal_failed(struct ul_journal *j, const char *kind, const char *arg)
 
 static int open_in(struct ul_journal *j, int dfd, const char *dir)
 {
-	char tmp[64], name[64], header[96];
+	char tmp[64], name[64], header[160], boot[UL_JOURNAL_BOOT_LEN];
 	pid_t pid = getpid();
 	uint64_t start = 0;
 	int fd, rc;
@@ -194,7 +167,10 @@ static int open_in(struct ul_journal *j, int dfd, const char *dir)
 		return -errno;
 	/* Written under a temporary name so a journal never lacks its header. */
 	(void)proc_start_time(pid, &start);
-	snprintf(header, sizeof(header), UL_JOURNAL_HEADER "%d %" PRIu64 "\n", (int)pid, start);
+	/* Without a boot id (no /proc) the journal is told stale by its pid. */
+	(void)ul_journal_boot_id(boot);
+	snprintf(header, sizeof(header), UL_JOURNAL_HEADER "%d %" PRIu64 "%s%s\n", (int)pid, start,
+		 boot[0] ? " " : "", boot);
 	j->fd = fd;
 	j->size_bytes = 0;
 	rc = append(j, header);
@@ -226,14 +202,14 @@ static int open_in(struct ul_journal *j, int dfd, const char *dir)
 
 int ul_journal_open(struct ul_journal *j)
 {
-	char dirs[MAX_DIRS][PATH_MAX];
-	int n = default_dirs(dirs), rc = -ENOENT;
+	char dirs[UL_JOURNAL_MAX_DIRS][PATH_MAX];
+	int n = ul_journal_dirs(dirs), rc = -ENOENT;
 
 	j->fd = -1;
 	j->path[0] = '\0';
 	j->size_bytes = 0;
 	for (int i = 0; i < n; i++) {
-		int dfd = open_dir(dirs[i], true);
+		int dfd = ul_journal_open_dir(dirs[i], true);
 
 		if (dfd < 0) {
 			rc = dfd;
@@ -279,9 +255,11 @@ void ul_journal_finish(struct ul_journal *j)
 struct scan {
 	ul_journal_visit_fn fn;
 	void *arg;
-	int stale; /* stale journals with pending entries */
-	bool dry;  /* only count */
-	int err;   /* the first error a visitor returned */
+	int stale;			/* stale journals with pending entries */
+	bool dry;			/* only count */
+	bool readonly;			/* visit, but change nothing */
+	int err;			/* the first error a visitor returned */
+	char boot[UL_JOURNAL_BOOT_LEN]; /* this boot's id, "" if unknown */
 };
 
 /* A temporary file whose creator is gone is an incomplete, empty journal. */
@@ -323,31 +301,37 @@ static int open_trusted(int dfd, const char *name, bool dry)
 static int scan_one(int dfd, const char *dir, const char *name, struct scan *sc)
 {
 	struct ul_journal j = { .fd = -1 };
+	struct ul_journal_info info;
 	struct ul_journal_parsed p;
 	struct stat st;
 	int fd, rc = 0;
 
-	fd = open_trusted(dfd, name, sc->dry);
+	fd = open_trusted(dfd, name, sc->dry || sc->readonly);
 	if (fd < 0)
 		return 0;
 	if (fstat(fd, &st) < 0 || ul_journal_parse(fd, &p)) {
 		close(fd);
 		return 0;
 	}
-	if (owner_alive(p.pid, p.start)) {
+	info.other_boot = ul_journal_other_boot(p.boot, sc->boot);
+	info.where = p.where;
+	if (!info.other_boot && owner_alive(p.pid, p.start)) {
 		ul_journal_parsed_free(&p);
 		close(fd);
 		return 0;
 	}
 	if (sc->dry) {
 		sc->stale += ul_journal_pending(&p) > 0;
+	} else if (sc->readonly) {
+		(void)ul_path_join(j.path, sizeof(j.path), dir, name);
+		rc = sc->fn(sc->arg, &j, p.e, p.n, &info);
 	} else {
 		/* Appending after a torn line would glue the next line onto it. */
 		if ((size_t)st.st_size == p.good_bytes || ftruncate(fd, (off_t)p.good_bytes) == 0)
 			j.fd = fd;
 		j.size_bytes = p.good_bytes;
 		(void)ul_path_join(j.path, sizeof(j.path), dir, name);
-		rc = sc->fn(sc->arg, &j, p.e, p.n);
+		rc = sc->fn(sc->arg, &j, p.e, p.n, &info);
 		if (!ul_journal_pending(&p))
 			unlinkat_same(dfd, name, fd);
 	}
@@ -368,7 +352,7 @@ static int scan_dir(const char *dir, struct scan *sc)
 	int dfd, fd, err = 0, rc;
 	DIR *d;
 
-	dfd = open_dir(dir, false);
+	dfd = ul_journal_open_dir(dir, false);
 	if (dfd < 0)
 		return dfd == -ENOENT ? 0 : dfd;
 	fd = dup(dfd);
@@ -382,7 +366,7 @@ static int scan_dir(const char *dir, struct scan *sc)
 	}
 	for (struct dirent *e; (e = readdir(d));) {
 		if (has_suffix(e->d_name, TMP_SUFFIX)) {
-			if (!sc->dry)
+			if (!sc->dry && !sc->readonly)
 				drop_dead_tmp(dfd, e->d_name);
 			continue;
 		}
@@ -399,12 +383,13 @@ static int scan_dir(const char *dir, struct scan *sc)
 
 static int scan_all(const char *dir, struct scan *sc)
 {
-	char dirs[MAX_DIRS][PATH_MAX];
+	char dirs[UL_JOURNAL_MAX_DIRS][PATH_MAX];
 	int n, err = 0;
 
+	(void)ul_journal_boot_id(sc->boot);
 	if (dir)
 		return scan_dir(dir, sc);
-	n = default_dirs(dirs);
+	n = ul_journal_dirs(dirs);
 	for (int i = 0; i < n; i++) {
 		int rc = scan_dir(dirs[i], sc);
 
@@ -419,6 +404,14 @@ static int scan_all(const char *dir, struct scan *sc)
 int ul_journal_visit_stale(const char *dir, ul_journal_visit_fn fn, void *arg)
 {
 	struct scan sc = { .fn = fn, .arg = arg };
+	int rc = scan_all(dir, &sc);
+
+	return sc.err ? sc.err : rc;
+}
+
+int ul_journal_read_stale(const char *dir, ul_journal_visit_fn fn, void *arg)
+{
+	struct scan sc = { .fn = fn, .arg = arg, .readonly = true };
 	int rc = scan_all(dir, &sc);
 
 	return sc.err ? sc.err : rc;

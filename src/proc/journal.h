@@ -5,24 +5,32 @@
  * each change and decides how to undo them.
  *
  * One file per supervisor, DIR/<pid>.journal, in the first usable of
- * $UL_JOURNAL_DIR (tests), /run/underload, $XDG_RUNTIME_DIR/underload and
- * /tmp/underload-<uid>.  The file starts with "underload-journal 1 <pid>
- * <starttime>" and then holds lines "<kind> <arg>" (appended with O_APPEND
+ * $UL_JOURNAL_DIR (tests alone), then a directory a reboot keeps:
+ * /var/lib/underload/journal for root, $XDG_STATE_HOME/underload/journal
+ * or ~/.local/state/underload/journal for a user; then, as fallbacks and
+ * where older versions wrote them (still read and cleaned),
+ * /run/underload, $XDG_RUNTIME_DIR/underload and /tmp/underload-<uid>.
+ * The file starts with "underload-journal 1 <pid> <starttime> <boot id>"
+ * and then holds lines "<kind> <arg>" (appended with O_APPEND
  * and fsync'd before the change), "done <kind> <arg>" (undone, or never
  * made), "retired <kind> <arg>" (could not be undone: reported once and
- * never retried) and "failed <kind> <arg>" (one failed attempt).  A done or
- * retired line settles the latest matching pending entry.  A line counts
- * only with its newline, so a torn last line is ignored; a writer that
- * fails mid-line truncates back to the last one.
+ * never retried), "failed <kind> <arg>" (one failed attempt) and "at
+ * <arg>" (where the run is now, for a crash report; the latest counts).
+ * A done or retired line settles the latest matching pending entry.  A
+ * line counts only with its newline, so a torn last line is ignored; a
+ * writer that fails mid-line truncates back to the last one.
  *
  * Trust: a journal is read only when its directory and the file are ours
  * and closed to others (owner us, no group/other permissions, not a
  * symlink, the file a regular file with one link), reached through the
  * directory's fd.  Anything else is skipped, as if absent.
  *
- * A journal is stale when its pid is dead: kill(pid, 0) says ESRCH, or
- * the process has another start time (the pid was reused), or, without a
- * start time, /proc/pid/comm is not "underload".  The owner holds no lock
+ * A journal is stale when it was written in another boot (its boot id is
+ * not /proc/sys/kernel/random/boot_id, or $UL_TEST_BOOT_ID in tests): pids
+ * mean nothing across a reboot.  Within this boot (or without a boot id,
+ * from an older version) it is stale when its pid is dead: kill(pid, 0)
+ * says ESRCH, or the process has another start time (the pid was reused),
+ * or, without a start time, /proc/pid/comm is not "underload".  The owner holds no lock
  * (a child that inherited the fd would make a dead run look alive);
  * readers flock a journal while they work on it, so two never undo the
  * same one.
@@ -33,6 +41,8 @@
 #include "core/compat.h"
 
 #include <limits.h>
+
+#define UL_JOURNAL_BOOT_LEN 40 /* a boot id (36 characters) and its NUL */
 
 struct ul_journal {
 	int fd; /* -1 when closed */
@@ -51,6 +61,9 @@ int ul_journal_open(struct ul_journal *j) UL_MUST_CHECK;
  * open) or the write/fsync error.
  */
 int ul_journal_add(struct ul_journal *j, const char *kind, const char *arg) UL_MUST_CHECK;
+/* Record where the run is now ("at <arg>"; arg: no newline), for the
+ * report of a crash; not a change, nothing to undo.  0 or -errno. */
+int ul_journal_at(struct ul_journal *j, const char *arg);
 /* Record that the change was undone (or never happened). */
 int ul_journal_done(struct ul_journal *j, const char *kind, const char *arg);
 /* Record that the change cannot be undone and must not be tried again. */
@@ -73,6 +86,12 @@ struct ul_journal_entry {
 	int failures; /* "failed" lines for it so far */
 };
 
+/* What a reader learns of a stale journal besides its entries. */
+struct ul_journal_info {
+	bool other_boot;   /* written in another boot: the machine went down under it */
+	const char *where; /* its latest "at" record, NULL if none */
+};
+
 /*
  * Called for one stale, trusted, locked journal with its entries, oldest
  * first.  j is open for appending done/retired/failed lines (j->fd is -1
@@ -81,11 +100,20 @@ struct ul_journal_entry {
  * or an error that ul_journal_visit_stale() passes on (the first one).
  */
 typedef int (*ul_journal_visit_fn)(void *arg, struct ul_journal *j, struct ul_journal_entry *e,
-				   size_t n);
+				   size_t n, const struct ul_journal_info *info);
 /* Visit every stale journal in dir (NULL: all the default directories). */
 int ul_journal_visit_stale(const char *dir, ul_journal_visit_fn fn, void *arg) UL_MUST_CHECK;
+/* The same, reading only: j->fd is -1, the visitor settles nothing and no
+ * journal is changed or deleted (for a command that only looks). */
+int ul_journal_read_stale(const char *dir, ul_journal_visit_fn fn, void *arg) UL_MUST_CHECK;
 /* How many stale journals with something pending are in dir (NULL: the
  * default directories): for the "run 'underload cleanup'" hint. */
 int ul_journal_stale(const char *dir, int *n) UL_MUST_CHECK;
+/* This boot's id (UL_TEST_BOOT_ID when set, for tests): 0, or -errno
+ * with out "" (then only pids tell a stale journal). */
+int ul_journal_boot_id(char out[UL_JOURNAL_BOOT_LEN]);
+/* Is a journal of journal_boot from another boot than current_boot?
+ * False when either is unknown (""). */
+bool ul_journal_other_boot(const char *journal_boot, const char *current_boot);
 
 #endif

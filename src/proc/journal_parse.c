@@ -80,18 +80,22 @@ static int read_lines(int fd, struct ul_journal_parsed *p)
 	return 0;
 }
 
-/* The header line "underload-journal 1 PID START" into p->pid and
- * p->start; -EINVAL when it is not one. */
+/* The header line "underload-journal 1 PID START [BOOT]" into p->pid,
+ * p->start and p->boot ("" without one); -EINVAL when it is not one. */
 static int parse_header(const char *line, struct ul_journal_parsed *p)
 {
-	int pid;
+	char boot[UL_JOURNAL_BOOT_LEN + 1] = "";
 	uint64_t start;
+	int pid, n;
 
-	if (strncmp(line, UL_JOURNAL_HEADER, strlen(UL_JOURNAL_HEADER)) ||
-	    sscanf(line + strlen(UL_JOURNAL_HEADER), "%d %" SCNu64, &pid, &start) != 2)
+	if (strncmp(line, UL_JOURNAL_HEADER, strlen(UL_JOURNAL_HEADER)))
+		return -EINVAL;
+	n = sscanf(line + strlen(UL_JOURNAL_HEADER), "%d %" SCNu64 " %40s", &pid, &start, boot);
+	if (n < 2 || strlen(boot) >= UL_JOURNAL_BOOT_LEN)
 		return -EINVAL;
 	p->pid = pid;
 	p->start = start;
+	snprintf(p->boot, sizeof(p->boot), "%s", boot);
 	return 0;
 }
 
@@ -113,8 +117,9 @@ static int add_entry(struct ul_journal_parsed *p, size_t *cap, const char *kind,
 
 /*
  * The record lines from line on, each ending in a newline: "KIND ARG"
- * adds a pending entry, "done|retired|failed KIND ARG" settles one; a
- * line without a space is no record and skipped.  0 or -ENOMEM.
+ * adds a pending entry, "done|retired|failed KIND ARG" settles one, "at
+ * ARG" says where the run is; a line without a space is no record and
+ * skipped.  0 or -ENOMEM.
  */
 static int parse_records(char *line, struct ul_journal_parsed *p)
 {
@@ -134,6 +139,10 @@ static int parse_records(char *line, struct ul_journal_parsed *p)
 		*sp = '\0';
 		if (!strcmp(line, "done") || !strcmp(line, "retired") || !strcmp(line, "failed")) {
 			settle(p, line, sp + 1);
+			continue;
+		}
+		if (!strcmp(line, "at")) {
+			p->where = sp + 1;
 			continue;
 		}
 		rc = add_entry(p, &cap, line, sp + 1);

@@ -14,6 +14,7 @@
 	X(add_cell)                                                                                \
 	X(finish_run)                                                                              \
 	X(mark_interrupted)                                                                        \
+	X(mark_crashed)                                                                            \
 	X(list_runs)                                                                               \
 	X(load_run)                                                                                \
 	X(find_run)                                                                                \
@@ -96,6 +97,13 @@ static int w_mark_interrupted(struct ul_store *st, const char *uuid, int64_t *en
 	return st->fault->real->mark_interrupted(st, uuid, end);
 }
 
+static int w_mark_crashed(struct ul_store *st, const char *uuid, const struct ul_cell *at,
+			  int64_t *end)
+{
+	CHECK(st, mark_crashed);
+	return st->fault->real->mark_crashed(st, uuid, at, end);
+}
+
 static int w_list_runs(struct ul_store *st, struct ul_run_summary **out, size_t *n)
 {
 	CHECK(st, list_runs);
@@ -151,6 +159,7 @@ int ul_store_fault_set(struct ul_store *st, const char *op, long from, long coun
 	f->wrapped.add_cell = w_add_cell;
 	f->wrapped.finish_run = w_finish_run;
 	f->wrapped.mark_interrupted = w_mark_interrupted;
+	f->wrapped.mark_crashed = w_mark_crashed;
 	f->wrapped.list_runs = w_list_runs;
 	f->wrapped.load_run = w_load_run;
 	f->wrapped.find_run = w_find_run;

@@ -577,6 +577,7 @@ const struct ul_store_ops ul_store_sqlite = {
 	.add_cell = ul_sq_add_cell,
 	.finish_run = ul_sq_finish_run,
 	.mark_interrupted = ul_sq_mark_interrupted,
+	.mark_crashed = ul_sq_mark_crashed,
 	.list_runs = ul_sq_list_runs,
 	.load_run = ul_sq_load_run,
 	.find_run = ul_sq_find_run,

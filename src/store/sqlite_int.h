@@ -27,7 +27,7 @@ enum stmt_id {
 	S_FINISH_RUN,
 	S_RUN_BY_UUID,
 	S_LAST_CELL_END,
-	S_MARK_INTERRUPTED,
+	S_MARK_ENDED,
 	S_DELETE_RUN,
 	S_CELL_EXISTS,
 	S_SUMMARY,
@@ -190,6 +190,8 @@ int ul_sq_begin_run(struct ul_store *base, struct ul_run *run);
 int ul_sq_add_cell(struct ul_store *base, const struct ul_run *run, const struct ul_cell *cell);
 int ul_sq_finish_run(struct ul_store *base, const struct ul_run *run);
 int ul_sq_mark_interrupted(struct ul_store *base, const char *uuid, int64_t *finished_wall_ns);
+int ul_sq_mark_crashed(struct ul_store *base, const char *uuid, const struct ul_cell *at,
+		       int64_t *finished_wall_ns);
 int ul_sq_list_runs(struct ul_store *base, struct ul_run_summary **out, size_t *n);
 int ul_sq_load_run(struct ul_store *base, const char *ref, struct ul_run *out);
 int ul_sq_find_run(struct ul_store *base, const char *ref, struct ul_run_summary *out);

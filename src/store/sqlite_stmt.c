@@ -31,8 +31,8 @@ const char *const ul_sq_sql[S_COUNT] = {
 	[S_FINISH_RUN] = "UPDATE runs SET status = ?1, finished_wall_ns = ?2 WHERE id = ?3",
 	[S_RUN_BY_UUID] = "SELECT id, status, started_wall_ns FROM runs WHERE uuid = ?1",
 	[S_LAST_CELL_END] = "SELECT max(finished_wall_ns) FROM cells WHERE run_id = ?1",
-	[S_MARK_INTERRUPTED] = "UPDATE runs SET status = 'interrupted', finished_wall_ns = ?1"
-			       " WHERE id = ?2 AND status = 'running'",
+	[S_MARK_ENDED] = "UPDATE runs SET status = ?3, finished_wall_ns = ?1"
+			 " WHERE id = ?2 AND status = 'running'",
 	[S_SUMMARY] = SUMMARY_SELECT " WHERE r.id = ?1",
 	[S_CELL_EXISTS] = "SELECT 1 FROM cells WHERE run_id = ?1 AND seq = ?2",
 	[S_DELETE_RUN] = "DELETE FROM runs WHERE uuid = ?1",

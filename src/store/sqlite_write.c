@@ -224,8 +224,33 @@ int ul_sq_finish_run(struct ul_store *base, const struct ul_run *run)
 	return 0;
 }
 
-/* Inside mark_interrupted's transaction: find the run, its end, update it. */
-static int mark_interrupted_tx(struct ul_store_sqlite *st, const char *uuid, int64_t *end_ns)
+/* Insert the cell where a crashed run was unless a cell of that seq is
+ * stored (it crashed after it); *end_ns moves up to the cell's start. */
+static int insert_crash_cell(struct ul_store_sqlite *st, int64_t id, const struct ul_cell *at,
+			     int64_t *end_ns)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	s = ul_sq_stmt(st, S_CELL_EXISTS, &rc);
+	if (!s)
+		return rc;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int(s, 2, at->seq);
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	if (rc == SQLITE_DONE)
+		rc = insert_cell(st, id, at);
+	if (rc == SQLITE_ROW)
+		rc = SQLITE_OK;
+	if (rc == SQLITE_OK && at->started_wall_ns > *end_ns)
+		*end_ns = at->started_wall_ns;
+	return rc;
+}
+
+/* Inside mark_ended's transaction: find the run, its end, update it. */
+static int mark_ended_tx(struct ul_store_sqlite *st, const char *uuid, enum ul_run_status to,
+			 const struct ul_cell *at, int64_t *end_ns)
 {
 	const unsigned char *status;
 	int64_t id, started;
@@ -270,18 +295,27 @@ static int mark_interrupted_tx(struct ul_store_sqlite *st, const char *uuid, int
 	if (rc != SQLITE_ROW)
 		return ul_sq_fail(st, rc, "cannot read the cells of run %s in '%s'", uuid,
 				  st->path);
-	s = ul_sq_stmt(st, S_MARK_INTERRUPTED, &rc);
+	rc = at ? insert_crash_cell(st, id, at, end_ns) : SQLITE_OK;
+	if (rc != SQLITE_OK)
+		return ul_sq_fail(st, rc, "cannot store where run %s crashed in '%s'", uuid,
+				  st->path);
+	s = ul_sq_stmt(st, S_MARK_ENDED, &rc);
 	if (!s)
-		return ul_sq_fail(st, rc, "cannot mark run %s interrupted in '%s'", uuid, st->path);
+		return ul_sq_fail(st, rc, "cannot mark run %s %s in '%s'", uuid,
+				  ul_run_status_name(to), st->path);
 	sqlite3_bind_int64(s, 1, *end_ns);
 	sqlite3_bind_int64(s, 2, id);
+	sqlite3_bind_text(s, 3, ul_run_status_name(to), -1, SQLITE_STATIC);
 	rc = ul_sq_step_done(s);
 	if (rc != SQLITE_OK)
-		return ul_sq_fail(st, rc, "cannot mark run %s interrupted in '%s'", uuid, st->path);
+		return ul_sq_fail(st, rc, "cannot mark run %s %s in '%s'", uuid,
+				  ul_run_status_name(to), st->path);
 	return 0;
 }
 
-int ul_sq_mark_interrupted(struct ul_store *base, const char *uuid, int64_t *finished_wall_ns)
+/* mark_interrupted and mark_crashed: a `running` run ended as `to`. */
+static int mark_ended(struct ul_store *base, const char *uuid, enum ul_run_status to,
+		      const struct ul_cell *at, int64_t *finished_wall_ns)
 {
 	struct ul_store_sqlite *st = sq(base);
 	int64_t end_ns = 0;
@@ -290,18 +324,22 @@ int ul_sq_mark_interrupted(struct ul_store *base, const char *uuid, int64_t *fin
 	st->base.err[0] = '\0';
 	if (!uuid || !*uuid)
 		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -EINVAL, "empty run UUID");
+	if (at && at->outcome != UL_CELL_CRASHED)
+		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -EINVAL,
+				     "the cell where run %s crashed must have outcome crashed",
+				     uuid);
 	r = ul_sq_check_writable(st);
 	if (r < 0)
 		return r;
 	rc = ul_sq_exec(st, S_BEGIN_WRITE);
 	if (rc != SQLITE_OK)
 		return ul_sq_fail(st, rc, "cannot write '%s'", st->path);
-	r = mark_interrupted_tx(st, uuid, &end_ns);
+	r = mark_ended_tx(st, uuid, to, at, &end_ns);
 	if (!r) {
 		rc = ul_sq_exec(st, S_COMMIT);
 		if (rc != SQLITE_OK)
-			r = ul_sq_fail(st, rc, "cannot mark run %s interrupted in '%s'", uuid,
-				       st->path);
+			r = ul_sq_fail(st, rc, "cannot mark run %s %s in '%s'", uuid,
+				       ul_run_status_name(to), st->path);
 	}
 	if (r < 0) {
 		ul_sq_rollback(st);
@@ -310,6 +348,17 @@ int ul_sq_mark_interrupted(struct ul_store *base, const char *uuid, int64_t *fin
 	if (finished_wall_ns)
 		*finished_wall_ns = end_ns;
 	return 0;
+}
+
+int ul_sq_mark_interrupted(struct ul_store *base, const char *uuid, int64_t *finished_wall_ns)
+{
+	return mark_ended(base, uuid, UL_RUN_INTERRUPTED, NULL, finished_wall_ns);
+}
+
+int ul_sq_mark_crashed(struct ul_store *base, const char *uuid, const struct ul_cell *at,
+		       int64_t *finished_wall_ns)
+{
+	return mark_ended(base, uuid, UL_RUN_CRASHED, at, finished_wall_ns);
 }
 
 /* One statement on one run UUID (delete, relabel): -ENOENT when no row changed. */

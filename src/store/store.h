@@ -74,6 +74,15 @@ struct ul_store_ops {
 	 * and nothing was changed.
 	 */
 	int (*mark_interrupted)(struct ul_store *st, const char *uuid, int64_t *finished_wall_ns);
+	/*
+	 * The same for a run whose machine went down under it: status crashed,
+	 * and `at` (may be NULL: where is unknown), a cell of outcome crashed
+	 * for the test it was in, stored unless a cell of its seq is (then it
+	 * crashed after that cell); the finish time is the later of the last
+	 * cell's end and at's start.  Same errors.
+	 */
+	int (*mark_crashed)(struct ul_store *st, const char *uuid, const struct ul_cell *at,
+			    int64_t *finished_wall_ns);
 	/* All runs, newest first; *out is malloc'ed (free() it).  A status
 	 * this program does not know reads as UL_RUN_UNKNOWN. */
 	int (*list_runs)(struct ul_store *st, struct ul_run_summary **out, size_t *n);

@@ -93,12 +93,12 @@ cp "$TMP/j" "$UL_JOURNAL_DIR/999999998.journal"
 chmod 0600 "$UL_JOURNAL_DIR/999999998.journal"
 "$UL" cleanup >/dev/null 2>&1
 [ -f "$victim/real/underload-BBBBBB/file" ]; ok $? "a journal directory open to others is not read"
-# A user who is not root: root's journal directory (/run/underload, 0700)
-# is not theirs to clean, so cleanup ignores it (EACCES) instead of
+# A user who is not root: root's journal directories (/var/lib/underload/
+# journal, and /run/underload of older versions; 0700) are not theirs to clean, so cleanup ignores it (EACCES) instead of
 # failing; after a real kill -9 of their own run the next run says to run
 # cleanup, and cleanup repairs it.
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
-	mkdir -p -m 0700 /run/underload
+	mkdir -p -m 0700 /run/underload /var/lib/underload/journal
 	chmod 0711 "$TMP"
 	home=$TMP/nobody
 	mkdir -m 0700 "$home" "$home/scratch" "$home/run" && chown -R nobody "$home"

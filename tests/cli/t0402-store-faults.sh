@@ -107,7 +107,7 @@ else
 	skip "no tmpfs mount"
 	skip "no tmpfs mount"
 fi
-is "$(grep -lF "$TMP/" /run/underload/*.journal 2>/dev/null | wc -l)" 0 \
+is "$(grep -lF "$TMP/" /var/lib/underload/journal/*.journal /run/underload/*.journal 2>/dev/null | wc -l)" 0 \
 	"no journal left: a run saved in a recovery file needs no cleanup"
 is "$(ul_procs)" 0 "no process left"
 is "$(scratch_left)" 0 "no scratch directory left"

@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Unit tests for crash-aware journals: where journals live (a directory a
+ * reboot keeps), the boot id that makes a journal of an earlier boot stale
+ * whatever its pid, the "at" records that say where a run was, cleanup
+ * marking such a run crashed (not interrupted), and the store's crashed
+ * status with the cell of the test the machine went down in.
+ *
+ * Each test has its own directory (/tmp/ul-test-crash-XXXXXX) and journal
+ * directory ($UL_JOURNAL_DIR); UL_TEST_BOOT_ID stands in for the boot id.
+ */
+#include "unit.h"
+#include "model/model.h"
+#include "core/procstat.h"
+#include "proc/changes.h"
+#include "proc/journal.h"
+#include "proc/journal_parse.h"
+#include "store/store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define UUID_A "0badc0de-0000-4000-8000-00000000000a"
+#define NOBODY 65534
+
+static char jdir[PATH_MAX];
+
+static void setup(void)
+{
+	ul_unit_dir_make("crash");
+	ul_unit_path(jdir, sizeof(jdir), "journal");
+	ck_assert_int_eq(mkdir(jdir, 0700), 0);
+	setenv("UL_JOURNAL_DIR", jdir, 1);
+	setenv("UL_TEST_BOOT_ID", "boot-a", 1);
+}
+
+static void teardown(void)
+{
+	unsetenv("UL_JOURNAL_DIR");
+	unsetenv("UL_TEST_BOOT_ID");
+	ul_unit_dir_remove();
+}
+
+static int stale_count(void)
+{
+	int n = -1;
+
+	ck_assert_int_eq(ul_journal_stale(jdir, &n), 0);
+	return n;
+}
+
+static void write_journal(const char *name, const char *text)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	ck_assert(snprintf(path, sizeof(path), "%s/%s", jdir, name) < (int)sizeof(path));
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+START_TEST(test_boot_id)
+{
+	char a[UL_JOURNAL_BOOT_LEN], b[UL_JOURNAL_BOOT_LEN];
+
+	ck_assert_int_eq(ul_journal_boot_id(a), 0);
+	ck_assert_str_eq(a, "boot-a");
+	setenv("UL_TEST_BOOT_ID", "two words", 1);
+	ck_assert_int_eq(ul_journal_boot_id(a), -EINVAL);
+	ck_assert_str_eq(a, "");
+	unsetenv("UL_TEST_BOOT_ID");
+	/* The kernel's: a UUID, the same on every read within a boot. */
+	ck_assert_int_eq(ul_journal_boot_id(a), 0);
+	ck_assert_int_eq(ul_journal_boot_id(b), 0);
+	ck_assert_uint_eq(strlen(a), 36);
+	ck_assert_str_eq(a, b);
+	ck_assert(ul_journal_other_boot("x", "y"));
+	ck_assert(!ul_journal_other_boot("x", "x"));
+	ck_assert(!ul_journal_other_boot("", "y")); /* an older journal: pids decide */
+	ck_assert(!ul_journal_other_boot("x", "")); /* this boot unknown: pids decide */
+}
+END_TEST
+
+/* Our own live journal: alive in its boot, stale in any other. */
+START_TEST(test_other_boot_is_stale_whatever_the_pid)
+{
+	struct ul_journal j;
+	char head[256];
+	ssize_t n;
+	int fd;
+
+	ck_assert_int_eq(ul_journal_open(&j), 0);
+	ck_assert_int_eq(ul_journal_add(&j, "scratch", "/nonexistent/underload-XXXXXX"), 0);
+	fd = open(j.path, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	n = read(fd, head, sizeof(head) - 1);
+	close(fd);
+	ck_assert_int_gt(n, 0);
+	head[n] = '\0';
+	ck_assert_msg(strstr(head, " boot-a\n") != NULL, "header: %s", head);
+	ck_assert_int_eq(stale_count(), 0); /* we are alive, in this boot */
+	setenv("UL_TEST_BOOT_ID", "boot-b", 1);
+	ck_assert_int_eq(stale_count(), 1); /* a reboot later: our pid means nothing */
+	setenv("UL_TEST_BOOT_ID", "boot-a", 1);
+	ck_assert_int_eq(ul_journal_done(&j, "scratch", "/nonexistent/underload-XXXXXX"), 0);
+	ul_journal_finish(&j);
+}
+END_TEST
+
+/* A journal of an older version (no boot id) is judged by its pid only. */
+START_TEST(test_old_journal_by_pid)
+{
+	struct ul_procstat ps;
+	char text[256];
+
+	ck_assert_int_eq(ul_procstat_read(getpid(), &ps), 0);
+	setenv("UL_TEST_BOOT_ID", "boot-b", 1);
+	snprintf(text, sizeof(text),
+		 "underload-journal 1 %d %" PRIu64 "\nscratch /nonexistent/underload-YYYYYY\n",
+		 (int)getpid(), ps.starttime);
+	write_journal("1.journal", text); /* our live pid: alive, whatever the boot */
+	write_journal("999999999.journal",
+		      "underload-journal 1 999999999 0\nscratch /nonexistent/underload-ZZZZZZ\n");
+	ck_assert_int_eq(stale_count(), 1);
+	/* The same live pid with a boot id of another boot: stale. */
+	snprintf(text, sizeof(text),
+		 "underload-journal 1 %d %" PRIu64 " boot-a\nscratch /nonexistent/underload-Y\n",
+		 (int)getpid(), ps.starttime);
+	write_journal("1.journal", text);
+	ck_assert_int_eq(stale_count(), 2);
+}
+END_TEST
+
+struct seen {
+	int calls;
+	char uuid[40], store[PATH_MAX], where[256];
+};
+
+static int remember(void *arg, const char *uuid, const char *store, const char *where)
+{
+	struct seen *s = arg;
+
+	s->calls++;
+	snprintf(s->uuid, sizeof(s->uuid), "%s", uuid);
+	snprintf(s->store, sizeof(s->store), "%s", store);
+	snprintf(s->where, sizeof(s->where), "%s", where ? where : "(none)");
+	return 0;
+}
+
+/* "at" records: the latest is where the run was; only for another boot. */
+START_TEST(test_at_records_and_crashed_runs)
+{
+	struct ul_journal j;
+	struct seen s = { 0 };
+
+	ck_assert_int_eq(ul_journal_open(&j), 0);
+	ck_assert_int_eq(ul_journal_add(&j, "at", "x"), -EINVAL); /* not a change */
+	ck_assert_int_eq(ul_journal_at(&j, "two\nlines"), -EINVAL);
+	ck_assert_int_eq(ul_change_run_begin(&j, UUID_A, "/x/results.db"), 0);
+	ck_assert_int_eq(ul_journal_at(&j, "0 1 100 resp noload resp"), 0);
+	ck_assert_int_eq(ul_journal_at(&j, "1 1 200 resp 2ctx-mem resp"), 0);
+	ck_assert_int_eq(ul_changes_crashed_runs(jdir, remember, &s), 0);
+	ck_assert_int_eq(s.calls, 0); /* alive, this boot */
+	setenv("UL_TEST_BOOT_ID", "boot-b", 1);
+	ck_assert_int_eq(ul_changes_crashed_runs(jdir, remember, &s), 0);
+	ck_assert_int_eq(s.calls, 1);
+	ck_assert_str_eq(s.uuid, UUID_A);
+	ck_assert_str_eq(s.store, "/x/results.db");
+	ck_assert_str_eq(s.where, "1 1 200 resp 2ctx-mem resp");
+	ck_assert_int_eq(stale_count(), 1); /* reading changed nothing */
+	/* A run whose status was stored is no crashed run. */
+	ck_assert_int_eq(ul_change_run_end(&j, UUID_A, "/x/results.db"), 0);
+	ck_assert_int_eq(ul_changes_crashed_runs(jdir, remember, &s), 0);
+	ck_assert_int_eq(s.calls, 1);
+	setenv("UL_TEST_BOOT_ID", "boot-a", 1);
+	ul_journal_finish(&j);
+	ck_assert(access(j.path, F_OK) < 0); /* nothing pending: gone */
+}
+END_TEST
+
+static int interrupted, crashed;
+static char crashed_where[256];
+
+static int mark_interrupted(void *arg, const char *store, const char *uuid, char *why, size_t len)
+{
+	(void)arg, (void)store, (void)uuid, (void)why, (void)len;
+	interrupted++;
+	return 0;
+}
+
+static int mark_crashed(void *arg, const char *store, const char *uuid, const char *where,
+			char *why, size_t len)
+{
+	(void)arg, (void)store, (void)uuid, (void)why, (void)len;
+	crashed++;
+	snprintf(crashed_where, sizeof(crashed_where), "%s", where ? where : "(none)");
+	return 0;
+}
+
+/* cleanup: a dead run of this boot is interrupted, one of another boot crashed. */
+START_TEST(test_cleanup_marks_crashed)
+{
+	const struct ul_changes_hooks hooks = { .mark_interrupted = mark_interrupted,
+						.mark_crashed = mark_crashed };
+	int n = 0;
+
+	interrupted = crashed = 0;
+	write_journal("999999998.journal", "underload-journal 1 999999998 0 boot-a\n"
+					   "run " UUID_A " /x/a.db\n");
+	write_journal("999999999.journal", "underload-journal 1 999999999 0 boot-old\n"
+					   "run " UUID_A " /x/b.db\n"
+					   "at 3 2 300 contest mem_load job\n"
+					   "at 4 2 400 contest tarc_load job\n");
+	ck_assert_int_eq(ul_changes_cleanup(jdir, &hooks, &n), 0);
+	ck_assert_int_eq(n, 2);
+	ck_assert_int_eq(interrupted, 1);
+	ck_assert_int_eq(crashed, 1);
+	ck_assert_str_eq(crashed_where, "4 2 400 contest tarc_load job");
+	ck_assert_int_eq(stale_count(), 0);
+}
+END_TEST
+
+/* Where journals live without $UL_JOURNAL_DIR: a place a reboot keeps. */
+START_TEST(test_durable_dirs)
+{
+	char dirs[UL_JOURNAL_MAX_DIRS][PATH_MAX], home[PATH_MAX];
+	int n, status;
+	pid_t pid;
+
+	unsetenv("UL_JOURNAL_DIR");
+	n = ul_journal_dirs(dirs);
+	ck_assert_int_ge(n, 3);
+	ck_assert_str_eq(dirs[0], geteuid() == 0 ? "/var/lib/underload/journal" : dirs[0]);
+	ck_assert_str_eq(dirs[1], "/run/underload"); /* still read: older leftovers */
+	if (geteuid() != 0)
+		return;
+	/* A user's: under $XDG_STATE_HOME, else ~/.local/state, made 0700. */
+	ul_unit_path(home, sizeof(home), "home");
+	ck_assert_int_eq(mkdir(home, 0700), 0);
+	ck_assert_int_eq(chown(home, NOBODY, NOBODY), 0);
+	ck_assert_int_eq(chmod(ul_unit_dir, 0711), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		char d[UL_JOURNAL_MAX_DIRS][PATH_MAX], want[PATH_MAX + 64];
+		struct ul_journal j;
+		struct stat st;
+		bool good;
+
+		if (setgid(NOBODY) || setuid(NOBODY))
+			_exit(2);
+		setenv("HOME", home, 1);
+		setenv("XDG_STATE_HOME", "/state", 1);
+		ul_journal_dirs(d);
+		good = !strcmp(d[0], "/state/underload/journal");
+		unsetenv("XDG_STATE_HOME");
+		ul_journal_dirs(d);
+		snprintf(want, sizeof(want), "%s/.local/state/underload/journal", home);
+		good = good && !strcmp(d[0], want);
+		good = good && ul_journal_open(&j) == 0 && !strncmp(j.path, want, strlen(want)) &&
+		       stat(want, &st) == 0 && (st.st_mode & 0777) == 0700;
+		ul_journal_finish(&j);
+		_exit(good ? 0 : 1);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_int_eq(chmod(ul_unit_dir, 0700), 0);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d", status);
+}
+END_TEST
+
+START_TEST(test_where_text)
+{
+	struct ul_cell c = { .seq = 7, .started_wall_ns = 123 }, back;
+	char text[256];
+	int round = 0;
+
+	snprintf(c.suite, sizeof(c.suite), "micro");
+	snprintf(c.load, sizeof(c.load), "noload");
+	snprintf(c.probe, sizeof(c.probe), "lat-null");
+	ck_assert_int_eq(ul_cell_where_format(&c, 2, text, sizeof(text)), 0);
+	ck_assert_str_eq(text, "7 2 123 micro noload lat-null");
+	ck_assert_int_eq(ul_cell_where_parse(text, &back, &round), 0);
+	ck_assert_int_eq(round, 2);
+	ck_assert_int_eq(back.seq, 7);
+	ck_assert_int_eq(back.outcome, UL_CELL_CRASHED);
+	ck_assert_str_eq(back.probe, "lat-null");
+	ck_assert_int_eq(back.started_wall_ns, 123);
+	ck_assert_ptr_nonnull(strstr(back.note, "round 2"));
+	ck_assert_int_eq(ul_cell_where_format(&c, 0, text, sizeof(text)), -EINVAL);
+	ck_assert_int_eq(ul_cell_where_parse("7 2 123 micro noload", &back, &round), -EINVAL);
+	ck_assert_int_eq(ul_cell_where_parse("7 2 123 a b c d", &back, &round), -EINVAL);
+	ck_assert_int_eq(ul_cell_where_parse("-1 2 123 a b c", &back, &round), -EINVAL);
+	ck_assert_int_eq(ul_cell_where_parse(NULL, &back, &round), -EINVAL);
+}
+END_TEST
+
+static void add_cell(struct ul_run *run, const char *load, int64_t start)
+{
+	struct ul_cell *c = ul_run_add_cell(run);
+
+	ck_assert_ptr_nonnull(c);
+	snprintf(c->suite, sizeof(c->suite), "resp");
+	snprintf(c->load, sizeof(c->load), "%s", load);
+	snprintf(c->probe, sizeof(c->probe), "resp");
+	snprintf(c->load_unit, sizeof(c->load_unit), "units");
+	c->started_wall_ns = start;
+	c->finished_wall_ns = start + 10;
+}
+
+/* The store: crashed, with a cell of outcome crashed where it was. */
+START_TEST(test_store_mark_crashed)
+{
+	struct ul_run run, back;
+	struct ul_cell at, dup;
+	struct ul_store *st;
+	char path[PATH_MAX];
+	int64_t end = 0;
+	int round;
+
+	ul_unit_path(path, sizeof(path), "crash.db");
+	st = ul_unit_store_open(path);
+	ul_run_init(&run);
+	ck_assert_int_eq(ul_run_new_uuid(&run), 0);
+	snprintf(run.label, sizeof(run.label), "k");
+	snprintf(run.suites, sizeof(run.suites), "resp");
+	run.started_wall_ns = 1000;
+	ck_assert_int_eq(st->ops->begin_run(st, &run), 0);
+	add_cell(&run, "noload", 2000);
+	add_cell(&run, "cpuload", 3000); /* begun, never stored: the machine went down */
+	ck_assert_int_eq(ul_run_cell_round(&run, 1), 1);
+	ck_assert_int_eq(st->ops->add_cell(st, &run, &run.cells[0]), 0);
+	ck_assert_int_eq(ul_cell_where_parse("1 1 3000 resp cpuload resp", &at, &round), 0);
+	ck_assert_int_eq(ul_cell_where_parse("0 1 2000 resp noload resp", &dup, &round), 0);
+	dup.outcome = UL_CELL_OK;
+	ck_assert_int_eq(st->ops->mark_crashed(st, run.uuid, &dup, NULL), -EINVAL);
+	ck_assert_msg(st->ops->mark_crashed(st, run.uuid, &at, &end) == 0, "%s", st->err);
+	ck_assert_int_eq(end, 3000); /* the crashed cell's start, after noload's end */
+	ck_assert_int_eq(st->ops->mark_crashed(st, run.uuid, &at, NULL), -EALREADY);
+	ck_assert_int_eq(st->ops->mark_interrupted(st, run.uuid, NULL), -EALREADY);
+	ck_assert_int_eq(st->ops->load_run(st, run.uuid, &back), 0);
+	ck_assert_int_eq(back.status, UL_RUN_CRASHED);
+	ck_assert_uint_eq(back.n_cells, 2);
+	ck_assert_int_eq(back.cells[1].outcome, UL_CELL_CRASHED);
+	ck_assert_str_eq(back.cells[1].load, "cpuload");
+	ul_run_release(&back);
+	ck_assert_int_eq(
+		ul_unit_sql_int(path, "SELECT count(*) FROM runs WHERE status = 'crashed'"), 1);
+	ul_store_close(st);
+	ul_run_release(&run);
+}
+END_TEST
+
+Suite *ul_test_suite_crash(void)
+{
+	Suite *s = suite_create("crash");
+	TCase *tc = tcase_create("journal");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_boot_id);
+	tcase_add_test(tc, test_other_boot_is_stale_whatever_the_pid);
+	tcase_add_test(tc, test_old_journal_by_pid);
+	tcase_add_test(tc, test_at_records_and_crashed_runs);
+	tcase_add_test(tc, test_cleanup_marks_crashed);
+	tcase_add_test(tc, test_durable_dirs);
+	tcase_add_test(tc, test_where_text);
+	tcase_add_test(tc, test_store_mark_crashed);
+	suite_add_tcase(s, tc);
+	return s;
+}
