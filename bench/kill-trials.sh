@@ -13,7 +13,8 @@
 # TESTS: the resp tests of each run (default: five of the seven, so a run
 # lasts some 10-30 s on a busy 2-CPU machine).
 # Not run by CI (a few minutes).  Prints one line per trial and a summary;
-# exits 1 if anything was left behind, a cell was lost or a status is wrong.
+# exits 1 if anything was left behind, a cell was lost, a status is wrong
+# or a cleanup failed.
 set -euo pipefail
 trials=${1:-40}
 ul=$(cd "${2:-build}" && pwd)/underload
@@ -52,7 +53,7 @@ exited() {
 }
 
 declare -A count exits statuses
-bad=0 lost=0 left_total=0 swallowed=0
+bad=0 lost=0 left_total=0 swallowed=0 cleanup_failed=0
 for i in $(seq "$trials"); do
 	label=t$i
 	sig=$(shuf -n1 -e "${CATCHABLE[@]}" KILL STOP)
@@ -81,8 +82,15 @@ for i in $(seq "$trials"); do
 	wait "$pid"
 	rc=$?
 	set -e
+	cleanup_ok=1
 	if [ "$sig" = KILL ]; then
-		"$ul" cleanup >"$tmp/cleanup.$i" 2>&1 || rc="$rc+cleanup-failed"
+		crc=0
+		"$ul" cleanup >"$tmp/cleanup.$i" 2>&1 || crc=$?
+		if [ "$crc" != 0 ]; then
+			rc="$rc+cleanup-failed"
+			cleanup_ok=0
+			cleanup_failed=$((cleanup_failed + 1))
+		fi
 	fi
 	sleep 0.2
 	status=$(q "SELECT status FROM runs WHERE label = '$label'")
@@ -102,7 +110,7 @@ for i in $(seq "$trials"); do
 	# when the run had exited before the signal (else it was swallowed).
 	# KILL + cleanup: interrupted (complete once the run was stored).
 	# STOP/CONT: a normal end.
-	want_ok=1
+	want_ok=$cleanup_ok
 	case $sig in
 	KILL)
 		# complete: it came after the run stored its end (printing).
@@ -131,19 +139,32 @@ for i in $(seq "$trials"); do
 	printf 'trial %3d %-7s %-4s at %5ss: exit %-3s status %-11s cells %s->%s left %d%s\n' \
 		"$i" "$kind" "$sig" "$delay" "$rc" "${status:-none}" "${before:-0}" "${after:-0}" "$left" \
 		"$([ "$want_ok" = 1 ] || echo '  <-- unexpected')"
-	# An unexpected trial shows what the run (and its cleanup) said.
-	if [ "$want_ok" != 1 ] || [ "$left" != 0 ]; then
+	# An unexpected trial shows what the run (and its cleanup) said, and
+	# so does one whose swap file took retries to turn off.
+	if [ "$want_ok" != 1 ] || [ "$left" != 0 ] || grep -q swapoff "$tmp/err.$i"; then
 		sed 's/^/    run: /' "$tmp/err.$i"
 		[ -f "$tmp/cleanup.$i" ] && sed 's/^/    cleanup: /' "$tmp/cleanup.$i"
 	fi
 	# Nothing may stay for the next trial: cleanup, then by hand what it
-	# could not undo (an active swap file cannot be unlinked), reported.
+	# could not undo (an active swap file cannot be unlinked).  A cleanup
+	# or removal that fails is reported and counted.
 	if [ "$left" != 0 ]; then
-		"$ul" cleanup 2>&1 | sed 's/^/    leftover cleanup: /'
+		crc=0
+		"$ul" cleanup >"$tmp/leftover.$i" 2>&1 || crc=$?
+		sed 's/^/    leftover cleanup: /' "$tmp/leftover.$i"
+		if [ "$crc" != 0 ]; then
+			echo "    leftover cleanup FAILED (exit $crc)"
+			cleanup_failed=$((cleanup_failed + 1))
+		fi
 		for f in $(awk -v t="$tmp" 'index($1, t) == 1 { print $1 }' /proc/swaps); do
-			swapoff "$f" || echo "    leftover swap file $f: swapoff failed"
+			swapoff "$f" && continue
+			echo "    leftover swap file $f: swapoff by hand FAILED"
+			cleanup_failed=$((cleanup_failed + 1))
 		done
-		rm -rf "${tmp:?}/scratch/"* || echo "    leftover scratch could not be removed"
+		if ! rm -rf "${tmp:?}/scratch/"*; then
+			echo "    leftover scratch could not be removed"
+			cleanup_failed=$((cleanup_failed + 1))
+		fi
 	fi
 done
 echo "summary: $trials trials on $(nproc) CPUs (machine shared with other work)"
@@ -154,5 +175,6 @@ echo "  leftovers (processes+scratch+swap+cgroups+journals): $left_total"
 echo "  cells lost: $lost"
 echo "  signals swallowed (a live run exited 0): $swallowed"
 echo "  unexpected exit/status: $bad"
-echo "summary line: $trials trials, $left_total leftovers, $lost cells lost, $swallowed signals swallowed, $bad unexpected"
-[ "$left_total" = 0 ] && [ "$lost" = 0 ] && [ "$bad" = 0 ]
+echo "  failed cleanups (after KILL, of leftovers, by hand): $cleanup_failed"
+echo "summary line: $trials trials, $left_total leftovers, $lost cells lost, $swallowed signals swallowed, $bad unexpected, $cleanup_failed failed cleanups"
+[ "$left_total" = 0 ] && [ "$lost" = 0 ] && [ "$bad" = 0 ] && [ "$cleanup_failed" = 0 ]

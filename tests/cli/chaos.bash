@@ -99,8 +99,10 @@ chaos_trial() {
 	if [ "$left" != "0 0 0 0 0 0" ]; then
 		why="$why left (procs scratch swaps cgroups journals tmpfiles) $left;"
 		chaos_left=$((chaos_left + 1))
-		"$UL" cleanup >/dev/null 2>&1
-		rm -rf "${SCRATCH:?}"/* "$TMP"/out/*.tmp*
+		tr '\r' '\n' <"$TMP/progress" | grep -E '^(error|warning|note)' | sed 's/^/# run: /'
+		"$UL" cleanup >"$TMP/leftover.out" 2>&1 || why="$why cleanup of the leftovers failed;"
+		sed 's/^/# leftover cleanup: /' "$TMP/leftover.out"
+		rm -rf "${SCRATCH:?}"/* "$TMP"/out/*.tmp* || why="$why leftovers could not be removed;"
 	fi
 	if [ "${after:-0}" -lt "$before" ]; then
 		why="$why $before cells reported, $after stored;"
