@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# `meson install` puts the binary, the man page, the bash and zsh
+# completions, the JSON Schemas and the README in the standard places
+# under the prefix, and nothing else; the installed program runs.
+. "$(dirname "$0")/lib.bash"
+
+bdir=$(dirname "$UL_REAL")
+if [ ! -f "$bdir/meson-info/intro-buildoptions.json" ]; then
+	echo "1..0 # SKIP $UL_REAL is not in a meson build directory (nothing to install)"
+	exit 0
+fi
+dir() { # dir NAME: a directory option of the build, relative to the prefix
+	python3 -c 'import json, sys
+opts = {o["name"]: o["value"] for o in json.load(open(sys.argv[1]))}
+print(opts[sys.argv[2]])' "$bdir/meson-info/intro-buildoptions.json" "$1"
+}
+prefix=$(dir prefix)
+bindir=$prefix/$(dir bindir)
+datadir=$prefix/$(dir datadir)
+mandir=$prefix/$(dir mandir)
+dest=$TMP/dest
+
+out=$(meson install -C "$bdir" --no-rebuild --destdir "$dest" 2>&1)
+rc=$?
+is "$rc" 0 "meson install --destdir exits 0"
+[ "$rc" = 0 ] || diag "$(tail -n 5 <<<"$out")"
+want=$(printf '%s\n' "$bindir/underload" "$mandir/man1/underload.1" \
+	"$datadir/bash-completion/completions/underload" \
+	"$datadir/zsh/vendor-completions/_underload" \
+	"$datadir/underload/schema/export.schema.json" \
+	"$datadir/underload/schema/run-output.schema.json" \
+	"$datadir/doc/underload/README.md" | sort)
+is "$(cd "$dest" && find . ! -type d | sed 's/^\.//' | sort)" "$want" \
+	"exactly the binary, man page, completions, schemas and README are installed"
+
+ok "$([ -x "$dest$bindir/underload" ]; echo $?)" "the binary is executable"
+like "$("$dest$bindir/underload" --version)" '^underload [0-9]' "the installed binary runs"
+cmp -s "$dest$mandir/man1/underload.1" "$(dirname "$0")/../../docs/underload.1"
+ok $? "the man page is docs/underload.1"
+cmp -s "$dest$datadir/bash-completion/completions/underload" "$bdir/completion/underload"
+ok $? "the bash completion is the generated one"
+like "$(head -n 1 "$dest$datadir/zsh/vendor-completions/_underload")" '^#compdef underload$' \
+	"the zsh completion declares itself for underload"
+out=$(bash -c '. "$1"; complete -p underload' x "$dest$datadir/bash-completion/completions/underload")
+is "$out" "complete -F _underload underload" "sourcing the bash completion registers it"
+done_testing
