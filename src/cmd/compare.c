@@ -44,6 +44,9 @@ static const char compare_epilog[] =
 
 /* At most this many metrics over all suites are compared at once. */
 #define CMP_MAX_METRICS 64
+/* At most this many earlier runs (newest first) are read to learn the
+ * run-to-run variance of a configuration. */
+#define CMP_HISTORY_RUNS 64
 /* The default significance level: a number, and the same words for --help. */
 #define CMP_ALPHA 0.05
 #define CMP_STR_(x) #x
@@ -126,6 +129,9 @@ struct cmp_state {
 	size_t n_loaded;
 	struct ul_runcmp_group groups[UL_RUNCMP_MAX_GROUPS];
 	size_t n_groups;
+	/* earlier runs of the baseline's host and configuration, by label */
+	struct ul_runcmp_group history[CMP_HISTORY_RUNS];
+	size_t n_history;
 };
 
 /* 0, -1 after --help, or UL_EXIT_USAGE. */
@@ -379,6 +385,7 @@ static size_t pick_metrics(const struct cmp_state *st, const char *only,
 									      : UL_BETTER_LOWER,
 				.values = suite->metric_values,
 				.src = m,
+				.exposure = m->exposure,
 			};
 		}
 	}
@@ -452,6 +459,55 @@ static int lmbench2_by_label(const struct cmp_state *st, const struct cmp_args *
 	return rc ? UL_EXIT_ERROR : UL_EXIT_OK;
 }
 
+/* Is the run with this id one of the compared groups'? */
+static bool compared(const struct cmp_state *st, int64_t id)
+{
+	for (size_t g = 0; g < st->n_groups; g++)
+		for (size_t r = 0; r < st->groups[g].n_runs; r++)
+			if (st->groups[g].runs[r]->id == id)
+				return true;
+	return false;
+}
+
+/*
+ * The history: finished runs not compared, of the baseline's host and
+ * configuration (ul_compare_same_config), newest first, at most
+ * CMP_HISTORY_RUNS read, grouped by label.  A row with one replicate a
+ * side learns its run-to-run variance there.  0 or UL_EXIT_ERROR.
+ */
+static int pick_history(struct cmp_state *st)
+{
+	const struct ul_run *base = st->groups[0].runs[0];
+	size_t read = 0;
+
+	for (size_t k = st->n_sum; k-- > 0 && read < CMP_HISTORY_RUNS;) {
+		const struct ul_run_summary *s = &st->sum[k];
+		struct ul_runcmp_group *g = NULL;
+		struct ul_run *run;
+
+		if (s->status == UL_RUN_RUNNING || strcmp(s->hostname, base->host.hostname) ||
+		    compared(st, s->id))
+			continue;
+		read++;
+		run = get_run(st, s->id);
+		if (!run)
+			return UL_EXIT_ERROR;
+		if (!ul_compare_same_config(run, base))
+			continue;
+		for (size_t h = 0; h < st->n_history && !g; h++)
+			if (!strcmp(st->history[h].label, run->label))
+				g = &st->history[h];
+		if (!g) {
+			g = &st->history[st->n_history++];
+			memset(g, 0, sizeof(*g));
+			snprintf(g->label, sizeof(g->label), "%s", run->label);
+		}
+		if (group_add(g, run))
+			return UL_EXIT_ERROR;
+	}
+	return 0;
+}
+
 static int run_compare(struct cmp_state *st, const struct cmp_args *a)
 {
 	struct ul_runcmp_metric metrics[CMP_MAX_METRICS];
@@ -466,8 +522,10 @@ static int run_compare(struct cmp_state *st, const struct cmp_args *a)
 		c.opts = a->opts;
 		c.groups = st->groups;
 		c.n_groups = st->n_groups;
-	} else if (ul_runcmp_build_unit(st->groups, st->n_groups, metrics, nm, &a->opts, a->unit,
-					&c) ||
+	} else if ((rc = pick_history(st)) != 0) {
+		return rc;
+	} else if (ul_runcmp_build_hist(st->groups, st->n_groups, metrics, nm, &a->opts, a->unit,
+					st->history, st->n_history, &c) ||
 		   ul_compare_env(&c)) {
 		ul_runcmp_free(&c);
 		ul_oom();
@@ -533,6 +591,8 @@ int ul_cmd_compare(int argc, char **argv)
 	}
 	for (size_t g = 0; g < st.n_groups; g++)
 		free(st.groups[g].runs);
+	for (size_t h = 0; h < st.n_history; h++)
+		free(st.history[h].runs);
 	for (size_t i = 0; i < st.n_loaded; i++) {
 		ul_run_release(st.loaded[i]);
 		free(st.loaded[i]);

@@ -18,6 +18,14 @@
 int ul_compare_env(struct ul_runcmp *c);
 
 /*
+ * Were runs a and b measured on the same host in the same configuration
+ * (CPUs, memory limit and budget, swap file, interval, points, probe and
+ * load options), whatever their kernels?  Where compare learns the
+ * run-to-run variance of a configuration from earlier repeated runs.
+ */
+bool ul_compare_same_config(const struct ul_run *a, const struct ul_run *b);
+
+/*
  * One run holding the cells of `suite` of every run of the group, cells of
  * the same test merged (their samples appended in run order), header from
  * the group's newest run: what the single-run seed formats print for a

@@ -264,6 +264,26 @@ static int fingerprint_env(struct ul_runcmp *c, size_t n_runs)
 	return rc ? -ENOMEM : 0;
 }
 
+/*
+ * Is the run of this host and configuration, whatever its kernel?  Where
+ * compare learns the run-to-run variance of a configuration.
+ */
+bool ul_compare_same_config(const struct ul_run *a, const struct ul_run *b)
+{
+	/* what shapes the measurement, not what is being compared (kernel) */
+	static const enum prop_kind same[] = { P_HOST,	 P_CPUS,     P_MODEL,  P_LIMIT, P_BUDGET,
+					       P_RUNSWAP, P_INTERVAL, P_POINTS, P_PROBE, P_LOAD };
+	char va[256], vb[256];
+
+	for (size_t i = 0; i < UL_ARRAY_SIZE(same); i++) {
+		prop_value(same[i], a, va, sizeof(va));
+		prop_value(same[i], b, vb, sizeof(vb));
+		if (strcmp(va, vb))
+			return false;
+	}
+	return true;
+}
+
 int ul_compare_env(struct ul_runcmp *c)
 {
 	size_t n_runs, with;

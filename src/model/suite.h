@@ -52,6 +52,11 @@ struct ul_suite_metric {
 	const char *label;  /* column title: "delay" */
 	const char *unit;   /* of the series' values: "ns" */
 	enum ul_direction direction;
+	/* A count when set: `series` then names the cell metric holding the
+	 * count ("dl_missed") and this one the metric holding its exposure
+	 * ("dl_periods"); compare tests the rate (count per exposure, in %).
+	 * NULL = `series` is a series of samples. */
+	const char *exposure;
 };
 
 struct ul_suite {

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,38 +102,92 @@ int ul_report_compare_header(FILE *out, const struct ul_runcmp *c)
 	return stream_status(out);
 }
 
-/* The note of a row: why untested, what n a verdict would need, disturbed cells. */
+/* Append to a note, "; "-separated. */
+UL_PRINTF(3, 4) static void note_add(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t off = strlen(buf);
+	va_list ap;
+
+	if (off + 2 >= len)
+		return;
+	if (off)
+		off += (size_t)snprintf(buf + off, len - off, "; ");
+	va_start(ap, fmt);
+	vsnprintf(buf + off, len - off, fmt, ap);
+	va_end(ap);
+}
+
+/* What the verdict rests on, in words (the man page's COMPARE says more). */
+static void basis_note(char *buf, size_t len, const struct ul_runcmp_row *r)
+{
+	size_t have = r->reps_base < r->reps_cand ? r->reps_base : r->reps_cand;
+	size_t need = r->res.need_per_side;
+
+	switch (r->basis) {
+	case UL_BASIS_REPLICATES:
+		note_add(buf, len, "run-to-run S.D. %.2g%% base, %.2g%% cand",
+			 100.0 * r->rep.sd_base / fabs(r->rep.mean_base),
+			 100.0 * r->rep.sd_cand / fabs(r->rep.mean_cand));
+		if (r->res.verdict == UL_VERDICT_NONE && need > have)
+			note_add(buf, len, "a shift this size needs ~%zu replicates/side (%zu more)",
+				 need, need - have);
+		break;
+	case UL_BASIS_LEARNED:
+		note_add(buf, len,
+			 "%zu v %zu replicates: run-to-run S.D. %.2g%% learned from %zu label%s "
+			 "with replicates",
+			 r->reps_base, r->reps_cand, 100.0 * r->learned_cv, r->learned_groups,
+			 r->learned_groups == 1 ? "" : "s");
+		break;
+	case UL_BASIS_UNMEASURED:
+		if (!r->res.can_decide && r->need_points)
+			note_add(buf, len, "too few points for any verdict: ~%zu/side needed",
+				 r->need_points);
+		note_add(buf, len,
+			 "run-to-run variation not measured (%zu v %zu replicates): run %zu or more "
+			 "per side (--runs)",
+			 r->reps_base, r->reps_cand,
+			 need > UL_REP_MIN_ADVISED ? need : (size_t)UL_REP_MIN_ADVISED);
+		break;
+	}
+}
+
+/* The note of a row: why untested, what the verdict rests on, counts, disturbed cells. */
 static void row_note(char *buf, size_t len, const struct ul_runcmp_row *r)
 {
-	size_t have, off;
-
 	buf[0] = '\0';
 	if (!r->tested) {
 		snprintf(buf, len, "not tested: %s", r->why);
 		return;
 	}
-	have = r->res.n_base < r->res.n_cand ? r->res.n_base : r->res.n_cand;
-	if (r->res.verdict == UL_VERDICT_NONE && !r->res.can_decide)
-		snprintf(buf, len, "too few points for any verdict: ~%zu/side needed",
-			 r->res.need_per_side);
-	else if (r->res.verdict == UL_VERDICT_NONE && r->res.need_per_side > have)
-		snprintf(buf, len, "a shift this size needs ~%zu/side (%zu more)",
-			 r->res.need_per_side, r->res.need_per_side - have);
+	basis_note(buf, len, r);
+	if (r->metric->exposure)
+		note_add(buf, len, "%.0f of %.0f base, %.0f of %.0f cand (rate test p %.2g)",
+			 r->count_base, r->exposure_base, r->count_cand, r->exposure_cand,
+			 r->p_rate);
 	for (int side = 0; side < 2; side++) {
 		double pr = side ? r->p_runs_cand : r->p_runs_base;
 
-		off = strlen(buf);
-		if (!isnan(pr) && pr <= r->res.alpha && off < len)
-			snprintf(buf + off, len - off,
-				 "%sruns of the %s differ among themselves "
-				 "(p %.2g)",
-				 off ? "; " : "", side ? "candidate" : "baseline", pr);
+		if (!isnan(pr) && pr <= r->res.alpha)
+			note_add(buf, len, "runs of the %s differ among themselves (p %.2g)",
+				 side ? "candidate" : "baseline", pr);
 	}
-	off = strlen(buf);
-	if ((r->disturbed_base || r->disturbed_cand) && off < len)
-		snprintf(buf + off, len - off, "%sdisturbed cells: base %zu/%zu, cand %zu/%zu",
-			 off ? "; " : "", r->disturbed_base, r->cells_base, r->disturbed_cand,
-			 r->cells_cand);
+	if (r->disturbed_base || r->disturbed_cand)
+		note_add(buf, len, "disturbed cells: base %zu/%zu, cand %zu/%zu", r->disturbed_base,
+			 r->cells_base, r->disturbed_cand, r->cells_cand);
+}
+
+/* Replicates a side the observed shift needs: "4", ">=3" (a floor), "-". */
+static void fmt_need(char *buf, size_t len, const struct ul_runcmp_row *r)
+{
+	size_t n = r->res.need_per_side;
+
+	if (!n)
+		snprintf(buf, len, "-");
+	else if (n >= UL_REP_NEED_MAX)
+		snprintf(buf, len, ">%d", UL_REP_NEED_MAX - 1);
+	else
+		snprintf(buf, len, "%s%zu", r->need_floor ? ">=" : "", n);
 }
 
 static void table_head(FILE *out, const struct ul_runcmp *c, const struct ul_runcmp_metric *m,
@@ -144,37 +199,42 @@ static void table_head(FILE *out, const struct ul_runcmp *c, const struct ul_run
 		if (c->rows[i].metric == m && (c->rows[i].prefix_base || c->rows[i].prefix_cand))
 			first = &c->rows[i];
 	fprintf(out,
-		"\n%s %s (%s, %s is better): %s, %g%% CI of the shift, alpha %g, "
-		"Holm over %zu test%s\n",
+		"\n%s %s (%s, %s is better): verdict by replicates (cells%s), %g%% CI of the "
+		"shift, alpha %g, Holm over %zu test%s\n",
 		m->suite, m->label, m->unit, m->better == UL_BETTER_HIGHER ? "higher" : "lower",
-		c->opts.test == UL_CMP_WELCH ? "Welch's t (difference of means)"
-					     : "Mann-Whitney U (Hodges-Lehmann shift)",
+		c->unit == UL_RUNCMP_RUNS ? "; --per-run: runs" : "",
 		(1.0 - c->opts.alpha) * 100.0, c->opts.alpha, n_tested, n_tested == 1 ? "" : "s");
-	if (c->unit == UL_RUNCMP_RUNS)
-		fprintf(out, "(--per-run: one value per run, the median of its points; n counts "
-			     "runs)\n");
+	fprintf(out, "(points: %s; a row's test is in its 'by' column)\n",
+		m->exposure ? "an exact conditional rate test of the counts"
+		: c->opts.test == UL_CMP_WELCH ? "Welch's t (difference of means)"
+					       : "Mann-Whitney U (Hodges-Lehmann shift)");
 	if (first)
 		fprintf(out,
 			"(adaptively sampled cells: only the first %zu points of each run, "
 			"fixed before the stopping rule, are tested)\n",
 			first->prefix_base > first->prefix_cand ? first->prefix_base
 								: first->prefix_cand);
-	fprintf(out, "%-12s %-16s %6s %6s %12s %12s %8s %-19s %8s %-20s %-4s %s\n", "test",
-		"candidate", "n base", "n cand", "median base", "median cand", "change",
-		"CI of the shift", "p", "verdict", "Holm", "note");
+	fprintf(out, "%-12s %-16s %5s %6s %6s %12s %12s %8s %-19s %8s %-19s %-4s %5s %-10s %s\n",
+		"test", "candidate", "reps", "n base", "n cand", "median base", "median cand",
+		"change", "CI of the shift", "p", "verdict", "Holm", "need", "by", "note");
 }
 
 static void table_row(FILE *out, const struct ul_runcmp *c, const struct ul_runcmp_row *r)
 {
-	char lab[64], test[64], mb[24], mc[24], ch[16], lo[16], hi[16], ci[40], p[16], note[256];
+	char lab[64], test[64], mb[24], mc[24], ch[16], lo[16], hi[16], ci[40], p[16], note[320];
+	char reps[24], need[16];
 	const struct ul_cmp_result *x = &r->res;
+	
 
 	clean(lab, sizeof(lab), c->groups[r->cand].label);
 	clean(test, sizeof(test), r->test);
 	row_note(note, sizeof(note), r);
+	snprintf(reps, sizeof(reps), "%zu/%zu", r->reps_base, r->reps_cand);
 	if (!r->tested) {
-		fprintf(out, "%-12s %-16s %6s %6s %12s %12s %8s %-19s %8s %-20s %-4s %s\n", test,
-			lab, "-", "-", "-", "-", "-", "-", "-", "-", "-", note);
+		fprintf(out,
+			"%-12s %-16s %5s %6s %6s %12s %12s %8s %-19s %8s %-19s %-4s %5s %-10s %s\n",
+			test, lab, reps, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-",
+			note);
 		return;
 	}
 	ul_fmt_quantity(mb, sizeof(mb), x->median_base, r->metric->unit);
@@ -187,13 +247,14 @@ static void table_row(FILE *out, const struct ul_runcmp *c, const struct ul_runc
 	else
 		snprintf(ci, sizeof(ci), "-");
 	fmt_p(p, sizeof(p), x->p);
-	fprintf(out, "%-12s %-16s %6zu %6zu %*s %*s %8s %-19s %8s %-20s %-4s %s\n", test, lab,
-		x->n_base, x->n_cand, ul_fmt_width(mb, 12), mb, ul_fmt_width(mc, 12), mc, ch, ci, p,
-		ul_cmp_verdict_name(x->verdict),
+	fmt_need(need, sizeof(need), r);
+	fprintf(out, "%-12s %-16s %5s %6zu %6zu %*s %*s %8s %-19s %8s %-19s %-4s %5s %-10s %s\n",
+		test, lab, reps, x->n_base, x->n_cand, ul_fmt_width(mb, 12), mb,
+		ul_fmt_width(mc, 12), mc, ch, ci, p, ul_cmp_verdict_name(x->verdict),
 		x->verdict == UL_VERDICT_NONE ? "-"
 		: r->holm_survives	      ? "yes"
 					      : "no",
-		note);
+		need, ul_runcmp_basis_name(r->basis), note);
 }
 
 /* After a suite's table: a warning when cells it compared were disturbed. */
@@ -305,6 +366,14 @@ static json_t *json_row(const struct ul_runcmp *c, const struct ul_runcmp_row *r
 	json_object_set_new(o, "disturbed_cand", json_integer((json_int_t)r->disturbed_cand));
 	json_object_set_new(o, "p_runs_base", jnum(r->p_runs_base));
 	json_object_set_new(o, "p_runs_cand", jnum(r->p_runs_cand));
+	json_object_set_new(o, "reps_base", json_integer((json_int_t)r->reps_base));
+	json_object_set_new(o, "reps_cand", json_integer((json_int_t)r->reps_cand));
+	if (r->metric->exposure)
+		json_object_update_new(
+			o, json_pack("{s:o,s:o,s:o,s:o,s:o}", "count_base", jnum(r->count_base),
+				     "exposure_base", jnum(r->exposure_base), "count_cand",
+				     jnum(r->count_cand), "exposure_cand", jnum(r->exposure_cand),
+				     "p_rate", jnum(r->p_rate)));
 	if (!r->tested) {
 		json_object_set_new(o, "why", jstr(r->why));
 		return o;
@@ -324,8 +393,19 @@ static json_t *json_row(const struct ul_runcmp *c, const struct ul_runcmp_row *r
 			  ul_cmp_verdict_name(x->verdict), "need_per_side",
 			  (json_int_t)x->need_per_side, "p_holm", jnum(r->p_holm), "holm_survives",
 			  r->holm_survives));
-	if (c->opts.test == UL_CMP_WELCH)
-		json_object_set_new(o, "df", jnum(x->df));
+	json_object_set_new(o, "df", jnum(x->df));
+	json_object_set_new(o, "basis", json_string(ul_runcmp_basis_name(r->basis)));
+	json_object_set_new(o, "need_is_floor", json_boolean(r->need_floor));
+	if (r->basis != UL_BASIS_UNMEASURED)
+		json_object_update_new(o, json_pack("{s:o,s:o,s:o,s:o}", "rep_mean_base",
+						    jnum(r->rep.mean_base), "rep_mean_cand",
+						    jnum(r->rep.mean_cand), "rep_sd_base",
+						    jnum(r->rep.sd_base), "rep_sd_cand",
+						    jnum(r->rep.sd_cand)));
+	if (r->basis == UL_BASIS_LEARNED)
+		json_object_update_new(o, json_pack("{s:o,s:I}", "learned_cv", jnum(r->learned_cv),
+						    "learned_groups",
+						    (json_int_t)r->learned_groups));
 	return o;
 }
 
@@ -386,16 +466,16 @@ int ul_report_compare_csv(FILE *out, const struct ul_runcmp *c)
 		"median_base", "median_cand", "change_rel", "shift",	     "shift_lo",
 		"shift_hi",    "ci_lo_rel",   "ci_hi_rel",  "ci_level",	     "p",
 		"exact",       "verdict",     "p_holm",	    "holm_survives", "need_per_side",
-		"note",
+		"note",	       "reps_base",   "reps_cand",  "basis",	     "need_is_floor",
+		"p_rate",
 	};
-	char note[256];
-
 	for (size_t i = 0; i < UL_ARRAY_SIZE(head); i++)
 		csv_field(out, head[i], i + 1 == UL_ARRAY_SIZE(head));
 	for (size_t i = 0; i < c->n_rows; i++) {
 		const struct ul_runcmp_row *r = &c->rows[i];
 		const struct ul_cmp_result *x = &r->res;
 		char nb[24], ncnd[24], rb[24], rcnd[24], need[24];
+		char note[320];
 
 		snprintf(rb, sizeof(rb), "%zu", r->runs_base);
 		snprintf(rcnd, sizeof(rcnd), "%zu", r->runs_cand);
@@ -428,7 +508,14 @@ int ul_report_compare_csv(FILE *out, const struct ul_runcmp *c)
 		csv_num(out, r->p_holm, false);
 		csv_field(out, !r->tested ? "" : r->holm_survives ? "1" : "0", false);
 		csv_field(out, r->tested ? need : "", false);
-		csv_field(out, note, true);
+		csv_field(out, note, false);
+		snprintf(rb, sizeof(rb), "%zu", r->reps_base);
+		snprintf(rcnd, sizeof(rcnd), "%zu", r->reps_cand);
+		csv_field(out, rb, false);
+		csv_field(out, rcnd, false);
+		csv_field(out, r->tested ? ul_runcmp_basis_name(r->basis) : "", false);
+		csv_field(out, !r->tested ? "" : r->need_floor ? "1" : "0", false);
+		csv_num(out, r->p_rate, true);
 	}
 	return stream_status(out);
 }

@@ -26,6 +26,8 @@ int ul_report_compare_json(FILE *out, const struct ul_runcmp *c);
 int ul_report_compare_csv(FILE *out, const struct ul_runcmp *c);
 
 /* The JSON document's format_version. */
-#define UL_REPORT_COMPARE_VERSION 1
+/* 2: the verdict rests on replicates (basis, reps_*, need_per_side counts
+ * replicates), unconfirmed verdicts, count rows. */
+#define UL_REPORT_COMPARE_VERSION 2
 
 #endif

@@ -26,6 +26,10 @@ const char *ul_cmp_verdict_name(enum ul_cmp_verdict v)
 		return "faster";
 	case UL_VERDICT_SLOWER:
 		return "slower";
+	case UL_VERDICT_FASTER_UNCONFIRMED:
+		return "faster, unconfirmed";
+	case UL_VERDICT_SLOWER_UNCONFIRMED:
+		return "slower, unconfirmed";
 	case UL_VERDICT_NONE:
 		break;
 	}

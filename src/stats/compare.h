@@ -49,6 +49,11 @@ enum ul_cmp_verdict {
 	UL_VERDICT_NONE = 0, /* "no difference proven" */
 	UL_VERDICT_FASTER,   /* the candidate is better */
 	UL_VERDICT_SLOWER,   /* the candidate is worse */
+	/* The same calls resting on within-run points alone (one replicate a
+	 * side, run-to-run variation not measured): stats/runcmp.c's rows
+	 * only, never ul_stats_compare()'s. */
+	UL_VERDICT_FASTER_UNCONFIRMED,
+	UL_VERDICT_SLOWER_UNCONFIRMED,
 };
 
 struct ul_cmp_opts {
@@ -86,7 +91,7 @@ struct ul_cmp_result {
 int ul_stats_compare(const double *base, size_t nb, const double *cand, size_t nc,
 		     const struct ul_cmp_opts *opts, struct ul_cmp_result *out) UL_MUST_CHECK;
 
-/* "faster", "slower", "no difference proven". */
+/* "faster", "slower", "no difference proven", "faster, unconfirmed", "slower, unconfirmed". */
 const char *ul_cmp_verdict_name(enum ul_cmp_verdict v);
 /* "mwu", "welch"; parse returns -EINVAL for anything else. */
 const char *ul_cmp_test_name(enum ul_cmp_test t);

@@ -34,17 +34,82 @@ static int push_values(double **v, size_t *n, size_t *cap, const int64_t *x, siz
 	return 0;
 }
 
-/* The values of m in cell c: the hook's, or the series'; 0 when none. */
+/* The values of m in cell c: the hook's, or the series'; 0 when none (and
+ * for a count metric, which has one rate per cell: count_of()). */
 static size_t cell_values(const struct ul_cell *c, const struct ul_runcmp_metric *m,
 			  const int64_t **v)
 {
 	const struct ul_series *s;
 
+	*v = NULL;
+	if (m->exposure)
+		return 0;
 	if (m->values)
 		return m->values(c, m->src, v);
 	s = ul_cell_find_series(c, m->series);
 	*v = s ? s->v : NULL;
 	return s ? s->n : 0;
+}
+
+/* A count metric's count and exposure in cell c; false unless both are
+ * there and the exposure is positive. */
+static bool count_of(const struct ul_cell *c, const struct ul_runcmp_metric *m, double *count,
+		     double *exposure)
+{
+	return m->exposure && ul_cell_metric(c, m->series, count) &&
+	       ul_cell_metric(c, m->exposure, exposure) && *exposure > 0.0 && *count >= 0.0;
+}
+
+/* Does cell c hold values of m? */
+static bool cell_has(const struct ul_cell *c, const struct ul_runcmp_metric *m)
+{
+	const int64_t *x;
+	double n, t;
+
+	return m->exposure ? count_of(c, m, &n, &t) : cell_values(c, m, &x) && x;
+}
+
+/* Append one value to the growing array. */
+static int push_one(double **v, size_t *n, size_t *cap, double x)
+{
+	int64_t dummy = 0;
+	int rc = push_values(v, n, cap, &dummy, 1);
+
+	if (!rc)
+		(*v)[*n - 1] = x;
+	return rc;
+}
+
+/* The points of cell c for m: its (fixed-prefix) values, or its rate in
+ * percent for a count metric; appended to v.  Sets *prefix when cut. */
+static int cell_points(const struct ul_cell *c, const struct ul_runcmp_metric *m, double **v,
+		       size_t *n, size_t *cap, size_t *prefix)
+{
+	const int64_t *x = NULL;
+	double fixed, count, exposure;
+	size_t take;
+
+	if (m->exposure)
+		return count_of(c, m, &count, &exposure)
+			       ? push_one(v, n, cap, 100.0 * count / exposure)
+			       : 0;
+	take = cell_values(c, m, &x);
+	if (!take || !x)
+		return 0;
+	if (ul_cell_metric(c, UL_RUNCMP_FIXED_N, &fixed) && fixed >= 1 && fixed < (double)take) {
+		take = (size_t)fixed;
+		if (take > *prefix)
+			*prefix = take;
+	}
+	return push_values(v, n, cap, x, take);
+}
+
+/* Is c an ok cell of m's suite and this test with values of m? */
+static bool cell_counts(const struct ul_cell *c, const struct ul_runcmp_metric *m,
+			const char *test)
+{
+	return c->outcome == UL_CELL_OK && !strcmp(c->suite, m->suite) &&
+	       !strcmp(ul_suite_cell_test(c), test) && cell_has(c, m);
 }
 
 int ul_runcmp_pool(const struct ul_runcmp_group *g, const struct ul_runcmp_metric *m,
@@ -59,23 +124,10 @@ int ul_runcmp_pool(const struct ul_runcmp_group *g, const struct ul_runcmp_metri
 
 		for (size_t i = 0; i < run->n_cells; i++) {
 			const struct ul_cell *c = &run->cells[i];
-			const int64_t *x = NULL;
-			double fixed;
-			size_t take;
 
-			if (c->outcome != UL_CELL_OK || strcmp(c->suite, m->suite) ||
-			    strcmp(ul_suite_cell_test(c), test))
+			if (!cell_counts(c, m, test))
 				continue;
-			take = cell_values(c, m, &x);
-			if (!take || !x)
-				continue;
-			if (ul_cell_metric(c, UL_RUNCMP_FIXED_N, &fixed) && fixed >= 1 &&
-			    fixed < (double)take) {
-				take = (size_t)fixed;
-				if (take > out->prefix)
-					out->prefix = take;
-			}
-			if (push_values(&out->v, &out->n, &cap, x, take)) {
+			if (cell_points(c, m, &out->v, &out->n, &cap, &out->prefix)) {
 				free(out->v);
 				out->v = NULL;
 				return -ENOMEM;
@@ -83,6 +135,48 @@ int ul_runcmp_pool(const struct ul_runcmp_group *g, const struct ul_runcmp_metri
 			used = true;
 			out->cells++;
 			out->disturbed += (c->flags & UL_CELL_DISTURBED) != 0;
+		}
+		out->runs += used;
+	}
+	return 0;
+}
+
+int ul_runcmp_replicates(const struct ul_runcmp_group *g, const struct ul_runcmp_metric *m,
+			 const char *test, enum ul_runcmp_unit unit, struct ul_runcmp_pooled *out)
+{
+	size_t cap = 0;
+
+	if (unit == UL_RUNCMP_RUNS)
+		return ul_runcmp_pool_runs(g, m, test, out);
+	memset(out, 0, sizeof(*out));
+	for (size_t r = 0; r < g->n_runs; r++) {
+		const struct ul_run *run = g->runs[r];
+		bool used = false;
+
+		for (size_t i = 0; i < run->n_cells; i++) {
+			const struct ul_cell *c = &run->cells[i];
+			double *pv = NULL;
+			size_t pn = 0, pcap = 0, prefix = 0;
+			int rc;
+
+			if (!cell_counts(c, m, test))
+				continue;
+			rc = cell_points(c, m, &pv, &pn, &pcap, &prefix);
+			if (!rc && pn) {
+				ul_stats_sort(pv, pn);
+				rc = push_one(&out->v, &out->n, &cap, ul_stats_median_sorted(pv, pn));
+			}
+			free(pv);
+			if (rc) {
+				free(out->v);
+				out->v = NULL;
+				return -ENOMEM;
+			}
+			used = true;
+			out->cells++;
+			out->disturbed += (c->flags & UL_CELL_DISTURBED) != 0;
+			if (prefix > out->prefix)
+				out->prefix = prefix;
 		}
 		out->runs += used;
 	}
@@ -156,58 +250,62 @@ static int runs_agree(const struct ul_runcmp_group *g, const struct ul_runcmp_me
 	return rc;
 }
 
+/* A count metric's totals over the group's ok cells of test. */
+static void count_totals(const struct ul_runcmp_group *g, const struct ul_runcmp_metric *m,
+			 const char *test, double *count, double *exposure)
+{
+	*count = *exposure = 0.0;
+	for (size_t r = 0; r < g->n_runs; r++)
+		for (size_t i = 0; i < g->runs[r]->n_cells; i++) {
+			const struct ul_cell *c = &g->runs[r]->cells[i];
+			double n, t;
+
+			if (cell_counts(c, m, test) && count_of(c, m, &n, &t)) {
+				*count += n;
+				*exposure += t;
+			}
+		}
+}
+
 static int compare_row(const struct ul_runcmp *cmp, struct ul_runcmp_row *row)
 {
-	const struct ul_runcmp_group *groups = cmp->groups;
+	const struct ul_runcmp_group *side[2] = { &cmp->groups[0], &cmp->groups[row->cand] };
 	/* the run-wide options with the row's own direction: a throughput
 	 * that grows is "faster" (the metric says which way is better) */
-	struct ul_cmp_opts row_opts = cmp->opts;
-	const struct ul_cmp_opts *opts = &row_opts;
-	int (*pool)(const struct ul_runcmp_group *, const struct ul_runcmp_metric *, const char *,
-		    struct ul_runcmp_pooled *) = cmp->unit == UL_RUNCMP_RUNS ? ul_runcmp_pool_runs
-									     : ul_runcmp_pool;
-	struct ul_runcmp_pooled b = { 0 }, c = { 0 };
-	int rc;
+	struct ul_cmp_opts opts = cmp->opts;
+	struct ul_runcmp_sides s;
+	int rc = 0;
 
-	row_opts.better = row->metric->better;
-	rc = pool(&groups[0], row->metric, row->test, &b);
-	if (!rc)
-		rc = pool(&groups[row->cand], row->metric, row->test, &c);
+	memset(&s, 0, sizeof(s));
+	opts.better = row->metric->better;
 	row->p_holm = NAN;
 	row->p_runs_base = row->p_runs_cand = NAN;
-	row->runs_base = b.runs;
-	row->runs_cand = c.runs;
-	row->prefix_base = b.prefix;
-	row->prefix_cand = c.prefix;
-	row->cells_base = b.cells;
-	row->cells_cand = c.cells;
-	row->disturbed_base = b.disturbed;
-	row->disturbed_cand = c.disturbed;
-	if (rc)
-		goto out;
-	if (b.n < 2 || c.n < 2) {
-		size_t few = b.n < 2 ? b.n : c.n;
-
-		snprintf(row->why, sizeof(row->why), "%s has %zu valid point%s (2 needed)",
-			 b.n < 2 ? "baseline" : "candidate", few, few == 1 ? "" : "s");
-		goto out;
+	for (int i = 0; i < 2 && !rc; i++) {
+		rc = ul_runcmp_pool(side[i], row->metric, row->test, &s.pts[i]);
+		if (!rc)
+			rc = ul_runcmp_replicates(side[i], row->metric, row->test, cmp->unit,
+						  &s.rep[i]);
+		count_totals(side[i], row->metric, row->test, &s.count[i], &s.exposure[i]);
 	}
-	rc = ul_stats_compare(b.v, b.n, c.v, c.n, opts, &row->res);
-	if (rc == -EINVAL || rc == -EDOM) {
-		snprintf(row->why, sizeof(row->why), "samples cannot be compared (%s)",
-			 strerror(-rc));
-		rc = 0;
-		goto out;
+	row->runs_base = s.pts[0].runs;
+	row->runs_cand = s.pts[1].runs;
+	row->prefix_base = s.pts[0].prefix;
+	row->prefix_cand = s.pts[1].prefix;
+	row->cells_base = s.pts[0].cells;
+	row->cells_cand = s.pts[1].cells;
+	row->disturbed_base = s.pts[0].disturbed;
+	row->disturbed_cand = s.pts[1].disturbed;
+	if (!rc)
+		rc = ul_runcmp_decide(cmp, row, &s);
+	if (!rc && row->tested && !row->metric->exposure && cmp->unit == UL_RUNCMP_POINTS) {
+		rc = runs_agree(side[0], row->metric, row->test, &opts, &row->p_runs_base);
+		if (!rc)
+			rc = runs_agree(side[1], row->metric, row->test, &opts, &row->p_runs_cand);
 	}
-	row->tested = rc == 0;
-	if (!rc && cmp->unit == UL_RUNCMP_POINTS)
-		rc = runs_agree(&groups[0], row->metric, row->test, opts, &row->p_runs_base);
-	if (!rc && cmp->unit == UL_RUNCMP_POINTS)
-		rc = runs_agree(&groups[row->cand], row->metric, row->test, opts,
-				&row->p_runs_cand);
-out:
-	free(b.v);
-	free(c.v);
+	for (int i = 0; i < 2; i++) {
+		free(s.pts[i].v);
+		free(s.rep[i].v);
+	}
 	return rc;
 }
 
@@ -285,9 +383,7 @@ static int add_metric_rows(struct ul_runcmp *c, size_t *cap, const struct ul_run
 			for (size_t i = 0; i < run->n_cells; i++) {
 				const struct ul_cell *cell = &run->cells[i];
 
-				const int64_t *x;
-
-				if (strcmp(cell->suite, m->suite) || !cell_values(cell, m, &x) ||
+				if (strcmp(cell->suite, m->suite) || !cell_has(cell, m) ||
 				    test_seen_before(c->rows, c->n_rows, m,
 						     ul_suite_cell_test(cell)))
 					continue;
@@ -311,11 +407,23 @@ int ul_runcmp_build_unit(const struct ul_runcmp_group *groups, size_t n_groups,
 			 const struct ul_cmp_opts *opts, enum ul_runcmp_unit unit,
 			 struct ul_runcmp *out)
 {
+	return ul_runcmp_build_hist(groups, n_groups, metrics, n_metrics, opts, unit, NULL, 0,
+				    out);
+}
+
+int ul_runcmp_build_hist(const struct ul_runcmp_group *groups, size_t n_groups,
+			 const struct ul_runcmp_metric *metrics, size_t n_metrics,
+			 const struct ul_cmp_opts *opts, enum ul_runcmp_unit unit,
+			 const struct ul_runcmp_group *history, size_t n_history,
+			 struct ul_runcmp *out)
+{
 	size_t cap = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (n_groups < 2 || n_groups > UL_RUNCMP_MAX_GROUPS)
 		return -EINVAL;
+	out->history = history;
+	out->n_history = n_history;
 	out->opts = *opts;
 	out->unit = unit;
 	if (!(out->opts.alpha > 0.0))

@@ -19,6 +19,7 @@
 #include "core/compat.h"
 #include "model/model.h"
 #include "stats/compare.h"
+#include "stats/replicate.h"
 
 /* The cell metric naming the fixed prefix of its primary series. */
 #define UL_RUNCMP_FIXED_N "fixed_n"
@@ -32,6 +33,10 @@ struct ul_runcmp_metric {
 	const char *label;  /* "delay" */
 	const char *unit;   /* of the values: "ns" */
 	enum ul_cmp_better better;
+	/* A count metric when set: `series` names the cell metric holding
+	 * the count ("dl_missed"), this one its exposure ("dl_periods"); a
+	 * replicate's value is their ratio, the rate.  NULL = samples. */
+	const char *exposure;
 	/* Optional, the suite's metric_values hook: the values of `src` in a
 	 * cell when they are not simply its series.  NULL = the series. */
 	size_t (*values)(const struct ul_cell *cell, const struct ul_suite_metric *src,
@@ -45,6 +50,16 @@ struct ul_runcmp_group {
 	const struct ul_run **runs;
 	size_t n_runs;
 };
+
+/* What a row's verdict rests on (stats/replicate.h has the definitions). */
+enum ul_runcmp_basis {
+	UL_BASIS_REPLICATES = 0, /* >= 2 replicates a side: Welch on replicate values */
+	UL_BASIS_LEARNED,	 /* a side of one replicate: the between-run variance learned */
+	UL_BASIS_UNMEASURED,	 /* within-run points alone: any call is "unconfirmed" */
+};
+
+/* "replicates", "learned", "points". */
+const char *ul_runcmp_basis_name(enum ul_runcmp_basis b);
 
 struct ul_runcmp_row {
 	const struct ul_runcmp_metric *metric;
@@ -61,7 +76,20 @@ struct ul_runcmp_row {
 	double p_runs_base, p_runs_cand;
 	bool tested; /* false: why says why, res is zero */
 	char why[96];
+	/* The row's result: n and medians of the pooled points, and the
+	 * shift, CI, p, verdict and need_per_side (replicates, see
+	 * need_floor) of the test named by `basis`. */
 	struct ul_cmp_result res;
+	enum ul_runcmp_basis basis;
+	size_t reps_base, reps_cand; /* replicates: cells (runs with --per-run) */
+	struct ul_rep_result rep;    /* REPLICATES, LEARNED: the replicate-level test */
+	size_t learned_groups;	     /* LEARNED: groups of repeated runs the variance came from */
+	double learned_cv;	     /* LEARNED: its relative S.D. */
+	bool need_floor; /* UNMEASURED: need_per_side is a lower bound (variance unknown) */
+	size_t need_points; /* UNMEASURED: points a side the within-run test needs */
+	/* Count metrics: totals, and the exact conditional rate test's p
+	 * (with replicates the verdict needs it and Welch on rates). */
+	double count_base, exposure_base, count_cand, exposure_cand, p_rate;
 	double p_holm;	    /* NAN when not tested */
 	bool holm_survives; /* still significant after Holm within its suite */
 };
@@ -85,6 +113,11 @@ struct ul_runcmp {
 	enum ul_runcmp_unit unit;
 	const struct ul_runcmp_group *groups; /* [0] is the baseline; not owned */
 	size_t n_groups;
+	/* Earlier repeated runs of this host and configuration, one group per
+	 * label, where a row with one replicate a side learns the between-run
+	 * variance (ul_runcmp_build_hist); not owned. */
+	const struct ul_runcmp_group *history;
+	size_t n_history;
 	struct ul_runcmp_row *rows;
 	size_t n_rows;
 	struct ul_runcmp_env *env; /* filled by the caller (cmd/), freed by ul_runcmp_free */
@@ -105,6 +138,12 @@ int ul_runcmp_build(const struct ul_runcmp_group *groups, size_t n_groups,
 int ul_runcmp_build_unit(const struct ul_runcmp_group *groups, size_t n_groups,
 			 const struct ul_runcmp_metric *metrics, size_t n_metrics,
 			 const struct ul_cmp_opts *opts, enum ul_runcmp_unit unit,
+			 struct ul_runcmp *out) UL_MUST_CHECK;
+/* The same, learning between-run variance from `history` (may be empty). */
+int ul_runcmp_build_hist(const struct ul_runcmp_group *groups, size_t n_groups,
+			 const struct ul_runcmp_metric *metrics, size_t n_metrics,
+			 const struct ul_cmp_opts *opts, enum ul_runcmp_unit unit,
+			 const struct ul_runcmp_group *history, size_t n_history,
 			 struct ul_runcmp *out) UL_MUST_CHECK;
 /* Append an environment difference; -ENOMEM. */
 int ul_runcmp_add_env(struct ul_runcmp *c, const struct ul_runcmp_env *e) UL_MUST_CHECK;
@@ -128,5 +167,24 @@ int ul_runcmp_pool(const struct ul_runcmp_group *g, const struct ul_runcmp_metri
  * its pooled (fixed-prefix) points. */
 int ul_runcmp_pool_runs(const struct ul_runcmp_group *g, const struct ul_runcmp_metric *m,
 			const char *test, struct ul_runcmp_pooled *out);
+
+/*
+ * One value per replicate of the group for metric m of test: the median
+ * of each ok cell's (fixed-prefix) points, or of each run's with
+ * UL_RUNCMP_RUNS; for a count metric the rate count/exposure.  `runs`,
+ * `cells`, `disturbed` as ul_runcmp_pool.  0 or -ENOMEM.
+ */
+int ul_runcmp_replicates(const struct ul_runcmp_group *g, const struct ul_runcmp_metric *m,
+			 const char *test, enum ul_runcmp_unit unit,
+			 struct ul_runcmp_pooled *out);
+
+/* Internal to stats/runcmp*.c: decide one row from its pooled data. */
+struct ul_runcmp_sides {
+	struct ul_runcmp_pooled pts[2]; /* pooled points: base, cand */
+	struct ul_runcmp_pooled rep[2]; /* replicate values */
+	double count[2], exposure[2];	/* count metrics: totals */
+};
+int ul_runcmp_decide(const struct ul_runcmp *c, struct ul_runcmp_row *row,
+		     const struct ul_runcmp_sides *s);
 
 #endif

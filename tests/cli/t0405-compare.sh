@@ -26,22 +26,25 @@ like "$out" "^  probe options +fast +.*resp.cpu-work=2000000 +\\(unfair\\)$" \
 	"the probe options differ, per label, marked unfair"
 like "$out" "^warning: unfair comparison: probe options differ" "an unfair-comparison warning line"
 is "$(grep -c '^label ' <<<"$out")" 2 "one resp1 block per label"
-like "$out" "^resp delay \\(ns, lower is better\\): Mann-Whitney U" "the native table names metric, direction and test"
+like "$out" "^resp delay \\(ns, lower is better\\): verdict by replicates" "the native table names metric, direction and unit"
+like "$out" "^\\(points: Mann-Whitney U" "and the test of the points"
 row=$(grep -E '^noload +slow ' <<<"$out")
-like "$row" "^noload +slow +8 +8 .* \\+[0-9.]+% \\[\\+[0-9.]+%, \\+[0-9.]+%\\] +(<0\\.0001|0\\.0[0-9]+) +slower +yes" \
-	"10x the work: slower, CI of the shift above zero, survives Holm"
+# one run a side: the call rests on within-run points alone, so it is
+# qualified, with the replicates to run (see t0409 for replicates)
+like "$row" "^noload +slow +1/1 +8 +8 .* \\+[0-9.]+% \\[\\+[0-9.]+%, \\+[0-9.]+%\\] +(<0\\.0001|0\\.0[0-9]+) +slower, unconfirmed +yes +>=3 +points +run-to-run variation not measured" \
+	"10x the work, one run a side: slower but unconfirmed, CI above zero, survives Holm"
 
 "$UL" compare --db "$DB" fast slow --strict >/dev/null 2>"$TMP/err"
 is $? 2 "--strict: an unfair comparison exits 2"
 like "$(cat "$TMP/err")" "--strict" "and says why"
 
 out=$("$UL" compare --db "$DB" fast slow --alpha 0.0001)
-like "$(grep -E '^noload +slow ' <<<"$out")" "no difference proven +- +too few points for any verdict: ~[0-9]+/side needed" \
+like "$(grep -E '^noload +slow ' <<<"$out")" "no difference proven +- .*too few points for any verdict: ~[0-9]+/side needed" \
 	"8 v 8 cannot reach alpha 0.0001: no difference proven, and the points needed"
 
 out=$("$UL" compare --db "$DB" fast slow --test welch)
-like "$out" "Welch's t" "--test welch names the test"
-like "$(grep -E '^noload +slow ' <<<"$out")" " slower " "Welch agrees: slower"
+like "$out" "^\\(points: Welch's t" "--test welch names the test of the points"
+like "$(grep -E '^noload +slow ' <<<"$out")" " slower, unconfirmed " "Welch agrees: slower, unconfirmed"
 
 # A second run of 'fast' with adaptive sampling: pooled, only its first 5 points tested.
 "$UL" run "${RS[@]}" --label fast --min-points 5 --max-points 9 --ci-target 0.01% \
@@ -52,7 +55,7 @@ is $? 0 "compare --format json exits 0"
 python3 - "$TMP/c.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["format"] == "underload-compare" and d["format_version"] == 1, d
+assert d["format"] == "underload-compare" and d["format_version"] == 2, d
 assert [g["label"] for g in d["groups"]] == ["fast", "slow"], d["groups"]
 assert [r["id"] for r in d["groups"][0]["runs"]] == [3, 1], d["groups"][0]
 (r,) = d["rows"]
@@ -61,10 +64,12 @@ assert r["runs_base"] == 2 and r["n_base"] == 8 + 5, r      # 9 taken, first 5 t
 assert r["prefix_base"] == 5 and r["prefix_cand"] == 0, r
 assert r["verdict"] == "slower" and r["p"] < 0.05 and r["ci_lo_rel"] > 0, r
 assert r["shift_lo"] <= r["shift"] <= r["shift_hi"], r
-assert r["holm_survives"] is True and r["exact"] is True, r
+assert r["holm_survives"] is True, r
+# fast's two runs are two replicates: their run-to-run variance judges slow's one
+assert r["basis"] == "learned" and r["reps_base"] == 2 and r["reps_cand"] == 1, r
 assert any(e["what"] == "probe options" and e["unfair"] for e in d["environment"]), d["environment"]
 PY
-ok $? "JSON: pooled runs, fixed prefix of the adaptive run, slower, CI above zero"
+ok $? "JSON: pooled runs, fixed prefix of the adaptive run, slower by the learned variance, CI above zero"
 
 "$UL" compare --db "$DB" fast slow --per-run --format json >"$TMP/r.json"
 python3 - "$TMP/r.json" <<'PY'
@@ -72,10 +77,10 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 (r,) = d["rows"]
 assert d["unit"] == "run", d["unit"]
-assert not r["tested"] and r["why"] == "candidate has 1 valid point (2 needed)", r
-assert r["runs_base"] == 2, r
+assert r["tested"] and r["basis"] == "learned", r
+assert r["runs_base"] == 2 and r["reps_base"] == 2 and r["reps_cand"] == 1, r
 PY
-ok $? "--per-run: one value per run; 'slow' has one run, so nothing is tested"
+ok $? "--per-run: runs are the replicates; 'slow' has one, judged by fast's two"
 
 csv=$("$UL" compare --db "$DB" fast slow --format csv)
 is "$(wc -l <<<"$csv")" 2 "CSV: a header and one row"
@@ -104,8 +109,8 @@ MT=(--dir "$SCRATCH" --db "$DB" --no-progress --runs 3 --mtest-target 8M --forma
 is $? 0 "two mtest runs exit 0"
 out=$("$UL" compare --db "$DB" mt-a mt-b)
 is "$(grep -c '^Averages for 3 mtest01 runs$' <<<"$out")" 2 "one averages block per label"
-like "$(grep -E '^mtest01 +mt-b ' <<<"$out")" "^mtest01 +mt-b +3 +3 .* no difference proven .*too few points" \
-	"3 v 3 runs: no verdict possible, and it says so"
+like "$(grep -E '^mtest01 +mt-b ' <<<"$out")" "^mtest01 +mt-b +1/1 +3 +3 .* no difference proven .*run-to-run variation not measured" \
+	"one cell of 3 mtest01 runs a side: one replicate, and it says so"
 
 # contest: the seed's blocks with one row per label, a Time row per load.
 JOB="sh -c 'i=0; while [ \$i -lt 100000 ]; do i=\$((i+1)); done'"
@@ -121,7 +126,8 @@ out=$("$UL" compare --db "$DB" ct-a ct-b --suite contest)
 like "$out" "^ct-a \\[2\\]"$'\t' "contest block has the baseline's row"
 like "$out" "^ct-b \\[2\\]"$'\t' "and the candidate's"
 like "$out" "^contest Time \\(ns, lower is better\\)" "the contest comparison"
-is "$(grep -cE '^(noload|process_load) +ct-b +2 +2 ' <<<"$out")" 2 "a row per load, n = 2 rounds"
+is "$(grep -cE '^(noload|process_load) +ct-b +2/2 +2 +2 .* replicates ' <<<"$out")" 2 \
+	"a row per load, 2 rounds = 2 replicates a side, judged by them"
 
 # Every label by default: newest run of each, oldest label first.
 out=$("$UL" compare --db "$DB" --format json)

@@ -382,11 +382,16 @@ START_TEST(test_runcmp_pool_prefix)
 	ck_assert(c.rows[0].p_runs_base > 0.5);
 	ck_assert(isnan(c.rows[0].p_runs_cand));
 	ck_assert_double_eq(c.rows[0].res.median_base, 101);
+	/* A's two replicates (medians 101.5 and 100) give the run-to-run
+	 * variance that B's one replicate is judged with */
+	ck_assert_int_eq(c.rows[0].basis, UL_BASIS_LEARNED);
+	ck_assert_uint_eq(c.rows[0].reps_base, 2);
+	ck_assert_uint_eq(c.rows[0].reps_cand, 1);
 	ck_assert_int_eq(c.rows[0].res.verdict, UL_VERDICT_SLOWER);
 	ck_assert(c.rows[0].holm_survives);
-	ck_assert(!c.rows[1].tested); /* C has one point */
-	ck_assert_str_eq(c.rows[1].why, "candidate has 1 valid point (2 needed)");
-	ck_assert(isnan(c.rows[1].p_holm));
+	/* C has one point, one replicate: judged the same way */
+	ck_assert(c.rows[1].tested);
+	ck_assert_int_eq(c.rows[1].basis, UL_BASIS_LEARNED);
 	ul_runcmp_free(&c);
 	/* per run: one median each (r1: 101.5; r2's prefix 99 100 104: 100) */
 	{
@@ -400,8 +405,12 @@ START_TEST(test_runcmp_pool_prefix)
 		free(pr.v);
 	}
 	ck_assert_int_eq(ul_runcmp_build_unit(g, 2, &m, 1, &o, UL_RUNCMP_RUNS, &c), 0);
-	ck_assert(!c.rows[0].tested); /* B has one run */
-	ck_assert_str_eq(c.rows[0].why, "candidate has 1 valid point (2 needed)");
+	/* per run, A's two runs are its replicates; B's one run is judged
+	 * with their run-to-run variance */
+	ck_assert(c.rows[0].tested);
+	ck_assert_int_eq(c.rows[0].basis, UL_BASIS_LEARNED);
+	ck_assert_uint_eq(c.rows[0].reps_base, 2);
+	ck_assert_uint_eq(c.rows[0].reps_cand, 1);
 	ul_runcmp_free(&c);
 	ul_run_release(&r1);
 	ul_run_release(&r2);

@@ -45,8 +45,8 @@ static void verdict_row(FILE *o, const struct ul_runcmp *c, const struct ul_runc
 		fputs("<td>n too small</td>", o);
 	fprintf(o, "<td>%.3g</td><td>%s", r->p, ul_cmp_verdict_name(r->verdict));
 	if (r->need_per_side)
-		fprintf(o, " (about %zu points per side would show a shift this size)",
-			r->need_per_side);
+		fprintf(o, " (%s %zu replicates per side would show a shift this size)",
+			w->need_floor ? "at least" : "about", r->need_per_side);
 	fprintf(o, "</td><td>%s</td></tr>\n",
 		r->verdict == UL_VERDICT_NONE ? ""
 		: w->holm_survives	      ? "survives"

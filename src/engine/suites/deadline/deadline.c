@@ -20,6 +20,11 @@
 /* Per test: every period's wake-up latency, and the share of deadlines met. */
 static const struct ul_suite_metric deadline_metrics[] = {
 	{ .series = "dl_lat_ns", .label = "latency", .unit = "ns", .direction = UL_LOWER_IS_BETTER },
+	{ .series = "dl_missed",
+	  .label = "missed periods",
+	  .unit = "%",
+	  .direction = UL_LOWER_IS_BETTER,
+	  .exposure = "dl_periods" },
 	{ NULL },
 };
 

@@ -26,6 +26,12 @@ static const struct ul_suite_metric mtest_metrics[] = {
 	  .label = "elapsed",
 	  .unit = "ns",
 	  .direction = UL_LOWER_IS_BETTER },
+	/* the deadline probe's dropouts, what a listener hears */
+	{ .series = "dl_missed",
+	  .label = "dropouts",
+	  .unit = "%",
+	  .direction = UL_LOWER_IS_BETTER,
+	  .exposure = "dl_periods" },
 	{ NULL },
 };
 
