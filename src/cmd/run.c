@@ -11,6 +11,7 @@
 #include "core/optparse.h"
 #include "core/parse.h"
 #include "core/sysinfo.h"
+#include "doctor/doctor.h"
 #include "engine/engine.h"
 #include "fingerprint/fingerprint.h"
 #include "load/load.h"
@@ -39,7 +40,8 @@ static const char run_usage[] = "usage: underload run [options] [SUITE...]\n"
 
 static const char run_epilog[] =
 	"\n"
-	"Exit status: 0 ok, 1 error, 2 bad usage, 3 nothing could run here,\n"
+	"Exit status: 0 ok, 1 error, 2 bad usage (or --strict and a doctor's blocker),\n"
+	"3 nothing could run here,\n"
 	"4 finished but some test failed (load died, probe failed), 130 interrupted.\n";
 
 /* Split --tests and check each name belongs to a selected suite. */
@@ -271,7 +273,63 @@ static void join_suites(const struct run_args *a, char *buf, size_t len)
 					a->suites[i]->name);
 }
 
-static int fill_run(const struct run_args *a, int argc, char **argv, struct ul_run *run)
+/*
+ * The doctor's look at the machine before anything starts (a short
+ * window: UL_DOCTOR_RUN_WINDOW_NS).  Its findings are stored with the run;
+ * with --strict a blocker, or a machine it cannot examine, refuses the run.
+ * Returns 0 (r->n is 0 when it could not look), or an exit code, printed.
+ */
+static int examine(const struct run_args *a, struct ul_doctor_report *r)
+{
+	struct ul_doctor_opts o = { .dir = a->dir,
+				    .window_ns = UL_DOCTOR_RUN_WINDOW_NS,
+				    .swap_planned = a->cfg.swap_bytes > 0 };
+	int rc = ul_doctor_run(&o, r);
+
+	if (rc) {
+		memset(r, 0, sizeof(*r));
+		if (!a->strict)
+			return 0;
+		ul_error_errno(rc, "run --strict: cannot examine the machine");
+		return UL_EXIT_USAGE;
+	}
+	if (!a->strict || r->worst < UL_DOCTOR_BLOCKER)
+		return 0;
+	ul_error("run --strict: underload doctor finds this machine not ready to measure:");
+	for (size_t i = 0; i < r->n; i++) {
+		char text[600];
+
+		if (r->f[i].severity < UL_DOCTOR_WARN)
+			continue;
+		ul_doctor_finding_text(&r->f[i], text, sizeof(text));
+		fprintf(stderr, "  %s %s\n", r->f[i].check, text);
+	}
+	return UL_EXIT_USAGE;
+}
+
+/* The run's fingerprint, with the doctor's findings and busiest processes. */
+static int fingerprint(const struct run_args *a, const struct ul_doctor_report *doc,
+		       struct ul_run *run)
+{
+	struct ul_fp_ctx ctx = { .dir = a->dir };
+	json_t *findings = doc->n ? ul_doctor_json(doc) : json_string(UL_FP_ABSENT);
+
+	if (doc->n) {
+		ctx.busy = doc->sample.busy;
+		ctx.n_busy = doc->sample.n_busy;
+	}
+	run->fingerprint = ul_fingerprint_collect(&ctx);
+	if (!run->fingerprint) {
+		json_decref(findings);
+		return ul_error_errno(-ENOMEM, "cannot record the machine's fingerprint");
+	}
+	if (json_object_set_new(run->fingerprint, "doctor", findings))
+		return ul_error_errno(-ENOMEM, "cannot record the machine's fingerprint");
+	return 0;
+}
+
+static int fill_run(const struct run_args *a, const struct ul_doctor_report *doc, int argc,
+		    char **argv, struct ul_run *run)
 {
 	int rc;
 
@@ -282,9 +340,9 @@ static int fill_run(const struct run_args *a, int argc, char **argv, struct ul_r
 	rc = ul_host_read(&run->host);
 	if (rc)
 		return ul_error_errno(rc, "cannot read host facts from /proc");
-	run->fingerprint = ul_fingerprint_collect(&(struct ul_fp_ctx){ .dir = a->dir });
-	if (!run->fingerprint)
-		return ul_error_errno(-ENOMEM, "cannot record the machine's fingerprint");
+	rc = fingerprint(a, doc, run);
+	if (rc)
+		return rc;
 	snprintf(run->label, sizeof(run->label), "%s",
 		 a->label ? a->label : run->host.kernel_release);
 	snprintf(run->tool_version, sizeof(run->tool_version), "%s", UL_VERSION);
@@ -336,6 +394,7 @@ int ul_cmd_run(int argc, char **argv)
 {
 	static char db_abs[PATH_MAX];
 	static struct run_args a; /* large: per-item option arrays */
+	static struct ul_doctor_report doctor;
 	struct ul_outputs outs;
 	struct ul_store *store = NULL;
 	struct ul_run run, stored;
@@ -366,7 +425,10 @@ int ul_cmd_run(int argc, char **argv)
 	if (self_exe(exe, sizeof(exe)))
 		return UL_EXIT_ERROR;
 	a.cfg.self_exe = exe;
-	if (fill_run(&a, argc - 1, argv + 1, &run))
+	rc = examine(&a, &doctor);
+	if (rc)
+		return rc;
+	if (fill_run(&a, &doctor, argc - 1, argv + 1, &run))
 		return UL_EXIT_ERROR;
 	/* db is resolved and not empty, so this only opens it. */
 	rc = ul_cmd_open_store_rw(db, &store);

@@ -13,6 +13,7 @@
 struct run_args {
 	const char *label, *db, *formats, *tests, *dir;
 	bool quick;
+	bool strict;  /* refuse to start on a doctor's blocker */
 	int progress; /* -1 auto */
 	struct ul_engine_config cfg;
 	const struct ul_suite *suites[UL_MAX_SUITES];

@@ -240,6 +240,9 @@ static const struct ul_opt run_opts[] = {
 	  .help = "short profile: --interval 1s --min-points 5 --max-points 8, memory loads "
 		  "and budget-sized files capped at 512M (explicit --interval and --*-points "
 		  "win)" },
+	{ "strict", UL_OPT_FLAG, 0, 1, 0, A(strict),
+	  .help = "refuse to start (exit 2) when 'underload doctor' finds a blocker: other busy "
+		  "processes, steal, a noisy clock, no room under --dir" },
 	{ "progress", UL_OPT_FLAG, 0, 1, -1, A(progress), .def_text = "when stderr is a terminal",
 	  .help = "progress on stderr" },
 	{ "no-progress", UL_OPT_FLAG, 0, 0, -1, A(progress), .flags = UL_OPTF_NO_DEFAULT,

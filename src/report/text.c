@@ -5,7 +5,9 @@
  *
  * Layout (version 1):
  *   label:/host:/kernel:/run:/started:/params: lines, "key:" padded to 9
- *   columns; then for each group, in order of first appearance in the run,
+ *   columns, and for a run with a fingerprint "doctor:" lines (each
+ *   warning and blocker `underload doctor` found at its start, or one line
+ *   saying there was none); then for each group, in order of first appearance in the run,
  *   a blank line, "suite S, probe P: SERIES in UNIT; ratio = median / noload
  *   median", and a table whose columns are right-aligned numbers and
  *   left-aligned text, two spaces apart, with no trailing blanks:
@@ -24,6 +26,7 @@
  * recomputed here.  A cell without samples shows "-" for every number.
  */
 #include "core/compat.h"
+#include "doctor/doctor.h"
 #include "report/common.h"
 #include "report/contest.h"
 #include "report/format.h"
@@ -329,6 +332,32 @@ out_free:
 	return err;
 }
 
+/* What the doctor found at the start worth a warning; silent for runs without a fingerprint. */
+static void text_doctor(FILE *out, const struct ul_run *run)
+{
+	const json_t *d = ul_doctor_stored(run->fingerprint);
+	const char *check;
+	json_t *v;
+	int shown = 0;
+
+	if (!d)
+		return;
+	json_object_foreach((json_t *)d, check, v) {
+		const char *text = json_string_value(v);
+
+		if (!text || ul_doctor_text_severity(text) == UL_DOCTOR_INFO)
+			continue;
+		fputs("doctor:  ", out);
+		ul_report_put_clean(out, check, SIZE_MAX);
+		fputs(" ", out);
+		ul_report_put_clean(out, text, SIZE_MAX);
+		fputc('\n', out);
+		shown++;
+	}
+	if (!shown)
+		fputs("doctor:  no warnings at the start (show --env lists every check)\n", out);
+}
+
 static void text_header(FILE *out, const struct ul_run *run)
 {
 	const struct ul_host *h = &run->host;
@@ -377,6 +406,7 @@ static void text_header(FILE *out, const struct ul_run *run)
 	if (p->swap_bytes)
 		fprintf(out, ", swap %llu MiB", (unsigned long long)(p->swap_bytes / UL_MiB));
 	fputc('\n', out);
+	text_doctor(out, run);
 }
 
 /* The contest suite's cells, one table of jobs pooled per load (report/contest.c). */

@@ -2,10 +2,11 @@
 /*
  * Unit tests for src/fingerprint: the parsers each source feeds (kernel
  * config, sysfs choices, mountinfo, virtualisation, buddyinfo), the flat
- * view and classes compare uses, and a store round trip of a run's
- * fingerprint.
+ * view and classes compare uses, a store round trip of a run's
+ * fingerprint, and the doctor's pure helpers.
  */
 #include "unit.h"
+#include "doctor/doctor.h"
 #include "fingerprint/diff.h"
 #include "fingerprint/fingerprint.h"
 #include "store/store.h"
@@ -211,6 +212,39 @@ START_TEST(test_store_round_trip)
 }
 END_TEST
 
+START_TEST(test_doctor_spread)
+{
+	double v[10] = { 10, 10, 10, 10, 10, 10, 10, 10, 10, 10 };
+	double w[10] = { 14, 9, 10, 10, 10, 10, 11, 10, 10, 10 };
+	double two[2] = { 1, 100 };
+
+	ck_assert_double_eq_tol(ul_doctor_spread_pct(v, 10), 0.0, 1e-9);
+	/* sorted: 9 10 10 10 10 10 10 10 11 14; p10 = v[1] = 10, p90 = v[9] = 14, median 10 */
+	ck_assert_double_eq_tol(ul_doctor_spread_pct(w, 10), 40.0, 1e-9);
+	ck_assert_double_eq_tol(ul_doctor_spread_pct(two, 2), 0.0, 1e-9);
+}
+END_TEST
+
+START_TEST(test_doctor_text)
+{
+	struct ul_doctor_finding f = { .check = "busy", .severity = UL_DOCTOR_BLOCKER };
+	char buf[600];
+
+	snprintf(f.what, sizeof(f.what), "others used 190%% of a CPU");
+	snprintf(f.todo, sizeof(f.todo), "stop them");
+	ul_doctor_finding_text(&f, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "blocker: others used 190% of a CPU; stop them");
+	ck_assert_int_eq(ul_doctor_text_severity(buf), UL_DOCTOR_BLOCKER);
+	f.severity = UL_DOCTOR_INFO;
+	f.todo[0] = '\0';
+	ul_doctor_finding_text(&f, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "info: others used 190% of a CPU");
+	ck_assert_int_eq(ul_doctor_text_severity(buf), UL_DOCTOR_INFO);
+	ck_assert_int_eq(ul_doctor_text_severity("warn: x"), UL_DOCTOR_WARN);
+	ck_assert_int_eq(ul_doctor_text_severity("warnings: x"), UL_DOCTOR_INFO);
+}
+END_TEST
+
 Suite *ul_test_suite_fingerprint(void)
 {
 	Suite *s = suite_create("fingerprint");
@@ -224,6 +258,10 @@ Suite *ul_test_suite_fingerprint(void)
 	tcase_add_test(tc, test_flatten_classes);
 	tcase_add_test(tc, test_collect_here);
 	tcase_add_test(tc, test_store_round_trip);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("doctor");
+	tcase_add_test(tc, test_doctor_spread);
+	tcase_add_test(tc, test_doctor_text);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -2,10 +2,12 @@
 /*
  * The report's environment section: one column per run, one row per fact
  * (kernel, limits, swap, CPU, tool version, suite parameters, command
- * line); rows whose values differ between runs are highlighted, since they
- * may explain, or invalidate, a difference in the results.
+ * line, then each check of the doctor at the run's start); rows whose
+ * values differ between runs are highlighted, since they may explain, or
+ * invalidate, a difference in the results.
  */
 #include "core/compat.h"
+#include "doctor/doctor.h"
 #include "report/common.h"
 #include "report/html/sections.h"
 
@@ -97,6 +99,37 @@ static bool env_identity(int row)
 	return row <= 2;
 }
 
+/* The run's finding of doctor check `check`, or why there is none. */
+static const char *doctor_fact(const struct ul_run *r, const char *check)
+{
+	const json_t *d = ul_doctor_stored(r->fingerprint);
+	const char *text = json_string_value(json_object_get(d, check));
+
+	return text ? text : d ? "not checked" : "not recorded";
+}
+
+/* One row a doctor check, its text per run; a warning or blocker in any run highlights it. */
+static void doctor_rows(struct ul_hdoc *d)
+{
+	FILE *o = d->html;
+
+	for (size_t c = 0; c < ul_doctor_check_count(); c++) {
+		const char *check = ul_doctor_check_at(c)->name;
+		bool flagged = false;
+
+		for (size_t i = 0; i < d->n_runs; i++)
+			flagged |= ul_doctor_text_severity(doctor_fact(d->runs[i], check)) !=
+				   UL_DOCTOR_INFO;
+		fprintf(o, "<tr%s><th>doctor: %s</th>", flagged ? " class=\"warn\"" : "", check);
+		for (size_t i = 0; i < d->n_runs; i++) {
+			fputs("<td>", o);
+			ul_svg_escape(o, doctor_fact(d->runs[i], check), SIZE_MAX);
+			fputs("</td>", o);
+		}
+		fputs("</tr>\n", o);
+	}
+}
+
 void ul_html_environment(struct ul_hdoc *d)
 {
 	char a[ENV_LEN], b[ENV_LEN];
@@ -126,5 +159,6 @@ void ul_html_environment(struct ul_hdoc *d)
 		}
 		fputs("</tr>\n", o);
 	}
+	doctor_rows(d);
 	fputs("</table>\n", o);
 }

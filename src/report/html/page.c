@@ -22,6 +22,7 @@ static const char html_css[] =
 	"table{border-collapse:collapse;font-size:12px;margin:.5em 0}"
 	"td,th{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top}"
 	"tr.diff td,tr.diff th{background:#fff3b0}tr.diff th::after{content:\" \\2260\"}"
+	"tr.warn td,tr.warn th{background:#fdd}"
 	"svg{max-width:100%;height:auto}.swatch{display:inline-block;width:.8em;height:.8em;"
 	"margin-right:.3em}.note{color:#555;font-size:12px}"
 	"@media print{body{max-width:none}h2{break-before:auto}a{color:inherit}}";
