@@ -108,12 +108,16 @@ static const char *doctor_fact(const struct ul_run *r, const char *check)
 	return text ? text : d ? "not checked" : "not recorded";
 }
 
-/* One row a doctor check, its text per run; a warning or blocker in any run highlights it. */
+/* One row a doctor check, its text per run; a warning or blocker in any run
+ * highlights it.  None when no run recorded findings (stored before them). */
 static void doctor_rows(struct ul_hdoc *d)
 {
 	FILE *o = d->html;
+	bool any = false;
 
-	for (size_t c = 0; c < ul_doctor_check_count(); c++) {
+	for (size_t i = 0; i < d->n_runs; i++)
+		any |= ul_doctor_stored(d->runs[i]->fingerprint) != NULL;
+	for (size_t c = 0; any && c < ul_doctor_check_count(); c++) {
 		const char *check = ul_doctor_check_at(c)->name;
 		bool flagged = false;
 
