@@ -230,9 +230,15 @@ static const struct ul_opt run_opts[] = {
 	{ "deadline-rt", UL_OPT_FLAG, 0, 1, 0, A(cfg.deadline_rt),
 	  .help = "run that probe SCHED_FIFO when permitted", .flags = UL_OPTF_NO_DEFAULT },
 	{ "runs", UL_OPT_COUNT, 1, 10000, 0,
-	  "mtest runs; contest rounds, interleaved; fsbench rounds under each load", .arg = "N",
-	  .def_text = "mtest 10, contest 1, fsbench 1", A(cfg.mtest_runs),
-	  .used_by = "mtest,contest,fsbench" },
+	  "replicate rounds: every test once per round, rounds interleaved, each cell its own "
+	  "replicate; mtest: runs of mtest01 in its cell; fsbench: rounds in each load's cell",
+	  .arg = "N", .def_text = "1; mtest 10", A(cfg.runs),
+	  .man = "resp, deadline, contest and micro measure their tests in the order\n"
+		 "A B C A B C (not A A B B C C), so slow drift of the machine does not\n"
+		 "land on one test; each cell records its round as the metric\n"
+		 ".BR round .\n"
+		 "Runs differ from each other more than the points of one run do:\n"
+		 "replicates are what lets compare see that (see COMPARE)." },
 	{ "option", UL_OPT_CALL, .short_name = 'o', .arg = "ITEM.NAME=VALUE",
 	  .set = set_item_option,
 	  .help = "set a load or probe option (see 'underload list loads -v')" },

@@ -226,6 +226,38 @@ struct ul_cell *ul_engine_new_cell(struct ul_engine *eng, const char *suite,
 	return ul_engine_new_cell_named(eng, suite, load->name, load->unit, probe, NULL);
 }
 
+int ul_engine_rounds(const struct ul_engine_config *cfg)
+{
+	return cfg->runs > 0 ? cfg->runs : 1;
+}
+
+int ul_engine_each_test(struct ul_engine *eng, const struct ul_suite *suite,
+			int (*run_test)(void *arg, const struct ul_load *load,
+					const struct ul_engine_step *step),
+			void *arg)
+{
+	const char *tests[UL_MAX_TESTS];
+	size_t n = ul_suite_tests(suite, eng->cfg, tests);
+	int rounds = ul_engine_rounds(eng->cfg), result = UL_ENGINE_OK;
+
+	for (int r = 0; r < rounds && result == UL_ENGINE_OK; r++)
+		for (size_t i = 0; i < n && result == UL_ENGINE_OK; i++) {
+			const struct ul_load *load = ul_load_find(tests[i]);
+			const struct ul_engine_step step = {
+				.i = (size_t)r * n + i,
+				.n = (size_t)rounds * n,
+				.round = r,
+				.rounds = rounds,
+				.test = tests[i],
+			};
+
+			if (!load)
+				UL_BUG("%s test '%s' has no load", suite->name, tests[i]);
+			result = run_test(arg, load, &step);
+		}
+	return result;
+}
+
 void ul_engine_step_name(char *buf, size_t len, const char *suite,
 			 const struct ul_engine_step *step)
 {

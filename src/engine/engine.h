@@ -83,7 +83,9 @@ struct ul_engine_config {
 	char deadline_profile[16];     /* "audio", "video", "custom" */
 	bool deadline_off;	       /* --deadline none: not even mtest's default probe */
 	bool deadline_rt;	       /* --deadline-rt: SCHED_FIFO when permitted */
-	int mtest_runs;		       /* --runs (mtest, contest); 0 = the suite's default */
+	/* --runs: replicate rounds (contest, resp, deadline, micro), mtest
+	 * runs or fsbench rounds in one cell; 0 = the suite's default */
+	int runs;
 };
 
 struct ul_store;
@@ -187,6 +189,20 @@ struct ul_engine_step {
  * every progress line of the cell. */
 void ul_engine_step_name(char *buf, size_t len, const char *suite,
 			 const struct ul_engine_step *step);
+/* The replicate rounds of a suite that runs one cell per test and round:
+ * --runs, 1 when not given. */
+int ul_engine_rounds(const struct ul_engine_config *cfg);
+/*
+ * For suites of one cell per test (resp, deadline): run_test(arg, load,
+ * step) for every test this run asks of `suite`, in interleaved rounds
+ * (--runs N: every test of round 1, then every test of round 2, ..., so
+ * slow drift of the machine does not land on one test), until one returns
+ * other than UL_ENGINE_OK.  Returns that result, or UL_ENGINE_OK.
+ */
+int ul_engine_each_test(struct ul_engine *eng, const struct ul_suite *suite,
+			int (*run_test)(void *arg, const struct ul_load *load,
+					const struct ul_engine_step *step),
+			void *arg);
 /*
  * For suites: the start of a cell, the same in every suite that runs one
  * cell per test: a new cell suite/load/probe started now, its replicate

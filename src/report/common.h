@@ -36,25 +36,78 @@ static inline const struct ul_series *ul_report_primary(const struct ul_cell *ce
 
 /*
  * The baseline a cell is compared with: the first "noload" cell of `suite`
- * (and of `probe`, unless probe is NULL) whose outcome is OK and whose
- * series `series` (the primary series when NULL) has samples.  A failed or
- * empty baseline is no baseline: ratios against it would mean nothing.
+ * (and of `probe`, unless probe is NULL) in replicate round `round`
+ * (ul_cell_round; 0 = any round) whose outcome is OK and whose series
+ * `series` (the primary series when NULL) has samples.  A failed or empty
+ * baseline is no baseline: ratios against it would mean nothing.  With
+ * --runs each round is a replicate of the whole suite, so a cell's ratio
+ * divides by the noload of its own round.
  */
-static inline const struct ul_cell *ul_report_baseline(const struct ul_run *run, const char *suite,
-						       const char *probe, const char *series)
+static inline const struct ul_cell *ul_report_baseline_in(const struct ul_run *run,
+							  const char *suite, const char *probe,
+							  const char *series, int round)
 {
 	for (size_t i = 0; i < run->n_cells; i++) {
 		const struct ul_cell *c = &run->cells[i];
 		const struct ul_series *s;
 
 		if (c->outcome != UL_CELL_OK || strcmp(c->load, UL_REPORT_BASELINE_LOAD) ||
-		    strcmp(c->suite, suite) || (probe && strcmp(c->probe, probe)))
+		    strcmp(c->suite, suite) || (probe && strcmp(c->probe, probe)) ||
+		    (round && ul_cell_round(c) != round))
 			continue;
 		s = series ? ul_cell_find_series(c, series) : ul_report_primary(c);
 		if (s && s->n)
 			return c;
 	}
 	return NULL;
+}
+
+/* The same in any round: the first usable noload cell. */
+static inline const struct ul_cell *ul_report_baseline(const struct ul_run *run, const char *suite,
+						       const char *probe, const char *series)
+{
+	return ul_report_baseline_in(run, suite, probe, series, 0);
+}
+
+/* Does the run hold replicates of `suite` (a cell of round 2 or more,
+ * --runs)?  Its formats then name each row's round. */
+static inline bool ul_report_has_rounds(const struct ul_run *run, const char *suite)
+{
+	for (size_t i = 0; i < run->n_cells; i++)
+		if (!strcmp(run->cells[i].suite, suite) && ul_cell_round(&run->cells[i]) > 1)
+			return true;
+	return false;
+}
+
+/* A row's name: `name`, or "NAME #R" (R = the cell's round) when `rounds`. */
+static inline const char *ul_report_round_name(char *buf, size_t len, const char *name,
+					       const struct ul_cell *c, bool rounds)
+{
+	if (rounds)
+		snprintf(buf, len, "%.*s #%d", UL_NAME_LEN - 1, name, ul_cell_round(c));
+	else
+		snprintf(buf, len, "%.*s", UL_NAME_LEN - 1, name);
+	return buf;
+}
+
+/*
+ * For tables of replicates: is cells[j] the first cell of its test (suite,
+ * load, probe) in the run?  A table lists such a cell, then the later
+ * cells of the same test (its other rounds), so a test's replicates stand
+ * together while the run measured them interleaved.
+ */
+static inline bool ul_report_same_test(const struct ul_cell *a, const struct ul_cell *b)
+{
+	return !strcmp(a->suite, b->suite) && !strcmp(a->load, b->load) &&
+	       !strcmp(a->probe, b->probe);
+}
+
+static inline bool ul_report_first_of_test(const struct ul_run *run, size_t j)
+{
+	for (size_t i = 0; i < j; i++)
+		if (ul_report_same_test(&run->cells[i], &run->cells[j]))
+			return false;
+	return true;
 }
 
 /* The user-facing name of one enum ul_cell_flags bit, or NULL for an unknown bit. */

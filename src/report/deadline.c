@@ -14,8 +14,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#define DL_HEAD "%10s %9s %9s %9s %9s %9s %8s %7s %7s\n"
-#define DL_ROW "%10s %9.3f %9.3f %9.3f %9.3f %9.1f %8.0f %7.1f %7.1f\n"
+/* The Load column is DL_NAME wide, DL_NAME_ROUNDS when rows name their
+ * round ("largewrite #2"). */
+#define DL_NAME 10
+#define DL_NAME_ROUNDS 13
+#define DL_HEAD "%*s %9s %9s %9s %9s %9s %8s %7s %7s\n"
+#define DL_ROW "%*s %9.3f %9.3f %9.3f %9.3f %9.1f %8.0f %7.1f %7.1f\n"
 
 static double metric_or(const struct ul_cell *cell, const char *name, double def)
 {
@@ -54,14 +58,45 @@ static void profile_line(FILE *out, const struct ul_cell *cell)
 		fputs("SCHED_OTHER\n", out);
 }
 
+/* One row: a cell's numbers, or its outcome when it has none. */
+static void deadline_row(FILE *out, const struct ul_cell *c, bool rounds)
+{
+	int w = rounds ? DL_NAME_ROUNDS : DL_NAME;
+	char name[UL_NAME_LEN + 16];
+
+	ul_report_round_name(name, sizeof(name), c->load, c, rounds);
+	if (!ul_cell_metric(c, "dl_periods", &(double){ 0 }) ||
+	    !ul_cell_metric(c, "dl_lat_mean_ns", &(double){ 0 })) {
+		fprintf(out, "%*s  %s", w, name, ul_cell_outcome_name(c->outcome));
+		if (c->note[0]) {
+			fputs(": ", out);
+			ul_report_put_clean(out, c->note, sizeof(c->note));
+		}
+		fputc('\n', out);
+		return;
+	}
+	fprintf(out, DL_ROW, w, name, metric_or(c, "dl_lat_mean_ns", 0) / 1e6,
+		metric_or(c, "dl_lat_sd_ns", 0) / 1e6, metric_or(c, "dl_lat_p99_ns", 0) / 1e6,
+		metric_or(c, "dl_lat_max_ns", 0) / 1e6, metric_or(c, "dl_max_stall_ns", 0) / 1e6,
+		metric_or(c, "dl_missed", 0), metric_or(c, "dl_met_pct", 0),
+		metric_or(c, "dl_cpu_pct", 0));
+	if (c->outcome != UL_CELL_OK) {
+		fprintf(out, "%*s  ^ %s: ", w, "", ul_cell_outcome_name(c->outcome));
+		ul_report_put_clean(out, c->note, sizeof(c->note));
+		fputc('\n', out);
+	}
+}
+
+/* Test by test in order of first appearance; with replicates (--runs)
+ * each test's rounds follow it in run order, named "LOAD #R". */
 int ul_report_deadline_table(FILE *out, const struct ul_run *run)
 {
-	bool head = false;
+	bool head = false, rounds = ul_report_has_rounds(run, "deadline");
 
 	for (size_t i = 0; i < run->n_cells; i++) {
 		const struct ul_cell *c = &run->cells[i];
 
-		if (strcmp(c->suite, "deadline"))
+		if (strcmp(c->suite, "deadline") || !ul_report_first_of_test(run, i))
 			continue;
 		if (!head) {
 			profile_line(out, c);
@@ -69,31 +104,13 @@ int ul_report_deadline_table(FILE *out, const struct ul_run *run)
 			      "periods "
 			      "included); stall = longest wait for the CPU\n",
 			      out);
-			fprintf(out, DL_HEAD, "Load", "Mean", "S.D.", "p99", "Max", "Stall",
-				"Missed", "% met", "% CPU");
+			fprintf(out, DL_HEAD, rounds ? DL_NAME_ROUNDS : DL_NAME, "Load", "Mean",
+				"S.D.", "p99", "Max", "Stall", "Missed", "% met", "% CPU");
 			head = true;
 		}
-		if (!ul_cell_metric(c, "dl_periods", &(double){ 0 }) ||
-		    !ul_cell_metric(c, "dl_lat_mean_ns", &(double){ 0 })) {
-			fprintf(out, "%10s  %s", c->load, ul_cell_outcome_name(c->outcome));
-			if (c->note[0]) {
-				fputs(": ", out);
-				ul_report_put_clean(out, c->note, sizeof(c->note));
-			}
-			fputc('\n', out);
-			continue;
-		}
-		fprintf(out, DL_ROW, c->load, metric_or(c, "dl_lat_mean_ns", 0) / 1e6,
-			metric_or(c, "dl_lat_sd_ns", 0) / 1e6,
-			metric_or(c, "dl_lat_p99_ns", 0) / 1e6,
-			metric_or(c, "dl_lat_max_ns", 0) / 1e6,
-			metric_or(c, "dl_max_stall_ns", 0) / 1e6, metric_or(c, "dl_missed", 0),
-			metric_or(c, "dl_met_pct", 0), metric_or(c, "dl_cpu_pct", 0));
-		if (c->outcome != UL_CELL_OK) {
-			fprintf(out, "%10s  ^ %s: ", "", ul_cell_outcome_name(c->outcome));
-			ul_report_put_clean(out, c->note, sizeof(c->note));
-			fputc('\n', out);
-		}
+		for (size_t k = i; k < run->n_cells; k++)
+			if (ul_report_same_test(c, &run->cells[k]))
+				deadline_row(out, &run->cells[k], rounds);
 	}
 	return ferror(out) ? -EIO : 0;
 }

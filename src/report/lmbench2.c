@@ -5,7 +5,8 @@
  * several runs of a label one under the other, as in the seed.  Titled as
  * underload's micro summary: these are not LMbench results.
  *
- * A row per run and --under load: Host = its hostname, OS = its label
+ * A row per run, --under load and replicate round (--runs; Description
+ * then ends "#R", the round): Host = its hostname, OS = its label
  * (uname -r by default, as the seed's "Linux 2.4.18" was the kernel),
  * Description = "ARCH under LOAD", Mhz = the cells' cpu_mhz metric.  Each value is the median of the
  * batches of the cell measuring it (its outcome ok): times in us, the
@@ -306,18 +307,25 @@ static double series_median(const struct ul_series *s)
 	return sum.median;
 }
 
-/* The row of a run's cells measured under `load`. */
-static void lm2_row_of(const struct ul_run *run, const char *load, struct ul_lm2_row *r)
+/* The row of a run's cells measured under the load of `first`, in its
+ * replicate round (--runs: "under LOAD #R", one row per round, as the
+ * seed gave one row per run). */
+static void lm2_row_of(const struct ul_run *run, const struct ul_cell *first, struct ul_lm2_row *r)
 {
+	bool rounds = ul_report_has_rounds(run, LM2_SUITE);
+	char load[UL_NAME_LEN + 16];
+
 	memset(r, 0, sizeof(*r));
 	snprintf(r->host, sizeof(r->host), "%s", run->host.hostname);
 	snprintf(r->os, sizeof(r->os), "%s", run->label);
-	snprintf(r->desc, sizeof(r->desc), "%s under %s", run->host.arch, load);
+	snprintf(r->desc, sizeof(r->desc), "%s under %s", run->host.arch,
+		 ul_report_round_name(load, sizeof(load), first->load, first, rounds));
 	for (size_t i = 0; i < run->n_cells; i++) {
 		const struct ul_cell *c = &run->cells[i];
 		double mhz;
 
-		if (strcmp(c->suite, LM2_SUITE) || strcmp(c->load, load))
+		if (strcmp(c->suite, LM2_SUITE) || strcmp(c->load, first->load) ||
+		    ul_cell_round(c) != ul_cell_round(first))
 			continue;
 		if (r->mhz <= 0 && ul_cell_metric(c, "cpu_mhz", &mhz))
 			r->mhz = mhz;
@@ -332,14 +340,15 @@ static void lm2_row_of(const struct ul_run *run, const char *load, struct ul_lm2
 	}
 }
 
-/* Is cell i the first micro cell of its load in the run? */
+/* Is cell i the first micro cell of its load and round in the run? */
 static bool first_of_load(const struct ul_run *run, size_t i)
 {
 	if (strcmp(run->cells[i].suite, LM2_SUITE))
 		return false;
 	for (size_t j = 0; j < i; j++)
 		if (!strcmp(run->cells[j].suite, LM2_SUITE) &&
-		    !strcmp(run->cells[j].load, run->cells[i].load))
+		    !strcmp(run->cells[j].load, run->cells[i].load) &&
+		    ul_cell_round(&run->cells[j]) == ul_cell_round(&run->cells[i]))
 			return false;
 	return true;
 }
@@ -378,7 +387,7 @@ static int lm2_write_runs(FILE *out, const struct ul_run *const *runs, size_t n,
 		for (size_t r = 0; r < n; r++)
 			for (size_t i = 0; i < sorted[r]->n_cells; i++)
 				if (first_of_load(sorted[r], i))
-					lm2_row_of(sorted[r], sorted[r]->cells[i].load,
+					lm2_row_of(sorted[r], &sorted[r]->cells[i],
 						   &rows[n_rows++]);
 		rc = ul_lm2_write(out, rows, n_rows);
 	}

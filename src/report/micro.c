@@ -137,11 +137,17 @@ static int micro_cell(FILE *out, const struct ul_cell *c)
 	return err ? err : micro_curve(out, c);
 }
 
-/* The tables of a run's cells measured under `load`. */
-static int micro_write_load(FILE *out, const struct ul_run *run, const char *load)
+/* The tables of a run's cells measured under the load of `first`, in its
+ * round (--runs: a block per load and round, "under LOAD #R"). */
+static int micro_write_load(FILE *out, const struct ul_run *run, const struct ul_cell *first)
 {
+	const char *load = first->load;
+	char name[UL_NAME_LEN + 16];
+
 	fprintf(out, "micro: %s on %s (%s %s), under %s; median, min, max, S.D. of the batches\n",
-		run->label, run->host.hostname, run->host.arch, run->host.kernel_release, load);
+		run->label, run->host.hostname, run->host.arch, run->host.kernel_release,
+		ul_report_round_name(name, sizeof(name), load, first,
+				     ul_report_has_rounds(run, "micro")));
 	for (int t = 0; t < (int)UL_ARRAY_SIZE(micro_tables); t++) {
 		bool header = false;
 
@@ -149,7 +155,8 @@ static int micro_write_load(FILE *out, const struct ul_run *run, const char *loa
 			const struct ul_cell *c = &run->cells[i];
 			int table, err;
 
-			if (!micro_table_of(c, &table) || table != t || strcmp(c->load, load))
+			if (!micro_table_of(c, &table) || table != t || strcmp(c->load, load) ||
+			    ul_cell_round(c) != ul_cell_round(first))
 				continue;
 			if (!header)
 				fprintf(out,
@@ -165,7 +172,7 @@ static int micro_write_load(FILE *out, const struct ul_run *run, const char *loa
 	return 0;
 }
 
-/* Load by load, in the order the run measured them. */
+/* Load by load (and round by round), in the order the run measured them. */
 static int micro_write_run(FILE *out, const struct ul_run *run)
 {
 	bool any = false;
@@ -177,13 +184,14 @@ static int micro_write_run(FILE *out, const struct ul_run *run)
 
 		for (size_t j = 0; j < i && first; j++)
 			first = strcmp(run->cells[j].suite, "micro") ||
-				strcmp(run->cells[j].load, c->load);
+				strcmp(run->cells[j].load, c->load) ||
+				ul_cell_round(&run->cells[j]) != ul_cell_round(c);
 		if (!first)
 			continue;
 		if (any)
 			fputc('\n', out);
 		any = true;
-		err = micro_write_load(out, run, c->load);
+		err = micro_write_load(out, run, c);
 		if (err)
 			return err;
 	}

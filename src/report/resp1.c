@@ -20,8 +20,12 @@
  *           ("        -" when there is no usable noload cell)
  *
  * Rows come in the seed's fixed order (noload, smallwrite, largewrite,
- * cpuload, spawnload, 8ctx-mem, 2ctx-mem), then any other resp load in run
- * order; a load measured twice gets two rows.
+ * cpuload, spawnload, 8ctx-mem, 2ctx-mem), then any other resp load in
+ * order of first appearance; a load measured twice gets two rows.  Replicates (--runs N) are
+ * such rows: N per test, in round order, each an unpooled round as the
+ * seed printed one run, and each ratio divides by the noload average of
+ * the same round (ul_cell_round; a run without rounds is all round 1, so
+ * its table is the seed's).
  *
  * Rows the seed never had: a cell whose outcome is not OK prints its name
  * and then "   (OUTCOME: NOTE)" (or "   (OUTCOME)" without a note) instead
@@ -72,10 +76,22 @@ static void resp1_name(FILE *out, const char *name)
 		fprintf(out, " %s", name);
 }
 
-static int resp1_row(FILE *out, const struct ul_cell *c, const struct ul_summary *base)
+/* The noload average of the cell's round, into *base; NULL when there is none. */
+static const struct ul_summary *resp1_base(const struct ul_run *run, const struct ul_cell *c,
+					   struct ul_summary *base)
+{
+	const struct ul_cell *bc =
+		ul_report_baseline_in(run, RESP1_SUITE, NULL, RESP1_SERIES, ul_cell_round(c));
+	const struct ul_series *bs = bc ? ul_cell_find_series(bc, RESP1_SERIES) : NULL;
+
+	return bs && !ul_stats_summarize_i64(bs->v, bs->n, base) ? base : NULL;
+}
+
+static int resp1_row(FILE *out, const struct ul_run *run, const struct ul_cell *c)
 {
 	const struct ul_series *s = ul_cell_find_series(c, RESP1_SERIES);
-	struct ul_summary sum;
+	struct ul_summary sum, base_sum;
+	const struct ul_summary *base;
 	int err;
 
 	resp1_name(out, c->load);
@@ -95,6 +111,7 @@ static int resp1_row(FILE *out, const struct ul_cell *c, const struct ul_summary
 	err = ul_stats_summarize_i64(s->v, s->n, &sum);
 	if (err)
 		return err;
+	base = resp1_base(run, c, &base_sum);
 	fprintf(out, "%11.3f%11.3f%11.3f%11.3f%9.3f", sum.min / UL_NS_PER_MS,
 		sum.max / UL_NS_PER_MS, sum.median / UL_NS_PER_MS, sum.mean / UL_NS_PER_MS,
 		sum.sd / UL_NS_PER_SEC);
@@ -125,17 +142,7 @@ static void resp1_header(FILE *out, const struct ul_run *run)
 
 static int resp1_write_run(FILE *out, const struct ul_run *run)
 {
-	const struct ul_cell *bc = ul_report_baseline(run, RESP1_SUITE, NULL, RESP1_SERIES);
-	struct ul_summary base;
 	int err;
-
-	if (bc) {
-		const struct ul_series *bs = ul_cell_find_series(bc, RESP1_SERIES);
-
-		err = ul_stats_summarize_i64(bs->v, bs->n, &base);
-		if (err)
-			return err;
-	}
 
 	resp1_header(out, run);
 	for (const struct ul_suite_test *t = resp1_rows(); t->load; t++) {
@@ -144,19 +151,25 @@ static int resp1_write_run(FILE *out, const struct ul_run *run)
 
 			if (strcmp(c->suite, RESP1_SUITE) || strcmp(c->load, t->load))
 				continue;
-			err = resp1_row(out, c, bc ? &base : NULL);
+			err = resp1_row(out, run, c);
 			if (err)
 				return err;
 		}
 	}
+	/* Other loads test by test, in order of first appearance. */
 	for (size_t i = 0; i < run->n_cells; i++) {
 		const struct ul_cell *c = &run->cells[i];
 
-		if (strcmp(c->suite, RESP1_SUITE) || resp1_fixed_row(c->load))
+		if (strcmp(c->suite, RESP1_SUITE) || resp1_fixed_row(c->load) ||
+		    !ul_report_first_of_test(run, i))
 			continue;
-		err = resp1_row(out, c, bc ? &base : NULL);
-		if (err)
-			return err;
+		for (size_t k = i; k < run->n_cells; k++) {
+			if (!ul_report_same_test(c, &run->cells[k]))
+				continue;
+			err = resp1_row(out, run, &run->cells[k]);
+			if (err)
+				return err;
+		}
 	}
 	ul_report_disturbed_notes(out, run, RESP1_SUITE);
 	return ul_report_finish(out);

@@ -15,6 +15,10 @@
  *     "95% CI of median" load units, per s, outcome
  *   "load units" is the load's work while the probe was measured, "per s"
  *   that work per second of the measured window ("-" where not recorded).
+ *   With replicates (--runs: a cell of round 2 or more in the suite) the
+ *   rows go test by test, each test's rounds in run order, named "TEST
+ *   #R", and a row's ratio divides by the noload median of its own round
+ *   (the group line says so); without, a row is a cell in run order.
  *   Series of a known unit (*_ns, *_ps, *_bps: report/quantity.h) show each
  *   number with its prefix and 4 significant digits ("2.000 ms", "1038
  *   MB/s"); any other series is shown as recorded with 3 decimals ("as
@@ -156,16 +160,17 @@ static void text_outcome(char *buf, size_t len, const struct ul_cell *c)
 }
 
 static int text_fill_row(struct ul_table *t, const struct ul_cell *c, const struct ul_summary *base,
-			 const char *unit)
+			 const char *unit, bool rounds)
 {
 	const struct ul_series *s = ul_report_primary(c);
 	struct ul_summary sum;
 	size_t row = ul_table_add_row(t, text_marked(c) ? '!' : ' ');
-	char outcome[TEXT_OUTCOME_LEN];
+	char outcome[TEXT_OUTCOME_LEN], name[UL_NAME_LEN + 16];
 	double rate;
 	int err;
 
-	ul_table_set_clean(t, row, COL_TEST, c->load, sizeof(c->load));
+	ul_report_round_name(name, sizeof(name), c->load, c, rounds);
+	ul_table_set_clean(t, row, COL_TEST, name, sizeof(name));
 	if (c->load_unit[0])
 		ul_table_set(t, row, COL_UNITS, "%llu %.*s", (unsigned long long)c->load_units,
 			     (int)strnlen(c->load_unit, sizeof(c->load_unit)), c->load_unit);
@@ -210,20 +215,22 @@ static int text_fill_row(struct ul_table *t, const struct ul_cell *c, const stru
 	return 0;
 }
 
-static void text_legend(FILE *out, const struct ul_run *run, const struct ul_cell *first)
+static void text_legend(FILE *out, const struct ul_run *run, const struct ul_cell *first,
+			bool rounds)
 {
 	fputs("  ! = noisy (median CI wider than the target at max points), disturbed (over 5% of a\n"
 	      "    CPU used outside the run), no-pressure (a memory load paged nothing) or outcome\n"
 	      "    not ok:\n",
 	      out);
 	for (const struct ul_cell *c = first; c < run->cells + run->n_cells; c++) {
-		char outcome[TEXT_OUTCOME_LEN];
+		char outcome[TEXT_OUTCOME_LEN], name[UL_NAME_LEN + 16];
 
 		if (!text_same_group(run, first, c) || !text_marked(c))
 			continue;
 		text_outcome(outcome, sizeof(outcome), c);
 		fputs("    ", out);
-		ul_report_put_clean(out, c->load, sizeof(c->load));
+		ul_report_round_name(name, sizeof(name), c->load, c, rounds);
+		ul_report_put_clean(out, name, sizeof(name));
 		fprintf(out, ": %s", outcome);
 		if (c->note[0]) {
 			fputs(": ", out);
@@ -259,10 +266,11 @@ static const struct text_suite *text_suite(const char *name)
  * Below a group's table: the suites' own blocks (the deadline table, the
  * mtest block) and what the monitors recorded per cell (report/monitors.h).
  */
-static int text_extras(FILE *out, const struct ul_run *run, const struct ul_cell *first)
+static int text_extras(FILE *out, const struct ul_run *run, const struct ul_cell *first,
+		       bool rounds)
 {
 	const struct text_suite *ts = text_suite(first->suite);
-	char indent[UL_NAME_LEN + 8];
+	char indent[UL_NAME_LEN + 24], name[UL_NAME_LEN + 16];
 	int err = 0;
 
 	if (ts && ts->group && fputc('\n', out) != EOF)
@@ -274,10 +282,58 @@ static int text_extras(FILE *out, const struct ul_run *run, const struct ul_cell
 			continue;
 		if (cs && cs->cell && fputc('\n', out) != EOF)
 			err = cs->cell(out, c);
-		snprintf(indent, sizeof(indent), "  %.*s: ", UL_NAME_LEN - 1, c->load);
+		snprintf(indent, sizeof(indent),
+			 "  %s: ", ul_report_round_name(name, sizeof(name), c->load, c, rounds));
 		ul_report_cell_monitors(out, c, indent);
 	}
 	return err;
+}
+
+/*
+ * One row of a group: the cell against its baseline, the noload cell of
+ * its round when the run has rounds (--runs), else the group's first.
+ */
+static int text_row(struct ul_table *t, const struct ul_run *run, const struct ul_cell *c,
+		    const char *key, bool rounds)
+{
+	const struct ul_cell *bc =
+		ul_report_baseline_in(run, c->suite, c->probe, key, rounds ? ul_cell_round(c) : 0);
+	struct ul_summary base;
+
+	if (bc) {
+		const struct ul_series *bs = ul_cell_find_series(bc, key);
+		int err = ul_stats_summarize_i64(bs->v, bs->n, &base);
+
+		if (err)
+			return err;
+	}
+	return text_fill_row(t, c, bc ? &base : NULL, ul_series_unit(key), rounds);
+}
+
+/* The group's rows: test by test in order of first appearance, each
+ * test's rounds in run order (the run measured them interleaved). */
+static int text_rows(struct ul_table *t, const struct ul_run *run, const struct ul_cell *first,
+		     bool rounds, bool *any_mark)
+{
+	const char *key = text_series_key(run, first);
+
+	for (size_t j = (size_t)(first - run->cells); j < run->n_cells; j++) {
+		const struct ul_cell *c = &run->cells[j];
+
+		if (!text_same_group(run, first, c) || !ul_report_first_of_test(run, j))
+			continue;
+		for (const struct ul_cell *r = c; r < run->cells + run->n_cells; r++) {
+			int err;
+
+			if (!ul_report_same_test(c, r) || !text_same_group(run, first, r))
+				continue;
+			err = text_row(t, run, r, key, rounds);
+			if (err)
+				return err;
+			*any_mark |= text_marked(r);
+		}
+	}
+	return 0;
 }
 
 /* Prints the group that starts with `first` (its first cell in run order). */
@@ -286,47 +342,32 @@ static int text_group(FILE *out, const struct ul_run *run, const struct ul_cell 
 	const char *key = text_series_key(run, first);
 	const char *unit = ul_series_unit(key);
 	const struct ul_cell *bc = ul_report_baseline(run, first->suite, first->probe, key);
-	struct ul_summary base;
+	bool any_mark = false, rounds = ul_report_has_rounds(run, first->suite);
 	struct ul_table t;
-	bool any_mark = false;
-	int err = 0;
+	int err;
 
-	if (bc) {
-		const struct ul_series *bs = ul_cell_find_series(bc, key);
-
-		err = ul_stats_summarize_i64(bs->v, bs->n, &base);
-		if (err)
-			return err;
-	}
 	ul_table_init(&t, COL_COUNT, text_left, true);
 	ul_table_add_titles(&t, text_titles);
-	for (const struct ul_cell *c = first; c < run->cells + run->n_cells; c++) {
-		if (!text_same_group(run, first, c))
-			continue;
-		err = text_fill_row(&t, c, bc ? &base : NULL, unit);
-		if (err)
-			goto out_free;
-		any_mark |= text_marked(c);
-	}
-	if (t.err) {
+	err = text_rows(&t, run, first, rounds, &any_mark);
+	if (!err)
 		err = t.err;
+	if (err)
 		goto out_free;
-	}
 
 	fputs("\nsuite ", out);
 	ul_report_put_clean(out, first->suite, sizeof(first->suite));
 	fputs(", probe ", out);
 	ul_report_put_clean(out, first->probe, sizeof(first->probe));
-	fprintf(out, ": %s %s%s; ratio = median / noload median\n", key[0] ? key : "(no series)",
-		unit ? "in " : "", ul_fmt_unit_note(unit));
+	fprintf(out, ": %s %s%s; ratio = median / noload median%s\n", key[0] ? key : "(no series)",
+		unit ? "in " : "", ul_fmt_unit_note(unit), rounds ? " of the same round" : "");
 	if (bc && (bc->flags & UL_CELL_DISTURBED))
 		ul_report_baseline_warning(out, run, first->suite);
 	err = ul_table_print(out, &t);
 	if (err)
 		goto out_free;
 	if (any_mark)
-		text_legend(out, run, first);
-	err = text_extras(out, run, first);
+		text_legend(out, run, first, rounds);
+	err = text_extras(out, run, first, rounds);
 out_free:
 	ul_table_free(&t);
 	return err;

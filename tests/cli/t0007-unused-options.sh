@@ -19,7 +19,7 @@ awk '/^\.BI? \\-\\-/ { name = $2; gsub(/\\/, "", name); sub(/^--/, "", name)
 n_only=$(wc -l <"$TMP/only")
 [ "$n_only" -ge 5 ]
 ok $? "the table names the options only some suites read ($n_only)"
-like "$(cat "$TMP/only")" '^runs N [a-z,]*contest' "--runs is among them, read by contest"
+like "$(cat "$TMP/only")" '^under LIST [a-z,]*micro' "--under is among them, read by micro"
 
 suites=$("$UL" list suites | awk '{ print $1 }')
 [ "$(wc -w <<<"$suites")" -ge 6 ]
@@ -77,9 +77,9 @@ diag "$refused combinations refused, $accepted accepted"
 "$UL" run micro contest "${BASE[@]}" --interval 1s >/dev/null 2>"$TMP/err"
 is $? 2 "run micro contest --interval exits 2"
 like "$(cat "$TMP/err")" "--interval is not used by the suites micro,contest" "both named"
-"$UL" run micro contest "${BASE[@]}" --runs 2 --tests no-such-test >/dev/null 2>"$TMP/err"
-is $? 2 "run micro contest --runs: contest reads it"
-like "$(cat "$TMP/err")" "no-such-test" "stopped by the unknown test, not by --runs"
+"$UL" run micro contest "${BASE[@]}" --under noload --tests no-such-test >/dev/null 2>"$TMP/err"
+is $? 2 "run micro contest --under: micro reads it"
+like "$(cat "$TMP/err")" "no-such-test" "stopped by the unknown test, not by --under"
 is "$(scratch_left)" 0 "no scratch directory left"
 
 done_testing

@@ -509,7 +509,7 @@ static void engine_cfg(const char *job, const char *const *tests, size_t ntests,
 	cfg.ready_timeout_ns = 10 * UL_NS_PER_SEC;
 	cfg.stop_grace_ns = UL_NS_PER_SEC;
 	cfg.disk_reserve_bytes = 0;
-	cfg.mtest_runs = runs;
+	cfg.runs = runs;
 	for (size_t i = 0; i < ntests; i++)
 		cfg.tests[i] = tests[i];
 	cfg.n_tests = ntests;

@@ -1030,7 +1030,7 @@ START_TEST(test_mtest_engine_tiny)
 	cfg.ready_timeout_ns = 10 * UL_NS_PER_SEC;
 	cfg.stop_grace_ns = UL_NS_PER_SEC;
 	cfg.monitor_interval_ns = 20 * MS;
-	cfg.mtest_runs = 2;
+	cfg.runs = 2;
 	ul_opt_apply_defaults(suites[0]->opts, &mopts);
 	mopts.target_bytes = 4 * UL_MiB + 4096 + 7;
 	cfg.suite_opts[ul_suite_index(suites[0])] = &mopts;

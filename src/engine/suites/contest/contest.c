@@ -463,7 +463,7 @@ static int contest_preflight(struct ul_engine *eng, const struct ul_suite *suite
 	ct->eng = eng;
 	ct->o = *(const struct ul_contest_opts *)ul_engine_suite_opts(eng, suite);
 	/* --runs is shared with mtest (whose default differs): 0 = one round. */
-	ct->runs = cfg->mtest_runs > 0 ? cfg->mtest_runs : 1;
+	ct->runs = cfg->runs > 0 ? cfg->runs : 1;
 	ct->drop_caches = !ct->o.no_drop_caches && geteuid() == 0;
 	n = ul_suite_tests(suite, cfg, tests);
 	if (!n)

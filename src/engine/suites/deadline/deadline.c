@@ -126,8 +126,10 @@ static int probe_end(void *arg, struct ul_cell *cell, int result)
 	return result;
 }
 
-static int run_test(struct dl_suite *st, const struct ul_load *load)
+/* One cell: the load `load` in the round of `step` (for ul_engine_each_test). */
+static int run_test(void *arg, const struct ul_load *load, const struct ul_engine_step *step)
 {
+	struct dl_suite *st = arg;
 	struct ul_engine *eng = st->eng;
 	const struct ul_engine_window w = {
 		.begin = probe_begin, .measure = measure, .end = probe_end, .arg = st
@@ -135,6 +137,7 @@ static int run_test(struct dl_suite *st, const struct ul_load *load)
 	struct ul_cell *cell;
 	int result;
 
+	st->step = *step;
 	if (!st->probe) {
 		result = start_probe(st);
 		if (result != UL_ENGINE_OK)
@@ -152,22 +155,9 @@ static int run_test(struct dl_suite *st, const struct ul_load *load)
 
 static int deadline_run(struct ul_engine *eng, const struct ul_suite *suite)
 {
-	const struct ul_engine_config *cfg = eng->cfg;
 	struct dl_suite st = { .eng = eng };
-	const char *tests[UL_MAX_TESTS] = { NULL };
-	size_t n;
-	int result = UL_ENGINE_OK;
+	int result = ul_engine_each_test(eng, suite, run_test, &st);
 
-	n = ul_suite_tests(suite, cfg, tests);
-	for (size_t i = 0; i < n && result == UL_ENGINE_OK; i++) {
-		const struct ul_load *load = ul_load_find(tests[i]);
-
-		if (!load)
-			UL_BUG("deadline test '%s' has no load", tests[i]);
-		st.step =
-			(struct ul_engine_step){ .i = i, .n = n, .rounds = 1, .test = load->name };
-		result = run_test(&st, load);
-	}
 	stop_probe(&st);
 	return result;
 }

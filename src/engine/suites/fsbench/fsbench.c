@@ -327,7 +327,7 @@ static void plan(struct fsb_suite *st)
 	p->ready_ns = cfg->ready_timeout_ns;
 	p->pass_ns = cfg->sample_timeout_ns;
 	p->disk_reserve_bytes = cfg->disk_reserve_bytes;
-	st->runs = cfg->mtest_runs > 0 ? cfg->mtest_runs : UL_FSBENCH_DEFAULT_RUNS;
+	st->runs = cfg->runs > 0 ? cfg->runs : UL_FSBENCH_DEFAULT_RUNS;
 }
 
 /* The clients' directory, then the probe; an engine result. */

@@ -161,12 +161,45 @@ static bool selected(const struct ul_engine_config *cfg, const struct ul_micro_e
 	return cfg->n_tests == 0;
 }
 
+/*
+ * One replicate round: load by load (the tests of one --under load form
+ * one summary row), each selected test once.  step->i counts the cells
+ * done; step->round and rounds say the round.
+ */
+static int run_round(struct micro_state *st, const struct ul_suite *suite,
+		     struct ul_engine_step *step)
+{
+	const struct ul_engine_config *cfg = st->eng->cfg;
+	const char *const *under;
+	size_t n_under = ul_engine_under(cfg, &under);
+	int result = UL_ENGINE_OK;
+
+	for (size_t u = 0; u < n_under && result == UL_ENGINE_OK; u++) {
+		const struct ul_load *load = ul_load_find(under[u]);
+
+		if (!load)
+			UL_BUG("--under '%s' passed its check", under[u]);
+		for (size_t i = 0; suite->tests[i].load && result == UL_ENGINE_OK; i++) {
+			const struct ul_probe *p = ul_probe_find(suite->tests[i].probe);
+
+			if (!selected(cfg, &st->env, &suite->tests[i]))
+				continue;
+			if (!p || p->kind != UL_PROBE_MICRO || !p->measure)
+				UL_BUG("micro test '%s' has no micro probe", suite->tests[i].probe);
+			result = run_test(st, p, load, step);
+			step->i++;
+		}
+	}
+	return result;
+}
+
 int ul_micro_suite_run(struct ul_engine *eng, const struct ul_suite *suite,
 		       const struct ul_micro_suite_opts *o)
 {
 	struct micro_state st = { .eng = eng };
 	const char *const *under;
-	size_t n_under = ul_engine_under(eng->cfg, &under), n = 0, done = 0;
+	size_t n_under = ul_engine_under(eng->cfg, &under), per_round = 0;
+	struct ul_engine_step step = { .rounds = ul_engine_rounds(eng->cfg) };
 	int result = UL_ENGINE_OK;
 
 	ul_micro_env_init(&st.env, eng->scratch, eng->cfg->quick);
@@ -180,29 +213,15 @@ int ul_micro_suite_run(struct ul_engine *eng, const struct ul_suite *suite,
 	if (o->min_batch_ns)
 		st.env.mh.min_batch_ns = o->min_batch_ns;
 	for (size_t i = 0; suite->tests[i].load; i++)
-		n += selected(eng->cfg, &st.env, &suite->tests[i]) ? n_under : 0;
+		per_round += selected(eng->cfg, &st.env, &suite->tests[i]) ? n_under : 0;
+	step.n = per_round * (size_t)step.rounds;
 	st.mhz = cpu_mhz();
 	st.out = calloc(1, sizeof(*st.out));
 	if (!st.out)
 		return ul_engine_oom();
-	/* Load by load: the tests of one --under load form one summary row. */
-	for (size_t u = 0; u < n_under && result == UL_ENGINE_OK; u++) {
-		const struct ul_load *load = ul_load_find(under[u]);
-
-		if (!load)
-			UL_BUG("--under '%s' passed its check", under[u]);
-		for (size_t i = 0; suite->tests[i].load && result == UL_ENGINE_OK; i++) {
-			const struct ul_probe *p = ul_probe_find(suite->tests[i].probe);
-
-			if (!selected(eng->cfg, &st.env, &suite->tests[i]))
-				continue;
-			if (!p || p->kind != UL_PROBE_MICRO || !p->measure)
-				UL_BUG("micro test '%s' has no micro probe", suite->tests[i].probe);
-			result = run_test(
-				&st, p, load,
-				&(struct ul_engine_step){ .i = done++, .n = n, .rounds = 1 });
-		}
-	}
+	/* Interleaved rounds (--runs): every test of round 1, then of round 2. */
+	for (; step.round < step.rounds && result == UL_ENGINE_OK; step.round++)
+		result = run_round(&st, suite, &step);
 	ul_engine_progress_done(eng);
 	free(st.out);
 	return result;
@@ -250,30 +269,54 @@ static const struct ul_opt micro_opts[] = {
 	}
 #define P(name_, groups_) T(name_ "-1cpu", groups_ "," name_), T(name_ "-2cpu", groups_ "," name_)
 static const struct ul_suite_test micro_tests[] = {
-	T("lat-null", "proc,null"),  T("lat-nullio", "proc"),
-	T("lat-stat", "proc"),	     T("lm-stat", "proc"),
-	T("lat-openclose", "proc"),  T("lm-openclose", "proc"),
-	T("lat-select", "proc"),     T("lat-siginst", "proc"),
-	T("lat-sighndl", "proc"),    T("lm-sighndl", "proc"),
-	T("lat-fork", "proc"),	     T("lm-fork", "proc"),
-	T("lat-exec", "proc"),	     T("lm-exec", "proc"),
-	T("lat-sh", "proc"),	     T("lm-sh", "proc"),
-	P("ctx-2p0k", "ctx"),	     P("ctx-2p16k", "ctx"),
-	P("ctx-2p64k", "ctx"),	     P("ctx-8p16k", "ctx"),
-	P("ctx-8p64k", "ctx"),	     P("ctx-16p16k", "ctx"),
-	P("ctx-16p64k", "ctx"),	     P("lat-pipe", "lat"),
-	P("lat-unix", "lat"),	     P("lat-udp", "lat"),
-	P("lat-tcp", "lat"),	     P("lat-connect", "lat"),
-	T("lat-create0k", "file"),   T("lat-delete0k", "file"),
-	T("lat-create10k", "file"),  T("lat-delete10k", "file"),
-	T("lat-mmap", "file"),	     T("lm-mmap", "file"),
-	T("lat-protfault", "file"),  T("lat-pagefault", "file"),
-	T("lm-pagefault", "file"),   P("bw-pipe", "bw"),
-	P("bw-unix", "bw"),	     P("bw-tcp", "bw"),
-	T("bw-file-rd", "bw"),	     T("bw-mmap-rd", "bw"),
-	T("bw-bcopy", "bw,bw-mem"),  T("bw-fcp", "bw,bw-mem"),
-	T("bw-mem-rd", "bw,bw-mem"), T("bw-mem-wr", "bw,bw-mem"),
-	T("lat-mem", "mem"),	     T("lm-mem", "mem"),
+	T("lat-null", "proc,null"),
+	T("lat-nullio", "proc"),
+	T("lat-stat", "proc"),
+	T("lm-stat", "proc"),
+	T("lat-openclose", "proc"),
+	T("lm-openclose", "proc"),
+	T("lat-select", "proc"),
+	T("lat-siginst", "proc"),
+	T("lat-sighndl", "proc"),
+	T("lm-sighndl", "proc"),
+	T("lat-fork", "proc"),
+	T("lm-fork", "proc"),
+	T("lat-exec", "proc"),
+	T("lm-exec", "proc"),
+	T("lat-sh", "proc"),
+	T("lm-sh", "proc"),
+	P("ctx-2p0k", "ctx"),
+	P("ctx-2p16k", "ctx"),
+	P("ctx-2p64k", "ctx"),
+	P("ctx-8p16k", "ctx"),
+	P("ctx-8p64k", "ctx"),
+	P("ctx-16p16k", "ctx"),
+	P("ctx-16p64k", "ctx"),
+	P("lat-pipe", "lat"),
+	P("lat-unix", "lat"),
+	P("lat-udp", "lat"),
+	P("lat-tcp", "lat"),
+	P("lat-connect", "lat"),
+	T("lat-create0k", "file"),
+	T("lat-delete0k", "file"),
+	T("lat-create10k", "file"),
+	T("lat-delete10k", "file"),
+	T("lat-mmap", "file"),
+	T("lm-mmap", "file"),
+	T("lat-protfault", "file"),
+	T("lat-pagefault", "file"),
+	T("lm-pagefault", "file"),
+	P("bw-pipe", "bw"),
+	P("bw-unix", "bw"),
+	P("bw-tcp", "bw"),
+	T("bw-file-rd", "bw"),
+	T("bw-mmap-rd", "bw"),
+	T("bw-bcopy", "bw,bw-mem"),
+	T("bw-fcp", "bw,bw-mem"),
+	T("bw-mem-rd", "bw,bw-mem"),
+	T("bw-mem-wr", "bw,bw-mem"),
+	T("lat-mem", "mem"),
+	T("lm-mem", "mem"),
 	{ NULL },
 };
 #undef P

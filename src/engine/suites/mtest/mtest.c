@@ -345,7 +345,7 @@ static int mtest_run(struct ul_engine *eng, const struct ul_suite *suite)
 		.begin = probe_begin, .measure = measure_runs, .end = probe_end, .arg = &st
 	};
 	const struct ul_probe *probe = ul_probe_find(suite->probe);
-	int runs = cfg->mtest_runs > 0 ? cfg->mtest_runs : UL_MTEST_DEFAULT_RUNS;
+	int runs = cfg->runs > 0 ? cfg->runs : UL_MTEST_DEFAULT_RUNS;
 	int result, rc, done = 0;
 
 	if (!wanted(cfg, suite))

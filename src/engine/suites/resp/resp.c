@@ -241,8 +241,10 @@ static int after_sampling(void *arg, struct ul_cell *cell, int result)
 	return result;
 }
 
-static int run_test(struct resp_state *st, const struct ul_load *load)
+/* One cell: the load `load` in the round of `step` (for ul_engine_each_test). */
+static int run_test(void *arg, const struct ul_load *load, const struct ul_engine_step *step)
 {
+	struct resp_state *st = arg;
 	struct ul_engine *eng = st->eng;
 	const struct ul_engine_window w = { .measure = sample_cell,
 					    .end = after_sampling,
@@ -253,6 +255,7 @@ static int run_test(struct resp_state *st, const struct ul_load *load)
 	ul_nsec test_start = ul_now_ns();
 	int64_t points_before = st->point_ns_sum;
 
+	st->step = *step;
 	if (!st->rp) {
 		result = start_probe(st);
 		if (result != UL_ENGINE_OK)
@@ -278,24 +281,13 @@ static int run_test(struct resp_state *st, const struct ul_load *load)
 
 static int resp_run(struct ul_engine *eng, const struct ul_suite *suite)
 {
-	const struct ul_engine_config *cfg = eng->cfg;
 	struct resp_state st = { .eng = eng, .probe = ul_probe_find(suite->probe) };
-	const char *tests[UL_MAX_TESTS];
-	size_t n;
-	int result = UL_ENGINE_OK;
+	int result;
 
 	if (!st.probe)
 		UL_BUG("the resp probe is not registered");
-	n = ul_suite_tests(suite, cfg, tests);
-	for (size_t i = 0; i < n && result == UL_ENGINE_OK; i++) {
-		const struct ul_load *load = ul_load_find(tests[i]);
-
-		if (!load)
-			UL_BUG("resp test '%s' has no load", tests[i]);
-		st.step =
-			(struct ul_engine_step){ .i = i, .n = n, .rounds = 1, .test = load->name };
-		result = run_test(&st, load);
-	}
+	/* One probe, the user's session, for every test of every round. */
+	result = ul_engine_each_test(eng, suite, run_test, &st);
 	if (st.rp)
 		ul_probe_stop(&eng->sup, st.rp, ul_engine_stop_grace(eng));
 	eng->probe_pid = 0;
