@@ -152,8 +152,10 @@ int ul_cmd_mark_crashed(const char *store_uri, const char *uuid, const char *whe
 			size_t len);
 /* "resp 2ctx-mem (probe resp), round 1": where a crashed run was. */
 void ul_cmd_describe_where(const struct ul_cell *c, int round, char *out, size_t len);
-/* Where the stored run uuid crashed (its crashed cell), into out
- * ("an unknown test" without one); the store's answer. */
+/* Where a loaded run crashed (its crashed cell), into out ("an unknown
+ * test" without one). */
+void ul_cmd_run_crash_where(const struct ul_run *run, char *out, size_t len);
+/* The same for the stored run uuid; the store's answer. */
 int ul_cmd_crash_where(struct ul_store *st, const char *uuid, char *out, size_t len);
 /*
  * ul_run_init() `run`, then load the stored run `ref` names (an id, a UUID or

@@ -8,6 +8,7 @@
 #include "core/compat.h"
 #include "cmd/cmd.h"
 #include "cmd/compare.h"
+#include "core/escape.h"
 #include "core/log.h"
 #include "engine/engine.h"
 #include "report/compare.h"
@@ -508,6 +509,33 @@ static int pick_history(struct cmp_state *st)
 	return 0;
 }
 
+/*
+ * A run whose machine went down under it is a finding, never pooled
+ * silently: each is named with its label and the test it crashed in (that
+ * test has no measurement; its finished tests are compared with the
+ * label's other runs).  On stdout in the text format, else on stderr.
+ */
+static void crash_findings(const struct cmp_state *st, bool text)
+{
+	char where[256];
+
+	for (size_t g = 0; g < st->n_groups; g++)
+		for (size_t r = 0; r < st->groups[g].n_runs; r++) {
+			const struct ul_run *run = st->groups[g].runs[r];
+
+			if (run->status != UL_RUN_CRASHED)
+				continue;
+			ul_cmd_run_crash_where(run, where, sizeof(where));
+			if (text)
+				printf("crashed: %s: run %.8s crashed in %s (its finished tests are "
+				       "compared; that test has no measurement)\n",
+				       ul_esc(st->groups[g].label), run->uuid, where);
+			else
+				ul_warning("label '%s': run %.8s crashed in %s",
+					   ul_esc(st->groups[g].label), run->uuid, where);
+		}
+}
+
 static int run_compare(struct cmp_state *st, const struct cmp_args *a)
 {
 	struct ul_runcmp_metric metrics[CMP_MAX_METRICS];
@@ -515,6 +543,7 @@ static int run_compare(struct cmp_state *st, const struct cmp_args *a)
 	size_t nm = pick_metrics(st, a->suite, metrics);
 	int rc, ret = UL_EXIT_OK;
 
+	crash_findings(st, !strcmp(a->format, "text"));
 	if (!strcmp(a->format, "lmbench2"))
 		return lmbench2_by_label(st, a);
 	if (st->n_groups < 2) {

@@ -118,6 +118,16 @@ void ul_cmd_settle_crashed(const char *db, struct ul_store *st)
 		ul_store_close(s.st);
 }
 
+void ul_cmd_run_crash_where(const struct ul_run *run, char *out, size_t len)
+{
+	snprintf(out, len, "an unknown test");
+	for (size_t i = 0; i < run->n_cells; i++)
+		if (run->cells[i].outcome == UL_CELL_CRASHED) {
+			ul_cmd_describe_where(&run->cells[i], ul_run_cell_round(run, i), out, len);
+			return;
+		}
+}
+
 int ul_cmd_crash_where(struct ul_store *st, const char *uuid, char *out, size_t len)
 {
 	struct ul_run run;
@@ -125,12 +135,8 @@ int ul_cmd_crash_where(struct ul_store *st, const char *uuid, char *out, size_t 
 
 	ul_run_init(&run);
 	rc = st->ops->load_run(st, uuid, &run);
-	snprintf(out, len, "an unknown test");
-	for (size_t i = 0; !rc && i < run.n_cells; i++)
-		if (run.cells[i].outcome == UL_CELL_CRASHED) {
-			ul_cmd_describe_where(&run.cells[i], ul_run_cell_round(&run, i), out, len);
-			break;
-		}
+	if (!rc)
+		ul_cmd_run_crash_where(&run, out, len);
 	ul_run_release(&run);
 	return rc;
 }

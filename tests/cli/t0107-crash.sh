@@ -85,6 +85,12 @@ is "$(q "SELECT c.outcome || ' ' || c.load FROM cells c JOIN runs r ON c.run_id 
 crashed 8ctx-mem" "its cells: noload ok, 8ctx-mem crashed"
 like "$("$UL" show --db "$DB" --format text "$uuid")" "8ctx-mem .*crashed" \
 	"show gives 8ctx-mem the outcome crashed"
+out=$("$UL" compare --db "$DB" crash 2>&1)
+like "$out" "^crashed: crash: run ${uuid:0:8} crashed in resp 8ctx-mem \(probe resp\), round 1" \
+	"compare names the crashed run of the label as a finding"
+like "$out" "8ctx-mem +\(crashed" "compare's seed table gives 8ctx-mem the outcome crashed"
+like "$("$UL" compare --db "$DB" --format json crash 2>&1 >/dev/null)" \
+	"label 'crash': run ${uuid:0:8} crashed in resp 8ctx-mem" "compare --format json says it on stderr"
 is "$(swap_files) $(scratch_left) $(find "$UL_JOURNAL_DIR" -type f | wc -l)" "1 1 1" \
 	"list removed nothing: swap file, scratch directory and journal are still there"
 
