@@ -91,6 +91,10 @@ like "$out" "^crashed: crash: run ${uuid:0:8} crashed in resp 8ctx-mem \(probe r
 like "$out" "8ctx-mem +\(crashed" "compare's seed table gives 8ctx-mem the outcome crashed"
 like "$("$UL" compare --db "$DB" --format json crash 2>&1 >/dev/null)" \
 	"label 'crash': run ${uuid:0:8} crashed in resp 8ctx-mem" "compare --format json says it on stderr"
+"$UL" report --db "$DB" -o "$TMP/report.html" crash 2>"$TMP/err"
+is $? 0 "report exits 0"
+like "$(tr -d '\n' <"$TMP/report.html")" "8ctx-mem</h3><p class=\"note\">crashed: crash, run ${uuid:0:8}, round 1: the machine went down" \
+	"the report notes the crash under resp 8ctx-mem"
 is "$(swap_files) $(scratch_left) $(find "$UL_JOURNAL_DIR" -type f | wc -l)" "1 1 1" \
 	"list removed nothing: swap file, scratch directory and journal are still there"
 

@@ -200,6 +200,29 @@ static const struct html_suite *html_suite(const char *name)
 	return &none;
 }
 
+/* A crash is a result of the test: one note per crashed cell, by label. */
+static void crash_notes(struct ul_hdoc *d, const char *suite, const struct test_key *key)
+{
+	for (size_t j = 0; j < d->n_labels && d->html && !d->err; j++)
+		for (size_t r = 0; r < d->labels[j].n_runs; r++) {
+			const struct ul_run *run = d->labels[j].runs[r];
+
+			for (size_t i = 0; i < run->n_cells; i++) {
+				const struct ul_cell *c = &run->cells[i];
+
+				if (c->outcome != UL_CELL_CRASHED || strcmp(c->suite, suite) ||
+				    strcmp(c->load, key->load) || strcmp(c->probe, key->probe))
+					continue;
+				fputs("<p class=\"note\">crashed: ", d->html);
+				ul_svg_escape(d->html, d->labels[j].label, SIZE_MAX);
+				fprintf(d->html, ", run %.8s, round %d: ", run->uuid,
+					ul_run_cell_round(run, i));
+				ul_svg_escape(d->html, c->note, SIZE_MAX);
+				fputs("</p>\n", d->html);
+			}
+		}
+}
+
 static void suite_section(struct ul_hdoc *d, const char *suite)
 {
 	const struct html_suite *hs = html_suite(suite);
@@ -220,6 +243,7 @@ static void suite_section(struct ul_hdoc *d, const char *suite)
 
 		snprintf(title, sizeof(title), "%s \xc2\xb7 %s", suite, tests[k].name);
 		ul_hdoc_heading(d, 3, NULL, title);
+		crash_notes(d, suite, &tests[k]);
 		if (rc) {
 			d->err = rc;
 		} else if (t.ng) {
