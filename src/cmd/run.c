@@ -212,12 +212,15 @@ static int check_unused_opts(const struct run_args *a)
 			off += (size_t)snprintf(sel + off, sizeof(sel) - off, "%s%s", k ? "," : "",
 						a->suites[k]->name);
 		}
+		if (o->used_with)
+			used |= ul_opt_given(g, o->used_with);
 		if (!used)
 			return ul_usage_error("run",
 					      "--%s is not used by the suite%s %s: only %s read "
-					      "it",
-					      o->name, a->n_suites == 1 ? "" : "s", sel,
-					      o->used_by);
+					      "it%s%s",
+					      o->name, a->n_suites == 1 ? "" : "s", sel, o->used_by,
+					      o->used_with ? ", or any suite with --" : "",
+					      o->used_with ? o->used_with : "");
 	}
 	return 0;
 }

@@ -37,6 +37,14 @@ bool ul_run_opt_reads(const struct ul_opt *o, const char *suite);
 /* The run options that only some suites read and `suite` does, as
  * "--interval --min-points", for `list suites -v`; "" for none. */
 void ul_run_opts_read_by(const char *suite, char *buf, size_t len);
+/*
+ * The hidden `underload __run-options`: a line per option of run's own
+ * table, "NAME ARG SUITES WITH": ARG its metavariable ("-" for a flag),
+ * SUITES every suite that reads it, comma-separated ("-" for none), WITH
+ * the option that makes every suite read it (used_with) or "-".  The
+ * tests drive every option x suite combination from it.
+ */
+void ul_run_opts_list(FILE *out);
 /* run's option groups outside the command (`help run`, the man page). */
 size_t ul_run_opt_groups(struct ul_opt_group *groups, size_t max);
 

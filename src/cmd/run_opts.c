@@ -187,7 +187,8 @@ static const struct ul_opt run_opts[] = {
 	{ "disk-reserve", UL_OPT_SIZE, 0, UL_GiB * 1024 * 1024, UL_GiB,
 	  "free space disk loads always leave", .arg = "SIZE", .accepted = "a size from 0 to 1P",
 	  A(cfg.disk_reserve_bytes),
-	  .man = "Sizes take\n.BR K \", \" M \", \" G \", \" T\n(powers of 1024)." },
+	  .man = "Sizes take\n.BR K \", \" M \", \" G \", \" T\n(powers of 1024).",
+	  .used_by = "resp,deadline,contest,fsbench,micro" /* mtest runs no load */ },
 	{ "mem-limit", UL_OPT_CALL, .arg = "SIZE", .set = set_mem_limit,
 	  .def_text = "none, the budget is MemTotal",
 	  .help = "run probe and loads in a memory cgroup of this size; it becomes the memory "
@@ -228,7 +229,8 @@ static const struct ul_opt run_opts[] = {
 		 "the share of desired CPU are recorded.\n.B none\n"
 		 "also turns off the audio probe mtest runs by default." },
 	{ "deadline-rt", UL_OPT_FLAG, 0, 1, 0, A(cfg.deadline_rt),
-	  .help = "run that probe SCHED_FIFO when permitted", .flags = UL_OPTF_NO_DEFAULT },
+	  .help = "run that probe SCHED_FIFO when permitted", .flags = UL_OPTF_NO_DEFAULT,
+	  .used_by = "deadline,mtest", .used_with = "deadline" },
 	{ "runs", UL_OPT_COUNT, 1, 10000, 0,
 	  "replicate rounds: every test once per round, rounds interleaved, each cell its own "
 	  "replicate; mtest: runs of mtest01 in its cell; fsbench: rounds in each load's cell",
@@ -266,6 +268,20 @@ bool ul_run_opt_reads(const struct ul_opt *o, const char *suite)
 		if ((p == o->used_by || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
 			return true;
 	return false;
+}
+
+void ul_run_opts_list(FILE *out)
+{
+	for (size_t i = 0; run_opts[i].name; i++) {
+		const struct ul_opt *o = &run_opts[i];
+		size_t n = 0;
+
+		fprintf(out, "%s %s ", o->name, o->arg ? o->arg : "-");
+		for (size_t k = 0; k < ul_suite_count(); k++)
+			if (ul_run_opt_reads(o, ul_suite_at(k)->name))
+				fprintf(out, "%s%s", n++ ? "," : "", ul_suite_at(k)->name);
+		fprintf(out, "%s %s\n", n ? "" : "-", o->used_with ? o->used_with : "-");
+	}
 }
 
 void ul_run_opts_read_by(const char *suite, char *buf, size_t len)

@@ -66,6 +66,9 @@ struct ul_opt {
 	/* `run`'s own options only: the suites that read it, "resp,deadline";
 	 * NULL = every suite.  run refuses it when no selected suite is here. */
 	const char *used_by;
+	/* With used_by: another option of `run` that, when given, makes every
+	 * suite read this one too (--deadline-rt with --deadline). */
+	const char *used_with;
 };
 
 /* The target of a command-line option: a member of `type`. */

@@ -272,7 +272,10 @@ static void default_text(const struct ul_opt *o, char *buf, size_t len)
 	char def[160];
 
 	default_only(o, def, sizeof(def));
-	if (o->used_by)
+	if (o->used_by && o->used_with)
+		snprintf(buf, len, "(only %s, or any suite with --%s)%s%s", o->used_by,
+			 o->used_with, *def ? " " : "", def);
+	else if (o->used_by)
 		snprintf(buf, len, "(only %s)%s%s", o->used_by, *def ? " " : "", def);
 	else
 		snprintf(buf, len, "%s", def);
