@@ -314,7 +314,7 @@ static int examine(const struct run_args *a, struct ul_doctor_report *r)
 static int fingerprint(const struct run_args *a, const struct ul_doctor_report *doc,
 		       struct ul_run *run)
 {
-	struct ul_fp_ctx ctx = { .dir = a->dir };
+	struct ul_fp_ctx ctx = { .dir = a->dir, .cpus = a->cfg.cpus[0] ? a->cfg.cpus : NULL };
 	json_t *findings = doc->n ? ul_doctor_json(doc) : json_string(UL_FP_ABSENT);
 
 	if (doc->n) {
@@ -343,6 +343,9 @@ static int fill_run(const struct run_args *a, const struct ul_doctor_report *doc
 	rc = ul_host_read(&run->host);
 	if (rc)
 		return ul_error_errno(rc, "cannot read host facts from /proc");
+	/* --cpus: the run is an N-CPU run (headers, loads sized per CPU). */
+	if (a->cfg.cpus[0])
+		run->host.ncpu = CPU_COUNT(&a->cfg.cpu_set);
 	rc = fingerprint(a, doc, run);
 	if (rc)
 		return rc;

@@ -14,6 +14,7 @@
 #include "load/load.h"
 #include "probe/deadline.h"
 #include "probe/probe.h"
+#include "proc/cgroup/cpuset.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -69,6 +70,20 @@ static uint64_t mem_total(void)
 	struct ul_meminfo mi;
 
 	return ul_meminfo_read(&mi) == 0 ? mi.total : UL_GiB * 1024;
+}
+
+/* --cpus LIST: CPUs this process may run on, kept in canonical form. */
+static int set_cpus(void *base, const char *arg, char *err, size_t errlen)
+{
+	struct ul_engine_config *cfg = &((struct run_args *)base)->cfg;
+	char why[256];
+	int n = ul_cpus_parse(arg, &cfg->cpu_set, cfg->cpus, sizeof(cfg->cpus), why, sizeof(why));
+
+	if (n < 0) {
+		snprintf(err, errlen, "--cpus: %s", why);
+		return n;
+	}
+	return 0;
 }
 
 static int set_mem_limit(void *base, const char *arg, char *err, size_t errlen)
@@ -203,6 +218,19 @@ static const struct ul_opt run_opts[] = {
 		 ".BR oom_kills .\nA memory test that paged nothing (no major fault of the probe "
 		 "or the\nrun's cgroup) is flagged\n.B no-pressure\nwith the reason and what to "
 		 "run instead.  This replaces the ancestors'\nreboot with\n.BR mem=96m ." },
+	{ "cpus", UL_OPT_CALL, .arg = "LIST", .set = set_cpus, .def_text = "all",
+	  .help = "run probe and loads on these CPUs only (e.g. 0 or 0-1), in a cpuset; the "
+		  "run counts as an N-CPU run",
+	  .man = "The scene's processes run in a cpuset cgroup of those CPUs: the v1 cpuset\n"
+		 "hierarchy, or cgroup v2 where it offers the cpuset controller (then the\n"
+		 "run's memory cgroup, with\n.BR \\-\\-mem\\-limit ,\nis that cpuset).  "
+		 "The group is journalled like the memory cgroup:\n"
+		 ".B underload cleanup\nremoves it after a kill -9.  Where no cpuset "
+		 "controller is mounted the run\nsays so and pins by CPU affinity instead, "
+		 "which its processes inherit.\nThe run stores the list in its fingerprint\n"
+		 ".RB ( cpu.cpus )\nand the CPU count as its own (the seed headers say\n"
+		 ".BR \"Starting 1 CPU run\" );\nloads sized per CPU size to it.  Seed 000 "
+		 "compared UP and SMP by\nrebooting; this needs none." },
 	{ "swap", UL_OPT_SIZE, UL_MiB, UL_GiB * 1024, 0,
 	  "a swap file of this size for the run, in the scratch directory, at priority 32767; "
 	  "removed at the end",

@@ -19,6 +19,7 @@
 #include "proc/supervise.h"
 #include "engine/monitors/monitor.h"
 #include "proc/cgroup/cgroup.h"
+#include "proc/cgroup/cpuset.h"
 #include "proc/journal.h"
 
 #include <limits.h>
@@ -62,6 +63,8 @@ struct ul_engine_config {
 	uint64_t mem_limit_bytes; /* --mem-limit: run the scene in a memory cgroup; 0 = none */
 	uint64_t swap_bytes;	  /* --swap: a swap file for the run; 0 = none */
 	int swap_priority;	  /* swapon priority of that file */
+	char cpus[64];		  /* --cpus, canonical ("0-1"); "" = every CPU */
+	cpu_set_t cpu_set;	  /* the same as a set */
 	/* Per-item option values, indexed like the load / probe registries. */
 	int64_t load_opt[UL_MAX_ITEMS][UL_OPT_MAX];
 	int64_t probe_opt[UL_MAX_ITEMS][UL_OPT_MAX];
@@ -112,6 +115,10 @@ struct ul_engine {
 	struct ul_journal journal; /* what this run changed on the system (fd -1: none) */
 	struct ul_cgroup cgroup;   /* valid when have_cgroup */
 	bool have_cgroup;
+	struct ul_cpuset cpuset; /* --cpus: valid when have_cpuset */
+	bool have_cpuset;
+	bool cpus_pinned; /* --cpus without a cpuset: affinity, saved_affinity before */
+	cpu_set_t saved_affinity;
 	char swap_path[PATH_MAX]; /* "" when no swap file is active */
 	ul_nsec started_ns;
 	/* The current cell's measured window (ul_engine_work_begin/end). */

@@ -88,6 +88,59 @@ static int undo(struct ul_engine *eng, const char *kind, const char *arg)
 }
 
 /*
+ * --cpus: the scene's cpuset, made (journalled) after the memory cgroup,
+ * which on v2 it may be; the supervisor moves in and its children inherit
+ * it.  Pinned by affinity only where no cpuset controller is mounted.
+ */
+static int cpuset_setup(struct ul_engine *eng, struct ul_journal *j)
+{
+	const struct ul_engine_config *cfg = eng->cfg;
+	char name[16], why[512];
+	int rc;
+
+	snprintf(name, sizeof(name), "%.8s", eng->run->uuid);
+	rc = ul_change_cpuset_create(j, name, cfg->cpus, eng->have_cgroup ? &eng->cgroup : NULL,
+				     &eng->cpuset, why, sizeof(why));
+	if (rc == -ENOENT) {
+		ul_warning("--cpus %s: no cpuset cgroup controller is mounted; the scene is "
+			   "pinned by CPU affinity instead, which its processes inherit",
+			   cfg->cpus);
+		rc = ul_cpus_pin(&cfg->cpu_set, &eng->saved_affinity);
+		if (rc)
+			return ul_error_errno(rc, "--cpus %s: cannot set the CPU affinity",
+					      cfg->cpus);
+		eng->cpus_pinned = true;
+		return 0;
+	}
+	if (rc)
+		return ul_error("--cpus %s: %s", cfg->cpus, why);
+	eng->have_cpuset = true;
+	if (ul_cpuset_enter(&eng->cpuset, why, sizeof(why)))
+		return ul_error("--cpus %s: %s", cfg->cpus, why);
+	return 0;
+}
+
+/* Out of the cpuset (back where we were), then remove it; 0 or -1. */
+static int cpuset_teardown(struct ul_engine *eng)
+{
+	int ret = 0, rc;
+
+	if (eng->cpus_pinned) {
+		(void)sched_setaffinity(0, sizeof(eng->saved_affinity), &eng->saved_affinity);
+		eng->cpus_pinned = false;
+	}
+	if (!eng->have_cpuset)
+		return 0;
+	rc = ul_cpuset_leave(&eng->cpuset);
+	if (rc)
+		ret = ul_error_errno(rc, "cannot leave the cpuset %s", eng->cpuset.path);
+	else if (!eng->cpuset.shared)
+		ret = undo(eng, "cgroup", eng->cpuset.path);
+	eng->have_cpuset = false;
+	return ret;
+}
+
+/*
  * Swap file and memory cgroup, journalled before they are made so that
  * `underload cleanup` can undo them after a kill -9 of this process.
  */
@@ -98,9 +151,10 @@ static int sandbox_setup(struct ul_engine *eng)
 	char why[512], size[32];
 	int rc;
 
-	if ((cfg->swap_bytes || cfg->mem_limit_bytes) && !j)
-		return ul_error("--swap and --mem-limit need the journal of system changes, "
-				"which could not be opened");
+	if ((cfg->swap_bytes || cfg->mem_limit_bytes || cfg->cpus[0]) && !j)
+		return ul_error(
+			"--swap, --mem-limit and --cpus need the journal of system changes, "
+			"which could not be opened");
 	if (cfg->swap_bytes) {
 		rc = ul_change_swap_create(j, eng->scratch, cfg->swap_bytes, cfg->swap_priority,
 					   eng->run->uuid, eng->swap_path, sizeof(eng->swap_path),
@@ -124,13 +178,13 @@ static int sandbox_setup(struct ul_engine *eng)
 		}
 		eng->have_cgroup = true;
 	}
-	return 0;
+	return cfg->cpus[0] ? cpuset_setup(eng, j) : 0;
 }
 
 /* Undo the system changes in reverse order; processes must be gone. */
 static int sandbox_teardown(struct ul_engine *eng)
 {
-	int ret = 0;
+	int ret = cpuset_teardown(eng);
 
 	if (eng->have_cgroup) {
 		ret |= undo(eng, "cgroup", eng->cgroup.path);

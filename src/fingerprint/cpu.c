@@ -45,7 +45,9 @@ static int put_cpuinfo(json_t *obj)
 	if (f)
 		fclose(f);
 	return ul_fp_put_str(obj, "model", model[0] ? model : NULL) ||
-	       ul_fp_put_str(obj, "microcode", micro[0] ? micro : NULL) ? -ENOMEM : 0;
+			       ul_fp_put_str(obj, "microcode", micro[0] ? micro : NULL)
+		       ? -ENOMEM
+		       : 0;
 }
 
 /*
@@ -110,8 +112,9 @@ static int put_vulnerabilities(json_t *obj)
 
 static int collect(const struct ul_fp_ctx *ctx, json_t *obj)
 {
-	(void)ctx;
-	if (put_cpuinfo(obj) || ul_fp_put_file(obj, "online", CPU_SYS "/online") ||
+	/* The CPUs the run's scene was given (run --cpus), "all" without. */
+	if (put_cpuinfo(obj) || ul_fp_put_str(obj, "cpus", ctx->cpus ? ctx->cpus : "all") ||
+	    ul_fp_put_file(obj, "online", CPU_SYS "/online") ||
 	    ul_fp_put_file(obj, "isolated", CPU_SYS "/isolated") ||
 	    ul_fp_put_file(obj, "smt_control", CPU_SYS "/smt/control") ||
 	    ul_fp_put_file(obj, "smt_active", CPU_SYS "/smt/active") ||

@@ -37,7 +37,8 @@ struct ul_fp_busy {
 
 /* What a collection is given besides the machine itself. */
 struct ul_fp_ctx {
-	const char *dir; /* --dir: its filesystem and device are described; NULL: none */
+	const char *dir;  /* --dir: its filesystem and device are described; NULL: none */
+	const char *cpus; /* --cpus: the CPUs the scene ran on (cpu.cpus); NULL: all */
 	/* The busiest other processes over the doctor's window, most first;
 	 * NULL: not measured ("absent"). */
 	const struct ul_fp_busy *busy;

@@ -7,6 +7,7 @@
 #include "core/log.h"
 #include "proc/changes.h"
 #include "proc/cgroup/cgroup.h"
+#include "proc/cgroup/cpuset.h"
 #include "proc/journal.h"
 #include "proc/scratch.h"
 #include "proc/swap.h"
@@ -346,6 +347,28 @@ int ul_change_cgroup_create(struct ul_journal *j, const char *name, uint64_t lim
 		rc = ul_cgroup_make(out, limit_bytes, swap_limit_bytes, why, len);
 		/* Not made, or an existing one that is not ours: never removed by cleanup. */
 		if (rc && j)
+			(void)ul_journal_done(j, "cgroup", out->path);
+	}
+	if (rc)
+		out->path[0] = '\0';
+	return rc;
+}
+
+int ul_change_cpuset_create(struct ul_journal *j, const char *name, const char *cpus,
+			    const struct ul_cgroup *mem, struct ul_cpuset *out, char *why,
+			    size_t len)
+{
+	int rc = ul_cpuset_plan(name, mem, out, why, len);
+
+	/* A shared group is the memory cgroup, journalled already. */
+	if (!rc && j && !out->shared) {
+		rc = ul_journal_add(j, "cgroup", out->path);
+		if (rc)
+			ul_whyf(why, len, "cannot journal %s: %s", out->path, strerror(-rc));
+	}
+	if (!rc) {
+		rc = ul_cpuset_make(out, cpus, why, len);
+		if (rc && j && !out->shared)
 			(void)ul_journal_done(j, "cgroup", out->path);
 	}
 	if (rc)

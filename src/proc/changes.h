@@ -24,6 +24,7 @@
 
 struct ul_journal;
 struct ul_cgroup;
+struct ul_cpuset;
 
 #define UL_CHANGES_MAX_TRIES 3
 
@@ -64,6 +65,12 @@ int ul_change_swap_create(struct ul_journal *j, const char *dir, uint64_t size_b
 /* The memory cgroup "underload-NAME" (ul_cgroup_create()). */
 int ul_change_cgroup_create(struct ul_journal *j, const char *name, uint64_t limit_bytes,
 			    uint64_t swap_limit_bytes, struct ul_cgroup *out, char *why,
+			    size_t len) UL_MUST_CHECK;
+/* The run's cpuset "underload-NAME" with cpuset.cpus = cpus (proc/cgroup/
+ * cpuset.h; mem: the run's memory cgroup or NULL), journalled as a cgroup
+ * unless it is the memory cgroup itself.  -ENOENT: no cpuset controller. */
+int ul_change_cpuset_create(struct ul_journal *j, const char *name, const char *cpus,
+			    const struct ul_cgroup *mem, struct ul_cpuset *out, char *why,
 			    size_t len) UL_MUST_CHECK;
 /*
  * Undo one of this process's own changes of a known kind and record it

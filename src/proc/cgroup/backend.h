@@ -77,6 +77,21 @@ int ul_cg_set_ctl(const char *dir, const char *file, const char *val, char *why,
  * accounting: 0, or -ENOTSUP with "cannot limit swap ... (hint)" in why. */
 int ul_cg_need_swap_ctl(const char *dir, const char *file, const char *hint, char *why, size_t len);
 
+/*
+ * Will the v2 group dir's children get controller?  Yes when dir has it in
+ * cgroup.subtree_control, or when it may be enabled there (dir writable,
+ * the controller in its cgroup.controllers) and the write succeeds.
+ */
+bool ul_cg_v2_delegate(const char *dir, const char *controller);
+/*
+ * The v2 directory below which a group with controller is made: our own
+ * cgroup or the nearest ancestor that has (or may enable) it in
+ * cgroup.subtree_control (v2.c).  0; -ENOENT when no cgroup2 mount offers
+ * controller; -ENOTSUP, with a reason, when one offers it but no cgroup
+ * here can delegate it.
+ */
+int ul_cg_v2_parent(const char *controller, char *parent, size_t len, char *why, size_t wlen);
+
 struct ul_cg_mount {
 	char point[PATH_MAX]; /* where it is mounted */
 	char root[PATH_MAX];  /* the cgroup path its root shows (bind mounts, namespaces) */

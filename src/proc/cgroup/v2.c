@@ -23,30 +23,26 @@
 #include <string.h>
 #include <unistd.h>
 
-/*
- * Will dir's children get the memory controller?  Yes when dir has it in
- * cgroup.subtree_control, or when it may be enabled there (dir writable
- * and offering it in cgroup.controllers) and the write succeeds.
- */
-static bool parent_ok(const char *dir)
+/* See backend.h. */
+bool ul_cg_v2_delegate(const char *dir, const char *controller)
 {
-	char sub[PATH_MAX], ctl[PATH_MAX], buf[512];
+	char sub[PATH_MAX], ctl[PATH_MAX], buf[512], plus[64];
 
 	if (ul_path_join(sub, sizeof(sub), dir, "cgroup.subtree_control") ||
 	    ul_read_file(sub, buf, sizeof(buf)) < 0)
 		return false;
-	if (ul_cg_has_token(buf, "memory"))
+	if (ul_cg_has_token(buf, controller))
 		return true;
 	if (access(dir, W_OK))
 		return false;
 	if (ul_path_join(ctl, sizeof(ctl), dir, "cgroup.controllers") ||
-	    ul_read_file(ctl, buf, sizeof(buf)) < 0 || !ul_cg_has_token(buf, "memory"))
+	    ul_read_file(ctl, buf, sizeof(buf)) < 0 || !ul_cg_has_token(buf, controller))
 		return false;
-	return ul_write_file(sub, "+memory") == 0;
+	snprintf(plus, sizeof(plus), "+%s", controller);
+	return ul_write_file(sub, plus) == 0;
 }
 
-/* See the contract: -ENOENT without a cgroup2 mount offering memory. */
-static int v2_find_parent(char *parent, size_t len, char *why, size_t wlen)
+int ul_cg_v2_parent(const char *controller, char *parent, size_t len, char *why, size_t wlen)
 {
 	struct ul_cg_mount m;
 	char buf[512], p[PATH_MAX], dir[PATH_MAX];
@@ -54,14 +50,14 @@ static int v2_find_parent(char *parent, size_t len, char *why, size_t wlen)
 
 	if (ul_cg_find_mount("cgroup2", NULL, &m) ||
 	    ul_path_join(p, sizeof(p), m.point, "cgroup.controllers") ||
-	    ul_read_file(p, buf, sizeof(buf)) < 0 || !ul_cg_has_token(buf, "memory"))
+	    ul_read_file(p, buf, sizeof(buf)) < 0 || !ul_cg_has_token(buf, controller))
 		return -ENOENT;
 	plen = strlen(m.point);
 	ul_cg_own_dir(&m, NULL, dir, sizeof(dir));
 	for (;;) {
 		char *slash;
 
-		if (parent_ok(dir)) {
+		if (ul_cg_v2_delegate(dir, controller)) {
 			snprintf(parent, len, "%s", dir);
 			return 0;
 		}
@@ -72,12 +68,18 @@ static int v2_find_parent(char *parent, size_t len, char *why, size_t wlen)
 			break;
 		*slash = '\0';
 	}
-	/* v2 offers memory but we may not use it: v1 cannot have it then. */
+	/* v2 offers it but we may not use it: v1 cannot have it then. */
 	ul_whyf(why, wlen,
-		"cgroup v2 at %s has the memory controller but no cgroup "
+		"cgroup v2 at %s has the %s controller but no cgroup "
 		"here can delegate it (not writable, or internal processes)",
-		m.point);
+		m.point, controller);
 	return -ENOTSUP;
+}
+
+/* See the contract: -ENOENT without a cgroup2 mount offering memory. */
+static int v2_find_parent(char *parent, size_t len, char *why, size_t wlen)
+{
+	return ul_cg_v2_parent("memory", parent, len, why, wlen);
 }
 
 /*
