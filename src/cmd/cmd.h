@@ -58,6 +58,7 @@ int ul_cmd_man_options(int argc, char **argv);
 #define UL_CMD_HELP_SHOWN (-2)
 int ul_cmd_parse(const struct ul_cmd *cmd, void *base, int argc, char **argv, int *operands);
 size_t ul_cmd_count(void);
+const struct ul_cmd *ul_cmd_at(size_t i);
 /* The option groups of a command: its one table, or its opt_groups();
  * fills at most `max`, returns how many. */
 size_t ul_cmd_opt_groups(const struct ul_cmd *cmd, struct ul_opt_group *groups, size_t max);
@@ -65,7 +66,6 @@ size_t ul_cmd_opt_groups(const struct ul_cmd *cmd, struct ul_opt_group *groups, 
 int ul_cmd_complete(int argc, char **argv);
 /* `underload --version`: version, commit, stores, suites, formats, build (cmd/version.c). */
 int ul_print_version(FILE *out);
-const struct ul_cmd *ul_cmd_at(size_t i);
 
 /* The --db option of every command that opens the store: one entry of its
  * table, stored in `type`'s `db` member (const char *; NULL = default). */
