@@ -2,6 +2,7 @@
 /* Output files opened safely; the contract is in outfile.h. */
 #include "core/compat.h"
 #include "cmd/outfile.h"
+#include "core/file.h"
 #include "core/log.h"
 #include "core/signals.h"
 
@@ -225,31 +226,61 @@ static void release_term_signals(const struct sig_guard *g)
 			sigaction(sig, &g->old[sig], NULL);
 }
 
-/* Create NAME.tmpXXXXXX in dfd (mode 0600, O_EXCL) and arm its removal,
- * with the terminating signals blocked so none falls between the two. */
-static int make_tmp(const struct sig_guard *g, int dfd, const char *name)
+/* NAME.tmpXXXXXX into tmp[NAME_MAX + 1]: 0 or -errno. */
+static int tmp_name_for(const char *name, char *tmp)
 {
 	static const char chars[] =
 		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	unsigned char rnd[6];
+	size_t len;
+
+	if (strlen(name) + 10 > NAME_MAX)
+		return -ENAMETOOLONG;
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		return -errno;
+	len = (size_t)snprintf(tmp, NAME_MAX + 1, "%s.tmp", name);
+	for (size_t i = 0; i < sizeof(rnd); i++)
+		tmp[len++] = chars[rnd[i] % (sizeof(chars) - 1)];
+	tmp[len] = '\0';
+	return 0;
+}
+
+/* Link the O_TMPFILE file anon as tmp in dfd: anon, or -1 with errno. */
+static int link_anon(int anon, int dfd, const char *tmp)
+{
+	char proc[64];
+
+	/* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; /proc/self/fd does not. */
+	if (linkat(anon, "", dfd, tmp, AT_EMPTY_PATH) == 0)
+		return anon;
+	if (errno == EEXIST)
+		return -1;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", anon);
+	return linkat(AT_FDCWD, proc, dfd, tmp, AT_SYMLINK_FOLLOW) == 0 ? anon : -1;
+}
+
+/*
+ * Give NAME.tmpXXXXXX in dfd to a file: anon, an unnamed O_TMPFILE one
+ * (linked), or else a new one (mode 0600, O_EXCL).  Its removal is armed
+ * with the terminating signals blocked so none falls between the two.
+ * The new file's fd, anon, or -errno.
+ */
+static int make_tmp(const struct sig_guard *g, int dfd, const char *name, int anon)
+{
 	char tmp[NAME_MAX + 1];
 	sigset_t old;
 	int fd = -EEXIST;
 
-	if (strlen(name) + 10 > NAME_MAX)
-		return -ENAMETOOLONG;
 	sigprocmask(SIG_BLOCK, &g->term, &old);
 	for (int tries = 0; tries < 100 && fd == -EEXIST; tries++) {
-		unsigned char rnd[6];
-		size_t len = (size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", name);
-
-		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
-			fd = -errno;
+		fd = tmp_name_for(name, tmp);
+		if (fd)
 			break;
-		}
-		for (size_t i = 0; i < sizeof(rnd); i++)
-			tmp[len++] = chars[rnd[i] % (sizeof(chars) - 1)];
-		tmp[len] = '\0';
-		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (anon < 0)
+			fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+				    0600);
+		else
+			fd = link_anon(anon, dfd, tmp);
 		if (fd < 0)
 			fd = -errno;
 	}
@@ -263,15 +294,15 @@ static int make_tmp(const struct sig_guard *g, int dfd, const char *name)
 	return fd;
 }
 
-/* Rename the armed temporary over NAME (rc == 0) or remove it, then disarm. */
+/* Rename the armed temporary (if any) over NAME (rc == 0) or remove it, then disarm. */
 static int finish_tmp(const struct sig_guard *g, int dfd, const char *name, int rc)
 {
 	sigset_t old;
 
 	sigprocmask(SIG_BLOCK, &g->term, &old);
-	if (!rc && renameat(dfd, tmp_name, dfd, name))
+	if (tmp_armed && !rc && renameat(dfd, tmp_name, dfd, name))
 		rc = -errno;
-	if (rc)
+	if (tmp_armed && rc)
 		unlinkat(dfd, tmp_name, 0);
 	tmp_armed = 0;
 	sigprocmask(SIG_SETMASK, &old, NULL);
@@ -308,20 +339,34 @@ static int replace_at(int dfd, const char *shown, const char *name, ul_outfile_w
 {
 	struct sig_guard g;
 	mode_t mask = umask(0);
-	int fd, rc;
+	int anon, fd, rc;
 
 	umask(mask);
 	catch_term_signals(&g);
-	fd = make_tmp(&g, dfd, name);
+	/* Unnamed until written: a kill -9 leaves nothing (no O_TMPFILE on
+	 * the filesystem: a named one, removed by a signal but not a kill -9). */
+	anon = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	fd = anon >= 0 ? fcntl(anon, F_DUPFD_CLOEXEC, 0) : make_tmp(&g, dfd, name, -1);
 	if (fd < 0) {
+		rc = anon >= 0 ? -errno : fd;
 		release_term_signals(&g);
-		return ul_error_errno(fd, "cannot write '%s'", shown);
+		if (anon >= 0)
+			close(anon);
+		return ul_error_errno(rc, "cannot write '%s'", shown);
 	}
 	rc = fchmod(fd, 0666 & ~mask) ? -errno : 0;
 	if (rc)
 		close(fd);
 	else
 		rc = write_fd(fd, true, write, arg);
+	ul_test_hold("UL_TEST_OUTFILE_HOLD"); /* test seam: written, not yet named */
+	if (!rc && anon >= 0) {
+		int linked = make_tmp(&g, dfd, name, anon);
+
+		rc = linked < 0 ? linked : 0;
+	}
+	if (anon >= 0)
+		close(anon);
 	rc = finish_tmp(&g, dfd, name, rc);
 	release_term_signals(&g);
 	if (rc)

@@ -16,9 +16,13 @@
  *    device) owned by us or by root: something another user planted is
  *    refused, never written to, opened or replaced.
  *  - A regular file or a new name is replaced atomically: a temporary
- *    NAME.tmpXXXXXX in DIR (mode 0666 less the umask) is written, fsync'd
- *    and renamed over NAME, then DIR is fsync'd, so readers see the old or
- *    the new file.  While the temporary exists, a terminating signal
+ *    in DIR (mode 0666 less the umask) is written, fsync'd, named
+ *    NAME.tmpXXXXXX and renamed over NAME, then DIR is fsync'd, so readers
+ *    see the old or the new file.  The temporary is an unnamed O_TMPFILE
+ *    one until it is written, so even a kill -9 leaves nothing but in the
+ *    moment between its link and its rename (a filesystem without
+ *    O_TMPFILE gets a named one from the start).  While the temporary has
+ *    a name, a terminating signal
  *    (core/signals.h) whose action is the default removes it (a handler
  *    that only calls unlinkat()) and then ends the process as it would
  *    have; a write error removes it too.

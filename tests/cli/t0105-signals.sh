@@ -4,7 +4,8 @@
 # the run stored as interrupted, exit 130 (core/signals.h has the table).
 # A signal during the final teardown is not lost.  SIGPIPE is ignored: a
 # closed pipe is an error, not a death; a file past `ulimit -f` (SIGXFSZ,
-# EFBIG) is an error with a message.
+# EFBIG) is an error with a message.  A kill -9 while an output file is
+# written leaves no temporary.
 . "$(dirname "$0")/lib.bash"
 
 export UL_JOURNAL_DIR=$TMP/journal
@@ -105,5 +106,20 @@ else
 	skip "needs root for --swap"
 	skip "needs root for --swap"
 fi
+
+# SIGKILL while an output file is written (a test seam holds there, the
+# data written, before it is named): no temporary is left, the old file
+# stays whole (chaos trial 118 of bench/chaos.sh left FILE.tmpXXXXXX).
+out=$TMP/out.json
+echo old >"$out"
+hold=$TMP/outfile-hold
+UL_TEST_OUTFILE_HOLD=$hold "$UL" export --db "$DB" -o "$out" >/dev/null 2>&1 &
+pid=$!
+wait_for test -e "$hold"
+ok $? "export reached the end of writing its output"
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+is "$(cat "$out") $(compgen -G "$out.tmp*" | wc -l)" "old 0" \
+	"a kill -9 while the output is written: no temporary left, the old file whole"
 
 done_testing

@@ -123,7 +123,18 @@ EOF
 "$UL" import --db "$DB" "$TMP/big.json" >/dev/null
 ok $? "a run of 1M samples"
 rm -f "$TMP/big.json"
-# interrupt SIGNAL OUTPUT COMMAND...: stop COMMAND while OUTPUT.tmp* exists, send SIGNAL.
+# Is PID writing OUTPUT's temporary: OUTPUT.tmp*, or an unnamed O_TMPFILE
+# one in its directory ("DIR/#INODE (deleted)" among its fds)?
+writing() { # writing PID OUTPUT
+	local fd
+	compgen -G "$2.tmp*" >/dev/null && return 0
+	for fd in /proc/"$1"/fd/*; do
+		[[ $(readlink "$fd" 2>/dev/null) == "$(dirname "$2")/#"*" (deleted)" ]] && return 0
+	done
+	return 1
+}
+# interrupt SIGNAL OUTPUT COMMAND...: stop COMMAND while it writes OUTPUT's
+# temporary, send SIGNAL; no OUTPUT.tmp* may be left.
 interrupt() {
 	local sig=$1 out=$2 pid tries tmps
 	shift 2
@@ -131,9 +142,9 @@ interrupt() {
 		# A background job of a script starts with SIGINT ignored: undo that.
 		env --default-signal="$sig" "$@" >/dev/null 2>&1 &
 		pid=$!
-		while kill -0 "$pid" 2>/dev/null && ! compgen -G "$out.tmp*" >/dev/null; do :; done
+		while kill -0 "$pid" 2>/dev/null && ! writing "$pid" "$out"; do :; done
 		kill -STOP "$pid" 2>/dev/null
-		if compgen -G "$out.tmp*" >/dev/null; then
+		if writing "$pid" "$out"; then
 			kill -"$sig" "$pid"
 			kill -CONT "$pid"
 			wait "$pid"
