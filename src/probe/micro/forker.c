@@ -115,24 +115,28 @@ static int forker_measure(enum forker_how how, int batches, int64_t min_batch_ns
 
 int ul_micro_forker_main(int argc, char **argv)
 {
-	struct ul_micro_out *out = calloc(1, sizeof(*out));
+	struct ul_micro_out *out;
 	int64_t fd, batches, min_batch;
 	int32_t head[2] = { EINVAL, 0 };
-	int how = -1;
+	int how = -1, rc;
 
 	for (int i = 0; argc == 6 && i < (int)UL_ARRAY_SIZE(forker_hows); i++)
 		if (!strcmp(argv[2], forker_hows[i]))
 			how = i;
 	if (how < 0 || ul_parse_count(argv[3], 0, 1 << 20, &fd) ||
 	    ul_parse_count(argv[4], 1, UL_MH_MAX_BATCHES, &batches) ||
-	    ul_parse_count(argv[5], 1, INT64_MAX / 2, &min_batch) || !out)
+	    ul_parse_count(argv[5], 1, INT64_MAX / 2, &min_batch))
 		return 2;
-	head[0] = -forker_measure((enum forker_how)how, (int)batches, min_batch, out);
+	out = calloc(1, sizeof(*out));
+	if (out)
+		head[0] = -forker_measure((enum forker_how)how, (int)batches, min_batch, out);
+	else
+		head[0] = ENOMEM;
 	head[1] = head[0] ? 0 : (int32_t)out->n;
-	if (ul_write_full((int)fd, head, sizeof(head)) ||
-	    ul_write_full((int)fd, out->rec, (size_t)head[1] * sizeof(out->rec[0])))
-		return 1;
-	return 0;
+	rc = ul_write_full((int)fd, head, sizeof(head)) ||
+	     (head[1] && ul_write_full((int)fd, out->rec, (size_t)head[1] * sizeof(out->rec[0])));
+	free(out);
+	return rc ? 1 : 0;
 }
 
 /* Read the forker's records from fd until EOF into out; 0 or -errno. */
