@@ -10,7 +10,8 @@
  * (uname -r by default, as the seed's "Linux 2.4.18" was the kernel),
  * Description = "ARCH under LOAD", Mhz = the cells' cpu_mhz metric.  Each value is the median of the
  * batches of the cell measuring it (its outcome ok): times in us, the
- * memory table in ns, bandwidths in MB/s of 2^20 bytes.  A column whose
+ * memory table in ns, bandwidths in MB/s of 10^6 bytes (lmbench3's MB:
+ * lib_timing.c and bw_mem.c define it as 1000*1000).  A column whose
  * definition in LMbench differs from underload's native measurement takes
  * the "lm-" probe that measures it LMbench's way (stat, open/close, signal
  * handler, fork, exec, sh, mmap, page fault, the memory table); the others
@@ -19,7 +20,8 @@
  * on every machine; the micro format shows both.  RPC columns stay
  * blank (no portmapper-free RPC path).  As LMbench 3's getsummary, a table
  * prints only the rows with a value in it, and is left out without any.  Page fault is shown with decimals
- * (the seed printed whole us, "2.00000").  Version 2: the "lm-" and "-1cpu" sources;
+ * (the seed printed whole us, "2.00000").  Version 2: the "lm-" and "-1cpu" sources,
+ * MB of 10^6 bytes (version 1 divided by 2^20);
  * the layout is unchanged (tests/golden/lmbench2-seed.txt).
  */
 #include "core/compat.h"
@@ -251,7 +253,7 @@ static const struct {
 	double factor;
 } lm2_src[] = {
 #define US 1e-6		     /* ps -> us */
-#define MB (1.0 / 1048576.0) /* bytes/s -> MB/s */
+#define MB 1e-6 /* bytes/s -> MB/s, 10^6 bytes as lmbench3 */
 	{ UL_LM2_NULL_CALL, "lat-null", "op_ps", US },
 	{ UL_LM2_NULL_IO, "lat-nullio", "op_ps", US },
 	{ UL_LM2_STAT, "lm-stat", "op_ps", US },

@@ -63,7 +63,7 @@ enum ul_lm2_col {
 
 /* One row of every table: one run.  A value <= 0 (or NaN) prints blank.
  * Times in microseconds, latencies of the memory table in nanoseconds,
- * bandwidths in MB/s (2^20 bytes, as LMbench counted them). */
+ * bandwidths in MB/s (10^6 bytes, as lmbench3 counts them). */
 struct ul_lm2_row {
 	char host[256];
 	char os[128];

@@ -419,7 +419,7 @@ START_TEST(test_lm2_from_model)
 		int64_t v[3];
 	} cells[] = {
 		{ "lat-null", "op_ps", { 90000, 80000, 100000 } },		     /* 0.09 us */
-		{ "bw-pipe-1cpu", "bw_bytes_s", { 2097152000, 1048576000, 3145728000 } }, /* 2000 MB/s */
+		{ "bw-pipe-1cpu", "bw_bytes_s", { 2000000000, 1000000000, 3000000000 } }, /* 2000 MB/s */
 		{ "lm-mem", "main_ps", { 118200, 118200, 118200 } },
 	};
 	char *buf = NULL;
