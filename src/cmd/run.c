@@ -434,12 +434,16 @@ int ul_cmd_run(int argc, char **argv)
 	rc = examine(&a, &doctor);
 	if (rc)
 		return rc;
-	if (fill_run(&a, &doctor, argc - 1, argv + 1, &run))
+	if (fill_run(&a, &doctor, argc - 1, argv + 1, &run)) {
+		ul_run_release(&run); /* what was filled in before the error */
 		return UL_EXIT_ERROR;
+	}
 	/* db is resolved and not empty, so this only opens it. */
 	rc = ul_cmd_open_store_rw(db, &store);
-	if (rc)
+	if (rc) {
+		ul_run_release(&run); /* its fingerprint */
 		return rc;
+	}
 	/* Absolute, for the journal: `cleanup` may run from anywhere. */
 	if (strstr(db, "://"))
 		a.cfg.store_uri = db;
