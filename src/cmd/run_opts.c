@@ -268,7 +268,7 @@ static const struct ul_opt run_opts[] = {
 		 "land on one test; each cell records its round as the metric\n"
 		 ".BR round .\n"
 		 "Runs differ from each other more than the points of one run do:\n"
-		 "replicates are what lets compare see that (see COMPARE)." },
+		 "replicates are what lets compare see that (see REPLICATES and COMPARE)." },
 	{ "option", UL_OPT_CALL, .short_name = 'o', .arg = "ITEM.NAME=VALUE",
 	  .set = set_item_option,
 	  .help = "set a load or probe option (see 'underload list loads -v')" },
