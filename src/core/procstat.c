@@ -40,6 +40,7 @@ int ul_procstat_parse(const char *line, struct ul_procstat *ps)
 	ps->user_ticks = f[10] + f[12];
 	ps->sys_ticks = f[11] + f[13];
 	ps->cpu_ticks = ps->user_ticks + ps->sys_ticks;
+	ps->own_ticks = f[10] + f[11];
 	ps->starttime = f[18];
 	return 0;
 }

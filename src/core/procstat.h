@@ -18,6 +18,7 @@ struct ul_procstat {
 	uint64_t user_ticks; /* utime + cutime, clock ticks */
 	uint64_t sys_ticks;  /* stime + cstime, clock ticks */
 	uint64_t cpu_ticks;  /* user_ticks + sys_ticks */
+	uint64_t own_ticks;  /* utime + stime: its own CPU, without its children's */
 	uint64_t starttime;  /* ticks after boot: tells a reused pid apart */
 };
 

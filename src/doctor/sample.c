@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The doctor's window: a fixed CPU loop timed again and again while the
- * CPU time of every other process (/proc/PID/stat) and the steal of
- * /proc/stat are measured from one end of the window to the other.
+ * machine's busy time and steal (/proc/stat) and each process's CPU time
+ * (/proc/PID/stat) are measured from one end of the window to the other.
  */
 #include "core/compat.h"
 #include "core/clock.h"
@@ -130,31 +130,43 @@ static void name_busy(struct ul_doctor_sample *s)
 	}
 }
 
-/* Every process but this one: its CPU between the snapshots, in % of a CPU. */
+/*
+ * Every other process's CPU between the snapshots, in % of one CPU: all
+ * the machine's busy time by /proc/stat (so processes that came and went
+ * within the window count too) less this process's own; and the busiest
+ * of those still there at the end, by their own CPU (not their reaped
+ * children's, which may have run before the window).
+ */
 static void other_cpu(const struct ul_procstat *a, size_t na, const struct ul_procstat *b,
-		      size_t nb, struct ul_doctor_sample *s)
+		      size_t nb, const struct ul_sysmon_sample *ma,
+		      const struct ul_sysmon_sample *mb, struct ul_doctor_sample *s)
 {
+	static const enum ul_sysmon_field busy[] = { UL_SYSMON_CPU_USER, UL_SYSMON_CPU_NICE,
+						     UL_SYSMON_CPU_SYSTEM, UL_SYSMON_CPU_IRQ,
+						     UL_SYSMON_CPU_SOFTIRQ };
 	double per_tick = 100.0 * (double)UL_NS_PER_SEC / (double)sysconf(_SC_CLK_TCK) /
 			  (double)s->window_ns;
-	pid_t self = getpid();
+	const struct ul_procstat *self_a = ul_procstat_find(a, na, getpid());
+	const struct ul_procstat *self_b = ul_procstat_find(b, nb, getpid());
+	double total = 0, self = 0;
 
-	s->other_cpu_pct = 0;
+	for (size_t i = 0; i < UL_ARRAY_SIZE(busy); i++)
+		total += (double)(mb->v[busy[i]] - ma->v[busy[i]]);
+	if (self_a && self_b)
+		self = (double)(self_b->own_ticks - self_a->own_ticks);
+	s->other_cpu_pct = total > self ? (total - self) * per_tick : 0.0;
 	s->n_busy = 0;
 	for (size_t i = 0; i < nb; i++) {
 		const struct ul_procstat *old = ul_procstat_find(a, na, b[i].pid);
-		uint64_t ticks = b[i].cpu_ticks;
-		double pct;
+		uint64_t ticks = b[i].own_ticks;
 
-		if (b[i].pid == self)
+		if (b[i].pid == getpid())
 			continue;
 		/* A pid new (or reused) within the window spent all its CPU in it. */
 		if (old && old->starttime == b[i].starttime)
-			ticks = ticks >= old->cpu_ticks ? ticks - old->cpu_ticks : 0;
-		if (!ticks)
-			continue;
-		pct = (double)ticks * per_tick;
-		s->other_cpu_pct += pct;
-		keep_busy(s, b[i].pid, pct);
+			ticks = ticks >= old->own_ticks ? ticks - old->own_ticks : 0;
+		if (ticks)
+			keep_busy(s, b[i].pid, (double)ticks * per_tick);
 	}
 	name_busy(s);
 }
@@ -198,7 +210,7 @@ int ul_doctor_sample(int64_t window_ns, struct ul_doctor_sample *s)
 	ul_sysmon_read(&mon, &mb);
 	ul_sysmon_close(&mon);
 	if (!rc) {
-		other_cpu(a, na, b, nb, s);
+		other_cpu(a, na, b, nb, &ma, &mb, s);
 		steal(&ma, &mb, s);
 	}
 	free(a);
