@@ -2,6 +2,7 @@
 /* The fingerprint's source registry (sources.def), the helpers sources
  * share, and its printing for people. */
 #include "core/compat.h"
+#include "core/escape.h"
 #include "core/registry.h"
 #include "fingerprint/fingerprint.h"
 
@@ -91,8 +92,8 @@ static int print_value(FILE *out, const json_t *v)
 	json_t *e;
 
 	switch (json_typeof(v)) {
-	case JSON_STRING:
-		return fputs(json_string_value(v), out) < 0 ? -EIO : 0;
+	case JSON_STRING: /* an imported run's: escaped, never raw control bytes */
+		return ul_fput_escaped(out, json_string_value(v), SIZE_MAX);
 	case JSON_ARRAY:
 		if (!json_array_size(v))
 			fputs("(none)", out);
@@ -120,6 +121,8 @@ static int print_object(FILE *out, const char *prefix, const json_t *obj)
 
 	json_object_foreach((json_t *)obj, key, v) {
 		char name[256];
+		const char *shown;
+		size_t n;
 
 		snprintf(name, sizeof(name), "%s%s%s", prefix, *prefix ? "." : "", key);
 		if (json_is_object(v) && json_object_size(v)) {
@@ -127,7 +130,9 @@ static int print_object(FILE *out, const char *prefix, const json_t *obj)
 				return -EIO;
 			continue;
 		}
-		fprintf(out, "  %s:%*s", name, (int)(name[0] && strlen(name) < 40 ? 41 - strlen(name) : 1), "");
+		shown = ul_esc(name);
+		n = strlen(shown);
+		fprintf(out, "  %s:%*s", shown, n < 40 ? (int)(41 - n) : 1, "");
 		if (print_value(out, v) || fputc('\n', out) == EOF)
 			return -EIO;
 	}
@@ -144,7 +149,7 @@ int ul_fingerprint_print(FILE *out, const json_t *fp)
 		return ferror(out) ? -EIO : 0;
 	}
 	json_object_foreach((json_t *)fp, key, section) {
-		fprintf(out, "%s:\n", key);
+		fprintf(out, "%s:\n", ul_esc(key));
 		if (json_is_object(section) ? print_object(out, key, section)
 					    : (fputs("  ", out), print_value(out, section)))
 			return -EIO;
