@@ -47,7 +47,9 @@ swap_files() { find "$SCRATCH" -name 'underload-swap-*' 2>/dev/null | wc -l; }
 in_second_test() { [ "$(cells crash)" -ge 1 ] && grep -q "$SCRATCH" /proc/swaps; }
 
 export UL_TEST_BOOT_ID=boot-before
-"$UL" run "${TINY[@]}" --interval 300ms --mem-limit 64M --swap 32M \
+# Long tests (>= 6 s each): the kill comes well inside the second one.
+LONG=(--interval 200ms --min-points 30 --max-points 30)
+"$UL" run "${TINY[@]}" "${LONG[@]}" --mem-limit 64M --swap 32M \
 	--tests noload,8ctx-mem --label crash >/dev/null 2>"$TMP/err" &
 pid=$!
 wait_for in_second_test
@@ -110,7 +112,7 @@ is "$("$UL" cleanup | tail -n 1)" "0 changes undone" "a second cleanup has nothi
 
 # Without list first, cleanup itself marks a crashed run, where it was.
 export UL_TEST_BOOT_ID=boot-2
-"$UL" run "${TINY[@]}" --interval 300ms --tests noload,cpuload --label crash2 >/dev/null 2>&1 &
+"$UL" run "${TINY[@]}" "${LONG[@]}" --tests noload,cpuload --label crash2 >/dev/null 2>&1 &
 pid=$!
 second_measuring() { [ "$(cells crash2)" -ge 1 ]; }
 wait_for second_measuring
@@ -119,6 +121,8 @@ mapfile -t pids < <(ul_pids)
 kill -KILL "${pids[@]}" 2>/dev/null
 wait "$pid" 2>/dev/null
 wait_for no_procs
+is "$(cells crash2) $(q "SELECT status FROM runs WHERE label = 'crash2'")" "1 running" \
+	"it was killed in its second test"
 export UL_TEST_BOOT_ID=boot-3
 out=$("$UL" cleanup 2>"$TMP/err")
 is $? 0 "cleanup exits 0"
