@@ -4,7 +4,8 @@
  * still a swap area (proc/swapoff.c): pages of another process whose
  * memory cgroup is full (ENOMEM), a caught signal (EINTR), and another
  * swapoff of the same file under way (EINVAL).  Each needs root, swap files in /var/tmp and a
- * memory cgroup; otherwise "skip: ..." says why.
+ * memory cgroup, and no other swap area active (the children's pages
+ * would spill into it); otherwise "skip: ..." says why.
  *
  * The "other process" is a child in a cgroup made as another run's
  * --mem-limit makes it (ul_cgroup_create), its pages pushed into our swap
@@ -299,6 +300,20 @@ START_TEST(test_swapoff_retries_after_signal)
 }
 END_TEST
 
+/* Does /proc/swaps list any swap area? */
+static bool other_swap_areas(void)
+{
+	FILE *f = fopen("/proc/swaps", "re");
+	char line[PATH_MAX + 128];
+	int lines = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		lines++;
+	if (f)
+		fclose(f);
+	return lines > 1;
+}
+
 /* NULL when the tests can run, else why not. */
 static const char *missing(void)
 {
@@ -316,6 +331,12 @@ static const char *missing(void)
 		return "/var/tmp cannot hold a swap file";
 	if ((uint64_t)sfs.f_bavail * (uint64_t)sfs.f_bsize < UL_GiB + 2 * SWAP_SIZE)
 		return "/var/tmp has too little free space";
+	/* The children's pages would spill into any other swap area (every
+	 * --swap file has priority 32767, used round-robin), stalling the
+	 * swapoff of a concurrent run's file, and ours would not get them. */
+	if (other_swap_areas())
+		return "other swap areas are active (a concurrent run's --swap?): the tests' "
+		       "pages would spill into them";
 	if (ul_cgroup_permitted(why, sizeof(why)) ||
 	    ul_cgroup_plan("so-probe", &cg, why, sizeof(why))) {
 		snprintf(reason, sizeof(reason), "no memory cgroup: %s", why);
