@@ -78,7 +78,10 @@ chaos_trial() {
 		sb=(--swap 32M --mem-limit 128M)
 	fi
 	delay=$(awk -v r="$RANDOM" -v m="$maxd" 'BEGIN { printf "%.2f", 0.1 + (r % 1000) / 1000 * m }')
-	"$UL" run "$suite" "${CHAOS_OPTS[@]}" "${sb[@]}" --label "$label" \
+	# Default dispositions, as from a terminal: a script's background job
+	# starts with SIGINT and SIGQUIT ignored (nohup adds SIGHUP), which a
+	# run honours only until it blocks them (chaos trials 70 and 107).
+	env --default-signal "$UL" run "$suite" "${CHAOS_OPTS[@]}" "${sb[@]}" --label "$label" \
 		--format "text,json=$TMP/out/$label.json" >/dev/null 2>"$TMP/progress" &
 	pid=$!
 	sleep "$delay"
