@@ -49,6 +49,7 @@ value_for() { # value_for NAME ARG: a valid value of that option
 	*:-) ;; # a flag
 	format:LIST) echo text ;;
 	under:LIST) echo noload ;;
+	cpus:LIST) echo 0 ;;
 	tests:LIST) echo no-such-test ;;
 	db:PATH) echo "$DB" ;;
 	dir:PATH) echo "$SCRATCH" ;;
