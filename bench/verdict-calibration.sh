@@ -1,100 +1,168 @@
 #!/usr/bin/env bash
-# Is compare's verdict calibrated on this machine?  With a small resp
-# configuration (noload, 10 points at 200 ms, the default probe):
-#  - A/A: pairs of runs with identical settings; the share called anything
-#    but "no difference proven" should be at most alpha (5%);
-#  - A/B: the candidate does more CPU work (-o resp.cpu-work= +5%, +10%,
-#    +20% over the baseline's); the share called "slower" (goal: >= 90% at
-#    +10%).  The CPU work is only part of the task (the working set and the
-#    ls -l exec are the rest), so the delay grows by less than the work:
-#    the measured median change is printed beside it.
-# The runs of a pair run back to back, alternating sides (baseline first in
-# even pairs, candidate first in odd ones) so a drift of the machine does
-# not always favour one side.  With RUNS > 1 each side of a pair has RUNS
-# runs (alternated b c b c ...) and every pair is judged twice: on the
-# pooled points (the default) and with --per-run (one median per run).
+# Is compare's verdict calibrated on this machine?  Three series, each in
+# its own store, with a small resp configuration (noload, 10 points at
+# 200 ms, the default probe):
+#  1. one replicate a side: HIST runs of the baseline configuration are
+#     stored first (compare learns the run-to-run variance from them),
+#     then AA_PAIRS A/A pairs of one run each (the share called anything
+#     but "no difference proven" should be at most alpha; the binomial p
+#     of that many calls or more is printed) and AB_PAIRS pairs where the
+#     candidate does PCT% more CPU work (-o resp.cpu-work=; the share
+#     called "slower");
+#  2. REPS replicates a side (REPS runs per label, alternated b c b c):
+#     the same A/A and A/B tables, judged by Welch on replicate medians;
+#  3. QUICK_PAIRS A/A pairs of a whole `run --quick` (every test of the
+#     default suite, Holm within it): pairs with any call.
+# Pairs alternate which side runs first so a drift of the machine does
+# not always favour one side.  The CPU work is only part of the probe's
+# task, so the delay grows by less than the work: the median change of
+# the A/B pairs is printed beside them.  Calls without run-to-run
+# variance ("unconfirmed") are counted apart.
 #
 # usage: bench/verdict-calibration.sh [BUILD_DIR]
-#   env: AA_PAIRS (20), AB_PAIRS (10 per size), WORK (34000000, the default),
-#        ALPHA (0.05), TEST (mwu), RUNS (1 per side), SIZES ("5 10 20")
-# Not run by CI.  Prints one table; a failed run stops the script.
+#   env: AA_PAIRS (60), AB_PAIRS (10), HIST (4), REPS (3), REP_AA (20),
+#        REP_AB (10), QUICK_PAIRS (10), PCT (10), WORK (34000000),
+#        ALPHA (0.05); SERIES ("1 2 3") picks series.
+# Not run by CI.  A failed run stops the script.  Report the load average
+# it prints with every figure.
 set -euo pipefail
-ul=${1:-build}/underload
-aa_pairs=${AA_PAIRS:-20}
+ul=$(realpath "${1:-build}/underload")
+aa_pairs=${AA_PAIRS:-60}
 ab_pairs=${AB_PAIRS:-10}
+hist=${HIST:-4}
+reps=${REPS:-3}
+rep_aa=${REP_AA:-20}
+rep_ab=${REP_AB:-10}
+quick_pairs=${QUICK_PAIRS:-10}
+pct=${PCT:-10}
 work=${WORK:-34000000}
 alpha=${ALPHA:-0.05}
-test=${TEST:-mwu}
-runs=${RUNS:-1}
-sizes=${SIZES:-5 10 20}
+series=${SERIES:-1 2 3}
 tmp=$(mktemp -d /tmp/ul-calib.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-db=$tmp/calib.db
-common=(--db "$db" --dir "$tmp" --no-progress --tests noload --interval 200ms
-	--min-points 10 --max-points 10 --format resp1)
+resp=(--no-progress --tests noload --interval 200ms --min-points 10 --max-points 10
+	--format resp1)
 
-run_one() { # run_one LABEL WORK
-	"$ul" run "${common[@]}" --label "$1" -o resp.cpu-work="$2" >/dev/null
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+
+run_one() { # run_one DB LABEL WORK
+	"$ul" run --db "$1" --dir "$tmp" "${resp[@]}" --label "$2" -o resp.cpu-work="$3" >/dev/null
 }
 
-# verdict BASE CAND [--per-run] -> "verdict,change_rel" of the noload row
-verdict() {
-	"$ul" compare --db "$db" "$1" "$2" --test "$test" --alpha "$alpha" ${3:-} --format csv |
-		tr -d '\r' | awk -F, 'NR == 2 { print $22 "," $13 }'
+# verdicts DB BASE CAND -> one "verdict,change_rel,basis" line per row
+verdicts() {
+	"$ul" compare --db "$1" "$2" "$3" --alpha "$alpha" --format csv |
+		tr -d '\r' | awk -F, 'NR > 1 { print $22 "," $13 "," $(NF-2) }'
 }
 
-pair() { # pair NAME BASE_WORK CAND_WORK INDEX OUTFILE
-	for r in $(seq "$runs"); do
-		if (($4 % 2 == 0)); then
-			run_one "$1-b" "$2"
-			run_one "$1-c" "$3"
+pair() { # pair DB NAME BASE_WORK CAND_WORK INDEX RUNS OUTFILE
+	for _ in $(seq "$6"); do
+		if (($5 % 2 == 0)); then
+			run_one "$1" "$2-b" "$3"
+			run_one "$1" "$2-c" "$4"
 		else
-			run_one "$1-c" "$3"
-			run_one "$1-b" "$2"
+			run_one "$1" "$2-c" "$4"
+			run_one "$1" "$2-b" "$3"
 		fi
 	done
-	verdict "$1-b" "$1-c" >>"$5.points"
-	if ((runs > 1)); then
-		verdict "$1-b" "$1-c" --per-run >>"$5.runs"
-	fi
+	verdicts "$1" "$2-b" "$2-c" >>"$7"
 }
 
-# summarise NAME PAIRS-FILE: one table row (mawk has no asort: sort first)
+# P(X >= k) for X ~ Binomial(n, alpha)
+binom_tail() {
+	awk -v k="$1" -v n="$2" -v a="$alpha" 'BEGIN {
+		p = 0
+		for (i = k; i <= n; i++) {
+			l = 0
+			for (j = 1; j <= i; j++) l += log((n - i + j) / j)
+			p += exp(l + i * log(a) + (n - i) * log(1 - a))
+		}
+		printf "%.3g", k == 0 ? 1 : p
+	}'
+}
+
+# summarise NAME FILE: one table row (mawk has no asort: sort first)
 summarise() {
 	sort -t, -k2,2g "$2" | awk -F, -v name="$1" '
-		{ n++; v[$1]++; ch[n] = $2 * 100 }
+		{ n++; v[$1]++; ch[n] = $2 * 100; b[$3]++ }
 		END {
 			med = n % 2 ? ch[(n + 1) / 2] : (ch[n / 2] + ch[n / 2 + 1]) / 2
-			printf "%-8s %5d %7d %7d %6d %9.0f%% %9.0f%% %+10.1f%% [%+.1f%%, %+.1f%%]\n",
-				name, n, v["slower"], v["faster"], v["no difference proven"],
-				100 * v["slower"] / n, 100 * (v["slower"] + v["faster"]) / n,
-				med, ch[1], ch[n]
+			calls = v["slower"] + v["faster"]
+			unconf = v["slower (unconfirmed)"] + v["faster (unconfirmed)"]
+			printf "%-6s %5d %6d %6d %6d %6d %7.0f%% %+9.1f%%  replicates %d, learned %d, points %d\n",
+				name, n, v["slower"], v["faster"], unconf, v["no difference proven"],
+				100 * calls / n, med, b["replicates"], b["learned"], b["points"]
 		}'
+	printf "       calls (slower or faster): %s of %s; P(X >= that | Binomial(n, %s)) = %s\n" \
+		"$(grep -cE '^(slower|faster),' "$2" || true)" "$(wc -l <"$2")" "$alpha" \
+		"$(binom_tail "$(grep -cE '^(slower|faster),' "$2" || true)" "$(wc -l <"$2")")"
 }
 
+header() {
+	printf "%-6s %5s %6s %6s %6s %6s %8s %10s  %s\n" "pairs" "n" "slower" "faster" \
+		"unconf" "none" "calls" "med change" "basis of the rows"
+}
+
+cand=$((work + work * pct / 100))
 start=$(date +%s)
-echo "verdict calibration: $ul, resp noload 10 points at 200 ms, cpu-work $work, test $test," \
-	"alpha $alpha, $runs run(s) per side"
-echo "machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
-for i in $(seq "$aa_pairs"); do
-	pair "aa$i" "$work" "$work" "$i" "$tmp/aa"
-done
-for pct in $sizes; do
-	cand=$((work + work * pct / 100))
-	for i in $(seq "$ab_pairs"); do
-		pair "ab$pct-$i" "$work" "$cand" "$i" "$tmp/ab$pct"
+echo "verdict calibration: $ul, resp noload 10 points at 200 ms, cpu-work $work (+$pct%)," \
+	"alpha $alpha"
+echo "machine: $(nproc) CPUs, load average $(load) at start"
+
+if [[ " $series " == *" 1 "* ]]; then
+	db=$tmp/one.db
+	for _ in $(seq "$hist"); do run_one "$db" history "$work"; done
+	for i in $(seq "$aa_pairs"); do pair "$db" "aa$i" "$work" "$work" "$i" 1 "$tmp/one-aa"; done
+	for i in $(seq "$ab_pairs"); do pair "$db" "ab$i" "$work" "$cand" "$i" 1 "$tmp/one-ab"; done
+	echo
+	echo "1. one replicate a side, run-to-run variance learned from $hist earlier runs" \
+		"(load average $(load))"
+	header
+	summarise "A/A" "$tmp/one-aa"
+	summarise "+$pct%" "$tmp/one-ab"
+	# the same pairs without the history: qualified calls only
+	db2=$tmp/one-nohist.db
+	cp "$db" "$db2"
+	ids=$("$ul" list --db "$db2" --label history | awk 'NR > 1 { print $1 }')
+	if [ -n "$ids" ]; then
+		# shellcheck disable=SC2086 # one id a word
+		"$ul" rm --db "$db2" --yes $ids >/dev/null
+		: >"$tmp/nohist-aa"
+		for i in $(seq "$aa_pairs"); do verdicts "$db2" "aa$i-b" "aa$i-c" >>"$tmp/nohist-aa"; done
+		echo "   the A/A pairs again without the history (within-run points only):"
+		summarise "A/A" "$tmp/nohist-aa"
+	fi
+fi
+
+if [[ " $series " == *" 2 "* ]]; then
+	db=$tmp/reps.db
+	for i in $(seq "$rep_aa"); do pair "$db" "aa$i" "$work" "$work" "$i" "$reps" "$tmp/rep-aa"; done
+	for i in $(seq "$rep_ab"); do pair "$db" "ab$i" "$work" "$cand" "$i" "$reps" "$tmp/rep-ab"; done
+	echo
+	echo "2. $reps replicates a side (load average $(load))"
+	header
+	summarise "A/A" "$tmp/rep-aa"
+	summarise "+$pct%" "$tmp/rep-ab"
+fi
+
+if [[ " $series " == *" 3 "* ]]; then
+	db=$tmp/quick.db
+	any=0
+	for i in $(seq "$quick_pairs"); do
+		for side in $( ((i % 2)) && echo "b c" || echo "c b"); do
+			"$ul" run --quick --db "$db" --dir "$tmp" --no-progress --label "q$i-$side" \
+				>/dev/null 2>>"$tmp/quick.err"
+		done
+		verdicts "$db" "q$i-b" "q$i-c" >"$tmp/q$i"
+		if grep -qE '^(slower|faster)' "$tmp/q$i"; then any=$((any + 1)); fi
+		rows=$(wc -l <"$tmp/q$i")
+		echo "   pair $i: $rows rows, $(grep -cE '^(slower|faster),' "$tmp/q$i" || true) calls," \
+			"$(grep -cE 'unconfirmed' "$tmp/q$i" || true) unconfirmed calls" >>"$tmp/quick.log"
 	done
-done
+	echo
+	echo "3. A/A pairs of a whole run --quick, one run a side (load average $(load))"
+	cat "$tmp/quick.log"
+	echo "   pairs with any call: $any of $quick_pairs"
+fi
 echo
-printf "%-8s %5s %7s %7s %6s %10s %10s %11s %s\n" "work" "pairs" "slower" "faster" "none" \
-	"slower %" "any call %" "med change" "[min, max] of the measured median change"
-for unit in points runs; do
-	[ "$unit" = runs ] && ((runs < 2)) && continue
-	echo "unit: $unit"
-	summarise "A/A" "$tmp/aa.$unit"
-	for pct in $sizes; do
-		summarise "+$pct%" "$tmp/ab$pct.$unit"
-	done
-done
-echo
-echo "load average $(cut -d' ' -f1-3 /proc/loadavg) at end; $(($(date +%s) - start)) s"
+echo "load average $(load) at end; $(($(date +%s) - start)) s"

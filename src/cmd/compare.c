@@ -28,8 +28,11 @@ static const char compare_help[] =
 	"\n"
 	"Compare labels (kernels or settings) against a baseline, for every suite with\n"
 	"results: the seed-style cross-label tables, then one row per test and\n"
-	"candidate: n, medians, the relative change of the median, the CI of the shift,\n"
-	"the p-value and a verdict: faster, slower or no difference proven.\n"
+	"candidate: replicates, n, medians, the relative change, the CI of the shift,\n"
+	"the p-value and a verdict: faster, slower or no difference proven.  With 2 or\n"
+	"more replicates (cells of the test) a side the verdict is Welch's t on their\n"
+	"medians; with one, the run-to-run variance learned from earlier repeated runs\n"
+	"of this host and configuration; without any, a call reads 'unconfirmed'.\n"
 	"\n"
 	"A LABEL pools every stored run with that label; a RUN (id, UUID, UUID prefix,\n"
 	"'last') is that run alone (runs named with the same label are pooled).  A name\n"
@@ -97,15 +100,15 @@ static const struct ul_opt compare_opts[] = {
 	  .help = "the baseline label or run" },
 	{ "suite", UL_OPT_CALL, .arg = "NAME", .set = set_suite, .help = "only this suite" },
 	{ "test", UL_OPT_CHOICE, .arg = "mwu|welch", A(test), .def_str = "mwu",
-	  .help = "Mann-Whitney U with the Hodges-Lehmann shift, or Welch's t on the "
-		  "difference of means" },
+	  .help = "the test of the pooled points when run-to-run variation is unknown (one "
+		  "replicate a side): Mann-Whitney U with the Hodges-Lehmann shift, or Welch's "
+		  "t on the difference of means; replicates are always compared by Welch's t" },
 	{ "alpha", UL_OPT_CALL, .arg = "A", .set = set_alpha, .def_text = CMP_STR(CMP_ALPHA),
 	  .help = "significance level, 0 < A <= 0.5; Holm's correction over each suite's rows "
 		  "says which rows survive" },
 	{ "per-run", UL_OPT_FLAG, 0, UL_RUNCMP_RUNS, UL_RUNCMP_POINTS, A(unit),
-	  .help = "one observation per run (its median) instead of every point: robust when "
-		  "runs differ more than points of a run do (a busy or drifting machine); needs "
-		  "4 runs per label for a verdict at 0.05" },
+	  .help = "a replicate is a whole run (the median of its points) instead of a cell: "
+		  "when the cells of one run are not independent of each other" },
 	{ "strict", UL_OPT_FLAG, 0, 1, 0, A(strict),
 	  .help = "exit 2 when the runs differ in a way that makes the comparison unfair "
 		  "(probe options, memory budget or limit, tool version)" },

@@ -284,6 +284,44 @@ bool ul_compare_same_config(const struct ul_run *a, const struct ul_run *b)
 	return true;
 }
 
+/* The bytes one mtest01 run of a group allocated: the median of each
+ * mtest cell's bytes series, distinct values joined by " | ". */
+static void mtest_bytes(const struct ul_runcmp_group *g, char *buf, size_t len)
+{
+	char one[32];
+
+	buf[0] = '\0';
+	for (size_t r = 0; r < g->n_runs; r++)
+		for (size_t i = 0; i < g->runs[r]->n_cells; i++) {
+			const struct ul_cell *c = &g->runs[r]->cells[i];
+			const struct ul_series *s = ul_cell_find_series(c, "mtest_bytes");
+
+			if (strcmp(c->suite, "mtest") || c->outcome != UL_CELL_OK || !s || !s->n)
+				continue;
+			fmt_bytes(one, sizeof(one), (uint64_t)s->v[s->n / 2]);
+			add_distinct(buf, len, one);
+		}
+}
+
+/* Dilger's "not an equal test": mtest sides that allocated different
+ * amounts are listed, unfair. */
+static int mtest_bytes_env(struct ul_runcmp *c)
+{
+	struct ul_runcmp_env e;
+	bool differ = false;
+
+	memset(&e, 0, sizeof(e));
+	snprintf(e.what, sizeof(e.what), "mtest bytes allocated");
+	for (size_t g = 0; g < c->n_groups; g++) {
+		mtest_bytes(&c->groups[g], e.value[g], sizeof(e.value[g]));
+		if (!e.value[g][0])
+			return 0; /* a side without mtest: nothing to compare */
+		differ |= strstr(e.value[g], " | ") || (g && strcmp(e.value[g], e.value[0]));
+	}
+	e.unfair = true;
+	return differ ? ul_runcmp_add_env(c, &e) : 0;
+}
+
 int ul_compare_env(struct ul_runcmp *c)
 {
 	size_t n_runs, with;
@@ -308,6 +346,8 @@ int ul_compare_env(struct ul_runcmp *c)
 		if (ul_runcmp_add_env(c, &e))
 			return -ENOMEM;
 	}
+	if (mtest_bytes_env(c))
+		return -ENOMEM;
 	if (with == n_runs)
 		return fingerprint_env(c, n_runs);
 	if (with) { /* some runs predate fingerprints: there is nothing to set against */

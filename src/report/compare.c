@@ -214,7 +214,7 @@ static void table_head(FILE *out, const struct ul_runcmp *c, const struct ul_run
 			"fixed before the stopping rule, are tested)\n",
 			first->prefix_base > first->prefix_cand ? first->prefix_base
 								: first->prefix_cand);
-	fprintf(out, "%-12s %-16s %5s %6s %6s %12s %12s %8s %-19s %8s %-19s %-4s %5s %-10s %s\n",
+	fprintf(out, "%-12s %-16s %5s %6s %6s %12s %12s %8s %-19s %8s %-20s %-4s %5s %-10s %s\n",
 		"test", "candidate", "reps", "n base", "n cand", "median base", "median cand",
 		"change", "CI of the shift", "p", "verdict", "Holm", "need", "by", "note");
 }
@@ -232,7 +232,7 @@ static void table_row(FILE *out, const struct ul_runcmp *c, const struct ul_runc
 	snprintf(reps, sizeof(reps), "%zu/%zu", r->reps_base, r->reps_cand);
 	if (!r->tested) {
 		fprintf(out,
-			"%-12s %-16s %5s %6s %6s %12s %12s %8s %-19s %8s %-19s %-4s %5s %-10s %s\n",
+			"%-12s %-16s %5s %6s %6s %12s %12s %8s %-19s %8s %-20s %-4s %5s %-10s %s\n",
 			test, lab, reps, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-",
 			note);
 		return;
@@ -248,7 +248,7 @@ static void table_row(FILE *out, const struct ul_runcmp *c, const struct ul_runc
 		snprintf(ci, sizeof(ci), "-");
 	fmt_p(p, sizeof(p), x->p);
 	fmt_need(need, sizeof(need), r);
-	fprintf(out, "%-12s %-16s %5s %6zu %6zu %*s %*s %8s %-19s %8s %-19s %-4s %5s %-10s %s\n",
+	fprintf(out, "%-12s %-16s %5s %6zu %6zu %*s %*s %8s %-19s %8s %-20s %-4s %5s %-10s %s\n",
 		test, lab, reps, x->n_base, x->n_cand, ul_fmt_width(mb, 12), mb,
 		ul_fmt_width(mc, 12), mc, ch, ci, p, ul_cmp_verdict_name(x->verdict),
 		x->verdict == UL_VERDICT_NONE ? "-"

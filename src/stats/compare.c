@@ -27,9 +27,9 @@ const char *ul_cmp_verdict_name(enum ul_cmp_verdict v)
 	case UL_VERDICT_SLOWER:
 		return "slower";
 	case UL_VERDICT_FASTER_UNCONFIRMED:
-		return "faster, unconfirmed";
+		return "faster (unconfirmed)";
 	case UL_VERDICT_SLOWER_UNCONFIRMED:
-		return "slower, unconfirmed";
+		return "slower (unconfirmed)";
 	case UL_VERDICT_NONE:
 		break;
 	}

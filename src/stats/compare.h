@@ -91,7 +91,7 @@ struct ul_cmp_result {
 int ul_stats_compare(const double *base, size_t nb, const double *cand, size_t nc,
 		     const struct ul_cmp_opts *opts, struct ul_cmp_result *out) UL_MUST_CHECK;
 
-/* "faster", "slower", "no difference proven", "faster, unconfirmed", "slower, unconfirmed". */
+/* "faster", "slower", "no difference proven", "faster (unconfirmed)", "slower (unconfirmed)". */
 const char *ul_cmp_verdict_name(enum ul_cmp_verdict v);
 /* "mwu", "welch"; parse returns -EINVAL for anything else. */
 const char *ul_cmp_test_name(enum ul_cmp_test t);

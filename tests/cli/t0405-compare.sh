@@ -31,7 +31,7 @@ like "$out" "^\\(points: Mann-Whitney U" "and the test of the points"
 row=$(grep -E '^noload +slow ' <<<"$out")
 # one run a side: the call rests on within-run points alone, so it is
 # qualified, with the replicates to run (see t0409 for replicates)
-like "$row" "^noload +slow +1/1 +8 +8 .* \\+[0-9.]+% \\[\\+[0-9.]+%, \\+[0-9.]+%\\] +(<0\\.0001|0\\.0[0-9]+) +slower, unconfirmed +yes +>=3 +points +run-to-run variation not measured" \
+like "$row" "^noload +slow +1/1 +8 +8 .* \\+[0-9.]+% \\[\\+[0-9.]+%, \\+[0-9.]+%\\] +(<0\\.0001|0\\.0[0-9]+) +slower \\(unconfirmed\\) +yes +>=3 +points +run-to-run variation not measured" \
 	"10x the work, one run a side: slower but unconfirmed, CI above zero, survives Holm"
 
 "$UL" compare --db "$DB" fast slow --strict >/dev/null 2>"$TMP/err"
@@ -44,7 +44,7 @@ like "$(grep -E '^noload +slow ' <<<"$out")" "no difference proven +- .*too few 
 
 out=$("$UL" compare --db "$DB" fast slow --test welch)
 like "$out" "^\\(points: Welch's t" "--test welch names the test of the points"
-like "$(grep -E '^noload +slow ' <<<"$out")" " slower, unconfirmed " "Welch agrees: slower, unconfirmed"
+like "$(grep -E '^noload +slow ' <<<"$out")" " slower \\(unconfirmed\\) " "Welch agrees: slower (unconfirmed)"
 
 # A second run of 'fast' with adaptive sampling: pooled, only its first 5 points tested.
 "$UL" run "${RS[@]}" --label fast --min-points 5 --max-points 9 --ci-target 0.01% \

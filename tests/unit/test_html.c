@@ -220,7 +220,7 @@ START_TEST(golden_page)
 	 * deadline's wide ones (n = 10, p = 0.12), which says how many it would
 	 * take; one run a side: the call is unconfirmed, run-to-run variation
 	 * unmeasured, and the replicates needed are a floor */
-	ck_assert_uint_eq(count(got, "<td>slower, unconfirmed (at least 3 replicates per side "
+	ck_assert_uint_eq(count(got, "<td>slower (unconfirmed) (at least 3 replicates per side "
 				     "would show a shift this size)</td><td>survives"),
 			  2);
 	ck_assert_uint_eq(count(got, "<td>no difference proven (at least 5 replicates per side"), 1);

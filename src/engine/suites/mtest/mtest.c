@@ -266,10 +266,38 @@ static int one_run(struct mtest_state *st, int run_i, int runs)
 	return UL_ENGINE_OK;
 }
 
+/*
+ * mtest allocates most of memory to make the system page.  A cell that
+ * shows no paging at all (no swap in the run's cgroup, no major fault of
+ * its processes, nothing swapped out system-wide) measured no pressure,
+ * as resp's memory tests: flag it so it never passes for a result.
+ * Evidence the memory monitor did not record counts as unknown.
+ */
+static int judge_pressure(struct ul_cell *cell)
+{
+	static const char *const paging[] = { "cg_swap_bytes", "cg_majflt", "swap_out_pages",
+					      "probe_majflt" };
+	bool known = false, paged = false;
+	double v;
+
+	if (cell->outcome != UL_CELL_OK)
+		return 0;
+	for (size_t i = 0; i < UL_ARRAY_SIZE(paging); i++)
+		if (ul_cell_metric(cell, paging[i], &v)) {
+			known = true;
+			paged |= v > 0;
+		}
+	if (!known)
+		return 0;
+	if (!paged)
+		cell->flags |= UL_CELL_NO_PRESSURE;
+	return ul_cell_set_metric(cell, "pressure_reached", paged ? 1.0 : 0.0);
+}
+
 static int finish_cell(struct mtest_state *st, int runs_done)
 {
 	struct ul_cell *cell = st->cell;
-	int rc = 0;
+	int rc = judge_pressure(cell);
 
 	rc |= ul_cell_set_metric(cell, "mtest_runs_done", runs_done);
 	rc |= ul_cell_set_metric(cell, "mtest_passes", st->passes);
