@@ -64,7 +64,11 @@ for i in $(seq "$trials"); do
 		sb=(--mem-limit 256M --swap 256M)
 		kind=sandbox
 	fi
-	UL_KILL_TAG=$tmp/$i "$ul" run "${opts[@]}" "${sb[@]}" --label "$label" >/dev/null 2>"$tmp/err.$i" &
+	# Default dispositions, as from a terminal: a script's background job
+	# starts with SIGINT and SIGQUIT ignored (nohup adds SIGHUP), which a
+	# run honours only until it blocks them.
+	UL_KILL_TAG=$tmp/$i env --default-signal "$ul" run "${opts[@]}" "${sb[@]}" --label "$label" \
+		>/dev/null 2>"$tmp/err.$i" &
 	pid=$!
 	sleep "$delay"
 	before=$(q "SELECT count(*) FROM cells c JOIN runs r ON c.run_id = r.id WHERE r.label = '$label'")
