@@ -21,7 +21,8 @@ static const char cleanup_help[] =
 	"\n"
 	"Undo the system changes of runs that did not end normally (killed with\n"
 	"SIGKILL, machine crash): swap files are turned off and deleted, memory\n"
-	"cgroups emptied and removed, scratch directories deleted, and each such\n"
+	"and cpuset cgroups emptied and removed, scratch directories deleted, the\n"
+	"sysctls a sweep changed written back, and each such\n"
 	"run is marked 'interrupted' in its results database, finished at the time\n"
 	"of its last stored cell; a run whose machine went down under it (its\n"
 	"journal is of an earlier boot) is marked 'crashed' in the test and round\n"
@@ -83,7 +84,8 @@ static void report(void *arg, const char *kind, const char *what, int rc, const 
 	(void)arg;
 	if (!rc) {
 		if (strcmp(kind, "run"))
-			printf("removed %s %s\n", kind, what);
+			printf("%s %s %s\n", strcmp(kind, "sysctl") ? "removed" : "restored", kind,
+			       what);
 		return;
 	}
 	ul_error("cannot undo %s '%s': %s%s", kind, what, why[0] ? why : strerror(-rc),

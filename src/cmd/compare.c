@@ -62,6 +62,7 @@ struct cmp_args {
 	const char *suite;
 	const char *format;
 	const char *test;
+	const char *expect;
 	bool strict;
 	enum ul_runcmp_unit unit;
 	struct ul_cmp_opts opts;
@@ -112,6 +113,10 @@ static const struct ul_opt compare_opts[] = {
 	{ "strict", UL_OPT_FLAG, 0, 1, 0, A(strict),
 	  .help = "exit 2 when the runs differ in a way that makes the comparison unfair "
 		  "(probe options, memory budget or limit, tool version)" },
+	{ "expect", UL_OPT_STRING, .arg = "LIST", A(expect), .def_text = "none",
+	  .help = "differences the comparison is about, never unfair: comma-separated patterns "
+		  "on a fingerprint key (sysctl.vm.swappiness) or property (memory limit); "
+		  "sweep passes its settings" },
 	{ "format", UL_OPT_CHOICE, .arg = "text|json|csv|lmbench2", A(format), .def_str = "text",
 	  .help = "the seed tables and the comparison (text), the comparison rows only, "
 		  "every number, for machines (json, csv), or micro's LMbench 2.0 summary with "
@@ -558,7 +563,7 @@ static int run_compare(struct cmp_state *st, const struct cmp_args *a)
 		return rc;
 	} else if (ul_runcmp_build_hist(st->groups, st->n_groups, metrics, nm, &a->opts, a->unit,
 					st->history, st->n_history, &c) ||
-		   ul_compare_env(&c)) {
+		   ul_compare_env(&c, a->expect)) {
 		ul_runcmp_free(&c);
 		ul_oom();
 		return UL_EXIT_ERROR;

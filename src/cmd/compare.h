@@ -13,9 +13,12 @@
  * Fill c->env with every environment property that differs between the
  * compared groups (kernel, CPU, memory, swap, tool version, suite
  * parameters, probe and load options), marking the unfair ones (probe
- * options, memory budget or limit, tool version).  0 or -ENOMEM.
+ * options, memory budget or limit, tool version), except those expect
+ * names: comma-separated fnmatch(3) patterns on the property ("memory
+ * limit") or fingerprint key ("sysctl.vm.swappiness"), the difference the
+ * comparison is about (a sweep's setting); NULL: none.  0 or -ENOMEM.
  */
-int ul_compare_env(struct ul_runcmp *c);
+int ul_compare_env(struct ul_runcmp *c, const char *expect);
 
 /*
  * Were runs a and b measured on the same host in the same configuration

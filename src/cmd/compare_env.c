@@ -12,9 +12,25 @@
 #include "probe/probe.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Is `what` (a property or a fingerprint key) one of expect's
+ * comma-separated fnmatch(3) patterns (NULL: none)? */
+static bool expected(const char *expect, const char *what)
+{
+	char copy[1024], *save = NULL, *tok;
+
+	if (!expect)
+		return false;
+	snprintf(copy, sizeof(copy), "%s", expect);
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		if (!fnmatch(tok, what, 0))
+			return true;
+	return false;
+}
 
 /* Bytes as "1.0 GiB", 0 as "none". */
 static void fmt_bytes(char *buf, size_t len, uint64_t b)
@@ -82,8 +98,8 @@ enum prop_kind {
 static const struct prop {
 	const char *what;
 	enum prop_kind kind;
-	bool unfair;	 /* a difference makes the comparison unfair */
-	bool in_fp;	 /* the fingerprint says it too: left out when every run has one */
+	bool unfair; /* a difference makes the comparison unfair */
+	bool in_fp;  /* the fingerprint says it too: left out when every run has one */
 } props[] = {
 	{ "kernel release", P_RELEASE, false, true },
 	{ "kernel version", P_VERSION, false, true },
@@ -212,7 +228,8 @@ static void add_distinct(char *buf, size_t len, const char *one)
  * group order): listed when any two runs differ, unfair when its class
  * says so and the values differ in what decides fairness.
  */
-static int fingerprint_fact(struct ul_runcmp *c, json_t *const *flat, const char *key)
+static int fingerprint_fact(struct ul_runcmp *c, json_t *const *flat, const char *key,
+			    const char *expect)
 {
 	struct ul_runcmp_env e;
 	char first[512], fair[512];
@@ -231,16 +248,17 @@ static int fingerprint_fact(struct ul_runcmp *c, json_t *const *flat, const char
 			if (!i)
 				snprintf(first, sizeof(first), "%s", fair);
 			unfair |= strcmp(first, fair) != 0;
-			differ |= strstr(e.value[g], " | ") || (g && strcmp(e.value[g], e.value[0]));
+			differ |= strstr(e.value[g], " | ") ||
+				  (g && strcmp(e.value[g], e.value[0]));
 		}
 	if (!differ)
 		return 0;
-	e.unfair = unfair && ul_fp_classify(key) == UL_FP_UNFAIR;
+	e.unfair = unfair && ul_fp_classify(key) == UL_FP_UNFAIR && !expected(expect, key);
 	return ul_runcmp_add_env(c, &e);
 }
 
 /* Every fact of the runs' fingerprints that differs between them. */
-static int fingerprint_env(struct ul_runcmp *c, size_t n_runs)
+static int fingerprint_env(struct ul_runcmp *c, size_t n_runs, const char *expect)
 {
 	json_t **flat = calloc(n_runs, sizeof(*flat)), *keys = json_object(), *v;
 	const char *key;
@@ -252,10 +270,10 @@ static int fingerprint_env(struct ul_runcmp *c, size_t n_runs)
 			flat[i] = ul_fp_flatten(c->groups[g].runs[r]->fingerprint);
 			rc = flat[i] ? json_object_update_missing(keys, flat[i]) : -ENOMEM;
 		}
-	json_object_foreach(keys, key, v) {
+	json_object_foreach (keys, key, v) {
 		if (rc)
 			break;
-		rc = fingerprint_fact(c, flat, key) ? -ENOMEM : 0;
+		rc = fingerprint_fact(c, flat, key, expect) ? -ENOMEM : 0;
 	}
 	for (i = 0; flat && i < n_runs; i++)
 		json_decref(flat[i]);
@@ -271,7 +289,7 @@ static int fingerprint_env(struct ul_runcmp *c, size_t n_runs)
 bool ul_compare_same_config(const struct ul_run *a, const struct ul_run *b)
 {
 	/* what shapes the measurement, not what is being compared (kernel) */
-	static const enum prop_kind same[] = { P_HOST,	 P_CPUS,     P_MODEL,  P_LIMIT, P_BUDGET,
+	static const enum prop_kind same[] = { P_HOST,	  P_CPUS,     P_MODEL,	P_LIMIT, P_BUDGET,
 					       P_RUNSWAP, P_INTERVAL, P_POINTS, P_PROBE, P_LOAD };
 	char va[256], vb[256];
 
@@ -322,7 +340,7 @@ static int mtest_bytes_env(struct ul_runcmp *c)
 	return differ ? ul_runcmp_add_env(c, &e) : 0;
 }
 
-int ul_compare_env(struct ul_runcmp *c)
+int ul_compare_env(struct ul_runcmp *c, const char *expect)
 {
 	size_t n_runs, with;
 
@@ -342,14 +360,14 @@ int ul_compare_env(struct ul_runcmp *c)
 		}
 		if (!differ)
 			continue;
-		e.unfair = props[i].unfair;
+		e.unfair = props[i].unfair && !expected(expect, props[i].what);
 		if (ul_runcmp_add_env(c, &e))
 			return -ENOMEM;
 	}
 	if (mtest_bytes_env(c))
 		return -ENOMEM;
 	if (with == n_runs)
-		return fingerprint_env(c, n_runs);
+		return fingerprint_env(c, n_runs, expect);
 	if (with) { /* some runs predate fingerprints: there is nothing to set against */
 		struct ul_runcmp_env e;
 
@@ -359,7 +377,7 @@ int ul_compare_env(struct ul_runcmp *c)
 			for (size_t r = 0; r < c->groups[g].n_runs; r++)
 				add_distinct(e.value[g], sizeof(e.value[g]),
 					     c->groups[g].runs[r]->fingerprint ? "recorded"
-										: "not recorded");
+									       : "not recorded");
 		return ul_runcmp_add_env(c, &e);
 	}
 	return 0;

@@ -11,6 +11,7 @@
 #include "proc/journal.h"
 #include "proc/scratch.h"
 #include "proc/swap.h"
+#include "proc/sysctl.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -248,6 +249,42 @@ static int undo_cgroup(const struct change_ctx *c, const char *arg)
 	return ul_cgroup_destroy_path(arg);
 }
 
+/* ---- sysctl ---------------------------------------------------------------- */
+
+/* "NAME ORIGINAL": the name into name[len], the value after it; NULL if malformed. */
+static const char *split_sysctl(const char *arg, char *name, size_t len)
+{
+	const char *sp = strchr(arg, ' ');
+
+	if (!sp || (size_t)(sp - arg) >= len)
+		return NULL;
+	snprintf(name, len, "%.*s", (int)(sp - arg), arg);
+	return ul_sysctl_value_ok(sp + 1) ? sp + 1 : NULL;
+}
+
+static int check_sysctl(const struct change_ctx *c, const char *arg)
+{
+	char name[128];
+
+	if (!split_sysctl(arg, name, sizeof(name)) || !ul_sysctl_allowed(name)) {
+		say(c, "not a sysctl a sweep may change, or not an integer value");
+		return -EPERM;
+	}
+	return 0;
+}
+
+static int undo_sysctl(const struct change_ctx *c, const char *arg)
+{
+	char name[128];
+	const char *orig = split_sysctl(arg, name, sizeof(name));
+	int rc = orig ? ul_sysctl_write(name, orig) : -EINVAL;
+
+	if (rc)
+		ul_whyf(c->why, c->whylen, "cannot write %s back to %s: %s", orig ? orig : "?",
+			name, strerror(-rc));
+	return rc;
+}
+
 /* ---- journal-first wrappers ---------------------------------------------- */
 
 static int run_arg(char *out, size_t len, const char *uuid, const char *store)
@@ -373,6 +410,25 @@ int ul_change_cpuset_create(struct ul_journal *j, const char *name, const char *
 	}
 	if (rc)
 		out->path[0] = '\0';
+	return rc;
+}
+
+int ul_change_sysctl_save(struct ul_journal *j, const char *name, char *arg, size_t len, char *why,
+			  size_t whylen)
+{
+	char orig[UL_SYSCTL_VALUE_MAX];
+	int rc = ul_sysctl_read(name, orig, sizeof(orig)), n;
+
+	if (rc) {
+		ul_whyf(why, whylen, "cannot read %s: %s", name, strerror(-rc));
+		return rc;
+	}
+	n = snprintf(arg, len, "%s %s", name, orig);
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	rc = j ? ul_journal_add(j, "sysctl", arg) : -EBADF;
+	if (rc)
+		ul_whyf(why, whylen, "cannot journal %s: %s", name, strerror(-rc));
 	return rc;
 }
 

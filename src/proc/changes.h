@@ -73,6 +73,14 @@ int ul_change_cpuset_create(struct ul_journal *j, const char *name, const char *
 			    const struct ul_cgroup *mem, struct ul_cpuset *out, char *why,
 			    size_t len) UL_MUST_CHECK;
 /*
+ * Before a sysctl (proc/sysctl.h) first changes: read its value and
+ * journal "sysctl NAME ORIGINAL" (arg receives "NAME ORIGINAL", what
+ * ul_change_undo(j, "sysctl", arg) writes back).  A journal is required
+ * (-EBADF without).  0 or -errno with a reason; then change nothing.
+ */
+int ul_change_sysctl_save(struct ul_journal *j, const char *name, char *arg, size_t len, char *why,
+			  size_t whylen) UL_MUST_CHECK;
+/*
  * Undo one of this process's own changes of a known kind and record it
  * done in j (may be NULL).  0 also when it was already undone; -EOPNOTSUPP
  * for an unknown kind or one only cleanup can undo (run).

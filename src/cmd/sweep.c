@@ -1,0 +1,491 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * `underload sweep SETTING=V1,V2... [--repeat N] -- run ARGS...`: one run
+ * per combination of the settings' values, interleaved over repetitions
+ * (A B A B), each labelled by its setting ("vm.swappiness=10"), then the
+ * comparison of those labels with the swept settings as the expected
+ * difference.
+ *
+ * Each run is a child `underload run ARGS --label LABEL` with the setting
+ * applied: a sysctl (proc/sysctl.h's allow-list) is journalled with its
+ * original value before it first changes (proc/changes.h, kind "sysctl")
+ * and written back at the end, on a failed run and on SIGINT/SIGTERM/SIGHUP;
+ * after a kill -9 of the sweep, `underload cleanup` writes it back.  cpus
+ * and mem-limit become the run's --cpus/--mem-limit.  The child runs in its
+ * own process group, so a signal reaches it once, forwarded by the sweep,
+ * and dies with SIGTERM should the sweep die first.
+ */
+#include "core/compat.h"
+#include "cmd/cmd.h"
+#include "core/log.h"
+#include "proc/changes.h"
+#include "proc/journal.h"
+#include "proc/sysctl.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define SWEEP_MAX_SETTINGS 4
+#define SWEEP_MAX_VALUES 16
+#define SWEEP_MAX_RUNS 64 /* combinations */
+/* One sweep of sysctls at a time: a second would save the first's value
+ * as the original and, ending last, leave it behind. */
+#define SWEEP_LOCK "/run/underload-sweep.lock"
+
+static const char sweep_help[] =
+	"usage: underload sweep SETTING=V1,V2,... [SETTING=...] [--repeat N] -- run ARGS...\n"
+	"\n"
+	"One run per combination of the settings' values, interleaved over the\n"
+	"repetitions (A B A B), each labelled by its setting (vm.swappiness=10), then\n"
+	"the comparison of those labels, the swept settings being the expected\n"
+	"difference.  SETTING is a sysctl of the allow-list (vm.swappiness,\n"
+	"vm.dirty_ratio, vm.dirty_background_ratio, vm.dirty_expire_centisecs,\n"
+	"vm.dirty_writeback_centisecs, vm.vfs_cache_pressure, vm.min_free_kbytes,\n"
+	"vm.watermark_scale_factor, vm.page-cluster, kernel.sched_*), integer values;\n"
+	"or cpus or mem-limit, which become the run's --cpus and --mem-limit (a value\n"
+	"holds no comma: a CPU list in a sweep is a range, 0-1).  Every sysctl is\n"
+	"journalled before it changes and written back at the end, after a failed\n"
+	"run, on SIGINT or SIGTERM, and by 'underload cleanup' after a kill -9.  The\n"
+	"sweep stops at the first run that fails (exit other than 0 or 4).\n"
+	"\n";
+
+static const char sweep_epilog[] =
+	"\n"
+	"Exit status: compare's (0, or 2 with --strict on an unfair difference), 1 a run\n"
+	"or a restore failed, 2 bad usage, 4 some run finished flagged, 130 interrupted.\n";
+
+extern const struct ul_cmd ul_cmd_desc_sweep;
+
+struct sweep_args {
+	int repeat;
+};
+
+#define A(member) UL_OPT_AT(struct sweep_args, member)
+static const struct ul_opt sweep_opts[] = {
+	{ "repeat", UL_OPT_COUNT, 1, 1000, 1, "runs of each combination, interleaved", .arg = "N",
+	  A(repeat) },
+	{ NULL },
+};
+#undef A
+
+struct setting {
+	char name[64];	     /* "vm.swappiness", "cpus", "mem-limit" */
+	const char *run_opt; /* "--cpus" for a run argument; NULL for a sysctl */
+	char expect[96];     /* compare --expect patterns for it */
+	char buf[512];
+	const char *values[SWEEP_MAX_VALUES];
+	size_t n_values;
+	char saved[160]; /* "NAME ORIGINAL" once journalled, "" before */
+};
+
+struct sweep {
+	struct setting set[SWEEP_MAX_SETTINGS];
+	size_t n_set, n_combos;
+	int repeat;
+	char **run_args; /* "run" ARGS... */
+	int n_run_args;
+	const char *db; /* the runs' --db, for compare */
+	char exe[PATH_MAX];
+	struct ul_journal journal;
+	char labels[SWEEP_MAX_RUNS][128];
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+/* The run options a setting becomes, and what compare may see differ. */
+static const struct {
+	const char *name, *run_opt, *expect;
+} run_settings[] = {
+	{ "cpus", "--cpus", "cpu.cpus,CPU count" },
+	{ "mem-limit", "--mem-limit", "memory limit,memory budget" },
+};
+
+/* "NAME=V1,V2" into s; UL_EXIT_USAGE after printing why. */
+static int parse_setting(const char *arg, struct setting *s)
+{
+	const char *eq = strchr(arg, '=');
+	char *save = NULL, *tok, list[512];
+
+	memset(s, 0, sizeof(*s));
+	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(s->name) ||
+	    strlen(eq) >= sizeof(s->buf))
+		return ul_usage_error("sweep", "'%s' is not SETTING=V1,V2,...", arg);
+	snprintf(s->name, sizeof(s->name), "%.*s", (int)(eq - arg), arg);
+	for (size_t i = 0; i < UL_ARRAY_SIZE(run_settings); i++)
+		if (!strcmp(s->name, run_settings[i].name)) {
+			s->run_opt = run_settings[i].run_opt;
+			snprintf(s->expect, sizeof(s->expect), "%s", run_settings[i].expect);
+		}
+	if (!s->run_opt) {
+		if (!ul_sysctl_allowed(s->name)) {
+			ul_sysctl_allow_list(list, sizeof(list));
+			return ul_usage_error("sweep",
+					      "'%s' is not a setting a sweep may change (sysctls: "
+					      "%s, where present; or cpus, mem-limit)",
+					      s->name, list);
+		}
+		snprintf(s->expect, sizeof(s->expect), "sysctl.%s", s->name);
+	}
+	snprintf(s->buf, sizeof(s->buf), "%s", eq + 1);
+	for (tok = strtok_r(s->buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (s->n_values == SWEEP_MAX_VALUES)
+			return ul_usage_error("sweep", "at most %d values for %s", SWEEP_MAX_VALUES,
+					      s->name);
+		if (!s->run_opt && !ul_sysctl_value_ok(tok))
+			return ul_usage_error("sweep", "%s=%s: a sysctl value must be an integer",
+					      s->name, tok);
+		s->values[s->n_values++] = tok;
+	}
+	if (!s->n_values)
+		return ul_usage_error("sweep", "%s: no value", s->name);
+	return 0;
+}
+
+/* The run arguments: "run" first; --label and the swept options are the
+ * sweep's; --db is remembered for compare. */
+static int check_run_args(struct sweep *sw)
+{
+	if (sw->n_run_args < 1 || strcmp(sw->run_args[0], "run"))
+		return ul_usage_error("sweep", "expected '-- run ARGS...' after the settings");
+	for (int i = 1; i < sw->n_run_args; i++) {
+		const char *a = sw->run_args[i];
+
+		if (!strcmp(a, "--label") || !strncmp(a, "--label=", 8) || !strncmp(a, "-l", 2))
+			return ul_usage_error("sweep", "the sweep labels its runs: no --label");
+		for (size_t s = 0; s < sw->n_set; s++)
+			if (sw->set[s].run_opt &&
+			    !strncmp(a, sw->set[s].run_opt, strlen(sw->set[s].run_opt)))
+				return ul_usage_error("sweep",
+						      "%s is swept: not in the run's "
+						      "arguments too",
+						      sw->set[s].run_opt);
+		if (!strcmp(a, "--db") && i + 1 < sw->n_run_args)
+			sw->db = sw->run_args[i + 1];
+		else if (!strncmp(a, "--db=", 5))
+			sw->db = a + 5;
+	}
+	return 0;
+}
+
+/* The value index of setting s in combination k (mixed radix, first fastest). */
+static size_t value_of(const struct sweep *sw, size_t k, size_t s)
+{
+	for (size_t i = 0; i < s; i++)
+		k /= sw->set[i].n_values;
+	return k % sw->set[s].n_values;
+}
+
+static int plan(struct sweep *sw)
+{
+	sw->n_combos = 1;
+	for (size_t s = 0; s < sw->n_set; s++) {
+		sw->n_combos *= sw->set[s].n_values;
+		if (sw->n_combos > SWEEP_MAX_RUNS)
+			return ul_usage_error("sweep", "more than %d combinations", SWEEP_MAX_RUNS);
+	}
+	for (size_t k = 0; k < sw->n_combos; k++) {
+		size_t off = 0;
+
+		for (size_t s = 0; s < sw->n_set; s++) {
+			const struct setting *st = &sw->set[s];
+
+			off += (size_t)snprintf(sw->labels[k] + off, sizeof(sw->labels[k]) - off,
+						"%s%s=%s", s ? "," : "", st->name,
+						st->values[value_of(sw, k, s)]);
+			if (off >= sizeof(sw->labels[k]))
+				return ul_usage_error("sweep", "label of combination %zu too long",
+						      k + 1);
+		}
+		if (ul_label_check("sweep", "label", sw->labels[k]))
+			return UL_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Combination k's sysctls, each journalled before its first change. */
+static int apply(struct sweep *sw, size_t k)
+{
+	char why[256];
+
+	for (size_t s = 0; s < sw->n_set; s++) {
+		struct setting *st = &sw->set[s];
+		const char *v = st->values[value_of(sw, k, s)];
+		int rc;
+
+		if (st->run_opt)
+			continue;
+		if (!st->saved[0] && ul_change_sysctl_save(&sw->journal, st->name, st->saved,
+							   sizeof(st->saved), why, sizeof(why))) {
+			st->saved[0] = '\0';
+			return ul_error("sweep: %s", why);
+		}
+		rc = ul_sysctl_write(st->name, v);
+		if (rc)
+			return ul_error_errno(rc, "sweep: cannot set %s to %s", st->name, v);
+	}
+	return 0;
+}
+
+/* Every sysctl back to its original, in reverse order; 0 or -1. */
+static int restore(struct sweep *sw)
+{
+	int ret = 0;
+
+	for (size_t s = sw->n_set; s-- > 0;) {
+		struct setting *st = &sw->set[s];
+		int rc;
+
+		if (!st->saved[0])
+			continue;
+		rc = ul_change_undo(&sw->journal, "sysctl", st->saved);
+		if (rc) {
+			ret = ul_error_errno(rc,
+					     "sweep: cannot restore %s (run 'underload cleanup')",
+					     st->saved);
+			continue;
+		}
+		fprintf(stderr, "sweep: %s restored to %s\n", st->name, strchr(st->saved, ' ') + 1);
+		st->saved[0] = '\0';
+	}
+	return ret;
+}
+
+/* Run argv in a child of its own process group that dies with us; its
+ * wait status, or -1.  A signal we catch is forwarded to it once. */
+static int run_child(const struct sweep *sw, char **argv)
+{
+	pid_t pid = fork();
+	int status;
+	bool forwarded = false;
+
+	if (pid < 0)
+		return ul_error_errno(errno, "sweep: cannot fork");
+	if (pid == 0) {
+		setpgid(0, 0);
+		if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() == 1)
+			_exit(126);
+		execv(sw->exe, argv);
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR)
+			return ul_error_errno(errno, "sweep: cannot wait for the run");
+		if (stop_signal && !forwarded) {
+			kill(pid, SIGINT);
+			forwarded = true;
+		}
+	}
+	return status;
+}
+
+/* argv for combination k: run ARGS --label L [--cpus V ...]; NULL-terminated. */
+static char **child_argv(const struct sweep *sw, size_t k, char **out, size_t max)
+{
+	size_t n = 0;
+
+	out[n++] = (char *)"underload";
+	for (int i = 0; i < sw->n_run_args && n + 2 * sw->n_set + 4 < max; i++)
+		out[n++] = sw->run_args[i];
+	out[n++] = (char *)"--label";
+	out[n++] = (char *)sw->labels[k];
+	for (size_t s = 0; s < sw->n_set; s++)
+		if (sw->set[s].run_opt) {
+			out[n++] = (char *)sw->set[s].run_opt;
+			out[n++] = (char *)sw->set[s].values[value_of(sw, k, s)];
+		}
+	out[n] = NULL;
+	return out;
+}
+
+/* Every run, interleaved: UL_EXIT_OK, UL_EXIT_FLAGGED, or the failure. */
+static int run_all(struct sweep *sw)
+{
+	char *argv[256];
+	int ret = UL_EXIT_OK;
+
+	for (int r = 0; r < sw->repeat; r++)
+		for (size_t k = 0; k < sw->n_combos; k++) {
+			int st, code;
+
+			fprintf(stderr, "sweep: round %d/%d, run %zu/%zu: %s\n", r + 1, sw->repeat,
+				k + 1, sw->n_combos, sw->labels[k]);
+			if (stop_signal)
+				return UL_EXIT_INTERRUPTED;
+			if (apply(sw, k))
+				return UL_EXIT_ERROR;
+			st = run_child(sw, child_argv(sw, k, argv, UL_ARRAY_SIZE(argv)));
+			if (st < 0)
+				return UL_EXIT_ERROR;
+			code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+			if (stop_signal || code == UL_EXIT_INTERRUPTED)
+				return UL_EXIT_INTERRUPTED;
+			if (code == UL_EXIT_FLAGGED) {
+				ret = UL_EXIT_FLAGGED;
+			} else if (code != UL_EXIT_OK) {
+				ul_error("sweep: the run %s failed (exit %d): the sweep stops",
+					 sw->labels[k], code);
+				return UL_EXIT_ERROR;
+			}
+		}
+	return ret;
+}
+
+/* compare LABEL... --expect PATTERNS [--db DB]: its exit code. */
+static int compare(struct sweep *sw)
+{
+	char *argv[SWEEP_MAX_RUNS + 8], expect[512];
+	size_t n = 0, off = 0;
+	int st;
+
+	argv[n++] = (char *)"underload";
+	argv[n++] = (char *)"compare";
+	for (size_t k = 0; k < sw->n_combos; k++)
+		argv[n++] = sw->labels[k];
+	for (size_t s = 0; s < sw->n_set && off < sizeof(expect); s++)
+		off += (size_t)snprintf(expect + off, sizeof(expect) - off, "%s%s", s ? "," : "",
+					sw->set[s].expect);
+	argv[n++] = (char *)"--expect";
+	argv[n++] = expect;
+	if (sw->db) {
+		argv[n++] = (char *)"--db";
+		argv[n++] = (char *)sw->db;
+	}
+	argv[n] = NULL;
+	fflush(stdout);
+	st = run_child(sw, argv);
+	if (st < 0)
+		return UL_EXIT_ERROR;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : UL_EXIT_ERROR;
+}
+
+/* The machine-wide sweep lock when sysctls are swept (held until exit,
+ * never inherited by the runs); 0, or UL_EXIT_ERROR after printing why. */
+static int lock_sysctls(const struct sweep *sw)
+{
+	bool any = false;
+	int fd;
+
+	for (size_t s = 0; s < sw->n_set; s++)
+		any |= !sw->set[s].run_opt;
+	if (!any)
+		return 0;
+	fd = open(SWEEP_LOCK, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return ul_error_errno(errno, "sweep: cannot open %s", SWEEP_LOCK), UL_EXIT_ERROR;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		close(fd);
+		return ul_error("sweep: another sweep is changing sysctls (%s is locked); "
+				"one at a time, or the second would restore the first's values",
+				SWEEP_LOCK),
+		       UL_EXIT_ERROR;
+	}
+	return 0; /* the fd stays open: the lock ends with this process */
+}
+
+/* SIGINT, SIGTERM and SIGHUP stop the sweep (handled, not fatal). */
+static void catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static int parse(struct sweep *sw, int argc, char **argv)
+{
+	struct sweep_args a;
+	int dd = 0, first, rc;
+
+	for (int i = 1; i < argc && !dd; i++)
+		if (!strcmp(argv[i], "--"))
+			dd = i;
+	if (!dd && argc > 1 && strcmp(argv[1], "-h") && strcmp(argv[1], "--help"))
+		return ul_usage_error("sweep", "expected '-- run ARGS...' after the settings");
+	rc = ul_cmd_parse(&ul_cmd_desc_sweep, &a, dd ? dd : argc, argv, &first);
+	if (rc)
+		return rc;
+	if (!dd)
+		return ul_usage_error("sweep", "expected '-- run ARGS...' after the settings");
+	sw->repeat = a.repeat;
+	for (int i = first; i < dd; i++) {
+		if (sw->n_set == SWEEP_MAX_SETTINGS)
+			return ul_usage_error("sweep", "at most %d settings", SWEEP_MAX_SETTINGS);
+		rc = parse_setting(argv[i], &sw->set[sw->n_set++]);
+		if (rc)
+			return rc;
+		for (size_t s = 0; s + 1 < sw->n_set; s++)
+			if (!strcmp(sw->set[s].name, sw->set[sw->n_set - 1].name))
+				return ul_usage_error("sweep", "%s named twice", argv[i]);
+	}
+	if (!sw->n_set)
+		return ul_usage_error("sweep", "no SETTING=V1,V2,... given");
+	sw->run_args = argv + dd + 1;
+	sw->n_run_args = argc - dd - 1;
+	if ((rc = check_run_args(sw)) || (rc = plan(sw)))
+		return rc;
+	return 0;
+}
+
+int ul_cmd_sweep(int argc, char **argv);
+int ul_cmd_sweep(int argc, char **argv)
+{
+	static struct sweep sw;
+	ssize_t n;
+	int rc, ret;
+
+	memset(&sw, 0, sizeof(sw));
+	sw.journal.fd = -1;
+	rc = parse(&sw, argc, argv);
+	if (rc)
+		return rc == UL_CMD_HELP_SHOWN ? UL_EXIT_OK : rc;
+	n = readlink("/proc/self/exe", sw.exe, sizeof(sw.exe) - 1);
+	if (n < 0)
+		return ul_error_errno(errno, "cannot find this program's path"), UL_EXIT_ERROR;
+	sw.exe[n] = '\0';
+	if (lock_sysctls(&sw))
+		return UL_EXIT_ERROR;
+	rc = ul_journal_open(&sw.journal);
+	if (rc) {
+		ul_error_errno(rc, "sweep: cannot open the journal of system changes");
+		return UL_EXIT_ERROR;
+	}
+	catch_signals();
+	ret = run_all(&sw);
+	if (restore(&sw))
+		ret = UL_EXIT_ERROR;
+	ul_journal_finish(&sw.journal);
+	if (ret == UL_EXIT_INTERRUPTED)
+		ul_note("sweep interrupted; every setting is restored");
+	if (ret != UL_EXIT_OK && ret != UL_EXIT_FLAGGED)
+		return ret;
+	rc = compare(&sw);
+	return rc == UL_EXIT_OK ? ret : rc;
+}
+
+const struct ul_cmd ul_cmd_desc_sweep = {
+	.name = "sweep",
+	.summary = "runs over settings (sysctls, cpus, mem-limit), restored after, then compare",
+	.help = sweep_help,
+	.opts = sweep_opts,
+	.epilog = sweep_epilog,
+	.fn = ul_cmd_sweep,
+};
