@@ -289,8 +289,13 @@ static int judge_pressure(struct ul_cell *cell)
 		}
 	if (!known)
 		return 0;
-	if (!paged)
+	if (!paged) {
 		cell->flags |= UL_CELL_NO_PRESSURE;
+		if (!cell->note[0]) /* the report prints it after "no-pressure:" */
+			snprintf(cell->note, sizeof(cell->note),
+				 "it paged nothing (no swap-out, no major fault): no memory "
+				 "pressure was measured; raise --mtest-target or add swap");
+	}
 	return ul_cell_set_metric(cell, "pressure_reached", paged ? 1.0 : 0.0);
 }
 
