@@ -85,11 +85,12 @@ chaos_trial() {
 		--format "text,json=$TMP/out/$label.json" >/dev/null 2>"$TMP/progress" &
 	pid=$!
 	sleep "$delay"
-	alive=1
-	chaos_exited "$pid" && alive=0
 	reported=$(chaos_reported "$TMP/progress")
 	before=$(chaos_cells "$label")
 	[ "$reported" -gt "$before" ] && before=$reported
+	# Alive right before the signal: a run may end during the queries.
+	alive=1
+	chaos_exited "$pid" && alive=0
 	kill -s "$sig" "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	rc=$?
