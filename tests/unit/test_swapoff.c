@@ -94,28 +94,6 @@ static long swaps_used(const char *path)
 	return used;
 }
 
-/*
- * How many swap areas share the highest priority, ours included (1 when
- * ours is alone).  The kernel spreads swapped pages evenly over areas of
- * equal priority, and an underload run elsewhere on the machine has one at
- * 32767 too: a hog must then be that many times larger for our file to
- * hold the pages a test needs.
- */
-static long top_priority_swaps(void)
-{
-	FILE *f = fopen("/proc/swaps", "re");
-	char line[PATH_MAX + 128];
-	long n = 0, prio;
-
-	if (!f)
-		return 1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%*s %*s %*s %*s %ld", &prio) == 1 && prio == 32767)
-			n++;
-	fclose(f);
-	return n > 0 ? n : 1;
-}
-
 static void make_swap(char *path, size_t len)
 {
 	char why[256];
@@ -233,7 +211,7 @@ START_TEST(test_swapoff_waits_for_another_swapoff)
 
 	make_swap(path, sizeof(path));
 	make_cgroup(&cg);
-	child = hog(&cg, (size_t)top_priority_swaps() * 13 * CG_LIMIT, 60000);
+	child = hog(&cg, 13 * CG_LIMIT, 60000);
 	ck_assert_msg(swaps_used(path) > 100 * 1024, "%ld KiB in %s", swaps_used(path), path);
 	unlimit(&cg);
 	other = fork();
@@ -274,8 +252,8 @@ START_TEST(test_swapoff_retries_after_signal)
 
 	make_swap(path, sizeof(path));
 	make_cgroup(&cg);
-	a = hog(&cg, (size_t)top_priority_swaps() * 6 * CG_LIMIT, 60000);
-	b = hog(&cg, (size_t)top_priority_swaps() * 6 * CG_LIMIT, 60000);
+	a = hog(&cg, 6 * CG_LIMIT, 60000);
+	b = hog(&cg, 6 * CG_LIMIT, 60000);
 	ck_assert_msg(swaps_used(path) > 100 * 1024, "%ld KiB in %s", swaps_used(path), path);
 	unlimit(&cg);
 	ck_assert_int_eq(sigaction(SIGUSR1, &sa, &old), 0); /* no SA_RESTART */
