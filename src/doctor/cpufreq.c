@@ -43,8 +43,7 @@ static void cpufreq(const struct ul_doctor_opts *o, const struct ul_doctor_sampl
 			snprintf(first_gov, sizeof(first_gov), "%s", gov);
 		powersave += !strcmp(gov, "powersave");
 		if (capped < 0 && read_cpu(cpu, "scaling_max_freq", cap, sizeof(cap)) &&
-		    read_cpu(cpu, "cpuinfo_max_freq", hw, sizeof(hw)) &&
-		    atol(cap) < atol(hw)) {
+		    read_cpu(cpu, "cpuinfo_max_freq", hw, sizeof(hw)) && atol(cap) < atol(hw)) {
 			capped = cpu;
 			cap_khz = atol(cap);
 			hw_khz = atol(hw);
@@ -64,8 +63,8 @@ static void cpufreq(const struct ul_doctor_opts *o, const struct ul_doctor_sampl
 				 cap_khz / 1000, hw_khz / 1000,
 				 powersave ? ", with the powersave governor" : "");
 		else
-			snprintf(f->what, sizeof(f->what), "%d of %d CPUs run the powersave governor",
-				 powersave, n);
+			snprintf(f->what, sizeof(f->what),
+				 "%d of %d CPUs run the powersave governor", powersave, n);
 		snprintf(f->todo, sizeof(f->todo),
 			 "set the performance governor and lift the cap (cpupower frequency-set "
 			 "-g performance -u max)");

@@ -33,20 +33,20 @@ enum ul_doctor_severity {
 };
 
 struct ul_doctor_opts {
-	const char *dir;     /* where the run's scratch files go (--dir) */
-	int64_t window_ns;   /* the sample's length */
-	bool swap_planned;   /* the run adds its own swap (--swap): no swap is fine */
+	const char *dir;   /* where the run's scratch files go (--dir) */
+	int64_t window_ns; /* the sample's length */
+	bool swap_planned; /* the run adds its own swap (--swap): no swap is fine */
 };
 
 /* What the window measured (sample.c). */
 struct ul_doctor_sample {
-	int64_t window_ns;	 /* as measured */
-	double other_cpu_pct;	 /* CPU of every other process, % of one CPU */
+	int64_t window_ns;			    /* as measured */
+	double other_cpu_pct;			    /* CPU of every other process, % of one CPU */
 	struct ul_fp_busy busy[UL_DOCTOR_MAX_BUSY]; /* the busiest of them, most first */
 	size_t n_busy;
 	bool have_steal;
-	double steal_pct;	 /* of all CPU time in the window */
-	size_t loops;		 /* timed repetitions of the fixed loop */
+	double steal_pct; /* of all CPU time in the window */
+	size_t loops;	  /* timed repetitions of the fixed loop */
 	double loop_median_ns;
 	double clock_spread_pct; /* (p90 - p10) / median of the loop's times */
 };

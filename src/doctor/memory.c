@@ -89,8 +89,7 @@ static void fragmentation(const struct ul_doctor_opts *o, const struct ul_doctor
 		return;
 	}
 	pct = ul_fp_frag_pct(blocks, orders, 4);
-	snprintf(f->what, sizeof(f->what), "%.0f%% of free memory is in blocks under 64 KiB",
-		 pct);
+	snprintf(f->what, sizeof(f->what), "%.0f%% of free memory is in blocks under 64 KiB", pct);
 	if (pct >= FRAG_WARN_PCT) {
 		f->severity = UL_DOCTOR_WARN;
 		snprintf(f->todo, sizeof(f->todo),

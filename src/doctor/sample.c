@@ -144,8 +144,8 @@ static void other_cpu(const struct ul_procstat *a, size_t na, const struct ul_pr
 	static const enum ul_sysmon_field busy[] = { UL_SYSMON_CPU_USER, UL_SYSMON_CPU_NICE,
 						     UL_SYSMON_CPU_SYSTEM, UL_SYSMON_CPU_IRQ,
 						     UL_SYSMON_CPU_SOFTIRQ };
-	double per_tick = 100.0 * (double)UL_NS_PER_SEC / (double)sysconf(_SC_CLK_TCK) /
-			  (double)s->window_ns;
+	double per_tick =
+		100.0 * (double)UL_NS_PER_SEC / (double)sysconf(_SC_CLK_TCK) / (double)s->window_ns;
 	const struct ul_procstat *self_a = ul_procstat_find(a, na, getpid());
 	const struct ul_procstat *self_b = ul_procstat_find(b, nb, getpid());
 	double total = 0, self = 0;
@@ -180,10 +180,11 @@ static void steal(const struct ul_sysmon_sample *a, const struct ul_sysmon_sampl
 	s->have_steal = (a->have & b->have & (1u << UL_SYSMON_STAT)) != 0;
 	for (int f = UL_SYSMON_CPU_USER; f <= UL_SYSMON_CPU_STEAL; f++)
 		total += (double)(b->v[f] - a->v[f]);
-	s->steal_pct = s->have_steal && total > 0
-			       ? 100.0 * (double)(b->v[UL_SYSMON_CPU_STEAL] - a->v[UL_SYSMON_CPU_STEAL]) /
-					 total
-			       : 0.0;
+	s->steal_pct =
+		s->have_steal && total > 0
+			? 100.0 * (double)(b->v[UL_SYSMON_CPU_STEAL] - a->v[UL_SYSMON_CPU_STEAL]) /
+				  total
+			: 0.0;
 }
 
 int ul_doctor_sample(int64_t window_ns, struct ul_doctor_sample *s)

@@ -114,8 +114,7 @@ static int collect(const struct ul_fp_ctx *ctx, json_t *obj)
 	char line[128];
 	double up;
 
-	if (ul_fp_read_line("/proc/uptime", line, sizeof(line)) ||
-	    sscanf(line, "%lf", &up) != 1) {
+	if (ul_fp_read_line("/proc/uptime", line, sizeof(line)) || sscanf(line, "%lf", &up) != 1) {
 		if (ul_fp_put_str(obj, "uptime_s", NULL))
 			return -ENOMEM;
 	} else if (ul_fp_put_int(obj, "uptime_s", (int64_t)up)) {

@@ -84,7 +84,7 @@ static char *value_text(const json_t *v)
 
 		if (!parts)
 			return NULL;
-		json_array_foreach((json_t *)v, i, e) {
+		json_array_foreach ((json_t *)v, i, e) {
 			parts[i] = value_text(e);
 			len += (parts[i] ? strlen(parts[i]) : 0) + 2;
 		}
@@ -110,7 +110,7 @@ static int flatten_into(json_t *flat, const char *prefix, const json_t *obj)
 	const char *key;
 	json_t *v;
 
-	json_object_foreach((json_t *)obj, key, v) {
+	json_object_foreach ((json_t *)obj, key, v) {
 		char name[256];
 		char *text;
 		int bad;

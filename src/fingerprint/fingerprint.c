@@ -97,7 +97,7 @@ static int print_value(FILE *out, const json_t *v)
 	case JSON_ARRAY:
 		if (!json_array_size(v))
 			fputs("(none)", out);
-		json_array_foreach(v, i, e) {
+		json_array_foreach (v, i, e) {
 			if (i)
 				fputs(", ", out);
 			if (print_value(out, e))
@@ -119,7 +119,7 @@ static int print_object(FILE *out, const char *prefix, const json_t *obj)
 	const char *key;
 	json_t *v;
 
-	json_object_foreach((json_t *)obj, key, v) {
+	json_object_foreach ((json_t *)obj, key, v) {
 		char name[256];
 		const char *shown;
 		size_t n;
@@ -148,7 +148,7 @@ int ul_fingerprint_print(FILE *out, const json_t *fp)
 		fputs("no fingerprint: the run was stored before underload recorded one\n", out);
 		return ferror(out) ? -EIO : 0;
 	}
-	json_object_foreach((json_t *)fp, key, section) {
+	json_object_foreach ((json_t *)fp, key, section) {
 		fprintf(out, "%s:\n", ul_esc(key));
 		if (json_is_object(section) ? print_object(out, key, section)
 					    : (fputs("  ", out), print_value(out, section)))

@@ -88,8 +88,10 @@ static int put_config(json_t *obj, const char *release)
 
 	if (!text)
 		return ul_fp_put_str(obj, "config_source", NULL) ||
-		       ul_fp_put_str(obj, "config_crc32", NULL) ||
-		       ul_fp_put_str(obj, "config", NULL) ? -ENOMEM : 0;
+				       ul_fp_put_str(obj, "config_crc32", NULL) ||
+				       ul_fp_put_str(obj, "config", NULL)
+			       ? -ENOMEM
+			       : 0;
 	snprintf(hash, sizeof(hash), "%08lx",
 		 (unsigned long)crc32(crc32(0L, Z_NULL, 0), (const Bytef *)text, (uInt)n));
 	timing = json_object();
@@ -115,7 +117,7 @@ static int collect(const struct ul_fp_ctx *ctx, json_t *obj)
 	    ul_fp_put_str(obj, "arch", named ? u.machine : NULL) ||
 	    ul_fp_put_str(obj, "cmdline",
 			  ul_fp_read_line("/proc/cmdline", cmdline, sizeof(cmdline)) ? NULL
-										      : cmdline))
+										     : cmdline))
 		return -ENOMEM;
 	return put_config(obj, named ? u.release : "");
 }

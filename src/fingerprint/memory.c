@@ -29,8 +29,8 @@ static int64_t meminfo_kb(const char *text, const char *key)
 static int put_meminfo(json_t *obj)
 {
 	static const char *const keys[][2] = {
-		{ "MemTotal", "ram_kb" },     { "SwapTotal", "swap_kb" },
-		{ "Cached", "page_cache_kb" }, { "Dirty", "dirty_kb" },
+		{ "MemTotal", "ram_kb" },	 { "SwapTotal", "swap_kb" },
+		{ "Cached", "page_cache_kb" },	 { "Dirty", "dirty_kb" },
 		{ "Writeback", "writeback_kb" }, { "MemAvailable", "available_kb" },
 	};
 	char text[8192];
@@ -84,7 +84,8 @@ static int put_zram(json_t *obj)
 		if (!strcmp(size, "0"))
 			continue; /* not set up */
 		snprintf(path, sizeof(path), "/sys/block/zram%d/comp_algorithm", i);
-		if (ul_fp_read_line(path, alg, sizeof(alg)) || ul_fp_selected(alg, sel, sizeof(sel)))
+		if (ul_fp_read_line(path, alg, sizeof(alg)) ||
+		    ul_fp_selected(alg, sel, sizeof(sel)))
 			snprintf(sel, sizeof(sel), "%s", UL_FP_ABSENT);
 		snprintf(one, sizeof(one), "zram%d %s bytes %s", i, size, sel);
 		if (json_array_append_new(arr, json_string(one)))
@@ -120,8 +121,10 @@ static int put_buddyinfo(json_t *obj)
 					(unsigned long long)blocks[k]);
 	/* Order 4 is 64 KiB with 4 KiB pages: what THP and larger allocations miss. */
 	return ul_fp_put_str(obj, "buddyinfo", lines) ||
-	       ul_fp_put_int(obj, "free_below_order4_pct",
-			     (int64_t)(ul_fp_frag_pct(blocks, orders, 4) + 0.5)) ? -ENOMEM : 0;
+			       ul_fp_put_int(obj, "free_below_order4_pct",
+					     (int64_t)(ul_fp_frag_pct(blocks, orders, 4) + 0.5))
+		       ? -ENOMEM
+		       : 0;
 }
 
 static int collect(const struct ul_fp_ctx *ctx, json_t *obj)

@@ -53,8 +53,8 @@ static bool is_timing(const char *name, size_t len)
 }
 
 /* One line: "CONFIG_X=v" or "# CONFIG_X is not set" -> name, value. */
-static bool config_line(const char *p, size_t n, const char **name, size_t *nlen,
-			const char **val, size_t *vlen)
+static bool config_line(const char *p, size_t n, const char **name, size_t *nlen, const char **val,
+			size_t *vlen)
 {
 	const char *eq;
 
@@ -231,10 +231,10 @@ const char *ul_fp_virt_detect(const struct ul_fp_virt_inputs *in)
 	static const struct {
 		const char *word, *name;
 	} dmi[] = {
-		{ "KVM", "kvm" },	    { "QEMU", "qemu" },	    { "VMware", "vmware" },
-		{ "VMW", "vmware" },	    { "innotek", "oracle" }, { "VirtualBox", "oracle" },
-		{ "Xen", "xen" },	    { "Amazon EC2", "amazon" }, { "Microsoft", "microsoft" },
-		{ "Bochs", "bochs" },	    { "Parallels", "parallels" }, { "Firecracker", "kvm" },
+		{ "KVM", "kvm" },	{ "QEMU", "qemu" },	      { "VMware", "vmware" },
+		{ "VMW", "vmware" },	{ "innotek", "oracle" },      { "VirtualBox", "oracle" },
+		{ "Xen", "xen" },	{ "Amazon EC2", "amazon" },   { "Microsoft", "microsoft" },
+		{ "Bochs", "bochs" },	{ "Parallels", "parallels" }, { "Firecracker", "kvm" },
 		{ "Google", "google" },
 	};
 	const char *c = container(in);

@@ -52,7 +52,8 @@ static int put_queue(json_t *obj, unsigned maj, unsigned min)
 	const char *const dirs[] = { "queue", "../queue" }; /* a disk, a partition */
 
 	for (size_t i = 0; i < UL_ARRAY_SIZE(dirs); i++) {
-		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%s/scheduler", maj, min, dirs[i]);
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%s/scheduler", maj, min,
+			 dirs[i]);
 		if (ul_fp_read_line(path, text, sizeof(text)))
 			continue;
 		if (ul_fp_selected(text, sel, sizeof(sel)))
@@ -62,7 +63,9 @@ static int put_queue(json_t *obj, unsigned maj, unsigned min)
 		if (ul_fp_read_line(path, rot, sizeof(rot)))
 			snprintf(rot, sizeof(rot), "%s", UL_FP_ABSENT);
 		return ul_fp_put_str(obj, "io_scheduler", sel) ||
-		       ul_fp_put_str(obj, "rotational", rot) ? -ENOMEM : 0;
+				       ul_fp_put_str(obj, "rotational", rot)
+			       ? -ENOMEM
+			       : 0;
 	}
 	return ul_fp_put_str(obj, "io_scheduler", NULL) || ul_fp_put_str(obj, "rotational", NULL)
 		       ? -ENOMEM
@@ -78,8 +81,9 @@ static int collect(const struct ul_fp_ctx *ctx, json_t *obj)
 	bool found;
 
 	if (!ctx->dir || !realpath(ctx->dir, real) || stat(real, &st))
-		return ul_fp_put_str(obj, "dir", ctx->dir) ||
-		       ul_fp_put_str(obj, "device", NULL) ? -ENOMEM : 0;
+		return ul_fp_put_str(obj, "dir", ctx->dir) || ul_fp_put_str(obj, "device", NULL)
+			       ? -ENOMEM
+			       : 0;
 	info = read_mountinfo();
 	found = info && !ul_fp_mount_find(info, major(st.st_dev), minor(st.st_dev), real, &m);
 	free(info);

@@ -77,7 +77,9 @@ static int collect(const struct ul_fp_ctx *ctx, json_t *obj)
 {
 	(void)ctx;
 	return ul_fp_put_str(obj, "cgroup", cgroup_version()) ||
-	       ul_fp_put_str(obj, "virtualization", virt()) ? -ENOMEM : 0;
+			       ul_fp_put_str(obj, "virtualization", virt())
+		       ? -ENOMEM
+		       : 0;
 }
 
 const struct ul_fp_source ul_fp_source_system = {

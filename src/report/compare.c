@@ -129,8 +129,9 @@ static void basis_note(char *buf, size_t len, const struct ul_runcmp_row *r)
 			 100.0 * r->rep.sd_base / fabs(r->rep.mean_base),
 			 100.0 * r->rep.sd_cand / fabs(r->rep.mean_cand));
 		if (r->res.verdict == UL_VERDICT_NONE && need > have)
-			note_add(buf, len, "a shift this size needs ~%zu replicates/side (%zu more)",
-				 need, need - have);
+			note_add(buf, len,
+				 "a shift this size needs ~%zu replicates/side (%zu more)", need,
+				 need - have);
 		break;
 	case UL_BASIS_LEARNED:
 		note_add(buf, len,
@@ -143,11 +144,12 @@ static void basis_note(char *buf, size_t len, const struct ul_runcmp_row *r)
 		if (!r->res.can_decide && r->need_points)
 			note_add(buf, len, "too few points for any verdict: ~%zu/side needed",
 				 r->need_points);
-		note_add(buf, len,
-			 "run-to-run variation not measured (%zu v %zu replicates): run %zu or more "
-			 "per side (--runs)",
-			 r->reps_base, r->reps_cand,
-			 need > UL_REP_MIN_ADVISED ? need : (size_t)UL_REP_MIN_ADVISED);
+		note_add(
+			buf, len,
+			"run-to-run variation not measured (%zu v %zu replicates): run %zu or more "
+			"per side (--runs)",
+			r->reps_base, r->reps_cand,
+			need > UL_REP_MIN_ADVISED ? need : (size_t)UL_REP_MIN_ADVISED);
 		break;
 	}
 }
@@ -202,10 +204,10 @@ static void table_head(FILE *out, const struct ul_runcmp *c, const struct ul_run
 		"\n%s %s (%s, %s is better): verdict by replicates (cells%s), %g%% CI of the "
 		"shift, alpha %g, Holm over %zu test%s\n",
 		m->suite, m->label, m->unit, m->better == UL_BETTER_HIGHER ? "higher" : "lower",
-		c->unit == UL_RUNCMP_RUNS ? "; --per-run: runs" : "",
-		(1.0 - c->opts.alpha) * 100.0, c->opts.alpha, n_tested, n_tested == 1 ? "" : "s");
+		c->unit == UL_RUNCMP_RUNS ? "; --per-run: runs" : "", (1.0 - c->opts.alpha) * 100.0,
+		c->opts.alpha, n_tested, n_tested == 1 ? "" : "s");
 	fprintf(out, "(points: %s; a row's test is in its 'by' column)\n",
-		m->exposure ? "an exact conditional rate test of the counts"
+		m->exposure		       ? "an exact conditional rate test of the counts"
 		: c->opts.test == UL_CMP_WELCH ? "Welch's t (difference of means)"
 					       : "Mann-Whitney U (Hodges-Lehmann shift)");
 	if (first)
@@ -224,7 +226,6 @@ static void table_row(FILE *out, const struct ul_runcmp *c, const struct ul_runc
 	char lab[64], test[64], mb[24], mc[24], ch[16], lo[16], hi[16], ci[40], p[16], note[320];
 	char reps[24], need[16];
 	const struct ul_cmp_result *x = &r->res;
-	
 
 	clean(lab, sizeof(lab), c->groups[r->cand].label);
 	clean(test, sizeof(test), r->test);
@@ -397,15 +398,14 @@ static json_t *json_row(const struct ul_runcmp *c, const struct ul_runcmp_row *r
 	json_object_set_new(o, "basis", json_string(ul_runcmp_basis_name(r->basis)));
 	json_object_set_new(o, "need_is_floor", json_boolean(r->need_floor));
 	if (r->basis != UL_BASIS_UNMEASURED)
-		json_object_update_new(o, json_pack("{s:o,s:o,s:o,s:o}", "rep_mean_base",
-						    jnum(r->rep.mean_base), "rep_mean_cand",
-						    jnum(r->rep.mean_cand), "rep_sd_base",
-						    jnum(r->rep.sd_base), "rep_sd_cand",
-						    jnum(r->rep.sd_cand)));
+		json_object_update_new(
+			o, json_pack("{s:o,s:o,s:o,s:o}", "rep_mean_base", jnum(r->rep.mean_base),
+				     "rep_mean_cand", jnum(r->rep.mean_cand), "rep_sd_base",
+				     jnum(r->rep.sd_base), "rep_sd_cand", jnum(r->rep.sd_cand)));
 	if (r->basis == UL_BASIS_LEARNED)
-		json_object_update_new(o, json_pack("{s:o,s:I}", "learned_cv", jnum(r->learned_cv),
-						    "learned_groups",
-						    (json_int_t)r->learned_groups));
+		json_object_update_new(o,
+				       json_pack("{s:o,s:I}", "learned_cv", jnum(r->learned_cv),
+						 "learned_groups", (json_int_t)r->learned_groups));
 	return o;
 }
 

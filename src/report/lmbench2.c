@@ -252,7 +252,7 @@ static const struct {
 	const char *probe, *series;
 	double factor;
 } lm2_src[] = {
-#define US 1e-6		     /* ps -> us */
+#define US 1e-6 /* ps -> us */
 #define MB 1e-6 /* bytes/s -> MB/s, 10^6 bytes as lmbench3 */
 	{ UL_LM2_NULL_CALL, "lat-null", "op_ps", US },
 	{ UL_LM2_NULL_IO, "lat-nullio", "op_ps", US },

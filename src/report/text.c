@@ -383,7 +383,7 @@ static void text_doctor(FILE *out, const struct ul_run *run)
 
 	if (!d)
 		return;
-	json_object_foreach((json_t *)d, check, v) {
+	json_object_foreach ((json_t *)d, check, v) {
 		const char *text = json_string_value(v);
 
 		if (!text || ul_doctor_text_severity(text) == UL_DOCTOR_INFO)

@@ -126,8 +126,8 @@ static double log_binom_pmf(double k, double n, double q)
 {
 	double lq = q > 0.0 ? log(q) : -INFINITY, lr = q < 1.0 ? log1p(-q) : -INFINITY;
 
-	return lgamma(n + 1.0) - lgamma(k + 1.0) - lgamma(n - k + 1.0) +
-	       (k > 0.0 ? k * lq : 0.0) + (n - k > 0.0 ? (n - k) * lr : 0.0);
+	return lgamma(n + 1.0) - lgamma(k + 1.0) - lgamma(n - k + 1.0) + (k > 0.0 ? k * lq : 0.0) +
+	       (n - k > 0.0 ? (n - k) * lr : 0.0);
 }
 
 double ul_rate_test_p(double x_b, double t_b, double x_c, double t_c)

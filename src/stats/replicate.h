@@ -39,9 +39,9 @@
 
 /* A relative between-replicate variance learned from groups of replicates. */
 struct ul_rep_var {
-	double ss;	/* sum over groups of (k - 1) cv^2 */
-	double df;	/* sum over groups of (k - 1) */
-	size_t groups;	/* groups that contributed */
+	double ss;     /* sum over groups of (k - 1) cv^2 */
+	double df;     /* sum over groups of (k - 1) */
+	size_t groups; /* groups that contributed */
 };
 
 /* Add a group of n replicate values (n >= 2 and a positive mean, else nothing). */
@@ -50,7 +50,7 @@ void ul_rep_var_add(struct ul_rep_var *v, const double *x, size_t n);
 double ul_rep_var_cv2(const struct ul_rep_var *v);
 
 struct ul_rep_result {
-	size_t n_base, n_cand;	   /* replicates */
+	size_t n_base, n_cand;	     /* replicates */
 	double mean_base, mean_cand; /* of the replicate values */
 	double sd_base, sd_cand;     /* between-replicate S.D. (learned: cv x mean) */
 	double shift;		     /* mean_cand - mean_base */
@@ -64,7 +64,8 @@ int ul_rep_welch(const double *b, size_t nb, const double *c, size_t nc, double 
 		 struct ul_rep_result *out) UL_MUST_CHECK;
 /* With a learned variance (df > 0), nb, nc >= 1: 0 or -EDOM. */
 int ul_rep_learned(const double *b, size_t nb, const double *c, size_t nc,
-		   const struct ul_rep_var *v, double alpha, struct ul_rep_result *out) UL_MUST_CHECK;
+		   const struct ul_rep_var *v, double alpha,
+		   struct ul_rep_result *out) UL_MUST_CHECK;
 /* Replicates per side for power 0.8 at alpha (see above); 0 when shift is 0. */
 size_t ul_rep_needed(double sd_base, double sd_cand, double shift, double alpha);
 

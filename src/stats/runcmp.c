@@ -105,8 +105,7 @@ static int cell_points(const struct ul_cell *c, const struct ul_runcmp_metric *m
 }
 
 /* Is c an ok cell of m's suite and this test with values of m? */
-static bool cell_counts(const struct ul_cell *c, const struct ul_runcmp_metric *m,
-			const char *test)
+static bool cell_counts(const struct ul_cell *c, const struct ul_runcmp_metric *m, const char *test)
 {
 	return c->outcome == UL_CELL_OK && !strcmp(c->suite, m->suite) &&
 	       !strcmp(ul_suite_cell_test(c), test) && cell_has(c, m);
@@ -164,7 +163,8 @@ int ul_runcmp_replicates(const struct ul_runcmp_group *g, const struct ul_runcmp
 			rc = cell_points(c, m, &pv, &pn, &pcap, &prefix);
 			if (!rc && pn) {
 				ul_stats_sort(pv, pn);
-				rc = push_one(&out->v, &out->n, &cap, ul_stats_median_sorted(pv, pn));
+				rc = push_one(&out->v, &out->n, &cap,
+					      ul_stats_median_sorted(pv, pn));
 			}
 			free(pv);
 			if (rc) {
@@ -407,8 +407,7 @@ int ul_runcmp_build_unit(const struct ul_runcmp_group *groups, size_t n_groups,
 			 const struct ul_cmp_opts *opts, enum ul_runcmp_unit unit,
 			 struct ul_runcmp *out)
 {
-	return ul_runcmp_build_hist(groups, n_groups, metrics, n_metrics, opts, unit, NULL, 0,
-				    out);
+	return ul_runcmp_build_hist(groups, n_groups, metrics, n_metrics, opts, unit, NULL, 0, out);
 }
 
 int ul_runcmp_build_hist(const struct ul_runcmp_group *groups, size_t n_groups,

@@ -85,7 +85,7 @@ struct ul_runcmp_row {
 	struct ul_rep_result rep;    /* REPLICATES, LEARNED: the replicate-level test */
 	size_t learned_groups;	     /* LEARNED: groups of repeated runs the variance came from */
 	double learned_cv;	     /* LEARNED: its relative S.D. */
-	bool need_floor; /* UNMEASURED: need_per_side is a lower bound (variance unknown) */
+	bool need_floor;    /* UNMEASURED: need_per_side is a lower bound (variance unknown) */
 	size_t need_points; /* UNMEASURED: points a side the within-run test needs */
 	/* Count metrics: totals, and the exact conditional rate test's p
 	 * (with replicates the verdict needs it and Welch on rates). */
@@ -175,8 +175,7 @@ int ul_runcmp_pool_runs(const struct ul_runcmp_group *g, const struct ul_runcmp_
  * `cells`, `disturbed` as ul_runcmp_pool.  0 or -ENOMEM.
  */
 int ul_runcmp_replicates(const struct ul_runcmp_group *g, const struct ul_runcmp_metric *m,
-			 const char *test, enum ul_runcmp_unit unit,
-			 struct ul_runcmp_pooled *out);
+			 const char *test, enum ul_runcmp_unit unit, struct ul_runcmp_pooled *out);
 
 /* Internal to stats/runcmp*.c: decide one row from its pooled data. */
 struct ul_runcmp_sides {

@@ -127,8 +127,7 @@ static void unmeasured(struct ul_runcmp_row *row, double alpha)
 		half = (r->shift_hi - r->shift_lo) / (2.0 * z) / sqrt(2.0);
 		need = ul_rep_needed(half, half, r->shift, alpha);
 	}
-	r->need_per_side = r->shift != 0.0 && need < UL_REP_MIN_ADVISED ? UL_REP_MIN_ADVISED
-									 : need;
+	r->need_per_side = r->shift != 0.0 && need < UL_REP_MIN_ADVISED ? UL_REP_MIN_ADVISED : need;
 }
 
 /* Within-run points: Mann-Whitney or Welch on them, or the rate test. */

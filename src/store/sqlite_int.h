@@ -75,10 +75,10 @@ struct ul_store_sqlite {
 	struct ul_store base; /* first: the ops see a struct ul_store * */
 	sqlite3 *db;
 	sqlite3_stmt *stmt[S_COUNT];
-	int ro_errno;	/* EACCES or EROFS when the file could only be opened read-only */
-	bool read_only; /* opened with UL_STORE_READ */
+	int ro_errno;	 /* EACCES or EROFS when the file could only be opened read-only */
+	bool read_only;	 /* opened with UL_STORE_READ */
 	int64_t version; /* the file's schema version: older only when opened for reading */
-	bool on_disk;	/* a file (not ":memory:"): dev/ino say which */
+	bool on_disk;	 /* a file (not ":memory:"): dev/ino say which */
 	dev_t dev;
 	ino_t ino;
 	char path[]; /* as given, for messages */

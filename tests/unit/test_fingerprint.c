@@ -126,9 +126,8 @@ END_TEST
 
 START_TEST(test_buddyinfo)
 {
-	static const char text[] =
-		"Node 0, zone      DMA      1      0      0      0\n"
-		"Node 0, zone   Normal      8      4      2      1      1\n";
+	static const char text[] = "Node 0, zone      DMA      1      0      0      0\n"
+				   "Node 0, zone   Normal      8      4      2      1      1\n";
 	uint64_t b[16];
 	int n = ul_fp_buddy_parse(text, b);
 
@@ -146,9 +145,9 @@ END_TEST
 START_TEST(test_flatten_classes)
 {
 	json_t *fp = json_pack("{s:{s:s,s:{s:s}},s:{s:s},s:{s:[s,s],s:i}}", "kernel", "release",
-			       "6.1", "config", "CONFIG_HZ", "250", "sysctl", "vm.swappiness",
-			       "60", "activity", "top_memory", "a[1] 2 MiB", "b[2] 1 MiB",
-			       "uptime_s", 42);
+			       "6.1", "config", "CONFIG_HZ", "250", "sysctl", "vm.swappiness", "60",
+			       "activity", "top_memory", "a[1] 2 MiB", "b[2] 1 MiB", "uptime_s",
+			       42);
 	json_t *flat = ul_fp_flatten(fp);
 	char buf[128];
 

@@ -223,7 +223,8 @@ START_TEST(golden_page)
 	ck_assert_uint_eq(count(got, "<td>slower (unconfirmed) (at least 3 replicates per side "
 				     "would show a shift this size)</td><td>survives"),
 			  2);
-	ck_assert_uint_eq(count(got, "<td>no difference proven (at least 5 replicates per side"), 1);
+	ck_assert_uint_eq(count(got, "<td>no difference proven (at least 5 replicates per side"),
+			  1);
 	ck_assert_ptr_nonnull(strstr(got, "<tr class=\"diff\"><th>kernel release"));
 	ck_assert_ptr_null(strstr(got, "<tr class=\"diff\"><th>CPUs"));
 	ck_assert_ptr_nonnull(strstr(got, "red ticks: 2 missed periods."));

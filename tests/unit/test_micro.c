@@ -125,7 +125,8 @@ static void tiny_env(struct ul_micro_env *env, const char *scratch)
 	env->llc_bytes = 2 * UL_MiB;
 	env->bw_bytes = 4 * UL_MiB;
 	env->self_exe = getenv("UL_TEST_EXE") && *getenv("UL_TEST_EXE") ? getenv("UL_TEST_EXE")
-									: UL_BUILD_ROOT "/underload";
+									: UL_BUILD_ROOT
+				"/underload";
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -418,8 +419,10 @@ START_TEST(test_lm2_from_model)
 		const char *probe, *series;
 		int64_t v[3];
 	} cells[] = {
-		{ "lat-null", "op_ps", { 90000, 80000, 100000 } },		     /* 0.09 us */
-		{ "bw-pipe-1cpu", "bw_bytes_s", { 2000000000, 1000000000, 3000000000 } }, /* 2000 MB/s */
+		{ "lat-null", "op_ps", { 90000, 80000, 100000 } }, /* 0.09 us */
+		{ "bw-pipe-1cpu",
+		  "bw_bytes_s",
+		  { 2000000000, 1000000000, 3000000000 } }, /* 2000 MB/s */
 		{ "lm-mem", "main_ps", { 118200, 118200, 118200 } },
 	};
 	char *buf = NULL;

@@ -102,8 +102,7 @@ static void drift_run(struct ul_run *run, int64_t id, const char *label, double 
 	make_run(run, id, label, "resp", "noload", "delay_ns", v, PTS);
 }
 
-static const struct ul_runcmp_metric delay = { "resp", "delay_ns", "delay", "ns",
-					       UL_BETTER_LOWER };
+static const struct ul_runcmp_metric delay = { "resp", "delay_ns", "delay", "ns", UL_BETTER_LOWER };
 
 /* One pair of labels, `reps` runs a side, candidate at level x factor;
  * returns the row's verdict (and its basis). */
@@ -128,9 +127,8 @@ static enum ul_cmp_verdict drift_pair(unsigned *seed, size_t reps, double factor
 		g[side].runs = ptr[side];
 		g[side].n_runs = reps;
 	}
-	ck_assert_int_eq(ul_runcmp_build_hist(g, 2, &delay, 1, &o, UL_RUNCMP_POINTS, hist, n_hist,
-					      &c),
-			 0);
+	ck_assert_int_eq(
+		ul_runcmp_build_hist(g, 2, &delay, 1, &o, UL_RUNCMP_POINTS, hist, n_hist, &c), 0);
 	ck_assert(c.rows[0].tested);
 	v = c.rows[0].res.verdict;
 	*basis = c.rows[0].basis;
@@ -226,8 +224,7 @@ START_TEST(test_one_replicate)
 		drift_run(&h[i], 10 + i, "history", 1e6, 0.02, &seed);
 		hp[i] = &h[i];
 	}
-	ck_assert_int_eq(drift_pair(&seed, 1, 1.2, 0.0, &hist, 1, &basis, NULL),
-			 UL_VERDICT_SLOWER);
+	ck_assert_int_eq(drift_pair(&seed, 1, 1.2, 0.0, &hist, 1, &basis, NULL), UL_VERDICT_SLOWER);
 	ck_assert_int_eq(basis, UL_BASIS_LEARNED);
 	/* and A/A pairs with the learned variance stay quiet: 60 pairs whose
 	 * runs drift as the history's did */

@@ -94,8 +94,8 @@ struct ul_micro_env {
 	 * measuring end (and every end of a "-1cpu" test), place_cpu[1] the
 	 * other ends of a "-2cpu" test; -1 = none (one CPU only). */
 	int place_cpu[2];
-	bool quick;	      /* smaller working sets */
-	const char *self_exe; /* this program, for the lm-fork family's helper */
+	bool quick;				 /* smaller working sets */
+	const char *self_exe;			 /* this program, for the lm-fork family's helper */
 	uint64_t l1d_bytes, l2_bytes, llc_bytes; /* from sysfs, sane defaults otherwise */
 	uint64_t bw_bytes; /* working set of the memory/file bandwidth tests */
 };
