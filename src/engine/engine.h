@@ -292,7 +292,7 @@ int ul_engine_commit_cell(struct ul_engine *eng, struct ul_cell *cell) UL_MUST_C
  */
 int ul_engine_store_cell(struct ul_engine *eng, struct ul_cell *cell);
 /*
- * Journal where the run is now (engine_run.c): the cell just begun, its
+ * Journal where the run is now (engine/journal_at.c): the cell just begun, its
  * test and round, so that a run whose machine goes down is reported
  * crashed there.  Best effort: a failure only loses that report.
  */

@@ -240,18 +240,6 @@ static int finish(struct ul_engine *eng, int result, bool *stored)
 	return result;
 }
 
-void ul_engine_journal_at(struct ul_engine *eng, const struct ul_cell *cell)
-{
-	char at[256];
-	size_t i = (size_t)(cell - eng->run->cells);
-
-	/* Only a journalled run can be marked crashed; the cell is run->cells[i]. */
-	if (!journal(eng) || !eng->cfg->store_uri || i >= eng->run->n_cells ||
-	    ul_cell_where_format(cell, ul_run_cell_round(eng->run, i), at, sizeof(at)))
-		return;
-	(void)ul_journal_at(journal(eng), at);
-}
-
 static void hint_stale_journals(void)
 {
 	int n = 0;

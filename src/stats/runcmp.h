@@ -176,6 +176,11 @@ int ul_runcmp_pool_runs(const struct ul_runcmp_group *g, const struct ul_runcmp_
  */
 int ul_runcmp_replicates(const struct ul_runcmp_group *g, const struct ul_runcmp_metric *m,
 			 const char *test, enum ul_runcmp_unit unit, struct ul_runcmp_pooled *out);
+/* Does cell c hold values of m (points, or a count and its exposure)? */
+bool ul_runcmp_cell_has(const struct ul_cell *c, const struct ul_runcmp_metric *m);
+/* A count metric's totals over the group's ok cells of test (0 when none). */
+void ul_runcmp_count_totals(const struct ul_runcmp_group *g, const struct ul_runcmp_metric *m,
+			    const char *test, double *count, double *exposure);
 
 /* Internal to stats/runcmp*.c: decide one row from its pooled data. */
 struct ul_runcmp_sides {
