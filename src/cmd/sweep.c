@@ -107,7 +107,7 @@ static void on_signal(int sig)
 }
 
 /* The run options a setting becomes, and what compare may see differ. */
-static const struct {
+static const struct run_setting {
 	const char *name, *run_opt, *expect;
 } run_settings[] = {
 	{ "cpus", "--cpus", "cpu.cpus,CPU count" },
@@ -118,6 +118,7 @@ static const struct {
 static int parse_setting(const char *arg, struct setting *s)
 {
 	const char *eq = strchr(arg, '=');
+	const struct run_setting *known = NULL;
 	char *save = NULL, *tok, list[512];
 
 	memset(s, 0, sizeof(*s));
@@ -126,10 +127,14 @@ static int parse_setting(const char *arg, struct setting *s)
 		return ul_usage_error("sweep", "'%s' is not SETTING=V1,V2,...", arg);
 	snprintf(s->name, sizeof(s->name), "%.*s", (int)(eq - arg), arg);
 	for (size_t i = 0; i < UL_ARRAY_SIZE(run_settings); i++)
-		if (!strcmp(s->name, run_settings[i].name)) {
-			s->run_opt = run_settings[i].run_opt;
-			snprintf(s->expect, sizeof(s->expect), "%s", run_settings[i].expect);
-		}
+		if (!strcmp(s->name, run_settings[i].name))
+			known = &run_settings[i];
+	/* Copied after the loop: gcc 12's -Warray-bounds, with the sanitizers
+	 * on, mistook a copy inside it for one out of bounds. */
+	if (known) {
+		s->run_opt = known->run_opt;
+		snprintf(s->expect, sizeof(s->expect), "%s", known->expect);
+	}
 	if (!s->run_opt) {
 		if (!ul_sysctl_allowed(s->name)) {
 			ul_sysctl_allow_list(list, sizeof(list));
