@@ -142,6 +142,18 @@ int ul_micro_put_metric(struct ul_micro_out *out, const char *name, double value
  */
 int ul_micro_put_result(struct ul_micro_out *out, const struct ul_mh_result *r, double ops_per_iter,
 			double bytes_per_iter);
+/* What each fork of ul_micro_proc_batch does: exit at once, exec /bin/true,
+ * or run /bin/sh -c /bin/true (forker.c's modes name them in this order). */
+enum ul_micro_proc_how {
+	UL_MICRO_FORK,
+	UL_MICRO_EXEC,
+	UL_MICRO_SH
+};
+/* A batch of fork + (exit | exec | sh) + wait with the calling process's
+ * environment; arg is an enum ul_micro_proc_how.  bench_proc.c's fork/exec
+ * tests and the lm- forker (a fresh, small process, empty environment)
+ * both time it.  0, -errno, or -ECHILD when a child failed. */
+int ul_micro_proc_batch(void *arg, uint64_t iters, int64_t *elapsed);
 /* Harness + put_result for a plain batch function. */
 int ul_micro_simple(const struct ul_micro_env *env, struct ul_micro_out *out, ul_mh_batch_fn fn,
 		    void *st, double ops_per_iter, double bytes_per_iter);

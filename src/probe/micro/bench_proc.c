@@ -238,16 +238,9 @@ static int bench_sighndl(const struct ul_micro_env *env, struct ul_micro_out *ou
 	return rc;
 }
 
-enum proc_how {
-	PROC_FORK,
-	PROC_EXEC,
-	PROC_SH
-};
-
-/* fork; the child exits, execs /bin/true, or runs /bin/sh -c /bin/true; wait. */
-static int proc_batch(void *arg, uint64_t iters, int64_t *elapsed)
+int ul_micro_proc_batch(void *arg, uint64_t iters, int64_t *elapsed)
 {
-	enum proc_how how = *(const enum proc_how *)arg;
+	enum ul_micro_proc_how how = *(const enum ul_micro_proc_how *)arg;
 	static char path_true[] = "/bin/true", path_sh[] = "/bin/sh", dash_c[] = "-c";
 	char *const true_argv[] = { path_true, NULL };
 	char *const sh_argv[] = { path_sh, dash_c, path_true, NULL };
@@ -260,11 +253,11 @@ static int proc_batch(void *arg, uint64_t iters, int64_t *elapsed)
 		if (pid < 0)
 			return -errno;
 		if (pid == 0) {
-			if (how == PROC_EXEC)
+			if (how == UL_MICRO_EXEC)
 				execve(true_argv[0], true_argv, environ);
-			else if (how == PROC_SH)
+			else if (how == UL_MICRO_SH)
 				execve(sh_argv[0], sh_argv, environ);
-			_exit(how == PROC_FORK ? 0 : 127);
+			_exit(how == UL_MICRO_FORK ? 0 : 127);
 		}
 		while (waitpid(pid, &status, 0) < 0)
 			if (errno != EINTR)
@@ -278,23 +271,23 @@ static int proc_batch(void *arg, uint64_t iters, int64_t *elapsed)
 
 static int bench_fork(const struct ul_micro_env *env, struct ul_micro_out *out)
 {
-	enum proc_how how = PROC_FORK;
+	enum ul_micro_proc_how how = UL_MICRO_FORK;
 
-	return ul_micro_simple(env, out, proc_batch, &how, 1, 0);
+	return ul_micro_simple(env, out, ul_micro_proc_batch, &how, 1, 0);
 }
 
 static int bench_exec(const struct ul_micro_env *env, struct ul_micro_out *out)
 {
-	enum proc_how how = PROC_EXEC;
+	enum ul_micro_proc_how how = UL_MICRO_EXEC;
 
-	return ul_micro_simple(env, out, proc_batch, &how, 1, 0);
+	return ul_micro_simple(env, out, ul_micro_proc_batch, &how, 1, 0);
 }
 
 static int bench_sh(const struct ul_micro_env *env, struct ul_micro_out *out)
 {
-	enum proc_how how = PROC_SH;
+	enum ul_micro_proc_how how = UL_MICRO_SH;
 
-	return ul_micro_simple(env, out, proc_batch, &how, 1, 0);
+	return ul_micro_simple(env, out, ul_micro_proc_batch, &how, 1, 0);
 }
 
 UL_MICRO_LAT(lat_null, "lat-null", "proc", "null call: getppid()", bench_null);

@@ -30,47 +30,11 @@
 #include <unistd.h>
 
 #define FORKER_MODE "__micro-forker"
-#define FORKER_TARGET "/bin/true"
 
 extern char **environ;
 
-enum forker_how {
-	FORK_ONLY,
-	FORK_EXEC,
-	FORK_SH
-};
+/* The modes, in enum ul_micro_proc_how's order. */
 static const char *const forker_hows[] = { "fork", "exec", "sh" };
-
-static int forker_batch(void *arg, uint64_t iters, int64_t *elapsed)
-{
-	enum forker_how how = *(const enum forker_how *)arg;
-	static char target[] = FORKER_TARGET, sh[] = "/bin/sh", dash_c[] = "-c";
-	char *const target_argv[] = { target, NULL };
-	char *const sh_argv[] = { sh, dash_c, target, NULL };
-	ul_nsec t0 = ul_now_ns();
-
-	for (uint64_t i = 0; i < iters; i++) {
-		int status;
-		pid_t pid = fork();
-
-		if (pid < 0)
-			return -errno;
-		if (pid == 0) {
-			if (how == FORK_EXEC)
-				execve(target, target_argv, environ);
-			else if (how == FORK_SH)
-				execve(sh, sh_argv, environ);
-			_exit(how == FORK_ONLY ? 0 : 127);
-		}
-		while (waitpid(pid, &status, 0) < 0)
-			if (errno != EINTR)
-				return -errno;
-		if (!WIFEXITED(status) || WEXITSTATUS(status))
-			return -ECHILD;
-	}
-	*elapsed = ul_now_ns() - t0;
-	return 0;
-}
 
 /* VmSize in KiB and the number of mappings of this process. */
 static void self_size(double *vm_kib, double *maps)
@@ -93,7 +57,7 @@ static void self_size(double *vm_kib, double *maps)
 	*maps = (double)n;
 }
 
-static int forker_measure(enum forker_how how, int batches, int64_t min_batch_ns,
+static int forker_measure(enum ul_micro_proc_how how, int batches, int64_t min_batch_ns,
 			  struct ul_micro_out *out)
 {
 	struct ul_micro_env env = { .mh = { .min_batch_ns = min_batch_ns, .batches = batches } };
@@ -103,7 +67,7 @@ static int forker_measure(enum forker_how how, int batches, int64_t min_batch_ns
 	self_size(&vm, &maps);
 	for (char **e = environ; e && *e; e++)
 		env_n++;
-	rc = ul_micro_simple(&env, out, forker_batch, &how, 1, 0);
+	rc = ul_micro_simple(&env, out, ul_micro_proc_batch, &how, 1, 0);
 	if (!rc)
 		rc = ul_micro_put_metric(out, "forker_vm_kib", vm);
 	if (!rc)
@@ -129,7 +93,8 @@ int ul_micro_forker_main(int argc, char **argv)
 		return 2;
 	out = calloc(1, sizeof(*out));
 	if (out)
-		head[0] = -forker_measure((enum forker_how)how, (int)batches, min_batch, out);
+		head[0] =
+			-forker_measure((enum ul_micro_proc_how)how, (int)batches, min_batch, out);
 	else
 		head[0] = ENOMEM;
 	head[1] = head[0] ? 0 : (int32_t)out->n;
@@ -166,7 +131,8 @@ static int read_records(int fd, struct ul_micro_out *out)
 }
 
 /* Exec the forker with an empty environment, collect its records. */
-static int forker_run(const struct ul_micro_env *env, struct ul_micro_out *out, enum forker_how how)
+static int forker_run(const struct ul_micro_env *env, struct ul_micro_out *out,
+		      enum ul_micro_proc_how how)
 {
 	char fd_s[16], batches_s[16], min_s[32];
 	char *argv[] = { (char *)"underload",
@@ -207,17 +173,17 @@ static int forker_run(const struct ul_micro_env *env, struct ul_micro_out *out, 
 
 static int bench_lm_fork(const struct ul_micro_env *env, struct ul_micro_out *out)
 {
-	return forker_run(env, out, FORK_ONLY);
+	return forker_run(env, out, UL_MICRO_FORK);
 }
 
 static int bench_lm_exec(const struct ul_micro_env *env, struct ul_micro_out *out)
 {
-	return forker_run(env, out, FORK_EXEC);
+	return forker_run(env, out, UL_MICRO_EXEC);
 }
 
 static int bench_lm_sh(const struct ul_micro_env *env, struct ul_micro_out *out)
 {
-	return forker_run(env, out, FORK_SH);
+	return forker_run(env, out, UL_MICRO_SH);
 }
 
 UL_MICRO_LAT(lm_fork, "lm-fork", "proc",
