@@ -24,7 +24,7 @@
 
 #include <limits.h>
 
-#define UL_MAX_TESTS 64	 /* tests of one suite (micro has 39) or names in --tests */
+#define UL_MAX_TESTS 128 /* tests of one suite (micro has 68) or names in --tests */
 #define UL_MAX_ITEMS 96	 /* loads or probes in a registry */
 #define UL_MAX_SUITES 16 /* suites in the registry */
 #define UL_MAX_UNDER 8	 /* loads in --under */

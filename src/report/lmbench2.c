@@ -13,15 +13,18 @@
  * memory table in ns, bandwidths in MB/s of 10^6 bytes (lmbench3's MB:
  * lib_timing.c and bw_mem.c define it as 1000*1000).  A column whose
  * definition in LMbench differs from underload's native measurement takes
- * the "lm-" probe that measures it LMbench's way (stat, open/close, signal
- * handler, fork, exec, sh, mmap, page fault, the memory table); the others
- * take the native probe, which already does LMbench's work.  Two-process
+ * the "lm-" probe that measures it LMbench's way (stat, open/close,
+ * select, signal handler, fork, exec, sh, mmap, prot fault, page fault,
+ * TCP bandwidth, file reread, the memory table); the others take the native probe, which
+ * already does LMbench's work (ul_lm2_source() names each column's).  Two-process
  * columns take the "-1cpu" placement (both ends on one CPU), which exists
  * on every machine; the micro format shows both.  RPC columns stay
  * blank (no portmapper-free RPC path).  As LMbench 3's getsummary, a table
  * prints only the rows with a value in it, and is left out without any.  Page fault is shown with decimals
  * (the seed printed whole us, "2.00000").  Version 2: the "lm-" and "-1cpu" sources,
- * MB of 10^6 bytes (version 1 divided by 2^20);
+ * MB of 10^6 bytes (version 1 divided by 2^20); version 3: selct TCP from
+ * lm-select, Prot Fault from lm-protfault, TCP bandwidth from
+ * lm-bw-tcp-1cpu, File reread from lm-file-rd;
  * the layout is unchanged (tests/golden/lmbench2-seed.txt).
  */
 #include "core/compat.h"
@@ -258,7 +261,7 @@ static const struct {
 	{ UL_LM2_NULL_IO, "lat-nullio", "op_ps", US },
 	{ UL_LM2_STAT, "lm-stat", "op_ps", US },
 	{ UL_LM2_OPEN_CLOSE, "lm-openclose", "op_ps", US },
-	{ UL_LM2_SELECT_TCP, "lat-select", "op_ps", US },
+	{ UL_LM2_SELECT_TCP, "lm-select", "op_ps", US },
 	{ UL_LM2_SIG_INST, "lat-siginst", "op_ps", US },
 	{ UL_LM2_SIG_HNDL, "lm-sighndl", "op_ps", US },
 	{ UL_LM2_FORK, "lm-fork", "op_ps", US },
@@ -281,12 +284,12 @@ static const struct {
 	{ UL_LM2_CREATE_10K, "lat-create10k", "op_ps", US },
 	{ UL_LM2_DELETE_10K, "lat-delete10k", "op_ps", US },
 	{ UL_LM2_MMAP, "lm-mmap", "op_ps", US },
-	{ UL_LM2_PROT_FAULT, "lat-protfault", "op_ps", US },
+	{ UL_LM2_PROT_FAULT, "lm-protfault", "op_ps", US },
 	{ UL_LM2_PAGE_FAULT, "lm-pagefault", "op_ps", US },
 	{ UL_LM2_BW_PIPE, "bw-pipe-1cpu", "bw_bytes_s", MB },
 	{ UL_LM2_BW_UNIX, "bw-unix-1cpu", "bw_bytes_s", MB },
-	{ UL_LM2_BW_TCP, "bw-tcp-1cpu", "bw_bytes_s", MB },
-	{ UL_LM2_BW_FILE, "bw-file-rd", "bw_bytes_s", MB },
+	{ UL_LM2_BW_TCP, "lm-bw-tcp-1cpu", "bw_bytes_s", MB },
+	{ UL_LM2_BW_FILE, "lm-file-rd", "bw_bytes_s", MB },
 	{ UL_LM2_BW_MMAP, "bw-mmap-rd", "bw_bytes_s", MB },
 	{ UL_LM2_BW_BCOPY_LIBC, "bw-bcopy", "bw_bytes_s", MB },
 	{ UL_LM2_BW_BCOPY_HAND, "bw-fcp", "bw_bytes_s", MB },
@@ -298,6 +301,17 @@ static const struct {
 #undef US
 #undef MB
 };
+
+const char *ul_lm2_source(enum ul_lm2_col col, const char **series)
+{
+	for (size_t k = 0; k < UL_ARRAY_SIZE(lm2_src); k++)
+		if (lm2_src[k].col == col) {
+			if (series)
+				*series = lm2_src[k].series;
+			return lm2_src[k].probe;
+		}
+	return NULL;
+}
 
 /* The median of a series, NAN when it has no samples or cannot be summarised. */
 static double series_median(const struct ul_series *s)
@@ -407,7 +421,7 @@ const struct ul_format ul_format_lmbench2 = {
 	.name = "lmbench2",
 	.summary =
 		"the micro suite in LMbench 2.0's six-table summary layout (not LMbench results)",
-	.version = 2,
+	.version = 3,
 	.write_run = lm2_write_run,
 	.write_runs = lm2_write_runs,
 };

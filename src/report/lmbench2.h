@@ -84,4 +84,8 @@ void ul_lm2_num(char *buf, size_t len, double v, int width);
  * a value in it and is left out when none has; 0 or -EIO. */
 int ul_lm2_write(FILE *out, const struct ul_lm2_row *rows, size_t n);
 
+/* The micro probe (and in *series, its series) a column shows; NULL for
+ * the RPC columns, which stay blank. */
+const char *ul_lm2_source(enum ul_lm2_col col, const char **series);
+
 #endif

@@ -3,14 +3,16 @@
  * What the micro measurements measure: LMbench's definitions (the "lm-"
  * probes the lmbench2 format shows) against underload's native ones,
  * pinned by what the kernel counted (minor faults per operation) and by
- * the records each probe leaves; and the placement of multi-process
- * tests, as their ends saw it.
+ * the records each probe leaves; the probe each lmbench2 column shows; and
+ * the placement of multi-process tests, as their ends saw it.
  */
 #include "unit.h"
 #include "core/clock.h"
+#include "model/suite.h"
 #include "probe/micro/bench.h"
 #include "probe/probe.h"
 #include "proc/scratch.h"
+#include "report/lmbench2.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -174,6 +176,55 @@ START_TEST(test_lm_mem_points)
 }
 END_TEST
 
+/* LMbench's prot fault: the write faults less lat_sig's catch, which is
+ * the fastest kill(me, SIGUSR1) caught less the fastest kill(me, 0). */
+START_TEST(test_protfault_net_of_catch)
+{
+	struct ul_micro_out *lm = measure("lm-protfault");
+	const struct ul_micro_rec *op = rec(lm, "op_ps"), *gross = rec(lm, "gross_ps");
+	double kill0 = min_of(rec(lm, "kill0_ps")), caught = min_of(rec(lm, "catch_ps"));
+	double base_ps = rec(lm, "base_ns")->metric * 1000;
+
+	ck_assert(kill0 > 0 && caught > 0);
+	ck_assert_msg(fabs(base_ps - (caught > kill0 ? caught - kill0 : 0)) <= 2,
+		      "subtracted %.0f ps, catch %.0f, kill0 %.0f", base_ps, caught, kill0);
+	for (int i = 0; i < op->n; i++) {
+		double want = (double)gross->v[i] - base_ps;
+
+		ck_assert_msg(gross->v[i] > 0, "batch %d: no fault timed", i);
+		ck_assert_msg(fabs((double)op->v[i] - (want > 0 ? want : 0)) <= 2,
+			      "batch %d: %lld, gross %lld, catch %.0f", i, (long long)op->v[i],
+			      (long long)gross->v[i], base_ps);
+	}
+	free(lm);
+}
+END_TEST
+
+/* LMbench's select: 100 descriptors; TCP bandwidth: 10 MiB transfers
+ * (the native test's 64 KiB); file reread: the whole working set in
+ * 64 KiB reads. */
+START_TEST(test_lm_sizes)
+{
+	struct ul_micro_env env;
+	struct ul_micro_out *sel = measure("lm-select"), *rd, *tcp, *nat;
+
+	small_env(&env);
+	rd = measure_in("lm-file-rd", &env);
+	tcp = measure_in("lm-bw-tcp-1cpu", &env);
+	nat = measure_in("bw-tcp-1cpu", &env);
+	ck_assert_double_eq(rec(sel, "select_fds")->metric, 100);
+	ck_assert_double_eq(rec(tcp, "xfer_bytes")->metric, 10 * 1024 * 1024);
+	ck_assert_double_eq(rec(nat, "xfer_bytes")->metric, 64 * 1024);
+	free(tcp);
+	free(nat);
+	ck_assert_double_eq(rec(rd, "xfer_bytes")->metric, 65536);
+	ck_assert_double_eq(rec(rd, "file_bytes")->metric, (double)(env.bw_bytes / 65536 * 65536));
+	ck_assert_int_eq(rec(rd, "bw_bytes_s")->n, 3);
+	free(sel);
+	free(rd);
+}
+END_TEST
+
 static double metric(const struct ul_micro_out *out, const char *name)
 {
 	return rec(out, name)->metric;
@@ -218,6 +269,78 @@ START_TEST(test_placements)
 }
 END_TEST
 
+/* The probe each column of the lmbench2 format shows: LMbench's
+ * definition (an lm- probe) where the native test does other work, the
+ * native one where it does LMbench's work, the -1cpu placement for two
+ * processes; each a test of the micro suite.  Changing a column's source
+ * is a change of its definition: change this table, the man page's
+ * column list and the format's version with it. */
+START_TEST(test_lm2_column_sources)
+{
+	static const char *const want[UL_LM2_NCOLS] = {
+		[UL_LM2_NULL_CALL] = "lat-null",
+		[UL_LM2_NULL_IO] = "lat-nullio",
+		[UL_LM2_STAT] = "lm-stat",
+		[UL_LM2_OPEN_CLOSE] = "lm-openclose",
+		[UL_LM2_SELECT_TCP] = "lm-select",
+		[UL_LM2_SIG_INST] = "lat-siginst",
+		[UL_LM2_SIG_HNDL] = "lm-sighndl",
+		[UL_LM2_FORK] = "lm-fork",
+		[UL_LM2_EXEC] = "lm-exec",
+		[UL_LM2_SH] = "lm-sh",
+		[UL_LM2_CTX_2P0K] = "ctx-2p0k-1cpu",
+		[UL_LM2_CTX_2P16K] = "ctx-2p16k-1cpu",
+		[UL_LM2_CTX_2P64K] = "ctx-2p64k-1cpu",
+		[UL_LM2_CTX_8P16K] = "ctx-8p16k-1cpu",
+		[UL_LM2_CTX_8P64K] = "ctx-8p64k-1cpu",
+		[UL_LM2_CTX_16P16K] = "ctx-16p16k-1cpu",
+		[UL_LM2_CTX_16P64K] = "ctx-16p64k-1cpu",
+		[UL_LM2_LAT_PIPE] = "lat-pipe-1cpu",
+		[UL_LM2_LAT_UNIX] = "lat-unix-1cpu",
+		[UL_LM2_LAT_UDP] = "lat-udp-1cpu",
+		[UL_LM2_LAT_TCP] = "lat-tcp-1cpu",
+		[UL_LM2_LAT_CONNECT] = "lat-connect-1cpu",
+		[UL_LM2_CREATE_0K] = "lat-create0k",
+		[UL_LM2_DELETE_0K] = "lat-delete0k",
+		[UL_LM2_CREATE_10K] = "lat-create10k",
+		[UL_LM2_DELETE_10K] = "lat-delete10k",
+		[UL_LM2_MMAP] = "lm-mmap",
+		[UL_LM2_PROT_FAULT] = "lm-protfault",
+		[UL_LM2_PAGE_FAULT] = "lm-pagefault",
+		[UL_LM2_BW_PIPE] = "bw-pipe-1cpu",
+		[UL_LM2_BW_UNIX] = "bw-unix-1cpu",
+		[UL_LM2_BW_TCP] = "lm-bw-tcp-1cpu",
+		[UL_LM2_BW_FILE] = "lm-file-rd",
+		[UL_LM2_BW_MMAP] = "bw-mmap-rd",
+		[UL_LM2_BW_BCOPY_LIBC] = "bw-bcopy",
+		[UL_LM2_BW_BCOPY_HAND] = "bw-fcp",
+		[UL_LM2_BW_MEM_READ] = "bw-mem-rd",
+		[UL_LM2_BW_MEM_WRITE] = "bw-mem-wr",
+		[UL_LM2_L1] = "lm-mem",
+		[UL_LM2_L2] = "lm-mem",
+		[UL_LM2_MAIN] = "lm-mem",
+	};
+	const struct ul_suite *suite = ul_suite_find("micro");
+
+	ck_assert_ptr_nonnull(suite);
+	for (int c = 0; c < UL_LM2_NCOLS; c++) {
+		const char *series = NULL, *probe = ul_lm2_source((enum ul_lm2_col)c, &series);
+		bool in_suite = false;
+
+		if (!want[c]) {
+			ck_assert_msg(!probe, "column %d (RPC) has source %s", c, probe);
+			continue;
+		}
+		ck_assert_msg(probe && !strcmp(probe, want[c]), "column %d: %s, want %s", c,
+			      probe ? probe : "none", want[c]);
+		ck_assert_ptr_nonnull(series);
+		for (size_t i = 0; i < ul_suite_n_tests(suite); i++)
+			in_suite = in_suite || !strcmp(suite->tests[i].probe, probe);
+		ck_assert_msg(in_suite, "%s is not a test of the micro suite", probe);
+	}
+}
+END_TEST
+
 START_TEST(test_net_ns)
 {
 	ck_assert(fabs(ul_micro_net_ns(3000, 1000, 2048) - 2000.0 / 2048) < 1e-12);
@@ -235,9 +358,12 @@ Suite *ul_test_suite_microdef(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_unchecked_fixture(tc, def_dir_create, def_dir_remove);
 	tcase_add_test(tc, test_net_ns);
+	tcase_add_test(tc, test_lm2_column_sources);
 	tcase_add_test(tc, test_pagefault_definitions);
 	tcase_add_test(tc, test_mmap_definition);
 	tcase_add_test(tc, test_sighndl_net_of_kill);
+	tcase_add_test(tc, test_protfault_net_of_catch);
+	tcase_add_test(tc, test_lm_sizes);
 	tcase_add_test(tc, test_forker_small_and_empty);
 	tcase_add_test(tc, test_lm_mem_points);
 	tcase_add_test(tc, test_placements);

@@ -10,13 +10,15 @@
  *  - mmap latency: mmap of an 8 MiB cached file, read one byte every
  *    160 KiB (lat-mmap's stride), munmap;
  *  - protection fault: a write to a read-only page, SIGSEGV to a handler
- *    that siglongjmp()s back (no sigreturn);
+ *    that siglongjmp()s back (no sigreturn): fault and delivery whole
+ *    (LMbench's figure, net of a signal's delivery, is lm-protfault);
  *  - page fault: read one byte every 64 KiB of a mapped cached file (so
  *    each touch faults, fault-around maps up to 16 pages), remapping at
  *    the end, its cost shared by the touches: the time of one fault
  *    (metric "minflt_per_op" ~1; LMbench's per-page figure is lm-pagefault);
- *  - file reread: pread() of 64 KiB chunks of a cached file; mmap reread:
- *    summing 64 KiB chunks of the same file mapped once.
+ *  - file reread: pread() of 64 KiB chunks of a cached file, the data
+ *    not read (the copy alone; LMbench's reread also sums it: lm-file-rd);
+ *    mmap reread: summing 64 KiB chunks of the same file mapped once.
  */
 #include "core/compat.h"
 #include "core/clock.h"

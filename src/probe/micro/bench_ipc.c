@@ -11,7 +11,11 @@
  *    the metrics that say where both ran;
  *  - bandwidth: the client asks for iters x 64 KiB, the server writes them
  *    in 64 KiB writes, the client reads them all; one request per batch,
- *    so no buffered data is counted in a batch it was not sent for.
+ *    so no buffered data is counted in a batch it was not sent for;
+ *  - lm-bw-tcp, LMbench's TCP bandwidth (the bw_tcp -m 10M that getsummary
+ *    takes, its largest message): the same with 10 MiB writes and reads
+ *    and 1 MiB socket buffers asked for on both ends (SOCKBUF; the kernel
+ *    caps them at its net.core.[rw]mem_max).
  */
 #include "core/compat.h"
 #include "core/file.h"
@@ -27,6 +31,8 @@
 #include <unistd.h>
 
 #define BW_CHUNK (64 * 1024)
+#define LM_BW_XFER (10 * 1024 * 1024) /* lmbench's "10M": bytes() counts 2^20 */
+#define LM_SOCKBUF (1024 * 1024)
 
 enum chan_kind {
 	CHAN_PIPE,
@@ -40,6 +46,7 @@ struct chan {
 	int rfd, wfd; /* client reads from rfd, writes to wfd (may be equal) */
 	pid_t pid;
 	char *buf;
+	size_t xfer;		    /* bandwidth: bytes a read or write asks for */
 	struct ul_micro_ends *ends; /* where client (0) and helper (1) run */
 };
 
@@ -75,16 +82,17 @@ static int loopback_socket(int type, struct sockaddr_in *sa)
 	return fd;
 }
 
-/* Echo (msg > 0) or bulk-send (msg == 0) until the client goes away. */
-static void serve(int rfd, int wfd, size_t msg, bool udp)
+/* Echo (msg > 0) or bulk-send in xfer-byte writes (msg == 0) until the
+ * client goes away. */
+static void serve(int rfd, int wfd, size_t msg, size_t xfer, bool udp)
 {
-	char *buf = malloc(BW_CHUNK);
+	char *buf = malloc(xfer);
 	struct sockaddr_in peer;
 	socklen_t plen;
 
 	if (!buf)
 		_exit(1);
-	memset(buf, 'x', BW_CHUNK);
+	memset(buf, 'x', xfer);
 	for (;;) {
 		uint64_t want;
 
@@ -101,8 +109,8 @@ static void serve(int rfd, int wfd, size_t msg, bool udp)
 		} else {
 			if (ul_read_full(rfd, &want, sizeof(want)))
 				_exit(0);
-			for (uint64_t sent = 0; sent < want; sent += BW_CHUNK)
-				if (ul_write_full(wfd, buf, BW_CHUNK))
+			for (uint64_t sent = 0; sent < want; sent += xfer)
+				if (ul_write_full(wfd, buf, xfer))
 					_exit(0);
 		}
 	}
@@ -123,18 +131,33 @@ static int tcp_connect(const struct sockaddr_in *sa)
 	return fd;
 }
 
+/* Ask for LM_SOCKBUF-byte socket buffers, halving until the kernel takes
+ * the size (lmbench's sock_optimize); a TCP end of lm-bw-tcp. */
+static void lm_sockbuf(int fd)
+{
+	static const int opts[] = { SO_RCVBUF, SO_SNDBUF };
+
+	for (size_t i = 0; i < UL_ARRAY_SIZE(opts); i++)
+		for (int size = LM_SOCKBUF; size >= 4096; size >>= 1)
+			if (!setsockopt(fd, SOL_SOCKET, opts[i], &size, sizeof(size)))
+				break;
+}
+
 /* Pin the client and fork the helper for kind where place puts them; the
- * helper's ends are closed in the client. */
+ * helper's ends are closed in the client.  c->xfer is set before: the
+ * bandwidth's read and write size (LM_BW_XFER: with lmbench's buffers). */
 static int chan_open(struct chan *c, enum chan_kind kind, size_t msg,
 		     const struct ul_micro_env *env, enum ul_micro_place place)
 {
 	int a[2] = { -1, -1 }, b[2] = { -1, -1 }, lfd = -1;
+	size_t xfer = c->xfer ? c->xfer : BW_CHUNK;
 	struct sockaddr_in sa;
 	int rc = 0;
 
 	memset(c, 0, sizeof(*c));
 	c->rfd = c->wfd = -1;
-	c->buf = malloc(BW_CHUNK);
+	c->xfer = xfer;
+	c->buf = malloc(xfer);
 	if (!c->buf)
 		return -ENOMEM;
 	c->ends = ul_micro_ends_new(env, place);
@@ -151,16 +174,18 @@ static int chan_open(struct chan *c, enum chan_kind kind, size_t msg,
 	c->pid = ul_micro_fork_end(c->ends, 1);
 	if (c->pid == 0) {
 		if (kind == CHAN_PIPE)
-			serve(a[0], b[1], msg, false);
+			serve(a[0], b[1], msg, xfer, false);
 		if (kind == CHAN_UNIX)
-			serve(a[1], a[1], msg, false);
+			serve(a[1], a[1], msg, xfer, false);
 		if (kind == CHAN_UDP)
-			serve(lfd, lfd, msg, true);
+			serve(lfd, lfd, msg, xfer, true);
 		int s = accept(lfd, NULL, NULL);
 
 		if (s < 0)
 			_exit(1);
-		serve(s, s, msg, false);
+		if (xfer == LM_BW_XFER)
+			lm_sockbuf(s);
+		serve(s, s, msg, xfer, false);
 	}
 	if (c->pid < 0) {
 		rc = -errno;
@@ -178,6 +203,8 @@ static int chan_open(struct chan *c, enum chan_kind kind, size_t msg,
 	} else {
 		c->rfd = c->wfd = rc = tcp_connect(&sa);
 		rc = rc < 0 ? rc : 0;
+		if (!rc && xfer == LM_BW_XFER)
+			lm_sockbuf(c->rfd);
 	}
 out:
 	for (int i = 0; i < 2; i++) {
@@ -208,12 +235,12 @@ static int rtt_batch(void *arg, uint64_t iters, int64_t *elapsed)
 static int bw_batch(void *arg, uint64_t iters, int64_t *elapsed)
 {
 	struct chan *c = arg;
-	uint64_t want = iters * BW_CHUNK, got = 0;
+	uint64_t want = iters * c->xfer, got = 0;
 	ul_nsec t0 = ul_now_ns();
 	int rc = ul_write_full(c->wfd, &want, sizeof(want));
 
 	while (!rc && got < want) {
-		ssize_t n = read(c->rfd, c->buf, BW_CHUNK);
+		ssize_t n = read(c->rfd, c->buf, c->xfer);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -224,14 +251,18 @@ static int bw_batch(void *arg, uint64_t iters, int64_t *elapsed)
 	return rc;
 }
 
+/* xfer: a bandwidth test's read and write size (0: BW_CHUNK). */
 static int chan_bench(const struct ul_micro_env *env, struct ul_micro_out *out, enum chan_kind kind,
-		      bool bw, enum ul_micro_place place)
+		      bool bw, size_t xfer, enum ul_micro_place place)
 {
-	struct chan c;
+	struct chan c = { .xfer = xfer };
 	int rc = chan_open(&c, kind, bw ? 0 : 1, env, place);
 
 	if (!rc)
-		rc = ul_micro_simple(env, out, bw ? bw_batch : rtt_batch, &c, 1, bw ? BW_CHUNK : 0);
+		rc = ul_micro_simple(env, out, bw ? bw_batch : rtt_batch, &c, 1,
+				     bw ? (double)c.xfer : 0);
+	if (!rc && bw)
+		rc = ul_micro_put_metric(out, "xfer_bytes", (double)c.xfer);
 	if (!rc)
 		rc = ul_micro_put_ends(out, c.ends, 2);
 	chan_close(&c);
@@ -308,14 +339,15 @@ static int connect_bench(const struct ul_micro_env *env, struct ul_micro_out *ou
 	MACRO(ident##_2cpu, name_ "-2cpu", group_, summary_ ", ends on two CPUs",                  \
 	      bench_##ident##_2cpu)
 
-#define LAT_PIPE(p) chan_bench(env, out, CHAN_PIPE, false, p)
-#define LAT_UNIX(p) chan_bench(env, out, CHAN_UNIX, false, p)
-#define LAT_UDP(p) chan_bench(env, out, CHAN_UDP, false, p)
-#define LAT_TCP(p) chan_bench(env, out, CHAN_TCP, false, p)
+#define LAT_PIPE(p) chan_bench(env, out, CHAN_PIPE, false, 0, p)
+#define LAT_UNIX(p) chan_bench(env, out, CHAN_UNIX, false, 0, p)
+#define LAT_UDP(p) chan_bench(env, out, CHAN_UDP, false, 0, p)
+#define LAT_TCP(p) chan_bench(env, out, CHAN_TCP, false, 0, p)
 #define LAT_CONNECT(p) connect_bench(env, out, p)
-#define BW_PIPE(p) chan_bench(env, out, CHAN_PIPE, true, p)
-#define BW_UNIX(p) chan_bench(env, out, CHAN_UNIX, true, p)
-#define BW_TCP(p) chan_bench(env, out, CHAN_TCP, true, p)
+#define BW_PIPE(p) chan_bench(env, out, CHAN_PIPE, true, 0, p)
+#define BW_UNIX(p) chan_bench(env, out, CHAN_UNIX, true, 0, p)
+#define BW_TCP(p) chan_bench(env, out, CHAN_TCP, true, 0, p)
+#define LM_BW_TCP(p) chan_bench(env, out, CHAN_TCP, true, LM_BW_XFER, p)
 
 CHAN_PROBES(lat_pipe, "lat-pipe", "lat", "round trip of one byte over a pair of pipes", LAT_PIPE,
 	    UL_MICRO_LAT);
@@ -331,3 +363,6 @@ CHAN_PROBES(bw_pipe, "bw-pipe", "bw", "pipe bandwidth, 64 KiB writes", BW_PIPE, 
 CHAN_PROBES(bw_unix, "bw-unix", "bw", "AF_UNIX stream bandwidth, 64 KiB writes", BW_UNIX,
 	    UL_MICRO_BW);
 CHAN_PROBES(bw_tcp, "bw-tcp", "bw", "loopback TCP bandwidth, 64 KiB writes", BW_TCP, UL_MICRO_BW);
+CHAN_PROBES(lm_bw_tcp, "lm-bw-tcp", "bw",
+	    "LMbench's TCP bandwidth: 10 MiB writes and reads, 1 MiB socket buffers", LM_BW_TCP,
+	    UL_MICRO_BW);

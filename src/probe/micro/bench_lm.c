@@ -14,9 +14,13 @@
  *  - lm-pagefault: touch every 4 KiB page of a mapped 8 MiB cached file in
  *    a random order, munmap, mmap again; less the munmap+mmap cost
  *    measured apart; divided by the pages touched, faulted or not (the
- *    kernel's fault-around maps up to 16 pages a fault: lat_pagefault).
+ *    kernel's fault-around maps up to 16 pages a fault: lat_pagefault);
+ *  - lm-protfault: a write to a read-only shared file mapping, SIGSEGV to
+ *    a handler that returns (the write faults again), less lat_sig's
+ *    catch cost (kill(me, SIGUSR1) caught less kill(me, 0)) (lat_sig prot).
  * Metrics "minflt_per_op" (rusage minor faults per reported operation, over
- * the timed loops) show which work each did.
+ * the timed loops) show which work each did.  lm-select and lm-file-rd are
+ * in bench_lmio.c.
  */
 #include "core/compat.h"
 #include "core/clock.h"
@@ -25,6 +29,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,21 +138,25 @@ static int lm_kill_batch(void *arg, uint64_t iters, int64_t *elapsed)
 	return !sig || (uint64_t)lm_caught == iters ? 0 : -EIO;
 }
 
-/* Series "op_ps" from gross batches less the fastest base batch, per nops;
- * then the gross series and the base as "base_ps". */
-static int put_net(struct ul_micro_out *out, const struct ul_mh_result *gross,
-		   const struct ul_mh_result *base, int nops, const char *base_name)
+/* A fixed cost measured apart, recorded with the result as series NAME. */
+struct lm_base {
+	const char *name;
+	const struct ul_mh_result *r;
+};
+
+/* Series "op_ps": each gross batch less base_ns, per nops (never below 0);
+ * then the gross series per op as "gross_ps", each base's series, and
+ * metric "base_ns" (what was subtracted from each iteration). */
+static int put_net(struct ul_micro_out *out, const struct ul_mh_result *gross, double base_ns,
+		   int nops, const struct lm_base *bases, int n_bases)
 {
 	int64_t v[UL_MH_MAX_BATCHES], g[UL_MH_MAX_BATCHES], b[UL_MH_MAX_BATCHES];
-	double b_ns = ul_mh_min_iter_ns(base);
 	int rc;
 
 	for (int i = 0; i < gross->n; i++) {
-		v[i] = llround(ul_micro_net_ns(gross->iter_ns[i], b_ns, nops) * 1000.0);
+		v[i] = llround(ul_micro_net_ns(gross->iter_ns[i], base_ns, nops) * 1000.0);
 		g[i] = llround(gross->iter_ns[i] * 1000.0 / nops);
 	}
-	for (int i = 0; i < base->n; i++)
-		b[i] = llround(base->iter_ns[i] * 1000.0);
 	rc = ul_micro_put_series(out, "op_ps", v, gross->n);
 	if (!rc)
 		rc = ul_micro_put_series(out, "batch_ns", gross->elapsed_ns, gross->n);
@@ -155,8 +164,13 @@ static int put_net(struct ul_micro_out *out, const struct ul_mh_result *gross,
 		rc = ul_micro_put_series(out, "preempted_n", gross->preempted, gross->n);
 	if (!rc)
 		rc = ul_micro_put_series(out, "gross_ps", g, gross->n);
+	for (int k = 0; k < n_bases && !rc; k++) {
+		for (int i = 0; i < bases[k].r->n; i++)
+			b[i] = llround(bases[k].r->iter_ns[i] * 1000.0);
+		rc = ul_micro_put_series(out, bases[k].name, b, bases[k].r->n);
+	}
 	if (!rc)
-		rc = ul_micro_put_series(out, base_name, b, base->n);
+		rc = ul_micro_put_metric(out, "base_ns", base_ns);
 	if (!rc)
 		rc = ul_micro_put_metric(out, "iters_per_batch", (double)gross->iters);
 	if (!rc)
@@ -164,21 +178,124 @@ static int put_net(struct ul_micro_out *out, const struct ul_mh_result *gross,
 	return rc;
 }
 
-static int bench_lm_sighndl(const struct ul_micro_env *env, struct ul_micro_out *out)
+/* lat_sig's "send" (kill(me, 0)) and "catch" (kill(me, SIGUSR1) caught by
+ * a handler that returns), each calibrated and timed by the harness. */
+static int lm_send_catch(const struct ul_micro_env *env, struct ul_mh_result *send,
+			 struct ul_mh_result *caught)
 {
 	struct sigaction sa = { .sa_handler = lm_on_usr1 };
-	struct ul_mh_result gross, base;
 	int sig = 0, rc;
 
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGUSR1, &sa, NULL))
 		return -errno;
-	rc = ul_mh_run(&env->mh, lm_kill_batch, &sig, &base);
+	rc = ul_mh_run(&env->mh, lm_kill_batch, &sig, send);
 	sig = SIGUSR1;
 	if (!rc)
-		rc = ul_mh_run(&env->mh, lm_kill_batch, &sig, &gross);
+		rc = ul_mh_run(&env->mh, lm_kill_batch, &sig, caught);
 	signal(SIGUSR1, SIG_DFL);
-	return rc ? rc : put_net(out, &gross, &base, 1, "kill0_ps");
+	return rc;
+}
+
+static int bench_lm_sighndl(const struct ul_micro_env *env, struct ul_micro_out *out)
+{
+	struct ul_mh_result gross, base;
+	int rc = lm_send_catch(env, &base, &gross);
+
+	if (rc)
+		return rc;
+	return put_net(out, &gross, ul_mh_min_iter_ns(&base), 1,
+		       (const struct lm_base[]){ { "kill0_ps", &base } }, 1);
+}
+
+/*
+ * lm-protfault, lat_sig's "prot": a write to a page of a file mapped
+ * read-only and shared raises SIGSEGV; the handler returns, so the write
+ * runs again and faults again.  The iters-th catch leaves with siglongjmp
+ * (once a batch; it restores the signal mask sigsetjmp saved).
+ */
+static sigjmp_buf lm_prot_jmp;
+static volatile uint64_t lm_prot_caught, lm_prot_n;
+
+static void lm_on_prot(int sig)
+{
+	(void)sig;
+	if (++lm_prot_caught >= lm_prot_n)
+		siglongjmp(lm_prot_jmp, 1);
+}
+
+static int lm_prot_batch(void *arg, uint64_t iters, int64_t *elapsed)
+{
+	volatile char *where = arg;
+	volatile ul_nsec t0 = 0;
+
+	lm_prot_caught = 0;
+	lm_prot_n = iters;
+	if (!sigsetjmp(lm_prot_jmp, 1)) {
+		t0 = ul_now_ns();
+		*where = 1; /* faults until the handler jumps back */
+		return -EIO;
+	}
+	*elapsed = ul_now_ns() - t0;
+	return lm_prot_caught == iters ? 0 : -EIO;
+}
+
+/* Map LM_PAGE bytes of a scratch file read-only and shared into *where, as
+ * lat_sig maps the first page of its file; catch SIGSEGV and SIGBUS (the
+ * actions they had in old).  0 or -errno. */
+static int lm_prot_setup(const struct ul_micro_env *env, char **where, struct sigaction old[2])
+{
+	struct sigaction sa = { .sa_handler = lm_on_prot };
+	char path[4200];
+	int fd, rc;
+
+	snprintf(path, sizeof(path), "%s/micro-lm-prot", env->scratch_dir);
+	rc = ul_micro_make_file(path, LM_PAGE);
+	fd = rc ? -1 : open(path, O_RDONLY | O_CLOEXEC);
+	if (!rc && fd < 0)
+		rc = -errno;
+	unlink(path);
+	*where = rc ? MAP_FAILED : mmap(NULL, LM_PAGE, PROT_READ, MAP_SHARED, fd, 0);
+	if (!rc && *where == MAP_FAILED)
+		rc = -errno;
+	if (fd >= 0)
+		close(fd);
+	sigemptyset(&sa.sa_mask);
+	if (!rc && sigaction(SIGSEGV, &sa, &old[0]))
+		rc = -errno;
+	else if (!rc && sigaction(SIGBUS, &sa, &old[1])) {
+		rc = -errno;
+		sigaction(SIGSEGV, &old[0], NULL);
+	}
+	if (rc && *where != MAP_FAILED)
+		munmap(*where, LM_PAGE);
+	return rc;
+}
+
+/* The faults less lat_sig's catch (the catch less the send): what is left
+ * is the fault's own cost beyond an ordinary signal delivery. */
+static int bench_lm_protfault(const struct ul_micro_env *env, struct ul_micro_out *out)
+{
+	struct ul_mh_result gross, send, caught;
+	struct sigaction old[2];
+	double catch_ns;
+	char *where;
+	int rc = lm_prot_setup(env, &where, old);
+
+	if (rc)
+		return rc;
+	rc = lm_send_catch(env, &send, &caught);
+	if (!rc)
+		rc = ul_mh_run(&env->mh, lm_prot_batch, where, &gross);
+	sigaction(SIGSEGV, &old[0], NULL);
+	sigaction(SIGBUS, &old[1], NULL);
+	munmap(where, LM_PAGE);
+	if (rc)
+		return rc;
+	catch_ns = ul_micro_net_ns(ul_mh_min_iter_ns(&caught), ul_mh_min_iter_ns(&send), 1);
+	return put_net(out, &gross, catch_ns, 1,
+		       (const struct lm_base[]){ { "catch_ps", &caught }, { "kill0_ps", &send } },
+		       2);
 }
 
 /* A cached scratch file of LM_MAP_BYTES, open read-write (unlinked). */
@@ -322,7 +439,8 @@ static int bench_lm_pagefault(const struct ul_micro_env *env, struct ul_micro_ou
 	if (!rc)
 		rc = ul_mh_run(&env->mh, lm_pf_batch, &st, &gross);
 	if (!rc)
-		rc = put_net(out, &gross, &base, (int)st.npages, "remap_ps");
+		rc = put_net(out, &gross, ul_mh_min_iter_ns(&base), (int)st.npages,
+			     (const struct lm_base[]){ { "remap_ps", &base } }, 1);
 	if (!rc)
 		rc = ul_micro_put_metric(out, "minflt_per_op",
 					 (double)st.minflt /
@@ -346,3 +464,6 @@ UL_MICRO_LAT(lm_mmap, "lm-mmap", "file",
 UL_MICRO_LAT(lm_pagefault, "lm-pagefault", "file",
 	     "LMbench's page fault: per 4 KiB page touched in random order, less the remap",
 	     bench_lm_pagefault);
+UL_MICRO_LAT(lm_protfault, "lm-protfault", "file",
+	     "LMbench's prot fault: write faults on a read-only shared file page, less a signal",
+	     bench_lm_protfault);
