@@ -93,7 +93,7 @@ bench() { # bench SAMPLES MON
 	done
 	echo "== $n samples per label, 2 labels, 2 tests; sampler records $([ "$2" = 1 ] &&
 		echo "inflated to as many" || echo "as recorded"); $(sqlite3 "$DB" \
-		'select count(*) from samples') stored values"
+		'select sum(n) from series') stored values"
 	stat_line "report -o r.html (incl. store read)" "${times[@]}"
 	stat_line "report --format svg" "${svgt[@]}"
 	stat_line "show run 1 + run 2 (the store read)" "${showt[@]}"

@@ -3,7 +3,7 @@
  * The SQLite results store: one file holds every run, cell, raw sample and
  * metric, with a versioned schema migrated on open.
  *
- * Schema (version 2).  uint64 model fields are stored as the int64 with the
+ * Schema (version 4).  uint64 model fields are stored as the int64 with the
  * same bits (SQLite integers are signed), so they round-trip exactly.
  *
  *   runs     id INTEGER PK, uuid TEXT UNIQUE, label, tool_version, argv,
@@ -15,9 +15,10 @@
  *            load, probe, outcome TEXT (ul_cell_outcome_name), flags, note,
  *            load_unit, load_units, started_wall_ns, finished_wall_ns
  *   series   id INTEGER PK, cell_id -> cells, pos (order in the cell, 0 is
- *            the primary measurement), name, n (number of samples); a
- *            table of its own so empty series and their order survive
- *   samples  series_id -> series, idx, value INTEGER; PK (series_id, idx)
+ *            the primary measurement), name, n (number of samples), packed
+ *            (version 4: the samples, one BLOB, sqlite_v4.h); a table of
+ *            its own so empty series and their order survive
+ *   samples  (before version 4) series_id -> series, idx, value INTEGER
  *   metrics  cell_id -> cells, pos (insertion order), name, value REAL;
  *            NULL stands for NaN, which SQLite cannot store as a REAL
  *   cell_samples  view: run_id, seq, suite, load, probe, series, idx, value
@@ -37,6 +38,7 @@
  */
 #include "core/compat.h"
 #include "store/sqlite_int.h"
+#include "store/sqlite_v4.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -165,6 +167,7 @@ static const char *const migrations[] = {
 	MIGRATION(1, SCHEMA_V1),
 	MIGRATION(2, SCHEMA_V2),
 	MIGRATION(3, SCHEMA_V3),
+	MIGRATION(4, SCHEMA_V4),
 };
 _Static_assert(UL_ARRAY_SIZE(migrations) == UL_STORE_SCHEMA_VERSION,
 	       "one migration per schema version");
@@ -297,6 +300,9 @@ static int migrate(struct ul_store_sqlite *st, char *err, size_t errlen)
 	if (query_int(st->db, "PRAGMA user_version", &now) == SQLITE_OK &&
 	    now == UL_STORE_SCHEMA_VERSION)
 		return 0;
+	if (ul_sq_add_pack_function(st->db) != SQLITE_OK)
+		return ul_sq_set_err(err, errlen, -ENOMEM, "cannot upgrade '%s': %s", st->path,
+				     sqlite3_errmsg(st->db));
 	for (;;) {
 		int64_t before = 0, after = 0;
 		int rc = migrate_step(st, &before, &after);

@@ -34,7 +34,6 @@ enum stmt_id {
 	S_RELABEL_RUN,
 	S_INSERT_CELL,
 	S_INSERT_SERIES,
-	S_INSERT_SAMPLE,
 	S_INSERT_METRIC,
 	S_LIST_RUNS,
 	S_LAST_RUN,
@@ -42,7 +41,8 @@ enum stmt_id {
 	S_RUN_BY_PREFIX,
 	S_LOAD_RUN,
 	S_LOAD_CELLS,
-	S_LOAD_SERIES,
+	S_LOAD_PACKED,
+	S_LOAD_SERIES, /* S_LOAD_SERIES and S_LOAD_SAMPLES: a store before version 4 */
 	S_LOAD_SAMPLES,
 	S_LOAD_METRICS,
 	S_RECORD_DELETED,
@@ -177,6 +177,25 @@ static inline uint64_t column_u64(sqlite3_stmt *s, int i)
 
 /* The first schema version with run fingerprints (sqlite.c). */
 #define UL_SQ_FINGERPRINT_SINCE 3
+
+/* The first schema version with each series one packed BLOB (sqlite_v4.h). */
+#define UL_SQ_PACKED_SINCE 4
+
+/*
+ * Bind the series' values, packed (store/series_pack.h), to parameter col
+ * of s: SQLite's rc.  An empty series is an empty BLOB, never NULL.
+ * sqlite_series.c.
+ */
+int ul_sq_bind_series(sqlite3_stmt *s, int col, const struct ul_series *ser);
+/*
+ * Append the values of the packed BLOB in column col of s to ser, which is
+ * checked to hold exactly `expect` values (the stored count, never trusted
+ * for an allocation).  NULL, or what is wrong with it (ser is then left
+ * as it was).
+ */
+const char *ul_sq_column_series(sqlite3_stmt *s, int col, int64_t expect, struct ul_series *ser);
+/* Register ul_pack_samples(), the aggregate migration 4 packs series with. */
+int ul_sq_add_pack_function(sqlite3 *db);
 
 /*
  * The run's fingerprint (a JSON object or NULL) into the store's row for

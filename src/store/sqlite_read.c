@@ -281,18 +281,47 @@ static int cell_no_memory(struct ul_store_sqlite *st, const struct ul_cell *cell
 			     cell->seq, strerror(ENOMEM));
 }
 
-/* A row of S_LOAD_SERIES: the series, then its samples. */
-static int series_row(struct ul_store_sqlite *st, sqlite3_stmt *s, void *ctx)
+/* A new series at the end of the cell, named by column col of s; NULL without memory. */
+static struct ul_series *add_series(struct ul_store_sqlite *st, struct ul_cell *cell,
+				    sqlite3_stmt *s, int col)
 {
-	struct ul_cell *cell = ctx;
 	struct ul_series *v = grow_zeroed(cell->series, cell->n_series, sizeof(*v)), *ser;
-	int64_t n = column_i64(s, 2);
 
-	if (!v)
-		return cell_no_memory(st, cell);
+	if (!v) {
+		cell_no_memory(st, cell);
+		return NULL;
+	}
 	cell->series = v;
 	ser = &v[cell->n_series++];
-	COLUMN_FIELD(s, 1, ser->name);
+	COLUMN_FIELD(s, col, ser->name);
+	return ser;
+}
+
+/* A row of S_LOAD_PACKED: a series with its values, in one BLOB. */
+static int packed_row(struct ul_store_sqlite *st, sqlite3_stmt *s, void *ctx)
+{
+	struct ul_series *ser = add_series(st, ctx, s, 0);
+	int64_t n = column_i64(s, 1);
+	const char *bad;
+
+	if (!ser)
+		return -ENOMEM;
+	bad = ul_sq_column_series(s, 2, n, ser);
+	if (!bad)
+		return 0;
+	return ul_sq_set_err(st->base.err, sizeof(st->base.err), -EIO,
+			     "series '%s' in '%s' is malformed: %s (%lld)", ser->name, st->path,
+			     bad, (long long)n);
+}
+
+/* A row of S_LOAD_SERIES (a store before version 4): the series, then its samples. */
+static int series_row(struct ul_store_sqlite *st, sqlite3_stmt *s, void *ctx)
+{
+	struct ul_series *ser = add_series(st, ctx, s, 1);
+	int64_t n = column_i64(s, 2);
+
+	if (!ser)
+		return -ENOMEM;
 	if (n < 0)
 		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -EIO,
 				     "series '%s' in '%s' has a negative length", ser->name,
@@ -336,8 +365,15 @@ static int cell_row(struct ul_store_sqlite *st, sqlite3_stmt *s, void *ctx)
 				     c->seq, (long long)run->id, st->path,
 				     outcome ? (const char *)outcome : "");
 	}
-	s = ul_sq_stmt_key(st, S_LOAD_SERIES, cell_id, &rc);
-	r = ul_sq_rows(st, s, rc, series_row, c, "cannot load cell %d from '%s'", c->seq, st->path);
+	if (st->version >= UL_SQ_PACKED_SINCE) {
+		s = ul_sq_stmt_key(st, S_LOAD_PACKED, cell_id, &rc);
+		r = ul_sq_rows(st, s, rc, packed_row, c, "cannot load cell %d from '%s'", c->seq,
+			       st->path);
+	} else {
+		s = ul_sq_stmt_key(st, S_LOAD_SERIES, cell_id, &rc);
+		r = ul_sq_rows(st, s, rc, series_row, c, "cannot load cell %d from '%s'", c->seq,
+			       st->path);
+	}
 	if (r < 0)
 		return r;
 	s = ul_sq_stmt_key(st, S_LOAD_METRICS, cell_id, &rc);

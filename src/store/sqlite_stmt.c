@@ -39,8 +39,8 @@ const char *const ul_sq_sql[S_COUNT] = {
 	[S_RELABEL_RUN] = "UPDATE runs SET label = ?2 WHERE uuid = ?1",
 	[S_INSERT_CELL] = "INSERT INTO cells (run_id, " CELL_COLUMNS ")"
 			  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-	[S_INSERT_SERIES] = "INSERT INTO series (cell_id, pos, name, n) VALUES (?1, ?2, ?3, ?4)",
-	[S_INSERT_SAMPLE] = "INSERT INTO samples (series_id, idx, value) VALUES (?1, ?2, ?3)",
+	[S_INSERT_SERIES] = "INSERT INTO series (cell_id, pos, name, n, packed)"
+			    " VALUES (?1, ?2, ?3, ?4, ?5)",
 	[S_INSERT_METRIC] = "INSERT INTO metrics (cell_id, pos, name, value)"
 			    " VALUES (?1, ?2, ?3, ?4)",
 	[S_LIST_RUNS] = SUMMARY_SELECT " ORDER BY r.started_wall_ns DESC, r.id DESC",
@@ -51,6 +51,7 @@ const char *const ul_sq_sql[S_COUNT] = {
 			    " ORDER BY id LIMIT 3",
 	[S_LOAD_RUN] = "SELECT " RUN_COLUMNS " FROM runs WHERE id = ?1",
 	[S_LOAD_CELLS] = "SELECT id, " CELL_COLUMNS " FROM cells WHERE run_id = ?1 ORDER BY seq",
+	[S_LOAD_PACKED] = "SELECT name, n, packed FROM series WHERE cell_id = ?1 ORDER BY pos",
 	[S_LOAD_SERIES] = "SELECT id, name, n FROM series WHERE cell_id = ?1 ORDER BY pos",
 	[S_LOAD_SAMPLES] = "SELECT idx, value FROM samples WHERE series_id = ?1 ORDER BY idx",
 	[S_LOAD_METRICS] = "SELECT name, value FROM metrics WHERE cell_id = ?1 ORDER BY pos",

@@ -86,32 +86,23 @@ int ul_sq_put_fingerprint(struct ul_store_sqlite *st, int64_t id, const struct j
 	return rc;
 }
 
-/* One series of the stored cell `cell_id`, at position pos, with its samples. */
+/* One series of the stored cell `cell_id`, at position pos: one row, its values packed. */
 static int insert_series(struct ul_store_sqlite *st, int64_t cell_id, size_t pos,
 			 const struct ul_series *ser)
 {
-	sqlite3_stmt *s;
-	int64_t series_id;
 	int rc;
+	sqlite3_stmt *s = ul_sq_stmt_key(st, S_INSERT_SERIES, cell_id, &rc);
 
-	s = ul_sq_stmt_key(st, S_INSERT_SERIES, cell_id, &rc);
 	if (!s)
 		return rc;
 	sqlite3_bind_int64(s, 2, (sqlite3_int64)pos);
 	BIND_FIELD(s, 3, ser->name);
 	sqlite3_bind_int64(s, 4, (sqlite3_int64)ser->n);
-	rc = ul_sq_step_done(s);
-	if (rc != SQLITE_OK)
-		return rc;
-	series_id = sqlite3_last_insert_rowid(st->db);
-	s = ul_sq_stmt_key(st, S_INSERT_SAMPLE, series_id, &rc);
-	if (!s)
-		return rc;
-	for (size_t j = 0; j < ser->n && rc == SQLITE_OK; j++) {
-		sqlite3_bind_int64(s, 2, (sqlite3_int64)j);
-		sqlite3_bind_int64(s, 3, ser->v[j]);
+	rc = ul_sq_bind_series(s, 5, ser);
+	if (rc == SQLITE_OK)
 		rc = ul_sq_step_done(s);
-	}
+	/* The BLOB (up to 8 bytes a value) goes now, not at the statement's next use. */
+	sqlite3_clear_bindings(s);
 	return rc;
 }
 

@@ -25,7 +25,7 @@
 #include "core/compat.h"
 #include "model/model.h"
 
-#define UL_STORE_SCHEMA_VERSION 3
+#define UL_STORE_SCHEMA_VERSION 4
 
 struct ul_store;
 

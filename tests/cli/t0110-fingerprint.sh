@@ -80,6 +80,7 @@ is "$(grep -c 'unfair' <<<"$out")" 0 "without a warning"
 
 # A store from before fingerprints (schema 2) still reads: its runs have none.
 cp "$DB" "$TMP/v2.db"
+sqlite3 "$TMP/v2.db" <"$(dirname "$0")/store-v3.sql"
 sqlite3 "$TMP/v2.db" "DROP TABLE run_fingerprints; PRAGMA user_version = 2;"
 chmod a-w "$TMP/v2.db"
 like "$("$UL" show --db "$TMP/v2.db" --env 1 2>&1)" "^no fingerprint: the run was stored before" \
@@ -88,7 +89,7 @@ chmod u+w "$TMP/v2.db"
 "$UL" import --db "$TMP/v2.db" "$TMP/base.json" >/dev/null 2>"$TMP/err"
 is $? 0 "a write migrates it"
 is "$(sqlite3 "$TMP/v2.db" "PRAGMA user_version; SELECT group_concat(r.label) FROM runs r
-	WHERE r.id NOT IN (SELECT run_id FROM run_fingerprints)")" $'3\nswappy,later' \
-	"to schema 3: its old runs have no fingerprint but the one imported again gains its own"
+	WHERE r.id NOT IN (SELECT run_id FROM run_fingerprints)")" $'4\nswappy,later' \
+	"to the latest schema: its old runs have no fingerprint but the one imported again gains its own"
 
 done_testing

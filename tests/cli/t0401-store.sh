@@ -79,9 +79,9 @@ for id in 1 2; do
 	is "$("$UL" show --db "$TMP/fresh.db" --format json "$id" | md5sum)" \
 		"$("$UL" show --db "$DB" --format json "$id" | md5sum)" "so is its JSON"
 done
-before=$(sqlite3 "$TMP/fresh.db" "SELECT count(*) FROM samples")
+before=$(sqlite3 "$TMP/fresh.db" "SELECT count(*) FROM cell_samples")
 like "$("$UL" import --db "$TMP/fresh.db" "$TMP/all.json")" ": 0 runs added" "importing twice adds nothing"
-is "$(sqlite3 "$TMP/fresh.db" "SELECT count(*) FROM samples")" "$before" "not a sample more"
+is "$(sqlite3 "$TMP/fresh.db" "SELECT count(*) FROM cell_samples")" "$before" "not a sample more"
 "$UL" export --db "$DB" --format csv beta >"$TMP/beta.csv"
 is "$(head -1 "$TMP/beta.csv")" $'run_uuid,label,host,suite,test,probe,metric,unit,index,value\r' \
 	"csv header"
@@ -122,8 +122,8 @@ is $? 2 "rm off a terminal without --yes is refused"
 is "$(runs "$DB")" 2 "and deleted nothing"
 like "$("$UL" rm --db "$DB" --yes 1)" "deleted run 1" "rm --yes"
 is "$(runs "$DB")" 1 "one run left"
-is "$(sqlite3 "$DB" "SELECT count(*) FROM samples s LEFT JOIN series r ON r.id = s.series_id
-	WHERE r.id IS NULL")" 0 "its samples went with it"
+is "$(sqlite3 "$DB" "SELECT count(*) FROM series s LEFT JOIN cells c ON c.id = s.cell_id
+	WHERE c.id IS NULL")" 0 "its series and samples went with it"
 "$UL" rm --db "$DB" --yes 999 >/dev/null 2>&1
 is $? 2 "rm of a missing run is a usage error"
 "$UL" relabel --db "$DB" last gamma >/dev/null

@@ -21,7 +21,7 @@ wait_rows() {
 
 # 1. A sqlite3 shell holding a read transaction all run long blocks nothing (WAL).
 "$UL" run "${TINY[@]}" --tests noload >/dev/null 2>&1 # creates the store
-{ echo "BEGIN; SELECT count(*) FROM samples;"; sleep 20; echo "COMMIT;"; } | sqlite3 "$DB" >/dev/null &
+{ echo "BEGIN; SELECT count(*) FROM series;"; sleep 20; echo "COMMIT;"; } | sqlite3 "$DB" >/dev/null &
 reader=$!
 err=$("$UL" run "${RUN3[@]}" 2>&1 >/dev/null)
 is $? 0 "a run with a reader in a transaction succeeds"

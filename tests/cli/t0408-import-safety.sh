@@ -35,6 +35,7 @@ like "$("$UL" show --db "$DB" --format json "${UPPER:0:8}" 2>&1)" "\"$UUID\"" \
 # import did before): the write that migrates it merges the copy into the
 # first run, which gains the cell it lacked.
 cp "$DB" "$TMP/v1.db"
+sqlite3 "$TMP/v1.db" <"$(dirname "$0")/store-v3.sql"
 sqlite3 "$TMP/v1.db" "DROP TABLE deleted_runs; PRAGMA user_version = 1;
 	INSERT INTO runs SELECT 2, upper(uuid), label, tool_version, argv, suites, status,
 		started_wall_ns, finished_wall_ns, host_name, host_kernel_release, host_kernel_version,
@@ -54,8 +55,8 @@ is "$(sqlite3 "$TMP/v1.db" "SELECT group_concat(id || ':' || uuid) FROM runs")" 
 	"the copy is merged into the first run"
 is "$(sqlite3 "$TMP/v1.db" "SELECT group_concat(seq) FROM (SELECT seq FROM cells WHERE run_id = 1
 	ORDER BY seq)")" "0,7" "which gained the cell only the copy had"
-is "$(sqlite3 "$TMP/v1.db" "PRAGMA user_version; PRAGMA integrity_check" | tr '\n' ' ')" "3 ok " \
-	"schema 3 (the latest), integrity ok"
+is "$(sqlite3 "$TMP/v1.db" "PRAGMA user_version; PRAGMA integrity_check" | tr '\n' ' ')" "4 ok " \
+	"schema 4 (the latest), integrity ok"
 
 # 17. One label check for run, relabel and import.
 for bad in '' $'new\nline' $'e\x1b[2Jsc' $'raw\x9bc1' $'utf8\xc2\x9bc1' $'del\x7f'; do

@@ -461,12 +461,12 @@ START_TEST(test_add_cell_atomic)
 	ck_assert_ptr_nonnull(strstr(st->err, path));
 	ck_assert_int_eq(ul_unit_sql_int(path, "SELECT count(*) FROM cells"), 0);
 	ck_assert_int_eq(ul_unit_sql_int(path, "SELECT count(*) FROM series"), 0);
-	ck_assert_int_eq(ul_unit_sql_int(path, "SELECT count(*) FROM samples"), 0);
+	ck_assert_int_eq(ul_unit_sql_int(path, "SELECT count(*) FROM cell_samples"), 0);
 
 	ck_assert_msg(st->ops->add_cell(st, &run, &run.cells[1]) == 0, "%s", st->err);
 	ck_assert_int_eq(st->ops->add_cell(st, &run, &run.cells[1]), -EEXIST);
 	ck_assert_int_eq(ul_unit_sql_int(path, "SELECT count(*) FROM cells"), 1);
-	ck_assert_int_eq(ul_unit_sql_int(path, "SELECT count(*) FROM samples"), 300);
+	ck_assert_int_eq(ul_unit_sql_int(path, "SELECT count(*) FROM cell_samples"), 300);
 
 	ghost = run;
 	ghost.id = 9999;
@@ -573,9 +573,12 @@ START_TEST(test_migrate_from_zero)
 	ck_assert_int_eq(ul_unit_sql_int(path, "PRAGMA application_id"), 0x756c6472);
 	ck_assert_int_eq(ul_unit_sql_int(path,
 					 "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
-					 " AND name IN ('runs', 'cells', 'series', 'samples',"
-					 " 'metrics')"),
-			 5);
+					 " AND name IN ('runs', 'cells', 'series', 'metrics')"),
+			 4);
+	/* Version 4 packs the samples into series.packed: no table of rows left. */
+	ck_assert_int_eq(ul_unit_sql_int(path, "SELECT count(*) FROM sqlite_master"
+					       " WHERE name = 'samples'"),
+			 0);
 	store_run(st, "migrated", 1, NULL);
 	ul_store_close(st);
 	/* Opening again is a no-op for the schema and keeps the data. */

@@ -88,21 +88,32 @@ START_TEST(test_crafted_rows)
 	ck_assert_int_eq(rs[0].status, UL_RUN_UNKNOWN);
 	free(rs);
 	ck_assert_int_eq(st->ops->load_run(st, "last", &back), -EIO);
-	ck_assert_ptr_nonnull(strstr(st->err, "fewer samples than its count"));
+	ck_assert_ptr_nonnull(strstr(st->err, "another number of values than its count"));
 	ul_store_close(st);
 
-	ul_unit_sql(path, "UPDATE series SET n = 5; UPDATE samples SET idx = 9 WHERE idx = 2;"
+	/* The packed values: cut, not a BLOB, then as they were. */
+	ul_unit_sql(path, "CREATE TABLE keep AS SELECT id, packed FROM series;"
+			  "UPDATE series SET n = 5, packed = substr(packed, 1, 39);"
 			  "UPDATE series SET name = CAST(X'ff41' AS TEXT)");
 	st = open_cfg(path, UL_STORE_READ, 0, &rc, err, sizeof(err));
 	ck_assert_int_eq(st->ops->load_run(st, "last", &back), -EIO);
-	ck_assert_ptr_nonnull(strstr(st->err, "a gap in its sample indices"));
+	ck_assert_ptr_nonnull(strstr(st->err, "not a whole number of values"));
+	ul_store_close(st);
+	ul_unit_sql(path, "UPDATE series SET packed = 'text of forty bytes, not a blob........'");
+	st = open_cfg(path, UL_STORE_READ, 0, &rc, err, sizeof(err));
+	ck_assert_int_eq(st->ops->load_run(st, "last", &back), -EIO);
+	ck_assert_ptr_nonnull(strstr(st->err, "its values are not a BLOB"));
 	ul_store_close(st);
 
-	ul_unit_sql(path, "UPDATE samples SET idx = 2 WHERE idx = 9");
+	ul_unit_sql(path, "UPDATE series SET packed = (SELECT packed FROM keep k"
+			  " WHERE k.id = series.id)");
 	st = open_cfg(path, UL_STORE_READ, 0, &rc, err, sizeof(err));
 	ck_assert_msg(st->ops->load_run(st, "last", &back) == 0, "%s", st->err);
 	ck_assert_int_eq(back.status, UL_RUN_UNKNOWN);
 	ck_assert_str_eq(back.cells[0].series[0].name, "?A"); /* not UTF-8: made printable */
+	ck_assert_uint_eq(back.cells[0].series[0].n, 5);
+	for (size_t i = 0; i < 5; i++)
+		ck_assert_int_eq(back.cells[0].series[0].v[i], 100 + (int64_t)i);
 	ul_run_release(&back);
 	ul_store_close(st);
 
@@ -220,7 +231,7 @@ START_TEST(test_locked)
 	one_cell_run(&run, "busy");
 	ck_assert_int_eq(st->ops->begin_run(st, &run), 0);
 	ck_assert_int_eq(sqlite3_open(path, &other), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(other, "BEGIN; SELECT count(*) FROM samples;", NULL, NULL,
+	ck_assert_int_eq(sqlite3_exec(other, "BEGIN; SELECT count(*) FROM series;", NULL, NULL,
 				      NULL),
 			 SQLITE_OK);
 	ck_assert_msg(st->ops->add_cell(st, &run, &run.cells[0]) == 0, "%s", st->err);
