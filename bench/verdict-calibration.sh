@@ -22,7 +22,8 @@
 # usage: bench/verdict-calibration.sh [BUILD_DIR]
 #   env: AA_PAIRS (60), AB_PAIRS (10), HIST (4), REPS (3), REP_AA (20),
 #        REP_AB (10), QUICK_PAIRS (10), PCT (10), WORK (34000000),
-#        ALPHA (0.05); SERIES ("1 2 3") picks series.
+#        ALPHA (0.05); SERIES ("1 2 3") picks series; VERBOSE=1 prints
+#        every pair's verdict, change and basis under its table.
 # Not run by CI.  A failed run stops the script.  Report the load average
 # it prints with every figure.
 set -euo pipefail
@@ -93,6 +94,9 @@ summarise() {
 				name, n, v["slower"], v["faster"], unconf, v["no difference proven"],
 				100 * calls / n, med, b["replicates"], b["learned"], b["points"]
 		}'
+	if [ "${VERBOSE:-0}" = 1 ]; then
+		awk -F, '{ printf "       pair %2d: %-24s %+7.2f%%  %s\n", NR, $1, $2 * 100, $3 }' "$2"
+	fi
 	printf "       calls (slower or faster): %s of %s; P(X >= that | Binomial(n, %s)) = %s\n" \
 		"$(grep -cE '^(slower|faster),' "$2" || true)" "$(wc -l <"$2")" "$alpha" \
 		"$(binom_tail "$(grep -cE '^(slower|faster),' "$2" || true)" "$(wc -l <"$2")")"
@@ -147,14 +151,17 @@ fi
 
 if [[ " $series " == *" 3 "* ]]; then
 	db=$tmp/quick.db
-	any=0
+	any=0 qualified=0
 	for i in $(seq "$quick_pairs"); do
 		for side in $( ((i % 2)) && echo "b c" || echo "c b"); do
 			"$ul" run --quick --db "$db" --dir "$tmp" --no-progress --label "q$i-$side" \
 				>/dev/null 2>>"$tmp/quick.err"
 		done
 		verdicts "$db" "q$i-b" "q$i-c" >"$tmp/q$i"
-		if grep -qE '^(slower|faster)' "$tmp/q$i"; then any=$((any + 1)); fi
+		# A call is a bare slower/faster; "slower (unconfirmed)" is the
+		# qualified verdict of a row whose run-to-run variance is unknown.
+		if grep -qE '^(slower|faster),' "$tmp/q$i"; then any=$((any + 1)); fi
+		if grep -qE 'unconfirmed' "$tmp/q$i"; then qualified=$((qualified + 1)); fi
 		rows=$(wc -l <"$tmp/q$i")
 		echo "   pair $i: $rows rows, $(grep -cE '^(slower|faster),' "$tmp/q$i" || true) calls," \
 			"$(grep -cE 'unconfirmed' "$tmp/q$i" || true) unconfirmed calls" >>"$tmp/quick.log"
@@ -162,7 +169,8 @@ if [[ " $series " == *" 3 "* ]]; then
 	echo
 	echo "3. A/A pairs of a whole run --quick, one run a side (load average $(load))"
 	cat "$tmp/quick.log"
-	echo "   pairs with any call: $any of $quick_pairs"
+	echo "   pairs with any call: $any of $quick_pairs;" \
+		"pairs with a qualified (unconfirmed) call: $qualified of $quick_pairs"
 fi
 echo
 echo "load average $(load) at end; $(($(date +%s) - start)) s"

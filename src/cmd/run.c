@@ -225,6 +225,74 @@ static int check_unused_opts(const struct run_args *a)
 	return 0;
 }
 
+/* Marks the registry index of the load or probe `name` in `used`. */
+static void mark_used(bool used[UL_MAX_ITEMS], const char *name, bool probe)
+{
+	size_t n = probe ? ul_probe_count() : ul_load_count();
+
+	for (size_t i = 0; name && i < n && i < UL_MAX_ITEMS; i++)
+		if (!strcmp(probe ? ul_probe_at(i)->name : ul_load_at(i)->name, name))
+			used[i] = true;
+}
+
+/* -o ITEM.NAME=VALUE names a load or probe of a selected suite (any of
+ * its tests, whatever --tests picks: a set of -o kept for every test of a
+ * suite is a profile, not a mistake), one --tests named for a suite that
+ * takes any load, or a load of --under.  -o for another suite's load or
+ * probe is a usage error, never accepted and then ignored. */
+static int check_item_opts(const struct run_args *a)
+{
+	bool load_used[UL_MAX_ITEMS] = { false }, probe_used[UL_MAX_ITEMS] = { false };
+	const char *const *under;
+	size_t n_under = ul_engine_under(&a->cfg, &under);
+
+	for (size_t k = 0; k < a->n_suites; k++) {
+		const struct ul_suite *s = a->suites[k];
+
+		mark_used(probe_used, s->probe, true);
+		for (const struct ul_suite_test *t = s->tests; t->load; t++) {
+			mark_used(load_used, t->load, false);
+			mark_used(probe_used, ul_suite_test_probe(s, t), true);
+		}
+		for (size_t i = 0; s->tests_any_load && i < a->cfg.n_tests; i++)
+			mark_used(load_used, a->cfg.tests[i], false);
+	}
+	for (size_t i = 0; i < n_under; i++)
+		mark_used(load_used, under[i], false);
+	for (size_t i = 0; i < ul_load_count() && i < UL_MAX_ITEMS; i++)
+		if (a->load_opt_given[i] && !load_used[i])
+			return ul_usage_error("run",
+					      "-o %s.*: no selected suite runs the load '%s' "
+					      "(see 'underload list suites -v')",
+					      ul_load_at(i)->name, ul_load_at(i)->name);
+	for (size_t i = 0; i < ul_probe_count() && i < UL_MAX_ITEMS; i++)
+		if (a->probe_opt_given[i] && !probe_used[i])
+			return ul_usage_error("run",
+					      "-o %s.*: no selected suite measures with the probe "
+					      "'%s' (see 'underload list suites -v')",
+					      ul_probe_at(i)->name, ul_probe_at(i)->name);
+	return 0;
+}
+
+/* --deadline none removes the probe that --deadline-rt would make
+ * real-time and that the deadline suite measures: with either it would be
+ * accepted and then ignored. */
+static int check_deadline_opts(const struct run_args *a)
+{
+	if (!a->cfg.deadline_off)
+		return 0;
+	if (a->cfg.deadline_rt)
+		return ul_usage_error("run", "--deadline-rt needs a deadline probe, and "
+					     "--deadline none runs none");
+	for (size_t k = 0; k < a->n_suites; k++)
+		if (ul_probe_find(a->suites[k]->probe) == ul_probe_find("deadline"))
+			return ul_usage_error("run",
+					      "--deadline none: the %s suite measures the deadline "
+					      "probe; give it a PROFILE or leave --deadline out",
+					      a->suites[k]->name);
+	return 0;
+}
+
 extern const struct ul_cmd ul_cmd_desc_run;
 
 static int parse_args(int argc, char **argv, struct run_args *a)
@@ -244,7 +312,8 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	if ((rc = settle_points(a)) || (rc = select_suites(a, argc, argv, first)) ||
 	    (rc = check_suite_opts(a)) || (rc = check_unused_opts(a)))
 		return rc;
-	if (a->tests && (rc = parse_tests(a)))
+	if ((a->tests && (rc = parse_tests(a))) || (rc = check_item_opts(a)) ||
+	    (rc = check_deadline_opts(a)))
 		return rc;
 	rc = check_dir(a->dir);
 	if (!rc)

@@ -22,6 +22,9 @@ struct run_args {
 	void *suite_opts[UL_MAX_SUITES]; /* each suite's option struct (its table) */
 	struct ul_opt_group groups[1 + UL_MAX_SUITES];
 	size_t n_groups;
+	/* The loads and probes -o set options of (registry indexes): each must
+	 * be one a selected test runs (check_item_opts in cmd/run.c). */
+	bool load_opt_given[UL_MAX_ITEMS], probe_opt_given[UL_MAX_ITEMS];
 };
 
 /*

@@ -138,8 +138,10 @@ static int set_item_option(void *base, const char *arg, char *err, size_t errlen
 
 		if (strcmp(l->name, item))
 			continue;
-		if (!ul_opt_set(l->opts, a->cfg.load_opt[i], name, eq + 1, why, sizeof(why)))
+		if (!ul_opt_set(l->opts, a->cfg.load_opt[i], name, eq + 1, why, sizeof(why))) {
+			a->load_opt_given[i] = true;
 			return 0;
+		}
 		snprintf(err, errlen, "load '%s': %s", item, why);
 		return -EINVAL;
 	}
@@ -148,8 +150,10 @@ static int set_item_option(void *base, const char *arg, char *err, size_t errlen
 
 		if (strcmp(p->name, item))
 			continue;
-		if (!ul_opt_set(p->opts, a->cfg.probe_opt[i], name, eq + 1, why, sizeof(why)))
+		if (!ul_opt_set(p->opts, a->cfg.probe_opt[i], name, eq + 1, why, sizeof(why))) {
+			a->probe_opt_given[i] = true;
 			return 0;
+		}
 		snprintf(err, errlen, "probe '%s': %s", item, why);
 		return -EINVAL;
 	}
@@ -258,6 +262,8 @@ static const struct ul_opt run_opts[] = {
 		 "also turns off the audio probe mtest runs by default." },
 	{ "deadline-rt", UL_OPT_FLAG, 0, 1, 0, A(cfg.deadline_rt),
 	  .help = "run that probe SCHED_FIFO when permitted", .flags = UL_OPTF_NO_DEFAULT,
+	  .man = "With\n.B \\-\\-deadline none\nthere is no such probe: refused with exit 2,\n"
+		 "as is\n.B \\-\\-deadline none\nwith the deadline suite.",
 	  .used_by = "deadline,mtest", .used_with = "deadline" },
 	{ "runs", UL_OPT_COUNT, 1, 10000, 0,
 	  "replicate rounds: every test once per round, rounds interleaved, each cell its own "
@@ -271,7 +277,10 @@ static const struct ul_opt run_opts[] = {
 		 "replicates are what lets compare see that (see REPLICATES and COMPARE)." },
 	{ "option", UL_OPT_CALL, .short_name = 'o', .arg = "ITEM.NAME=VALUE",
 	  .set = set_item_option,
-	  .help = "set a load or probe option (see 'underload list loads -v')" },
+	  .help = "set a load or probe option (see 'underload list loads -v')",
+	  .man = "The load or probe must be one a selected suite runs (any of its tests,\n"
+		 "whatever\n.B \\-\\-tests\npicks, or a load of\n.BR \\-\\-under );\n"
+		 "another is refused with exit 2." },
 	{ "quick", UL_OPT_FLAG, 0, 1, 0, A(quick), .flags = UL_OPTF_NO_DEFAULT,
 	  .help = "short profile: --interval 1s --min-points 5 --max-points 8, memory loads "
 		  "and budget-sized files capped at 512M (explicit --interval and --*-points "

@@ -33,10 +33,19 @@ static void on_xfsz(int sig, siginfo_t *si, void *uctx)
 	raise(sig); /* delivered once this handler returns */
 }
 
+/* SIGHUP when it was ignored as we started (nohup): it stays ignored,
+ * never blocked and read as a request to stop.  SIGINT and SIGQUIT, which
+ * a shell ignores in its background jobs, stay ours: kill -INT of a run's
+ * pid still ends it. */
+static sigset_t ignored_at_start;
+
 void ul_signals_init(void)
 {
 	struct sigaction sa;
 
+	sigemptyset(&ignored_at_start);
+	if (!sigaction(SIGHUP, NULL, &sa) && sa.sa_handler == SIG_IGN)
+		sigaddset(&ignored_at_start, SIGHUP);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_IGN;
 	sigemptyset(&sa.sa_mask);
@@ -53,7 +62,7 @@ bool ul_term_signal(int sig)
 		return true;
 	for (size_t i = 0; i < UL_ARRAY_SIZE(term_signals); i++)
 		if (term_signals[i].sig == sig)
-			return true;
+			return !sigismember(&ignored_at_start, sig);
 	return false;
 }
 
@@ -61,7 +70,8 @@ void ul_term_sigset(sigset_t *set)
 {
 	sigemptyset(set);
 	for (size_t i = 0; i < UL_ARRAY_SIZE(term_signals); i++)
-		sigaddset(set, term_signals[i].sig);
+		if (!sigismember(&ignored_at_start, term_signals[i].sig))
+			sigaddset(set, term_signals[i].sig);
 	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
 		sigaddset(set, sig);
 }

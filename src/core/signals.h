@@ -37,13 +37,14 @@
 #include <sys/types.h>
 
 /* At process start, before anything else: SIGPIPE ignored, SIGXFSZ
- * handled as above. */
+ * handled as above; SIGHUP, when whoever started us ignored it (nohup),
+ * is no longer one of ours: it stays ignored. */
 void ul_signals_init(void);
 
-/* Is sig one of the terminating signals above? */
+/* Is sig one of the terminating signals above (and not ignored at start)? */
 bool ul_term_signal(int sig);
 
-/* Every terminating signal (empties *set first). */
+/* Every terminating signal but those ignored at start (empties *set first). */
 void ul_term_sigset(sigset_t *set);
 
 /*

@@ -126,6 +126,38 @@ like "$(cat "$TMP/err")" "--interval is not used by the suites micro,contest" "b
 "$UL" run micro contest "${BASE[@]}" --under noload --tests no-such-test >/dev/null 2>"$TMP/err"
 is $? 2 "run micro contest --under: micro reads it"
 like "$(cat "$TMP/err")" "no-such-test" "stopped by the unknown test, not by --under"
+# -o ITEM.NAME=VALUE: the item must be a load or probe of a selected suite
+# (any of its tests: a profile of -o for every test is fine with --tests).
+# The refusal comes before --dir is looked at; an accepted -o reaches the
+# missing --dir (exit 2, naming it), so nothing runs either way.
+NODIR=(--db "$DB" --no-progress --dir "$TMP/no-such-dir")
+try_o() { "$UL" run "$@" "${NODIR[@]}" >/dev/null 2>"$TMP/err"; rc=$?; }
+try_o resp --tests noload -o io_load.size=64M
+is "$rc" 2 "run resp -o io_load.*: contest's load is refused"
+like "$(cat "$TMP/err")" "-o io_load.\\*: no selected suite runs the load 'io_load'" "naming it"
+try_o resp --tests noload -o cpuload.spinners=1
+like "$(cat "$TMP/err")" "--dir '$TMP/no-such-dir'" "a load of the suite that --tests leaves out is accepted"
+try_o micro --tests lat-null -o resp.files=20
+is "$rc" 2 "run micro -o resp.*: a probe micro does not measure with is refused"
+like "$(cat "$TMP/err")" "measures with the probe 'resp'" "naming the probe"
+try_o deadline --tests noload -o resp.files=20
+is "$rc" 2 "run deadline -o resp.*: the deadline suite does not run the resp probe"
+try_o micro --tests lat-null --under cpuload -o cpuload.spinners=1
+like "$(cat "$TMP/err")" "--dir '$TMP/no-such-dir'" "micro --under cpuload -o cpuload.* is accepted"
+try_o resp --tests fsbench -o fsbench.clients=2
+like "$(cat "$TMP/err")" "--dir '$TMP/no-such-dir'" "resp --tests fsbench (any load) -o fsbench.* is accepted"
+try_o resp contest --tests noload -o io_load.size=16M
+like "$(cat "$TMP/err")" "--dir '$TMP/no-such-dir'" "with contest selected too, -o io_load.* is accepted"
+
+# --deadline none takes away what --deadline-rt and the deadline suite need.
+try_o mtest --deadline none --deadline-rt
+is "$rc" 2 "run mtest --deadline none --deadline-rt exits 2"
+like "$(cat "$TMP/err")" "--deadline-rt needs a deadline probe" "saying why"
+try_o deadline --deadline none
+is "$rc" 2 "run deadline --deadline none exits 2"
+like "$(cat "$TMP/err")" "the deadline suite measures the deadline probe" "saying why"
+try_o mtest --deadline none
+like "$(cat "$TMP/err")" "--dir '$TMP/no-such-dir'" "mtest --deadline none alone is accepted"
 is "$(scratch_left)" 0 "no scratch directory left"
 
 done_testing

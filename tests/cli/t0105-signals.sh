@@ -40,6 +40,18 @@ for sig in "${SIGNALS[@]}"; do
 		"130 interrupted 0 0 0 0 0" "SIG$sig: exit 130, stored interrupted, nothing left"
 done
 
+# A signal ignored when underload started (nohup, trap '' HUP) stays
+# ignored: the run goes on and completes.
+label=sig-ignored-hup
+(trap '' HUP && exec "$UL" run "${TINY[@]}" --interval 300ms --label "$label") >/dev/null 2>"$TMP/err" &
+pid=$!
+wait_for measuring "$label"
+kill -s HUP "$pid"
+wait "$pid"
+rc=$?
+is "$rc $(q "SELECT status FROM runs WHERE label = '$label'") $(leftovers "$label")" \
+	"0 complete 0 0 0 0 0" "SIGHUP ignored at start (nohup): the run completes, nothing left"
+
 # With a swap file and a memory cgroup (root, a memory controller).
 v2_memory() {
 	local m

@@ -12,10 +12,10 @@
 
 START_TEST(test_pack_is_little_endian)
 {
-	const int64_t v[] = {0x0102030405060708LL, -2};
+	const int64_t v[] = { 0x0102030405060708LL, -2 };
 	unsigned char b[16];
-	const unsigned char want[16] = {8, 7, 6, 5, 4, 3, 2, 1, 0xfe, 0xff, 0xff, 0xff,
-					0xff, 0xff, 0xff, 0xff};
+	const unsigned char want[16] = { 8,    7,    6,	   5,	 4,    3,    2,	   1,
+					 0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 
 	ck_assert_uint_eq(ul_series_packed_len(2), sizeof(b));
 	ul_series_pack(v, 2, b);
@@ -25,9 +25,9 @@ END_TEST
 
 START_TEST(test_pack_round_trip_appends)
 {
-	const int64_t v[] = {INT64_MIN, -1, 0, 1, INT64_MAX, 123456789};
+	const int64_t v[] = { INT64_MIN, -1, 0, 1, INT64_MAX, 123456789 };
 	unsigned char b[sizeof(v)];
-	struct ul_series s = {.name = "delay_ns"};
+	struct ul_series s = { .name = "delay_ns" };
 
 	ul_series_pack(v, 6, b);
 	ck_assert_int_eq(ul_series_unpack(b, sizeof(b), &s), 0);
@@ -43,8 +43,8 @@ END_TEST
 
 START_TEST(test_unpack_refuses_partial_value)
 {
-	unsigned char b[12] = {0};
-	struct ul_series s = {0};
+	unsigned char b[12] = { 0 };
+	struct ul_series s = { 0 };
 
 	ck_assert_int_eq(ul_series_unpack(b, sizeof(b), &s), -EINVAL);
 	ck_assert_uint_eq(s.n, 0);
