@@ -84,8 +84,10 @@ static void report(void *arg, const char *kind, const char *what, int rc, const 
 	(void)arg;
 	if (!rc) {
 		if (strcmp(kind, "run"))
-			printf("%s %s %s\n", strcmp(kind, "sysctl") ? "removed" : "restored", kind,
-			       what);
+			printf("%s %s %s\n", !strcmp(kind, "sysctl") ? "restored"
+					      : !strcmp(kind, "qemu") ? "stopped"
+								      : "removed",
+			       kind, what);
 		return;
 	}
 	ul_error("cannot undo %s '%s': %s%s", kind, what, why[0] ? why : strerror(-rc),

@@ -8,6 +8,7 @@
 #include "core/compat.h"
 #include "cmd/cmd.h"
 #include "cmd/compare.h"
+#include "cmd/vm.h"
 #include "core/escape.h"
 #include "core/log.h"
 #include "engine/engine.h"
@@ -551,6 +552,9 @@ static int run_compare(struct cmp_state *st, const struct cmp_args *a)
 	size_t nm = pick_metrics(st, a->suite, metrics);
 	int rc, ret = UL_EXIT_OK;
 
+	rc = ul_compare_vm_check(st->groups, st->n_groups, !strcmp(a->format, "text"));
+	if (rc)
+		return rc;
 	crash_findings(st, !strcmp(a->format, "text"));
 	if (!strcmp(a->format, "lmbench2"))
 		return lmbench2_by_label(st, a);

@@ -25,6 +25,12 @@ static const struct {
 	{ "kernel.version", UL_FP_EXPECTED },
 	{ "kernel.config_crc32", UL_FP_EXPECTED },
 	{ "kernel.config_source", UL_FP_EXPECTED },
+	/* underload vm: the image booted; which boot, how long, how it ended. */
+	{ "vm.kernel_image", UL_FP_EXPECTED },
+	{ "vm.boot", UL_FP_VOLATILE },
+	{ "vm.boot_wall_s", UL_FP_VOLATILE },
+	{ "vm.end", UL_FP_VOLATILE },
+	{ "vm.console_tail", UL_FP_VOLATILE },
 	/* Moments, not settings: they differ between any two runs. */
 	{ "activity.*", UL_FP_VOLATILE },
 	{ "doctor*", UL_FP_VOLATILE },

@@ -9,6 +9,7 @@
 #include "proc/cgroup/cgroup.h"
 #include "proc/cgroup/cpuset.h"
 #include "proc/journal.h"
+#include "proc/qemu.h"
 #include "proc/scratch.h"
 #include "proc/swap.h"
 #include "proc/sysctl.h"
@@ -160,6 +161,24 @@ static int undo_scratch(const struct change_ctx *c, const char *arg)
 
 	(void)c;
 	return rc == -ENOENT ? 0 : rc;
+}
+
+/* ---- qemu (proc/qemu.h) ------------------------------------------------- */
+
+static int check_qemu(const struct change_ctx *c, const char *arg)
+{
+	/* A pid of another boot names nothing of ours. */
+	int rc = c->info && c->info->other_boot ? -ENOENT : ul_qemu_is_ours(arg);
+
+	if (rc && rc != -ENOENT)
+		say(c, "not the qemu we started (its pid has another start time or name)");
+	return rc;
+}
+
+static int undo_qemu(const struct change_ctx *c, const char *arg)
+{
+	(void)c;
+	return ul_qemu_kill(arg);
 }
 
 /* ---- swap ------------------------------------------------------------------ */

@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * `underload vm --kernel A --kernel B [--boots N] -- run ARGS`: each kernel
+ * booted in a fresh VM of one shape, kernels alternated over the boots (A B
+ * A B: drift of the host is shared), `underload run ARGS` inside, every run
+ * brought back into the host's store under its kernel's label, then the
+ * comparison.  A panic or a hang ends its boot with the run stored as
+ * crashed; the next boot goes on.  Everything on disk lives in one
+ * journalled scratch directory (cleanup removes it after a kill -9); qemu
+ * dies with us.
+ */
+#include "core/compat.h"
+#include "cmd/cmd.h"
+#include "cmd/vm.h"
+#include "core/escape.h"
+#include "core/log.h"
+#include "core/parse.h"
+#include "proc/changes.h"
+#include "proc/journal.h"
+#include "proc/supervise.h"
+#include "store/store.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define VM_MAX_KERNELS 8
+#define VM_WORK_PARENT "/var/tmp"
+
+static const char vm_help[] =
+	"usage: underload vm --kernel IMAGE [--kernel IMAGE]... [--boots N] [--cpus N]\n"
+	"                    [--mem SIZE] [--label-from release|file] [--modules DIR]\n"
+	"                    [--hang-timeout DURATION] [--db PATH] -- run ARGS...\n"
+	"\n"
+	"Boot each kernel image in a fresh VM of the same shape (qemu-system-x86_64;\n"
+	"KVM when /dev/kvm works, else TCG, whose runs are flagged emulated), the\n"
+	"kernels alternated over the boots (A B A B), and run 'underload run ARGS'\n"
+	"inside: the host's root read-only over 9p, a scratch disk on /tmp and\n"
+	"/var/tmp.  Every run is imported into the host's store under its kernel's\n"
+	"label, then the labels are compared.  A kernel that panics or stops\n"
+	"answering ends its boot; its run is stored as crashed at the test it was in,\n"
+	"with the console's tail in its fingerprint (show --env), and the next boot\n"
+	"goes on.  Needs root (the 9p export of /), a static busybox and mkfs.ext4.\n"
+	"\n";
+
+struct vm_args {
+	const char *db, *label_from, *modules;
+	const char *kernels[VM_MAX_KERNELS];
+	int n_kernels;
+	int boots, cpus;
+	int64_t mem_bytes, hang_ns;
+};
+
+static int add_kernel(void *base, const char *arg, char *err, size_t errlen)
+{
+	struct vm_args *a = base;
+
+	if (a->n_kernels >= VM_MAX_KERNELS) {
+		snprintf(err, errlen, "--kernel: at most %d kernels", VM_MAX_KERNELS);
+		return -EINVAL;
+	}
+	if (access(arg, R_OK) < 0) {
+		snprintf(err, errlen, "--kernel '%s': %s", arg, strerror(errno));
+		return -EINVAL;
+	}
+	a->kernels[a->n_kernels++] = arg;
+	return 0;
+}
+
+#define A(member) UL_OPT_AT(struct vm_args, member)
+
+static const struct ul_opt vm_opts[] = {
+	{ "kernel", UL_OPT_CALL, .arg = "IMAGE", .set = add_kernel,
+	  .help = "a kernel image to boot (bzImage; give it twice or more to compare)" },
+	{ "boots", UL_OPT_COUNT, 1, 100, 1, "boots of each kernel, alternated", .arg = "N",
+	  A(boots) },
+	{ "cpus", UL_OPT_COUNT, 1, 64, 2, "CPUs of the VM", .arg = "N", A(cpus) },
+	{ "mem", UL_OPT_SIZE, 256 * UL_MiB, 64 * UL_GiB, 1 * UL_GiB, "memory of the VM",
+	  .arg = "SIZE", A(mem_bytes) },
+	{ "label-from", UL_OPT_CHOICE, .arg = "release|file", A(label_from), .def_str = "release",
+	  .help = "the runs' label: the image's kernel release, or its file name (a label "
+		  "given twice gains #2, #3...)" },
+	{ "modules", UL_OPT_DIR, .arg = "DIR", A(modules),
+	  .def_text = "/lib/modules/RELEASE when it exists, else none (drivers built in)",
+	  .help = "the kernel's modules (the directory holding modules.dep)" },
+	{ "hang-timeout", UL_OPT_DURATION, 10 * UL_NS_PER_SEC, 24 * 3600 * UL_NS_PER_SEC,
+	  120 * UL_NS_PER_SEC, "a guest silent this long is taken as hung and stopped",
+	  .arg = "DURATION", A(hang_ns) },
+	UL_CMD_OPT_DB(struct vm_args),
+	{ NULL },
+};
+
+#undef A
+
+extern const struct ul_cmd ul_cmd_desc_vm;
+
+/* A program on PATH (or in /sbin, /usr/sbin) into out; false when absent. */
+static bool find_prog(const char *name, char *out, size_t len)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+	char *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s:/usr/sbin:/sbin:/usr/bin:/bin", path ? path : "");
+	for (char *d = strtok_r(buf, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		snprintf(out, len, "%s/%s", d, name);
+		if (d[0] == '/' && access(out, X_OK) == 0)
+			return true;
+	}
+	out[0] = '\0';
+	return false;
+}
+
+struct vm_tools {
+	char qemu[PATH_MAX], busybox[PATH_MAX], mkfs[PATH_MAX];
+};
+
+/* What this machine lacks for a VM (a package to install), or NULL. */
+static const char *missing(struct vm_tools *t)
+{
+	if (geteuid() != 0)
+		return "root (qemu's 9p export of the host's root)";
+	if (!find_prog("qemu-system-x86_64", t->qemu, sizeof(t->qemu)))
+		return "qemu-system-x86_64 (package qemu-system-x86)";
+	if (!find_prog("busybox", t->busybox, sizeof(t->busybox)) ||
+	    ul_vm_static_elf(t->busybox))
+		return "a static busybox (package busybox-static)";
+	if (!find_prog("mkfs.ext4", t->mkfs, sizeof(t->mkfs)))
+		return "mkfs.ext4 (package e2fsprogs)";
+	return NULL;
+}
+
+/* UL_EXIT_UNSUPPORTED saying what is missing, or 0. */
+static int check_host(struct vm_tools *t)
+{
+	const char *what = missing(t);
+
+	if (!what)
+		return 0;
+	ul_error("vm: this machine cannot boot a VM: it needs %s", what);
+	return UL_EXIT_UNSUPPORTED;
+}
+
+/* Each kernel's release, label (made unique: "#2" for the second of a name) and modules. */
+static int describe_kernels(const struct vm_args *a, struct ul_vm_kernel *k)
+{
+	char base[VM_MAX_KERNELS][128];
+
+	for (int i = 0; i < a->n_kernels; i++) {
+		const char *file = strrchr(a->kernels[i], '/');
+		char dep[PATH_MAX + 160];
+		int rc = ul_vm_image_release(a->kernels[i], k[i].release, sizeof(k[i].release));
+		int same = 1;
+
+		k[i].image = a->kernels[i];
+		if (rc && !strcmp(a->label_from, "release"))
+			return ul_usage_error("vm", "--kernel '%s': cannot read its release (%s): "
+					      "use --label-from file",
+					      k[i].image, rc == -EINVAL ? "not a bzImage" : strerror(-rc));
+		snprintf(base[i], sizeof(base[i]), "%.100s",
+			 !strcmp(a->label_from, "release") ? k[i].release
+			 : file			      ? file + 1
+							      : k[i].image);
+		for (int j = 0; j < i; j++)
+			same += !strcmp(base[j], base[i]);
+		if (same > 1)
+			snprintf(k[i].label, sizeof(k[i].label), "%.100s#%d", base[i], same);
+		else
+			snprintf(k[i].label, sizeof(k[i].label), "%.100s", base[i]);
+		if (ul_label_check("vm", "the kernel's label", k[i].label))
+			return UL_EXIT_USAGE;
+		snprintf(dep, sizeof(dep), "/lib/modules/%s/modules.dep", k[i].release);
+		if (a->modules)
+			snprintf(k[i].moddir, sizeof(k[i].moddir), "%s", a->modules);
+		else if (k[i].release[0] && access(dep, R_OK) == 0)
+			snprintf(k[i].moddir, sizeof(k[i].moddir), "/lib/modules/%s", k[i].release);
+		else
+			ul_note("vm: no modules for '%s': its drivers must be built in", k[i].image);
+	}
+	return 0;
+}
+
+/* Append s single-quoted for sh to buf; false when it does not fit. */
+static bool put_quoted(char *buf, size_t len, const char *s)
+{
+	size_t off = strlen(buf);
+
+	if (off + 1 >= len)
+		return false;
+	buf[off++] = '\'';
+	for (; *s; s++) {
+		const char *piece = *s == '\'' ? "'\\''" : NULL;
+		size_t n = piece ? 4 : 1;
+
+		if (off + n + 2 >= len)
+			return false;
+		memcpy(buf + off, piece ? piece : s, n);
+		off += n;
+	}
+	buf[off++] = '\'';
+	buf[off] = '\0';
+	return true;
+}
+
+/* The guest's /env: what to run and how (guest-init.sh sources it). */
+static int guest_env(const struct ul_vm_kernel *k, char **run_args, int n_args, char *buf,
+		     size_t len)
+{
+	char exe[PATH_MAX];
+	const char *path = getenv("PATH");
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	bool ok;
+
+	if (n <= 0)
+		return ul_error_errno(errno, "vm: cannot read /proc/self/exe");
+	exe[n] = '\0';
+	buf[0] = '\0';
+	ok = snprintf(buf, len, "UL_EXE=") > 0 && put_quoted(buf, len, exe);
+	ok = ok && strlen(buf) + 10 < len && strcat(buf, "\nUL_PATH=") &&
+	     put_quoted(buf, len, path ? path : "/usr/sbin:/usr/bin:/sbin:/bin");
+	ok = ok && strlen(buf) + 11 < len && strcat(buf, "\nUL_LABEL=") &&
+	     put_quoted(buf, len, k->label);
+	ok = ok && strlen(buf) + 8 < len && strcat(buf, "\nset --");
+	for (int i = 0; i < n_args && ok; i++)
+		ok = strlen(buf) + 2 < len && strcat(buf, " ") && put_quoted(buf, len, run_args[i]);
+	ok = ok && strlen(buf) + 2 < len && strcat(buf, "\n");
+	return ok ? 0 : ul_error("vm: the run's arguments are too long");
+}
+
+/* `-- run ARGS`: the operands, checked (vm sets --label and --db itself). */
+static int check_run_args(char **ops, int n)
+{
+	if (n < 1 || strcmp(ops[0], "run"))
+		return ul_usage_error("vm", "expected '-- run ARGS...' after the options");
+	for (int i = 1; i < n; i++)
+		if (!strcmp(ops[i], "--label") || !strncmp(ops[i], "--label=", 8) ||
+		    !strcmp(ops[i], "--db") || !strncmp(ops[i], "--db=", 5))
+			return ul_usage_error("vm", "'%s': vm sets the run's label (--label-from) "
+					      "and store (the host's --db)", ops[i]);
+	return 0;
+}
+
+struct vm_state {
+	struct vm_args a;
+	struct vm_tools tools;
+	struct ul_vm_kernel k[VM_MAX_KERNELS];
+	struct ul_vm_shape shape;
+	struct ul_sup sup;
+	struct ul_journal journal;
+	struct ul_store *store;
+	char work[PATH_MAX / 2]; /* short: the boots' paths are made in it */
+	char db[PATH_MAX];
+	int crashed;
+};
+
+/* The work directory (journalled) and an initramfs per kernel. */
+static int prepare(struct vm_state *s, char **run_args, int n_args)
+{
+	char why[512], env[8192];
+	int rc = ul_journal_open(&s->journal);
+
+	if (rc)
+		return ul_error_errno(rc, "vm: cannot open the journal of system changes");
+	if (ul_change_scratch_create(&s->journal, VM_WORK_PARENT, s->work, sizeof(s->work), why,
+				     sizeof(why)))
+		return ul_error("vm: %s", why);
+	printf("vm: working in %s\n", s->work);
+	for (int i = 0; i < s->a.n_kernels; i++) {
+		snprintf(s->k[i].initramfs, sizeof(s->k[i].initramfs), "%s/initramfs-%d.cpio",
+			 s->work, i + 1);
+		if (guest_env(&s->k[i], run_args, n_args, env, sizeof(env)))
+			return -1;
+		if (ul_vm_initramfs(s->k[i].initramfs, s->tools.busybox, s->k[i].moddir, env, why,
+				    sizeof(why)))
+			return ul_error("vm: %s", why);
+	}
+	return 0;
+}
+
+/* Boot i (0-based) of total: boot, watch, bring its runs home.  1 when interrupted. */
+static int one_boot(struct vm_state *s, int i, int total)
+{
+	const char *panic_test = getenv("UNDERLOAD_VM_TEST_PANIC");
+	struct ul_vm_boot b = { .kernel = &s->k[i % s->a.n_kernels], .shape = &s->shape,
+				.hang_ns = s->a.hang_ns, .qemu = s->tools.qemu,
+				.mkfs = s->tools.mkfs, .journal = &s->journal };
+	char why[512];
+	size_t added = 0;
+
+	if (ul_sup_check_signals(&s->sup))
+		return 1;
+	if (panic_test && atoi(panic_test) == i + 1)
+		b.cmdline_extra = "ul_panic_test=1";
+	snprintf(b.dir, sizeof(b.dir), "%s/boot-%d", s->work, i + 1);
+	if (mkdir(b.dir, 0700) < 0)
+		return ul_error_errno(errno, "vm: cannot make %s", b.dir);
+	printf("vm: boot %d of %d: %s (label '%s'), %s\n", i + 1, total, b.kernel->image,
+	       ul_esc(b.kernel->label), s->shape.accel);
+	fflush(stdout);
+	if (ul_vm_boot_run(&s->sup, &b, why, sizeof(why)))
+		return ul_sup_interrupted(&s->sup) ? 1 : ul_error("vm: boot %d: %s", i + 1, why);
+	if (b.end == UL_VM_END_INTERRUPTED)
+		return 1;
+	printf("vm: boot %d of %d: %s after %.1f s", i + 1, total, ul_vm_end_name(b.end), b.wall_s);
+	if (b.end == UL_VM_END_DONE)
+		printf(" (underload run exited %d)\n", b.guest_status);
+	else
+		printf(" (console kept in the run's fingerprint: show --env)\n");
+	fflush(stdout);
+	s->crashed += b.end != UL_VM_END_DONE;
+	if (ul_cmd_vm_collect(s->store, &b, i + 1, total, &added))
+		return -1;
+	printf("vm: boot %d: %zu run%s imported into %s\n", i + 1, added, added == 1 ? "" : "s",
+	       s->db);
+	return 0;
+}
+
+/* `underload compare --db DB label:A label:B ...`, as the last word. */
+static int compare_labels(struct vm_state *s)
+{
+	char *argv[4 + VM_MAX_KERNELS] = { (char *)"compare", (char *)"--db", s->db };
+	char names[VM_MAX_KERNELS][140];
+	int n = 3;
+
+	for (int i = 0; i < s->a.n_kernels; i++) {
+		bool seen = false;
+
+		for (int j = 0; j < i; j++)
+			seen |= !strcmp(s->k[i].label, s->k[j].label);
+		if (seen)
+			continue;
+		snprintf(names[i], sizeof(names[i]), "label:%s", s->k[i].label);
+		argv[n++] = names[i];
+	}
+	argv[n] = NULL;
+	fflush(stdout);
+	return ul_cmd_find("compare")->fn(n, argv);
+}
+
+static int boots(struct vm_state *s)
+{
+	int total = s->a.boots * s->a.n_kernels, rc = 0;
+
+	for (int i = 0; i < total && !rc; i++)
+		rc = one_boot(s, i, total);
+	if (rc > 0) {
+		ul_error("vm: interrupted");
+		return UL_EXIT_INTERRUPTED;
+	}
+	return rc ? UL_EXIT_ERROR : 0;
+}
+
+static int vm_main(struct vm_state *s, char **run_args, int n_args)
+{
+	char why[256];
+	int ret = check_host(&s->tools);
+
+	if (!ret)
+		ret = describe_kernels(&s->a, s->k);
+	if (!ret)
+		ret = ul_cmd_db_path(s->a.db, s->db, sizeof(s->db));
+	if (!ret)
+		ret = ul_cmd_open_store_rw(s->db, &s->store);
+	if (ret)
+		return ret;
+	if (ul_sup_init(&s->sup)) {
+		ul_error("vm: cannot set up the supervisor");
+		ul_store_close(s->store);
+		return UL_EXIT_ERROR;
+	}
+	s->shape.accel = ul_vm_accel(&s->sup, s->tools.qemu, why, sizeof(why));
+	s->shape.cpus = s->a.cpus;
+	s->shape.mem_bytes = (uint64_t)s->a.mem_bytes;
+	printf("vm: %s, %d CPUs, %lld MiB a VM%s%s%s\n", s->shape.accel, s->shape.cpus,
+	       (long long)(s->a.mem_bytes >> 20), why[0] ? " (emulated: " : "", why,
+	       why[0] ? ")" : "");
+	ret = prepare(s, run_args, n_args) ? UL_EXIT_ERROR : boots(s);
+	ul_sup_fini(&s->sup);
+	if (s->work[0] && ul_change_undo(&s->journal, "scratch", s->work))
+		ul_warning("vm: cannot remove %s ('underload cleanup' will)", s->work);
+	ul_journal_finish(&s->journal);
+	ul_store_close(s->store);
+	s->store = NULL;
+	if (!ret)
+		ret = compare_labels(s);
+	return ret;
+}
+
+int ul_cmd_vm(int argc, char **argv);
+int ul_cmd_vm(int argc, char **argv)
+{
+	static struct vm_state s;
+	int first, ret;
+
+	memset(&s, 0, sizeof(s));
+	s.journal.fd = -1;
+	ret = ul_cmd_parse(&ul_cmd_desc_vm, &s.a, argc, argv, &first);
+	if (ret)
+		return ret == UL_CMD_HELP_SHOWN ? UL_EXIT_OK : ret;
+	if (!s.a.n_kernels)
+		return ul_usage_error("vm", "--kernel IMAGE is required");
+	ret = check_run_args(argv + first, argc - first);
+	if (ret)
+		return ret;
+	return vm_main(&s, argv + first + 1, argc - first - 1);
+}
+
+const struct ul_cmd ul_cmd_desc_vm = {
+	.name = "vm",
+	.summary = "kernels booted in VMs, alternated: a run in each, imported, compared",
+	.help = vm_help,
+	.opts = vm_opts,
+	.fn = ul_cmd_vm,
+};

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* `underload vm` (cmd/vm.c) and what it shares with cmd/vm_collect.c and compare. */
+#ifndef UL_CMD_VM_H
+#define UL_CMD_VM_H
+
+#include "core/compat.h"
+#include "vm/vm.h"
+
+#include <stddef.h>
+
+struct ul_store;
+struct ul_runcmp_group;
+
+/*
+ * Bring boot boot_no (of n_boots) into the host's store `host`: mark the
+ * guest's unfinished run crashed (its journal says where), stamp every run's
+ * fingerprint with "vm" (and a crashed one's with the console's tail),
+ * export them to the boot's directory and import that file.  0 with
+ * *added set, or -1 after printing why.
+ */
+int ul_cmd_vm_collect(struct ul_store *host, const struct ul_vm_boot *b, int boot_no, int n_boots,
+		      size_t *added);
+
+/*
+ * compare's rule for runs made in VMs (cmd/compare_vm.c): runs of another
+ * accelerator or VM shape (or one on the machine itself against one in a
+ * VM) are not compared: prints why and returns UL_EXIT_USAGE.  Runs under
+ * TCG are flagged emulated (on stdout when text, else on stderr).
+ * Otherwise 0.
+ */
+int ul_compare_vm_check(const struct ul_runcmp_group *groups, size_t n_groups, bool text);
+
+#endif

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * After one boot of `underload vm`: the guest's runs into the host's
+ * store, by the exchange format.  A boot that did not finish (a panic, a
+ * hang, an unexpected end) leaves its run `running` in the guest's store:
+ * it is marked crashed at the test the guest's journal last recorded, as
+ * cleanup does for a machine that went down, with the console's tail.
+ * Every run's fingerprint gains a "vm" section: the accelerator and the
+ * VM's shape (what compare refuses to mix), the image, the boot.
+ */
+#include "core/compat.h"
+#include "cmd/cmd.h"
+#include "cmd/vm.h"
+#include "core/log.h"
+#include "proc/changes.h"
+#include "store/exchange.h"
+#include "store/store.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct crash_ctx {
+	struct ul_store *st;
+	int marked;
+};
+
+/* A run the guest's journal names: crashed where it last was. */
+static int mark_one(void *arg, const char *uuid, const char *store_uri, const char *where)
+{
+	struct crash_ctx *c = arg;
+	struct ul_cell at;
+	int round;
+	bool known = ul_cell_where_parse(where, &at, &round) == 0;
+
+	(void)store_uri; /* the guest's path of the store we hold open */
+	if (!c->st->ops->mark_crashed(c->st, uuid, known ? &at : NULL, NULL))
+		c->marked++;
+	return 0;
+}
+
+/* Mark the guest's unfinished runs crashed (by its journal, else where unknown). */
+static void settle_crash(struct ul_store *st, const char *share)
+{
+	struct crash_ctx c = { .st = st };
+	struct ul_run_summary *sum = NULL;
+	char dir[PATH_MAX + 32];
+	size_t n = 0;
+
+	snprintf(dir, sizeof(dir), "%s/" UL_VM_JOURNAL_DIR, share);
+	if (access(dir, F_OK) == 0)
+		(void)ul_changes_crashed_runs(dir, mark_one, &c);
+	if (st->ops->list_runs(st, &sum, &n))
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (sum[i].status == UL_RUN_RUNNING)
+			(void)st->ops->mark_crashed(st, sum[i].uuid, NULL, NULL);
+	free(sum);
+}
+
+/* The "vm" section of a run's fingerprint. */
+static int stamp(struct ul_run *run, const struct ul_vm_boot *b, int boot_no, int n_boots)
+{
+	json_t *vm = json_object();
+	char text[8192];
+	int rc = 0;
+
+	if (!vm)
+		return -ENOMEM;
+	if (!run->fingerprint && !(run->fingerprint = json_object())) {
+		json_decref(vm);
+		return -ENOMEM;
+	}
+	snprintf(text, sizeof(text), "%d of %d", boot_no, n_boots);
+	rc |= json_object_set_new(vm, "accelerator", json_string(b->shape->accel));
+	rc |= json_object_set_new(vm, "emulated",
+				  json_string(strcmp(b->shape->accel, "tcg") ? "no" : "yes"));
+	rc |= json_object_set_new(vm, "cpus", json_integer(b->shape->cpus));
+	rc |= json_object_set_new(vm, "mem_mb", json_integer((json_int_t)(b->shape->mem_bytes >> 20)));
+	rc |= json_object_set_new(vm, "kernel_image", json_string(b->kernel->image));
+	rc |= json_object_set_new(vm, "boot", json_string(text));
+	rc |= json_object_set_new(vm, "boot_wall_s", json_real(b->wall_s));
+	rc |= json_object_set_new(vm, "end", json_string(ul_vm_end_name(b->end)));
+	if (run->status == UL_RUN_CRASHED) {
+		/* A panic's backtrace runs to some 50 lines after its first. */
+		ul_vm_console_tail(b, 80, text, sizeof(text));
+		rc |= json_object_set_new(vm, "console_tail", json_string(text));
+	}
+	rc |= json_object_set_new(run->fingerprint, "vm", vm);
+	return rc ? -ENOMEM : 0;
+}
+
+/* The crashed cell says what the console said. */
+static void note_panic(struct ul_run *run, const struct ul_vm_boot *b)
+{
+	char panic[160];
+
+	ul_vm_console_panic(b, panic, sizeof(panic));
+	if (!panic[0])
+		snprintf(panic, sizeof(panic), "the VM %s", ul_vm_end_name(b->end));
+	for (size_t i = 0; i < run->n_cells; i++) {
+		struct ul_cell *c = &run->cells[i];
+		size_t l = strlen(c->note);
+
+		if (c->outcome == UL_CELL_CRASHED)
+			snprintf(c->note + l, sizeof(c->note) - l, "%sconsole: %s", l ? "; " : "",
+				 panic);
+	}
+}
+
+/* Load every run of the guest's store, stamped, into runs[] (*n of them). */
+static int load_all(struct ul_store *st, const struct ul_vm_boot *b, int boot_no, int n_boots,
+		    struct ul_run **out, size_t *n)
+{
+	struct ul_run_summary *sum = NULL;
+	struct ul_run *runs;
+	int rc = st->ops->list_runs(st, &sum, n);
+
+	if (rc)
+		return rc;
+	runs = calloc(*n ? *n : 1, sizeof(*runs));
+	if (!runs) {
+		free(sum);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < *n && !rc; i++) {
+		ul_run_init(&runs[i]);
+		rc = st->ops->load_run(st, sum[i].uuid, &runs[i]);
+		if (!rc && runs[i].status == UL_RUN_CRASHED)
+			note_panic(&runs[i], b);
+		if (!rc)
+			rc = stamp(&runs[i], b, boot_no, n_boots);
+	}
+	free(sum);
+	*out = runs;
+	return rc;
+}
+
+static int export_to(const char *path, struct ul_run *runs, size_t n)
+{
+	const struct ul_run **p = calloc(n ? n : 1, sizeof(*p));
+	FILE *f;
+	int rc;
+
+	if (!p)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		p[i] = &runs[n - 1 - i]; /* oldest first */
+	f = fopen(path, "wxe");
+	rc = f ? ul_exchange_write_json(f, (const struct ul_run *const *)p, n) : -errno;
+	if (f && fclose(f) && !rc)
+		rc = -EIO;
+	free(p);
+	return rc;
+}
+
+int ul_cmd_vm_collect(struct ul_store *host, const struct ul_vm_boot *b, int boot_no, int n_boots,
+		      size_t *added)
+{
+	char share[PATH_MAX + 16], db[PATH_MAX + 32], exp[PATH_MAX + 32], err[512];
+	struct ul_store *st = NULL;
+	struct ul_run *runs = NULL;
+	size_t n = 0;
+	int rc;
+
+	*added = 0;
+	snprintf(share, sizeof(share), "%s/share", b->dir);
+	snprintf(db, sizeof(db), "%s/" UL_VM_GUEST_DB, share);
+	snprintf(exp, sizeof(exp), "%s/export.json", b->dir);
+	if (access(db, F_OK) < 0) {
+		ul_warning("vm: boot %d stored no run (the guest %s before its run began)", boot_no,
+			   ul_vm_end_name(b->end));
+		return 0;
+	}
+	if (ul_store_open(db, &st, err, sizeof(err)))
+		return ul_error("vm: boot %d: cannot open the guest's store: %s", boot_no, err);
+	if (b->end != UL_VM_END_DONE)
+		settle_crash(st, share);
+	rc = load_all(st, b, boot_no, n_boots, &runs, &n);
+	if (rc)
+		ul_error("vm: boot %d: cannot read the guest's runs: %s", boot_no,
+			 rc == -ENOMEM ? strerror(ENOMEM) : st->err);
+	ul_store_close(st);
+	if (!rc && (rc = export_to(exp, runs, n)) != 0)
+		ul_error_errno(rc, "vm: boot %d: cannot write %s", boot_no, exp);
+	if (runs)
+		ul_exchange_free(runs, n);
+	if (rc)
+		return -1;
+	return ul_cmd_import_file(host, exp, added);
+}

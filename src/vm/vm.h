@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Kernels booted in a VM for `underload vm` (cmd/vm.c): the image's
+ * release, the accelerator, the initramfs (busybox, the modules for virtio,
+ * ext4 and 9p, the guest's init) and one boot of qemu watched to its end.
+ * Nothing here knows of the store: cmd/vm_collect.c brings the runs back.
+ *
+ * A boot's directory holds: disk.img (the guest's /tmp and /var/tmp),
+ * console.log (the serial console), share/ (a 9p share, read-write: the
+ * guest's store guest.db, its journal directory journal/, and "alive",
+ * rewritten every 2 s by the guest while its kernel answers).
+ */
+#ifndef UL_VM_H
+#define UL_VM_H
+
+#include "core/compat.h"
+#include "core/clock.h"
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ul_sup;
+struct ul_journal;
+
+/* Where the guest sees the share and what is in it. */
+#define UL_VM_GUEST_SHARE "/run/underload-vm"
+#define UL_VM_GUEST_DB "guest.db"
+#define UL_VM_JOURNAL_DIR "journal"
+/* The line the guest's init prints when `underload run` returned. */
+#define UL_VM_DONE_MARK "UL-VM-RUN-DONE "
+
+struct ul_vm_kernel {
+	const char *image;	 /* as given */
+	char release[128];	 /* from the image's header; "" when unreadable */
+	char label[128];	 /* the runs' label */
+	char moddir[PATH_MAX];	 /* /lib/modules/RELEASE or --modules; "" = none */
+	char initramfs[PATH_MAX]; /* built in the work directory */
+};
+
+struct ul_vm_shape {
+	const char *accel; /* "kvm" or "tcg" */
+	int cpus;
+	uint64_t mem_bytes;
+};
+
+/* image.c: the release a bzImage names in its header ("6.1.0-18-amd64"),
+ * its first word.  0, -errno, or -EINVAL when it is not a bzImage. */
+int ul_vm_image_release(const char *image, char *out, size_t len);
+/* Is the ELF file at path statically linked (no PT_INTERP)?  0 yes,
+ * -ENOEXEC dynamic or not an ELF, -errno. */
+int ul_vm_static_elf(const char *path);
+
+/* accel.c: "kvm" when /dev/kvm creates a VM and qemu keeps a KVM guest
+ * up (a paused one, for a few seconds: under nested virtualisation the
+ * device works but qemu may not), else "tcg" with why in `why`.  An
+ * interrupt during the probe is left for the caller's next wait. */
+const char *ul_vm_accel(struct ul_sup *sup, const char *qemu, char *why, size_t len);
+
+/* initramfs.c: write the initramfs (newc cpio) to `out`: busybox, the
+ * guest's init, `env` as /env (shell assignments the init sources), and
+ * the modules of moddir ("" = none) the guest needs, dependencies first.
+ * 0 or -errno with why. */
+int ul_vm_initramfs(const char *out, const char *busybox, const char *moddir, const char *env,
+		    char *why, size_t len);
+
+/* guest_init.c: the guest's /init (busybox sh). */
+extern const char ul_vm_guest_init[];
+
+enum ul_vm_end {
+	UL_VM_END_DONE,	       /* the guest's run returned (guest_status) */
+	UL_VM_END_PANIC,       /* the console shows a panic */
+	UL_VM_END_HUNG,	       /* no sign of life for hang_ns: the watchdog stopped it */
+	UL_VM_END_LOST,	       /* qemu ended without a panic line or the run's end */
+	UL_VM_END_INTERRUPTED, /* a terminating signal: qemu was stopped */
+};
+
+/* One boot (boot.c). */
+struct ul_vm_boot {
+	const struct ul_vm_kernel *kernel;
+	const struct ul_vm_shape *shape;
+	char dir[PATH_MAX]; /* the boot's directory, made by the caller */
+	ul_nsec hang_ns;    /* the watchdog's bound */
+	const char *qemu, *mkfs;  /* the programs */
+	struct ul_journal *journal; /* qemu's pid is journalled there (proc/qemu.h) */
+	const char *cmdline_extra; /* appended to the kernel's command line, or NULL */
+	/* results */
+	enum ul_vm_end end;
+	int guest_status; /* UL_VM_END_DONE: the guest's `underload run` exit status */
+	double wall_s;
+};
+/* Boot it and watch it to its end (see enum ul_vm_end): 0, or -errno
+ * with why when qemu could not be started or the disk not made. */
+int ul_vm_boot_run(struct ul_sup *sup, struct ul_vm_boot *b, char *why, size_t len);
+/* The last `max_lines` lines of the boot's console (CRs removed) into
+ * out; "" when there is none. */
+void ul_vm_console_tail(const struct ul_vm_boot *b, int max_lines, char *out, size_t len);
+/* The console's last line that names a panic/oops, or "" (into out). */
+void ul_vm_console_panic(const struct ul_vm_boot *b, char *out, size_t len);
+/* Human name of an end ("finished", "panicked"...). */
+const char *ul_vm_end_name(enum ul_vm_end e);
+
+#endif

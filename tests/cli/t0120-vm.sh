@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# underload vm: one Debian kernel image given twice, booted under qemu
+# (TCG here), two boots each, alternated: four runs under two labels
+# imported into the host's store, the comparison flagged emulated, the
+# fingerprint recording the accelerator and VM shape, and compare refusing
+# a VM's runs against the machine's own.  A kernel made to panic mid-run
+# (the test hook) leaves its run crashed at its test with the console's
+# tail, and the next boot still runs; that binary lives under /tmp (which
+# the guest covers with its scratch disk).  Nothing is left after success,
+# Ctrl-C, or kill -9 then cleanup.
+. "$(dirname "$0")/lib.bash"
+skip_all() { echo "1..0 # SKIP $*"; exit 0; }
+[ "$(id -u)" = 0 ] || skip_all "needs root (the 9p export of /)"
+command -v qemu-system-x86_64 >/dev/null || skip_all "no qemu-system-x86_64 (package qemu-system-x86)"
+kernel=$(ls -1 /boot/vmlinuz-* 2>/dev/null | sort -V | tail -n 1)
+[ -n "$kernel" ] || skip_all "no /boot/vmlinuz-* (package linux-image-amd64)"
+bb=$(command -v busybox) || skip_all "no busybox (package busybox-static)"
+ldd "$bb" >/dev/null 2>&1 && skip_all "$bb is not static (package busybox-static)"
+command -v mkfs.ext4 >/dev/null || skip_all "no mkfs.ext4 (package e2fsprogs)"
+export UL_JOURNAL_DIR=$TMP/journal
+mkdir -m 0700 "$UL_JOURNAL_DIR"
+rel=${kernel#/boot/vmlinuz-}
+# As short as a run can be: CI time matters, and TCG is slow.
+RUN=(run --quick --tests noload --no-progress --interval 100ms --min-points 3 --max-points 3
+	-o resp.working-set=1M -o resp.files=4 -o resp.cpu-work=100000)
+runs() { sqlite3 "$1" "SELECT label || ' ' || status FROM runs ORDER BY id" | paste -sd,; }
+work_of() { sed -n 's/^vm: working in //p' "$1"; }
+
+# The main path: A B A B.
+"$UL" vm --db "$DB" --kernel "$kernel" --kernel "$kernel" --boots 2 \
+	-- "${RUN[@]}" >"$TMP/out" 2>"$TMP/err"
+is $? 0 "vm exits 0"
+grep '^vm: boot .* after ' "$TMP/out" | sed 's/^/# /'
+is "$(runs "$DB")" "$rel complete,$rel#2 complete,$rel complete,$rel#2 complete" \
+	"four runs under two labels, the kernels alternated"
+like "$(cat "$TMP/out")" "^vm: boot 4 of 4: finished after" "four boots, each finished"
+accel=$(sed -n 's/^vm: \(kvm\|tcg\), 2 CPUs.*/\1/p' "$TMP/out")
+env=$("$UL" show --db "$DB" --env last)
+like "$env" "^  vm\\.accelerator: +$accel\$" "the fingerprint records the accelerator"
+like "$env" "^  vm\\.cpus: +2\$" "and the VM's CPUs"
+like "$env" "^  vm\\.mem_mb: +1024\$" "and its memory"
+like "$env" "^  kernel\\.release: +$rel\$" "the run is the guest kernel's"
+if [ "$accel" = tcg ]; then
+	like "$(cat "$TMP/out")" "^emulated: label '$rel': 2 runs under TCG" "the comparison is flagged emulated"
+else
+	skip "KVM works here: nothing is emulated"
+fi
+like "$(cat "$TMP/out")" "$rel#2" "the comparison names both labels"
+is "$(test -e "$(work_of "$TMP/out")" && echo left)" "" "the work directory is gone"
+is "$(ul_procs)" 0 "no qemu or underload process is left"
+
+# A VM's runs are not compared with the machine's own.
+"$UL" "${RUN[@]}" --db "$DB" --dir "$SCRATCH" --label bare >/dev/null 2>&1
+"$UL" compare --db "$DB" label:bare "label:$rel" >/dev/null 2>"$TMP/err"
+is $? 2 "compare refuses a bare-metal run against a VM's"
+like "$(cat "$TMP/err")" "not comparable" "and says why"
+
+# A panic mid-run, from a binary under /tmp; the next boot goes on.
+mkdir -p "$TMP/bin" && cp "$UL_REAL" "$TMP/bin/underload"
+UNDERLOAD_VM_TEST_PANIC=1 UL_TEST_TAG=$TMP "$TMP/bin/underload" vm --db "$TMP/p.db" \
+	--kernel "$kernel" --boots 2 -- "${RUN[@]}" >"$TMP/out" 2>"$TMP/err"
+is $? 0 "vm with a panicking boot exits 0"
+grep '^vm: boot .* after ' "$TMP/out" | sed 's/^/# /'
+like "$(cat "$TMP/out")" "^vm: boot 1 of 2: panicked" "boot 1 panicked"
+is "$(runs "$TMP/p.db")" "$rel crashed,$rel complete" "its run is crashed, the next boot's complete"
+note=$(sqlite3 "$TMP/p.db" "SELECT c.note FROM cells c JOIN runs r ON c.run_id = r.id WHERE r.status = 'crashed' AND c.outcome = 'crashed'")
+like "$note" "console: Kernel panic - not syncing: sysrq triggered crash" \
+	"the crashed test says what the console said"
+like "$("$TMP/bin/underload" show --db "$TMP/p.db" --env 1)" "^  vm\\.console_tail: .*sysrq" \
+	"the console's tail is stored with the run"
+is "$(ul_procs)" 0 "no process is left"
+
+# Ctrl-C mid-boot, and kill -9 then cleanup: nothing left.
+wait_boot() { for _ in $(seq 300); do grep -q '^vm: boot 1' "$1" && return; sleep 0.1; done; }
+"$UL" vm --db "$TMP/i.db" --kernel "$kernel" -- "${RUN[@]}" >"$TMP/out" 2>&1 &
+pid=$!
+wait_boot "$TMP/out"
+sleep 1
+kill -INT "$pid"
+wait "$pid"
+is $? 130 "vm interrupted exits 130"
+is "$(test -e "$(work_of "$TMP/out")" && echo left)" "" "its work directory is gone"
+is "$(ul_procs)" 0 "qemu is gone"
+"$UL" vm --db "$TMP/k.db" --kernel "$kernel" -- "${RUN[@]}" >"$TMP/out" 2>&1 &
+pid=$!
+wait_boot "$TMP/out"
+sleep 1
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+for _ in $(seq 50); do [ "$(ul_procs)" = 0 ] && break; sleep 0.1; done
+is "$(ul_procs)" 0 "qemu dies with a killed vm"
+"$UL" cleanup >"$TMP/cl" 2>&1
+is $? 0 "cleanup exits 0"
+is "$(test -e "$(work_of "$TMP/out")" && echo left)" "" "cleanup removed the work directory"
+done_testing

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * `underload vm`'s pure parts (src/vm/): the release a bzImage names, the
+ * static-ELF check, and the initramfs: a newc archive the kernel unpacks,
+ * the modules in load order (dependencies first, from modules.dep), a
+ * module modules.dep lacks taken as built in.
+ */
+#include "unit.h"
+#include "proc/scratch.h"
+#include "vm/vm.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void write_bytes(const char *path, const void *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(p, 1, n, f), n);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+START_TEST(test_image_release)
+{
+	char dir[256], path[300], out[128];
+	unsigned char img[0x400] = { 0 };
+	const char ver[] = "6.1.0-99-test (builder@host) #1 SMP PREEMPT_DYNAMIC";
+
+	ck_assert_int_eq(ul_scratch_create("/tmp", dir, sizeof(dir)), 0);
+	snprintf(path, sizeof(path), "%s/vmlinuz", dir);
+	memcpy(img + 0x202, "HdrS", 4);
+	img[0x20e] = 0x00; /* the string at 0x200 + 0x100 */
+	img[0x20f] = 0x01;
+	memcpy(img + 0x300, ver, sizeof(ver));
+	write_bytes(path, img, sizeof(img));
+	ck_assert_int_eq(ul_vm_image_release(path, out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "6.1.0-99-test");
+	/* Not a bzImage: no magic. */
+	memset(img + 0x202, 0, 4);
+	unlink(path);
+	write_bytes(path, img, sizeof(img));
+	ck_assert_int_eq(ul_vm_image_release(path, out, sizeof(out)), -EINVAL);
+	ck_assert_str_eq(out, "");
+	unlink(path);
+	ck_assert_int_eq(ul_vm_image_release(path, out, sizeof(out)), -ENOENT);
+	/* A dynamic program and a text file are not static ELF files. */
+	ck_assert_int_eq(ul_vm_static_elf("/bin/sh"), -ENOEXEC);
+	write_bytes(path, "#!/bin/sh\n", 10);
+	ck_assert_int_eq(ul_vm_static_elf(path), -ENOEXEC);
+	ck_assert_int_eq(ul_scratch_remove(dir), 0);
+}
+END_TEST
+
+/* The names of a newc archive's entries, space-separated, into out; the
+ * archive's length must be a multiple of 4 and end with the trailer. */
+static void cpio_names(const char *path, char *out, size_t len, size_t *init_size)
+{
+	FILE *f = fopen(path, "rb");
+	static char buf[8 << 20];
+	size_t n, off = 0;
+
+	ck_assert_ptr_nonnull(f);
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	ck_assert_uint_eq(n % 4, 0);
+	out[0] = '\0';
+	while (off + 110 <= n) {
+		char field[9] = { 0 };
+		unsigned long fsize, nsize;
+		const char *name;
+
+		ck_assert(!memcmp(buf + off, "070701", 6));
+		memcpy(field, buf + off + 6 + 6 * 8, 8);
+		fsize = strtoul(field, NULL, 16);
+		memcpy(field, buf + off + 6 + 11 * 8, 8);
+		nsize = strtoul(field, NULL, 16);
+		name = buf + off + 110;
+		ck_assert_uint_eq(strlen(name) + 1, nsize);
+		if (!strcmp(name, "init"))
+			*init_size = fsize;
+		snprintf(out + strlen(out), len - strlen(out), "%s%s", out[0] ? " " : "", name);
+		off += (110 + nsize + 3) & ~3ul;
+		off += (fsize + 3) & ~3ul;
+		if (!strcmp(name, "TRAILER!!!"))
+			break;
+	}
+	ck_assert_uint_eq(off, n);
+}
+
+START_TEST(test_initramfs)
+{
+	static const char dep[] =
+		"kernel/fs/9p/9p.ko: kernel/net/9p/9pnet.ko kernel/fs/netfs/netfs.ko\n"
+		"kernel/net/9p/9pnet.ko:\n"
+		"kernel/fs/netfs/netfs.ko:\n"
+		"kernel/fs/9p2/9pfoo.ko:\n"
+		"kernel/net/9p/9pnet_virtio.ko: kernel/net/9p/9pnet.ko\n"
+		"kernel/drivers/block/virtio_blk.ko:\n";
+	static const char *const mods[] = { "fs/9p/9p.ko", "net/9p/9pnet.ko", "fs/netfs/netfs.ko",
+					    "net/9p/9pnet_virtio.ko", "drivers/block/virtio_blk.ko" };
+	char dir[256], p[512], names[2048], why[256];
+	size_t init_size = 0;
+
+	ck_assert_int_eq(ul_scratch_create("/tmp", dir, sizeof(dir)), 0);
+	snprintf(p, sizeof(p), "%s/modules.dep", dir);
+	write_bytes(p, dep, strlen(dep));
+	for (size_t i = 0; i < sizeof(mods) / sizeof(mods[0]); i++) {
+		char d[600];
+
+		snprintf(p, sizeof(p), "%s/kernel/%s", dir, mods[i]);
+		snprintf(d, sizeof(d), "mkdir -p $(dirname %s)", p);
+		ck_assert_int_eq(system(d), 0);
+		write_bytes(p, "\x7f" "ELF", 4);
+	}
+	snprintf(p, sizeof(p), "%s/initramfs.cpio", dir);
+	ck_assert_int_eq(ul_vm_initramfs(p, "/bin/sh", dir, "UL_LABEL='x'\n", why, sizeof(why)),
+			 0);
+	cpio_names(p, names, sizeof(names), &init_size);
+	ck_assert_str_eq(names, "bin dev proc sys newroot mod keep dev/console init env bin/busybox "
+				"mod/00-virtio_blk.ko mod/01-9pnet.ko mod/02-9pnet_virtio.ko "
+				"mod/03-netfs.ko mod/04-9p.ko TRAILER!!!");
+	ck_assert_uint_eq(init_size, strlen(ul_vm_guest_init));
+	/* Without modules: drivers built in. */
+	unlink(p);
+	ck_assert_int_eq(ul_vm_initramfs(p, "/bin/sh", "", "", why, sizeof(why)), 0);
+	cpio_names(p, names, sizeof(names), &init_size);
+	ck_assert_str_eq(names, "bin dev proc sys newroot mod keep dev/console init env bin/busybox "
+				"TRAILER!!!");
+	/* An unreadable modules.dep is an error that says so. */
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/nowhere", dir);
+	ck_assert_int_eq(ul_vm_initramfs(p, "/bin/sh", p, "", why, sizeof(why)), -ENOENT);
+	ck_assert_ptr_nonnull(strstr(why, "modules.dep"));
+	ck_assert_int_eq(ul_scratch_remove(dir), 0);
+}
+END_TEST
+
+Suite *ul_test_suite_vm(void)
+{
+	Suite *s = suite_create("vm");
+	TCase *tc = tcase_create("image");
+
+	tcase_add_test(tc, test_image_release);
+	tcase_add_test(tc, test_initramfs);
+	suite_add_tcase(s, tc);
+	return s;
+}
