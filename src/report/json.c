@@ -13,7 +13,11 @@
  *        host {hostname, kernel_release, kernel_version, arch, cpu_model,
  *        ncpu, mem_total_bytes, swap_total_bytes},
  *        params {interval_ns, min_points, max_points, ci_target_centi,
- *        mem_budget_bytes, mem_limit_bytes, swap_bytes}
+ *        mem_budget_bytes, mem_limit_bytes, swap_bytes},
+ *        fingerprint (the machine at the start, as `show --env` lists it:
+ *        {section: {fact: value}}, its "doctor" section the doctor's
+ *        findings {check: "SEVERITY: what; what to do"}; left out for a run
+ *        stored before fingerprints)
  *   cells: [{suite, load, probe, seq, outcome, flags (array of names; an
  *        unknown bit N is "bitN"), note, load_unit, load_units, started_ns,
  *        finished_ns, series {name: [int, ...] in sampling order},
@@ -119,6 +123,16 @@ static int jw_cell(const struct ul_cell *c, json_t **out, bool *bad)
 	return 0;
 }
 
+/* The run's metadata, then its fingerprint (the doctor's findings in it). */
+static json_t *jw_run(const struct ul_run *run, bool *bad)
+{
+	json_t *o = ul_json_run(run, &report_style, bad);
+
+	if (o && run->fingerprint)
+		ul_json_put(o, "fingerprint", json_incref(run->fingerprint), bad);
+	return o;
+}
+
 static int jw_write_run(FILE *out, const struct ul_run *run)
 {
 	json_t *root = json_object(), *cells = json_array();
@@ -127,7 +141,7 @@ static int jw_write_run(FILE *out, const struct ul_run *run)
 
 	ul_json_put(root, "format", json_string(JW_FORMAT_NAME), &bad);
 	ul_json_put(root, "format_version", json_integer(JW_FORMAT_VERSION), &bad);
-	ul_json_put(root, "run", ul_json_run(run, &report_style, &bad), &bad);
+	ul_json_put(root, "run", jw_run(run, &bad), &bad);
 	for (size_t i = 0; i < run->n_cells && cells && !err && !bad; i++) {
 		json_t *cell;
 

@@ -74,6 +74,17 @@ is "$(grep -c '^  doctor\.' <<<"$env")" 8 "every check's finding is stored"
 is $? 0 "report exits 0"
 like "$(cat "$TMP/r.html")" "<tr class=\"warn\"><th>doctor: busy</th><td>blocker: other processes" \
 	"the HTML report shows and highlights it"
+"$UL" show --db "$DB" --format json last >"$TMP/r.json" 2>"$TMP/err"
+is $? 0 "show --format json exits 0"
+python3 - "$TMP/r.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))["run"]
+doc = run["fingerprint"]["doctor"]
+assert doc["busy"].startswith("blocker: other processes used"), doc
+assert len(doc) == 8, sorted(doc)
+assert run["fingerprint"]["cpu"]["cpus"] == "all", run["fingerprint"]["cpu"]
+PY
+ok $? "the json report carries the fingerprint with the doctor's findings"
 is "$(ul_procs)" 0 "nothing left running"
 
 done_testing
