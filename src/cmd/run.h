@@ -10,6 +10,9 @@
 #include "core/optparse.h"
 #include "engine/engine.h"
 
+/* --dir's default: the parent of the scratch directory (sweep's too). */
+#define UL_RUN_DEFAULT_DIR "/var/tmp"
+
 struct run_args {
 	const char *label, *db, *formats, *tests, *dir;
 	bool quick;

@@ -30,8 +30,6 @@ _Static_assert(1
 		       <= UL_OPT_GROUPS_MAX,
 	       "suites.def lists more suites than run's option groups hold");
 
-#define DEFAULT_SCRATCH_PARENT "/var/tmp"
-
 /* --under LIST: registered loads, each once (the suites that take one). */
 static int set_under(void *base, const char *arg, char *err, size_t errlen)
 {
@@ -200,7 +198,7 @@ static const struct ul_opt run_opts[] = {
 	{ "sample-timeout", UL_OPT_DURATION, UL_NS_PER_MS, 24 * 3600 * UL_NS_PER_SEC,
 	  600 * UL_NS_PER_SEC, "a sample taking longer fails its test", .arg = "DUR",
 	  A(cfg.sample_timeout_ns), .used_by = "resp,mtest,fsbench" },
-	{ "dir", UL_OPT_STRING, .arg = "PATH", A(dir), .def_str = DEFAULT_SCRATCH_PARENT,
+	{ "dir", UL_OPT_STRING, .arg = "PATH", A(dir), .def_str = UL_RUN_DEFAULT_DIR,
 	  .help = "parent of the private scratch directory",
 	  .man = "It is removed at the end, after errors and after SIGINT/SIGTERM." },
 	{ "disk-reserve", UL_OPT_SIZE, 0, UL_GiB * 1024 * 1024, UL_GiB,

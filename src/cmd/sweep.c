@@ -7,39 +7,45 @@
  * difference.
  *
  * Each run is a child `underload run ARGS --label LABEL` with the setting
- * applied: a sysctl (proc/sysctl.h's allow-list) is journalled with its
- * original value before it first changes (proc/changes.h, kind "sysctl")
- * and written back at the end, on a failed run and on SIGINT/SIGTERM/SIGHUP;
- * after a kill -9 of the sweep, `underload cleanup` writes it back.  cpus
- * and mem-limit become the run's --cpus/--mem-limit.  The child runs in its
- * own process group, so a signal reaches it once, forwarded by the sweep,
- * and dies with SIGTERM should the sweep die first.
+ * applied: a sysctl (proc/sysctl.h's allow-list) or the I/O scheduler of
+ * --dir's disk (proc/iosched.h, setting "iosched") is journalled with its
+ * original value before it first changes (proc/changes.h, kinds "sysctl"
+ * and "iosched") and written back at the end, on a failed run and on
+ * SIGINT/SIGTERM/SIGHUP; after a kill -9 of the sweep, `underload cleanup`
+ * writes it back.  cpus and mem-limit become the run's --cpus/--mem-limit.
+ * The child runs in its own process group, so a signal reaches it once,
+ * forwarded by the sweep, and dies with SIGTERM should the sweep die first.
  */
 #include "core/compat.h"
 #include "cmd/cmd.h"
 #include "core/log.h"
+#include "cmd/run.h"
 #include "proc/changes.h"
+#include "proc/iosched.h"
 #include "proc/journal.h"
 #include "proc/sysctl.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
+#include <stddef.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #define SWEEP_MAX_SETTINGS 4
 #define SWEEP_MAX_VALUES 16
 #define SWEEP_MAX_RUNS 64 /* combinations */
-/* One sweep of sysctls at a time: a second would save the first's value
- * as the original and, ending last, leave it behind. */
-#define SWEEP_LOCK "/run/underload-sweep.lock"
+/* One sweep of system settings at a time: a second would save the first's
+ * value as the original and, ending last, leave it behind.  The lock is an
+ * abstract unix socket name, bound by one process at a time and released
+ * by the kernel when it exits, even by kill -9: no file to leave behind. */
+#define SWEEP_LOCK "underload-sweep"
 
 static const char sweep_help[] =
 	"usage: underload sweep SETTING=V1,V2,... [SETTING=...] [--repeat N] -- run ARGS...\n"
@@ -51,11 +57,13 @@ static const char sweep_help[] =
 	"vm.dirty_ratio, vm.dirty_background_ratio, vm.dirty_expire_centisecs,\n"
 	"vm.dirty_writeback_centisecs, vm.vfs_cache_pressure, vm.min_free_kbytes,\n"
 	"vm.watermark_scale_factor, vm.page-cluster, kernel.sched_*), integer values;\n"
+	"iosched, the I/O scheduler of the disk under the run's --dir (the names its\n"
+	"/sys/block/DISK/queue/scheduler offers: none, mq-deadline, bfq, kyber);\n"
 	"or cpus or mem-limit, which become the run's --cpus and --mem-limit (a value\n"
-	"holds no comma: a CPU list in a sweep is a range, 0-1).  Every sysctl is\n"
-	"journalled before it changes and written back at the end, after a failed\n"
-	"run, on SIGINT or SIGTERM, and by 'underload cleanup' after a kill -9.  The\n"
-	"sweep stops at the first run that fails (exit other than 0 or 4).\n"
+	"holds no comma: a CPU list in a sweep is a range, 0-1).  Every sysctl and\n"
+	"scheduler is journalled before it changes and written back at the end, after\n"
+	"a failed run, on SIGINT or SIGTERM, and by 'underload cleanup' after a kill\n"
+	"-9.  The sweep stops at the first run that fails (exit other than 0 or 4).\n"
 	"\n";
 
 static const char sweep_epilog[] =
@@ -78,9 +86,11 @@ static const struct ul_opt sweep_opts[] = {
 #undef A
 
 struct setting {
-	char name[64];	     /* "vm.swappiness", "cpus", "mem-limit" */
-	const char *run_opt; /* "--cpus" for a run argument; NULL for a sysctl */
-	char expect[96];     /* compare --expect patterns for it */
+	char name[64];	     /* "vm.swappiness", "iosched", "cpus", "mem-limit" */
+	const char *run_opt; /* "--cpus" for a run argument; NULL for a system setting */
+	const char *kind;    /* the journal kind of a system setting: "sysctl", "iosched" */
+	char disk[UL_IOSCHED_NAME_MAX]; /* iosched: the disk under the run's --dir */
+	char expect[96];		/* compare --expect patterns for it */
 	char buf[512];
 	const char *values[SWEEP_MAX_VALUES];
 	size_t n_values;
@@ -93,7 +103,8 @@ struct sweep {
 	int repeat;
 	char **run_args; /* "run" ARGS... */
 	int n_run_args;
-	const char *db; /* the runs' --db, for compare */
+	const char *db;	 /* the runs' --db, for compare */
+	const char *dir; /* the runs' --dir, for iosched */
 	char exe[PATH_MAX];
 	struct ul_journal journal;
 	char labels[SWEEP_MAX_RUNS][128];
@@ -135,12 +146,16 @@ static int parse_setting(const char *arg, struct setting *s)
 		s->run_opt = known->run_opt;
 		snprintf(s->expect, sizeof(s->expect), "%s", known->expect);
 	}
-	if (!s->run_opt) {
+	if (!s->run_opt && !strcmp(s->name, "iosched")) {
+		s->kind = "iosched";
+		snprintf(s->expect, sizeof(s->expect), "storage.io_scheduler");
+	} else if (!s->run_opt) {
+		s->kind = "sysctl";
 		if (!ul_sysctl_allowed(s->name)) {
 			ul_sysctl_allow_list(list, sizeof(list));
 			return ul_usage_error("sweep",
 					      "'%s' is not a setting a sweep may change (sysctls: "
-					      "%s, where present; or cpus, mem-limit)",
+					      "%s, where present; or iosched, cpus, mem-limit)",
 					      s->name, list);
 		}
 		snprintf(s->expect, sizeof(s->expect), "sysctl.%s", s->name);
@@ -150,9 +165,11 @@ static int parse_setting(const char *arg, struct setting *s)
 		if (s->n_values == SWEEP_MAX_VALUES)
 			return ul_usage_error("sweep", "at most %d values for %s", SWEEP_MAX_VALUES,
 					      s->name);
-		if (!s->run_opt && !ul_sysctl_value_ok(tok))
+		if (s->kind && !strcmp(s->kind, "sysctl") && !ul_sysctl_value_ok(tok))
 			return ul_usage_error("sweep", "%s=%s: a sysctl value must be an integer",
 					      s->name, tok);
+		if (s->kind && !strcmp(s->kind, "iosched") && !ul_iosched_name_ok(tok))
+			return ul_usage_error("sweep", "iosched=%s: not a scheduler name", tok);
 		s->values[s->n_values++] = tok;
 	}
 	if (!s->n_values)
@@ -182,6 +199,10 @@ static int check_run_args(struct sweep *sw)
 			sw->db = sw->run_args[i + 1];
 		else if (!strncmp(a, "--db=", 5))
 			sw->db = a + 5;
+		else if (!strcmp(a, "--dir") && i + 1 < sw->n_run_args)
+			sw->dir = sw->run_args[i + 1];
+		else if (!strncmp(a, "--dir=", 6))
+			sw->dir = a + 6;
 	}
 	return 0;
 }
@@ -221,31 +242,62 @@ static int plan(struct sweep *sw)
 	return 0;
 }
 
-/* Combination k's sysctls, each journalled before its first change. */
-static int apply(struct sweep *sw, size_t k)
+/* The disk whose scheduler iosched sets: the one under the runs' --dir,
+ * which must offer every value.  0, UL_EXIT_USAGE or UL_EXIT_ERROR. */
+static int find_disk(struct sweep *sw, struct setting *st)
 {
-	char why[256];
+	const char *dir = sw->dir ? sw->dir : UL_RUN_DEFAULT_DIR;
+	char why[512], cur[UL_IOSCHED_NAME_MAX], offered[256];
 
-	for (size_t s = 0; s < sw->n_set; s++) {
-		struct setting *st = &sw->set[s];
-		const char *v = st->values[value_of(sw, k, s)];
-		int rc;
-
-		if (st->run_opt)
-			continue;
-		if (!st->saved[0] && ul_change_sysctl_save(&sw->journal, st->name, st->saved,
-							   sizeof(st->saved), why, sizeof(why))) {
-			st->saved[0] = '\0';
-			return ul_error("sweep: %s", why);
-		}
-		rc = ul_sysctl_write(st->name, v);
-		if (rc)
-			return ul_error_errno(rc, "sweep: cannot set %s to %s", st->name, v);
-	}
+	if (ul_iosched_disk(dir, st->disk, sizeof(st->disk), why, sizeof(why)))
+		return ul_error("sweep: iosched: %s", why), UL_EXIT_ERROR;
+	if (ul_iosched_read(st->disk, cur, sizeof(cur), offered, sizeof(offered)))
+		return ul_error("sweep: iosched: cannot read the scheduler of %s", st->disk),
+		       UL_EXIT_ERROR;
+	for (size_t v = 0; v < st->n_values; v++)
+		if (!ul_iosched_offered(st->disk, st->values[v]))
+			return ul_usage_error("sweep", "iosched=%s: %s (under %s) offers only: %s",
+					      st->values[v], st->disk, dir, offered);
+	fprintf(stderr, "sweep: iosched is the scheduler of %s (under %s), now %s\n", st->disk, dir,
+		cur);
 	return 0;
 }
 
-/* Every sysctl back to its original, in reverse order; 0 or -1. */
+/* Read, journal and set one system setting (st->saved is set once saved). */
+static int set_one(struct sweep *sw, struct setting *st, const char *v)
+{
+	bool io = !strcmp(st->kind, "iosched");
+	char why[256];
+	int rc;
+
+	if (!st->saved[0]) {
+		rc = io ? ul_change_iosched_save(&sw->journal, st->disk, st->saved,
+						 sizeof(st->saved), why, sizeof(why))
+			: ul_change_sysctl_save(&sw->journal, st->name, st->saved,
+						sizeof(st->saved), why, sizeof(why));
+		if (rc) {
+			st->saved[0] = '\0';
+			return ul_error("sweep: %s", why);
+		}
+	}
+	rc = io ? ul_iosched_write(st->disk, v) : ul_sysctl_write(st->name, v);
+	if (rc)
+		return ul_error_errno(rc, "sweep: cannot set %s%s%s to %s", st->name,
+				      io ? " of " : "", io ? st->disk : "", v);
+	return 0;
+}
+
+/* Combination k's system settings, each journalled before its first change. */
+static int apply(struct sweep *sw, size_t k)
+{
+	for (size_t s = 0; s < sw->n_set; s++)
+		if (sw->set[s].kind &&
+		    set_one(sw, &sw->set[s], sw->set[s].values[value_of(sw, k, s)]))
+			return -1;
+	return 0;
+}
+
+/* Every system setting back to its original, in reverse order; 0 or -1. */
 static int restore(struct sweep *sw)
 {
 	int ret = 0;
@@ -256,14 +308,15 @@ static int restore(struct sweep *sw)
 
 		if (!st->saved[0])
 			continue;
-		rc = ul_change_undo(&sw->journal, "sysctl", st->saved);
+		rc = ul_change_undo(&sw->journal, st->kind, st->saved);
 		if (rc) {
-			ret = ul_error_errno(rc,
-					     "sweep: cannot restore %s (run 'underload cleanup')",
-					     st->saved);
+			ret = ul_error_errno(
+				rc, "sweep: cannot restore %s %s (run 'underload cleanup')",
+				st->kind, st->saved);
 			continue;
 		}
-		fprintf(stderr, "sweep: %s restored to %s\n", st->name, strchr(st->saved, ' ') + 1);
+		fprintf(stderr, "sweep: %s%s%s restored to %s\n", st->name,
+			st->disk[0] ? " of " : "", st->disk, strchr(st->saved, ' ') + 1);
 		st->saved[0] = '\0';
 	}
 	return ret;
@@ -378,28 +431,42 @@ static int compare(struct sweep *sw)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : UL_EXIT_ERROR;
 }
 
-/* The machine-wide sweep lock when sysctls are swept (held until exit,
- * never inherited by the runs); 0, or UL_EXIT_ERROR after printing why. */
-static int lock_sysctls(const struct sweep *sw)
+/* The machine-wide sweep lock when system settings are swept (held until
+ * exit, never inherited by the runs): an abstract socket name, which the
+ * kernel lets one socket of the network namespace bind.  0, or
+ * UL_EXIT_ERROR after printing why. */
+static int lock_settings(const struct sweep *sw)
 {
+	struct sockaddr_un addr;
 	bool any = false;
 	int fd;
 
 	for (size_t s = 0; s < sw->n_set; s++)
-		any |= !sw->set[s].run_opt;
+		any |= sw->set[s].kind != NULL;
 	if (!any)
 		return 0;
-	fd = open(SWEEP_LOCK, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	memset(&addr, 0, sizeof(addr));
+	addr.sun_family = AF_UNIX;
+	memcpy(addr.sun_path + 1, SWEEP_LOCK, strlen(SWEEP_LOCK)); /* sun_path[0] = 0: abstract */
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return ul_error_errno(errno, "sweep: cannot open %s", SWEEP_LOCK), UL_EXIT_ERROR;
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		return ul_error_errno(errno, "sweep: cannot make the sweep lock"), UL_EXIT_ERROR;
+	if (bind(fd, (struct sockaddr *)&addr,
+		 (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(SWEEP_LOCK))) <
+	    0) {
+		int err = errno;
+
 		close(fd);
-		return ul_error("sweep: another sweep is changing sysctls (%s is locked); "
-				"one at a time, or the second would restore the first's values",
+		if (err != EADDRINUSE)
+			return ul_error_errno(err, "sweep: cannot take the sweep lock"),
+			       UL_EXIT_ERROR;
+		return ul_error("sweep: another sweep is changing system settings (the lock "
+				"@%s is held); one at a time, or the second would restore the "
+				"first's values",
 				SWEEP_LOCK),
 		       UL_EXIT_ERROR;
 	}
-	return 0; /* the fd stays open: the lock ends with this process */
+	return 0; /* the socket stays open: the lock ends with this process */
 }
 
 /* SIGINT, SIGTERM and SIGHUP stop the sweep (handled, not fatal). */
@@ -466,8 +533,12 @@ int ul_cmd_sweep(int argc, char **argv)
 	if (n < 0)
 		return ul_error_errno(errno, "cannot find this program's path"), UL_EXIT_ERROR;
 	sw.exe[n] = '\0';
-	if (lock_sysctls(&sw))
+	if (lock_settings(&sw))
 		return UL_EXIT_ERROR;
+	for (size_t s = 0; s < sw.n_set; s++)
+		if (sw.set[s].kind && !strcmp(sw.set[s].kind, "iosched") &&
+		    (rc = find_disk(&sw, &sw.set[s])))
+			return rc;
 	rc = ul_journal_open(&sw.journal);
 	if (rc) {
 		ul_error_errno(rc, "sweep: cannot open the journal of system changes");
@@ -488,7 +559,7 @@ int ul_cmd_sweep(int argc, char **argv)
 
 const struct ul_cmd ul_cmd_desc_sweep = {
 	.name = "sweep",
-	.summary = "runs over settings (sysctls, cpus, mem-limit), restored after, then compare",
+	.summary = "runs over settings (sysctls, iosched, cpus, mem-limit), restored, then compare",
 	.help = sweep_help,
 	.opts = sweep_opts,
 	.epilog = sweep_epilog,

@@ -8,6 +8,7 @@
 #include "proc/changes.h"
 #include "proc/cgroup/cgroup.h"
 #include "proc/cgroup/cpuset.h"
+#include "proc/iosched.h"
 #include "proc/journal.h"
 #include "proc/qemu.h"
 #include "proc/scratch.h"
@@ -268,40 +269,34 @@ static int undo_cgroup(const struct change_ctx *c, const char *arg)
 	return ul_cgroup_destroy_path(arg);
 }
 
-/* ---- sysctl ---------------------------------------------------------------- */
-
-/* "NAME ORIGINAL": the name into name[len], the value after it; NULL if malformed. */
-static const char *split_sysctl(const char *arg, char *name, size_t len)
-{
-	const char *sp = strchr(arg, ' ');
-
-	if (!sp || (size_t)(sp - arg) >= len)
-		return NULL;
-	snprintf(name, len, "%.*s", (int)(sp - arg), arg);
-	return ul_sysctl_value_ok(sp + 1) ? sp + 1 : NULL;
-}
+/* ---- sysctl, iosched: settings a sweep changed (the leaves read the entry) ---- */
 
 static int check_sysctl(const struct change_ctx *c, const char *arg)
 {
-	char name[128];
+	int rc = ul_sysctl_entry_check(arg);
 
-	if (!split_sysctl(arg, name, sizeof(name)) || !ul_sysctl_allowed(name)) {
+	if (rc == -EPERM)
 		say(c, "not a sysctl a sweep may change, or not an integer value");
-		return -EPERM;
-	}
-	return 0;
+	return rc;
 }
 
 static int undo_sysctl(const struct change_ctx *c, const char *arg)
 {
-	char name[128];
-	const char *orig = split_sysctl(arg, name, sizeof(name));
-	int rc = orig ? ul_sysctl_write(name, orig) : -EINVAL;
+	return ul_sysctl_entry_undo(arg, c->why, c->whylen);
+}
 
-	if (rc)
-		ul_whyf(c->why, c->whylen, "cannot write %s back to %s: %s", orig ? orig : "?",
-			name, strerror(-rc));
+static int check_iosched(const struct change_ctx *c, const char *arg)
+{
+	int rc = ul_iosched_entry_check(arg);
+
+	if (rc == -EPERM)
+		say(c, "not a disk name and a scheduler name");
 	return rc;
+}
+
+static int undo_iosched(const struct change_ctx *c, const char *arg)
+{
+	return ul_iosched_entry_undo(arg, c->why, c->whylen);
 }
 
 /* ---- journal-first wrappers ---------------------------------------------- */
@@ -432,11 +427,12 @@ int ul_change_cpuset_create(struct ul_journal *j, const char *name, const char *
 	return rc;
 }
 
-int ul_change_sysctl_save(struct ul_journal *j, const char *name, char *arg, size_t len, char *why,
-			  size_t whylen)
+/* Journal "KIND NAME ORIGINAL" for a setting whose value was read as orig
+ * (read_rc its -errno); arg receives "NAME ORIGINAL". */
+static int save_setting(struct ul_journal *j, const char *kind, const char *name, int read_rc,
+			const char *orig, char *arg, size_t len, char *why, size_t whylen)
 {
-	char orig[UL_SYSCTL_VALUE_MAX];
-	int rc = ul_sysctl_read(name, orig, sizeof(orig)), n;
+	int rc = read_rc, n;
 
 	if (rc) {
 		ul_whyf(why, whylen, "cannot read %s: %s", name, strerror(-rc));
@@ -445,10 +441,28 @@ int ul_change_sysctl_save(struct ul_journal *j, const char *name, char *arg, siz
 	n = snprintf(arg, len, "%s %s", name, orig);
 	if (n < 0 || (size_t)n >= len)
 		return -ENAMETOOLONG;
-	rc = j ? ul_journal_add(j, "sysctl", arg) : -EBADF;
+	rc = j ? ul_journal_add(j, kind, arg) : -EBADF;
 	if (rc)
 		ul_whyf(why, whylen, "cannot journal %s: %s", name, strerror(-rc));
 	return rc;
+}
+
+int ul_change_sysctl_save(struct ul_journal *j, const char *name, char *arg, size_t len, char *why,
+			  size_t whylen)
+{
+	char orig[UL_SYSCTL_VALUE_MAX];
+	int rc = ul_sysctl_read(name, orig, sizeof(orig));
+
+	return save_setting(j, "sysctl", name, rc, orig, arg, len, why, whylen);
+}
+
+int ul_change_iosched_save(struct ul_journal *j, const char *disk, char *arg, size_t len, char *why,
+			   size_t whylen)
+{
+	char orig[UL_IOSCHED_NAME_MAX];
+	int rc = ul_iosched_read(disk, orig, sizeof(orig), NULL, 0);
+
+	return save_setting(j, "iosched", disk, rc, orig, arg, len, why, whylen);
 }
 
 int ul_change_undo(struct ul_journal *j, const char *kind, const char *arg)

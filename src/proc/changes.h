@@ -11,8 +11,10 @@
  * `underload cleanup` trusts nothing it reads: every pending entry of a
  * dead run's journal is checked before it is undone (a scratch dir we made:
  * owner, mode 0700, name; a swap file carrying our label and the run's
- * UUID; the cgroup named after the run under a cgroup filesystem).  An entry that fails its
- * check is reported once and retired; one whose undo keeps failing is
+ * UUID; the cgroup named after the run under a cgroup filesystem; a sysctl
+ * on the sweep's allow-list with an integer; a disk with a scheduler file
+ * and a scheduler's name).  An entry that fails its check is reported once
+ * and retired; one whose undo keeps failing is
  * retired after UL_CHANGES_MAX_TRIES attempts; neither is tried again.
  * An undo failing with -EBUSY (still in use: a swap file whose pages do
  * not fit in memory yet) is neither counted nor retired.
@@ -80,6 +82,12 @@ int ul_change_cpuset_create(struct ul_journal *j, const char *name, const char *
  */
 int ul_change_sysctl_save(struct ul_journal *j, const char *name, char *arg, size_t len, char *why,
 			  size_t whylen) UL_MUST_CHECK;
+/*
+ * The same for the I/O scheduler of disk (proc/iosched.h): journal
+ * "iosched DISK ORIGINAL" (arg receives "DISK ORIGINAL").
+ */
+int ul_change_iosched_save(struct ul_journal *j, const char *disk, char *arg, size_t len, char *why,
+			   size_t whylen) UL_MUST_CHECK;
 /*
  * Undo one of this process's own changes of a known kind and record it
  * done in j (may be NULL).  0 also when it was already undone; -EOPNOTSUPP

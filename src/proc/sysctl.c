@@ -7,6 +7,7 @@
  */
 #include "core/compat.h"
 #include "core/file.h"
+#include "core/log.h"
 #include "proc/sysctl.h"
 
 #include <errno.h>
@@ -95,4 +96,34 @@ int ul_sysctl_write(const char *name, const char *value)
 	    sysctl_path(name, path, sizeof(path)))
 		return -EINVAL;
 	return ul_write_file(path, value);
+}
+
+/* "NAME ORIGINAL": the name into name[len], the value after it; NULL if malformed. */
+static const char *split_entry(const char *arg, char *name, size_t len)
+{
+	const char *sp = strchr(arg, ' ');
+
+	if (!sp || (size_t)(sp - arg) >= len)
+		return NULL;
+	snprintf(name, len, "%.*s", (int)(sp - arg), arg);
+	return ul_sysctl_value_ok(sp + 1) ? sp + 1 : NULL;
+}
+
+int ul_sysctl_entry_check(const char *arg)
+{
+	char name[128];
+
+	return split_entry(arg, name, sizeof(name)) && ul_sysctl_allowed(name) ? 0 : -EPERM;
+}
+
+int ul_sysctl_entry_undo(const char *arg, char *why, size_t wlen)
+{
+	char name[128];
+	const char *orig = split_entry(arg, name, sizeof(name));
+	int rc = orig ? ul_sysctl_write(name, orig) : -EINVAL;
+
+	if (rc)
+		ul_whyf(why, wlen, "cannot write %s back to %s: %s", orig ? orig : "?", name,
+			strerror(-rc));
+	return rc;
 }

@@ -26,5 +26,10 @@ bool ul_sysctl_value_ok(const char *value);
 int ul_sysctl_read(const char *name, char *buf, size_t len) UL_MUST_CHECK;
 /* Write value (checked as above) to an allowed sysctl: 0 or -errno. */
 int ul_sysctl_write(const char *name, const char *value) UL_MUST_CHECK;
+/* A journal entry "NAME ORIGINAL" (proc/changes.h): 0 when it names an
+ * allowed sysctl and an integer, else -EPERM. */
+int ul_sysctl_entry_check(const char *arg);
+/* Write its ORIGINAL back: 0, or -errno with a reason in why. */
+int ul_sysctl_entry_undo(const char *arg, char *why, size_t wlen);
 
 #endif

@@ -104,7 +104,9 @@ wait_change "$VP" "$vp0"
 ok $? "the second sweep changed the settings"
 "$UL" sweep vm.swappiness=1 -- "${RUN[@]}" >/dev/null 2>"$TMP/err2"
 is $? 1 "a second sweep of sysctls at the same time is refused"
-like "$(cat "$TMP/err2")" "another sweep is changing sysctls" "and says why"
+like "$(cat "$TMP/err2")" "another sweep is changing system settings" "and says why"
+like "$(cat /proc/net/unix)" " @underload-sweep$" "the lock is an abstract socket the sweep holds"
+is "$(find "/proc/$pid/fd" -lname '*underload-sweep*' | wc -l)" 0 "and no file"
 sleep 1
 kill -INT "$pid"
 wait "$pid"
@@ -114,4 +116,5 @@ is "$(cat "$VP")" "$vp0" "after SIGINT vm.vfs_cache_pressure is $vp0"
 for _ in $(seq 100); do [ "$(ul_procs)" = 0 ] && break; sleep 0.1; done
 is "$(ul_procs)" 0 "no process is left"
 is "$(ls "$UL_JOURNAL_DIR" | wc -l)" 0 "nothing is left for cleanup"
+ok $(grep -q " @underload-sweep$" /proc/net/unix; echo $((!$?))) "the lock ended with the sweep"
 done_testing
