@@ -29,17 +29,22 @@ static int sched_path(const char *disk, char *buf, size_t len)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+/* A block device name: letters, digits and "_.:!-" (cciss!c0d0), not dots only. */
+static bool disk_name_ok(const char *name)
+{
+	size_t n = name ? strlen(name) : 0;
+
+	return n && n < UL_IOSCHED_NAME_MAX && strspn(name, ".") != n &&
+	       strspn(name,
+		      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:!-") == n;
+}
+
 bool ul_iosched_disk_ok(const char *name)
 {
 	char path[PATH_MAX];
-	size_t n = name ? strlen(name) : 0;
 
-	/* Block device names: letters, digits and "_.:!-" (cciss!c0d0). */
-	if (!n || n >= UL_IOSCHED_NAME_MAX || strspn(name, ".") == n ||
-	    strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:!-") !=
-		    n)
-		return false;
-	return !sched_path(name, path, sizeof(path)) && access(path, F_OK) == 0;
+	return disk_name_ok(name) && !sched_path(name, path, sizeof(path)) &&
+	       access(path, F_OK) == 0;
 }
 
 bool ul_iosched_name_ok(const char *name)
@@ -216,7 +221,7 @@ int ul_iosched_entry_check(const char *arg)
 {
 	char disk[UL_IOSCHED_NAME_MAX];
 
-	if (!split_entry(arg, disk, sizeof(disk)))
+	if (!split_entry(arg, disk, sizeof(disk)) || !disk_name_ok(disk))
 		return -EPERM;
 	return ul_iosched_disk_ok(disk) ? 0 : -ENOENT;
 }

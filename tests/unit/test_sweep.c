@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The pure parts of `run --cpus` and `sweep`: CPU lists (proc/cgroup/
- * cpuset.h) and the sysctl allow-list and values (proc/sysctl.h).
+ * cpuset.h), the sysctl allow-list and values (proc/sysctl.h), and the
+ * names and journal entries of I/O schedulers (proc/iosched.h).
  */
 #include "unit.h"
 #include "proc/cgroup/cpuset.h"
+#include "proc/iosched.h"
 #include "proc/sysctl.h"
 
 #include <errno.h>
@@ -45,6 +47,30 @@ START_TEST(test_sysctl_values)
 }
 END_TEST
 
+/* Names and journal entries are checked before any write reaches sysfs. */
+START_TEST(test_iosched_names)
+{
+	char why[128], disk[UL_IOSCHED_NAME_MAX];
+
+	ck_assert(ul_iosched_name_ok("mq-deadline"));
+	ck_assert(ul_iosched_name_ok("none"));
+	ck_assert(!ul_iosched_name_ok(""));
+	ck_assert(!ul_iosched_name_ok("No/Such"));
+	ck_assert(!ul_iosched_name_ok("bfq\n"));
+	ck_assert(!ul_iosched_name_ok("a-scheduler-name-longer-than-32-chars"));
+	ck_assert(!ul_iosched_disk_ok("../../kernel"));
+	ck_assert(!ul_iosched_disk_ok(".."));
+	ck_assert(!ul_iosched_disk_ok(""));
+	ck_assert(!ul_iosched_disk_ok("nosuchdisk0"));
+	ck_assert_int_eq(ul_iosched_entry_check("sda"), -EPERM);
+	ck_assert_int_eq(ul_iosched_entry_check("sda mq deadline"), -EPERM);
+	ck_assert_int_eq(ul_iosched_entry_check("../sda none"), -EPERM);
+	ck_assert_int_eq(ul_iosched_entry_check("nosuchdisk0 none"), -ENOENT);
+	ck_assert_int_eq(ul_iosched_entry_undo("nosuchdisk0 none", why, sizeof(why)), -EINVAL);
+	ck_assert_int_eq(ul_iosched_disk("/proc", disk, sizeof(disk), why, sizeof(why)), -ENODEV);
+}
+END_TEST
+
 START_TEST(test_sysctl_allow_list)
 {
 	char list[512];
@@ -69,6 +95,7 @@ Suite *ul_test_suite_sweep(void)
 	tcase_add_test(tc, test_cpus_parse);
 	tcase_add_test(tc, test_sysctl_values);
 	tcase_add_test(tc, test_sysctl_allow_list);
+	tcase_add_test(tc, test_iosched_names);
 	suite_add_tcase(s, tc);
 	return s;
 }
