@@ -75,6 +75,22 @@ is "$(ul_procs)" 0 "no process is left"
 like "$(head -1 "$TMP/out")" "^  Starting $(nproc) CPU run" "without --cpus: Starting $(nproc) CPU run"
 like "$("$UL" show --env last --db "$DB")" "cpu\.cpus: +all$" "the fingerprint says cpu.cpus all"
 
+# A sweep of cpus: the CPU list is the comparison's expected difference,
+# not an unfair one; compare alone calls it unfair.
+if [ "$(nproc)" -ge 2 ]; then
+	"$UL" sweep cpus=0,0-1 -- run --quick --tests noload --dir "$SCRATCH" --db "$TMP/sweep.db" \
+		--no-progress >"$TMP/sweep" 2>&1
+	is $? 0 "sweep cpus=0,0-1 exits 0"
+	like "$(cat "$TMP/sweep")" "^  cpu\.cpus +cpus=0 +0$" "the comparison lists cpu.cpus"
+	like "$(cat "$TMP/sweep")" "^  CPU count +cpus=0 +1$" "and the CPU count"
+	ok $(grep -Eq "unfair comparison: (cpu\.cpus|CPU count)|cpu\.cpus .*\(unfair\)" \
+		"$TMP/sweep"; echo $((!$?))) "the swept CPUs are not an unfair difference"
+	out=$("$UL" compare cpus=0 cpus=0-1 --db "$TMP/sweep.db" 2>&1)
+	like "$out" "unfair comparison: cpu\.cpus" "without --expect compare calls cpu.cpus unfair"
+else
+	skip "one CPU: no sweep of cpus"
+fi
+
 # SIGKILL mid-run leaves the cpuset; cleanup removes it.
 "$UL" run --cpus 0 --quick --tests noload,cpuload --dir "$SCRATCH" --db "$DB" --no-progress \
 	>/dev/null 2>&1 &
