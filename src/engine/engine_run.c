@@ -90,7 +90,8 @@ static int undo(struct ul_engine *eng, const char *kind, const char *arg)
 /*
  * --cpus: the scene's cpuset, made (journalled) after the memory cgroup,
  * which on v2 it may be; the supervisor moves in and its children inherit
- * it.  Pinned by affinity only where no cpuset controller is mounted.
+ * it.  Pinned by affinity where no cpuset controller is mounted, and on v2
+ * with a memory group too (what stays outside that group).
  */
 static int cpuset_setup(struct ul_engine *eng, struct ul_journal *j)
 {
@@ -117,6 +118,16 @@ static int cpuset_setup(struct ul_engine *eng, struct ul_journal *j)
 	eng->have_cpuset = true;
 	if (ul_cpuset_enter(&eng->cpuset, why, sizeof(why)))
 		return ul_error("--cpus %s: %s", cfg->cpus, why);
+	/* A v2 memory group's cpuset holds only what joins that group (loads,
+	 * probes); the rest of the scene (the sampler, helpers) inherits our
+	 * affinity, as it inherits the cpuset we enter on v1. */
+	if (eng->cpuset.shared) {
+		rc = ul_cpus_pin(&cfg->cpu_set, &eng->saved_affinity);
+		if (rc)
+			return ul_error_errno(rc, "--cpus %s: cannot set the CPU affinity",
+					      cfg->cpus);
+		eng->cpus_pinned = true;
+	}
 	return 0;
 }
 

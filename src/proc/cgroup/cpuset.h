@@ -9,7 +9,9 @@
  *    and cpuset.mems copied from the parent (v1 refuses tasks without);
  *  - cgroup v2 with the cpuset controller: the same group in the unified
  *    hierarchy, or, when the run's memory cgroup is a v2 group (a process
- *    is in one v2 group only), cpuset.cpus is set in that group itself.
+ *    is in one v2 group only), cpuset.cpus is set in that group itself
+ *    (and the engine pins the supervisor by affinity, so its children that
+ *    stay outside the group, the sampler, keep to the CPUs too).
  * The supervisor moves itself into a group of its own making (its children,
  * loads and probes, inherit it; those that join the v1 memory group keep
  * it, the memory hierarchy being another one) and back out before the group
