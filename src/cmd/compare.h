@@ -30,7 +30,8 @@ bool ul_compare_same_config(const struct ul_run *a, const struct ul_run *b);
 
 /*
  * One run holding the cells of `suite` of every run of the group, cells of
- * the same test merged (their samples appended in run order), header from
+ * the same test merged (their samples appended in run order, their counts
+ * pooled as report/replicate.h says), header from
  * the group's newest run: what the single-run seed formats print for a
  * label of several runs.  The caller ul_run_release()s `out`.  0 or -ENOMEM.
  */

@@ -10,6 +10,7 @@
 #include "core/parse.h"
 #include "fingerprint/diff.h"
 #include "probe/probe.h"
+#include "report/replicate.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -439,6 +440,7 @@ int ul_compare_pool_run(const struct ul_runcmp_group *g, const char *suite, stru
 		for (size_t i = 0; i < g->runs[r]->n_cells; i++) {
 			const struct ul_cell *c = &g->runs[r]->cells[i];
 			struct ul_cell *n = NULL;
+			bool fresh;
 
 			if (strcmp(c->suite, suite))
 				continue;
@@ -446,14 +448,16 @@ int ul_compare_pool_run(const struct ul_runcmp_group *g, const char *suite, stru
 				if (!strcmp(out->cells[j].load, c->load) &&
 				    !strcmp(out->cells[j].probe, c->probe))
 					n = &out->cells[j];
-			if (!n) {
+			fresh = !n;
+			if (fresh) {
 				if (copy_cell(out, c))
 					return -ENOMEM;
 				n = &out->cells[out->n_cells - 1];
 			} else if (n->outcome == UL_CELL_OK && c->outcome != UL_CELL_OK) {
 				continue; /* a failed cell adds nothing to a valid one */
 			}
-			if (append_series(n, c))
+			/* a further replicate: its counts (dropouts ...) pooled too */
+			if (append_series(n, c) || (!fresh && ul_report_pool_metrics(n, c)))
 				return -ENOMEM;
 		}
 	}

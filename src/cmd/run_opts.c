@@ -265,9 +265,9 @@ static const struct ul_opt run_opts[] = {
 	  .used_by = "deadline,mtest", .used_with = "deadline" },
 	{ "runs", UL_OPT_COUNT, 1, 10000, 0,
 	  "replicate rounds: every test once per round, rounds interleaved, each cell its own "
-	  "replicate; mtest: runs of mtest01 in its cell; fsbench: rounds in each load's cell",
+	  "replicate (mtest: a run of mtest01 a round)",
 	  .arg = "N", .def_text = "1; mtest 10", A(cfg.runs),
-	  .man = "resp, deadline, contest and micro measure their tests in the order\n"
+	  .man = "Every suite measures its tests in the order\n"
 		 "A B C A B C (not A A B B C C), so slow drift of the machine does not\n"
 		 "land on one test; each cell records its round as the metric\n"
 		 ".BR round .\n"

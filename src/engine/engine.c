@@ -273,17 +273,24 @@ struct ul_cell *ul_engine_begin_cell(struct ul_engine *eng, const char *suite,
 				     const struct ul_engine_step *step, const char *what)
 {
 	struct ul_cell *cell = ul_engine_new_cell(eng, suite, load, probe);
+
+	if (!cell || ul_engine_cell_step(eng, cell, suite, step, what))
+		return NULL;
+	return cell;
+}
+
+int ul_engine_cell_step(struct ul_engine *eng, struct ul_cell *cell, const char *suite,
+			const struct ul_engine_step *step, const char *what)
+{
 	char name[160];
 
-	if (!cell)
-		return NULL;
 	if (ul_cell_set_metric(cell, UL_CELL_ROUND, step->round + 1)) {
 		ul_oom();
-		return NULL;
+		return -ENOMEM;
 	}
 	ul_engine_step_name(name, sizeof(name), suite, step);
 	ul_engine_progress(eng, "%s: %s", name, what);
-	return cell;
+	return 0;
 }
 
 int ul_engine_end_cell(struct ul_engine *eng, struct ul_cell *cell, int result, const char *what)

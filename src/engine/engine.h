@@ -86,8 +86,8 @@ struct ul_engine_config {
 	char deadline_profile[16];     /* "audio", "video", "custom" */
 	bool deadline_off;	       /* --deadline none: not even mtest's default probe */
 	bool deadline_rt;	       /* --deadline-rt: SCHED_FIFO when permitted */
-	/* --runs: replicate rounds (contest, resp, deadline, micro), mtest
-	 * runs or fsbench rounds in one cell; 0 = the suite's default */
+	/* --runs: replicate rounds, a cell each (every suite; mtest's
+	 * default is UL_MTEST_DEFAULT_RUNS); 0 = the suite's default */
 	int runs;
 };
 
@@ -220,6 +220,11 @@ int ul_engine_each_test(struct ul_engine *eng, const struct ul_suite *suite,
 struct ul_cell *ul_engine_begin_cell(struct ul_engine *eng, const char *suite,
 				     const struct ul_load *load, const char *probe,
 				     const struct ul_engine_step *step, const char *what);
+/* Its second half, for a cell made with ul_engine_new_cell_named (mtest's,
+ * whose test is no registered load): the round metric and the progress
+ * line.  0, or -ENOMEM (printed). */
+int ul_engine_cell_step(struct ul_engine *eng, struct ul_cell *cell, const char *suite,
+			const struct ul_engine_step *step, const char *what) UL_MUST_CHECK;
 struct ul_running_load;
 struct ul_load_ctx;
 struct ul_load_usage;

@@ -161,10 +161,10 @@ void ul_cell_release(struct ul_cell *cell);
 /*
  * The replicate round of a cell, 1-based: with --runs N a suite measures
  * each of its tests once per round, rounds one after the other, and every
- * cell records its round as this metric (contest, resp, deadline, micro;
- * mtest and fsbench keep their runs inside one cell, one value per run in
- * its series).  ul_cell_round() gives it, 1 when the cell has none (a
- * cell stored before rounds were recorded, or a suite without them).
+ * cell records its round as this metric (every suite; mtest and fsbench
+ * since they stopped keeping their runs inside one cell, one value per
+ * run in its series).  ul_cell_round() gives it, 1 when the cell has none
+ * (a cell stored before rounds were recorded).
  */
 #define UL_CELL_ROUND "round"
 int ul_cell_round(const struct ul_cell *cell);

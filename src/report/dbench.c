@@ -6,7 +6,8 @@
  * `Throughput X MB/sec  N clients  N procs  max_latency=Y ms` (MB = 10^6
  * bytes, %g as dbench).  Differences, on purpose: the bytes are those
  * really read and written, max_latency is the slowest single operation,
- * and with several rounds or loads each block gets a heading line.
+ * and with several rounds or loads each block gets a heading line, a
+ * load's rounds (its replicate cells) together.
  */
 #include "core/compat.h"
 #include "dbench/loadfile.h"
@@ -82,39 +83,64 @@ static void dbench_round(FILE *out, const struct ul_cell *c, size_t r)
 		(double)run_value(c, "fsbench_max_latency_ns", r) / 1e6);
 }
 
-static int dbench_write_run(FILE *out, const struct ul_run *run)
+/* The rounds of an fsbench cell: values of its primary series (one since
+ * rounds are replicate cells; several in cells of earlier versions). */
+static size_t rounds_of(const struct ul_cell *c)
 {
-	size_t cells = 0, rounds = 0;
+	const struct ul_series *p = ul_report_primary(c);
 
-	for (size_t i = 0; i < run->n_cells; i++) {
+	return p ? p->n : 0;
+}
+
+/*
+ * The blocks of the test of run->cells[j], its replicate cells in run
+ * order (= round order), headed "run R of N" counting the test's rounds
+ * over its cells when `headed`; a cell that is not ok ends with its note.
+ * *printed says whether anything was written before.
+ */
+static void dbench_test(FILE *out, const struct ul_run *run, size_t j, bool headed, bool *printed)
+{
+	const struct ul_cell *first = &run->cells[j];
+	size_t n = 0, r = 0;
+
+	for (size_t i = j; i < run->n_cells; i++)
+		n += ul_report_same_test(first, &run->cells[i]) ? rounds_of(&run->cells[i]) : 0;
+	for (size_t i = j; i < run->n_cells; i++) {
 		const struct ul_cell *c = &run->cells[i];
-		const struct ul_series *p = ul_report_primary(c);
 
-		if (!strcmp(c->suite, "fsbench")) {
-			cells++;
-			rounds += p ? p->n : 0;
-		}
-	}
-	for (size_t i = 0; i < run->n_cells; i++) {
-		const struct ul_cell *c = &run->cells[i];
-		const struct ul_series *p = ul_report_primary(c);
-		size_t n = p ? p->n : 0;
-
-		if (strcmp(c->suite, "fsbench"))
+		if (!ul_report_same_test(first, c))
 			continue;
-		for (size_t r = 0; r < n; r++) {
-			if (cells > 1 || rounds > 1)
+		for (size_t k = 0; k < rounds_of(c); k++) {
+			if (headed)
 				fprintf(out, "%sfsbench under %s, run %zu of %zu:\n",
-					r || i ? "\n" : "", c->load, r + 1, n);
-			dbench_round(out, c, r);
+					*printed ? "\n" : "", c->load, ++r, n);
+			dbench_round(out, c, k);
+			*printed = true;
 		}
 		if (c->outcome != UL_CELL_OK) {
 			fprintf(out, "fsbench under %s: %s: ", c->load,
 				ul_cell_outcome_name(c->outcome));
 			ul_report_put_clean(out, c->note, sizeof(c->note));
 			fputc('\n', out);
+			*printed = true;
 		}
 	}
+}
+
+static int dbench_write_run(FILE *out, const struct ul_run *run)
+{
+	size_t cells = 0, rounds = 0;
+	bool printed = false;
+
+	for (size_t i = 0; i < run->n_cells; i++)
+		if (!strcmp(run->cells[i].suite, "fsbench")) {
+			cells++;
+			rounds += rounds_of(&run->cells[i]);
+		}
+	/* test by test (a load's rounds together), as the run measured them interleaved */
+	for (size_t i = 0; i < run->n_cells; i++)
+		if (!strcmp(run->cells[i].suite, "fsbench") && ul_report_first_of_test(run, i))
+			dbench_test(out, run, i, cells > 1 || rounds > 1, &printed);
 	return ul_report_finish(out);
 }
 

@@ -2,12 +2,14 @@
 /*
  * The mtest format: seed 002's "Averages for N mtest01 runs" block
  * (seed-systems.md 3.3) with the deadline probe's dropouts beside it, and
- * the native block that adds S.D., min and max of every field.
+ * the native block that adds S.D., min and max of every field.  Both take
+ * one cell: a test's replicates pooled (report/replicate.h).
  */
 #include "core/compat.h"
 #include "report/common.h"
 #include "report/format.h"
 #include "report/notes.h"
+#include "report/replicate.h"
 #include "report/monitors.h"
 #include "stats/stats.h"
 
@@ -198,20 +200,27 @@ int ul_report_mtest_native(FILE *out, const struct ul_cell *cell)
 	return ferror(out) ? -EIO : 0;
 }
 
+/* A block per test, its replicate cells (--runs) pooled as the seed
+ * averaged its runs (report/replicate.h). */
 static int mtest_write_run(FILE *out, const struct ul_run *run)
 {
 	bool first = true;
 
 	for (size_t i = 0; i < run->n_cells; i++) {
-		const struct ul_cell *cell = &run->cells[i];
+		struct ul_cell pooled;
+		const struct ul_cell *cell;
 		int rc;
 
-		if (strcmp(cell->suite, "mtest"))
+		if (strcmp(run->cells[i].suite, "mtest") || !ul_report_first_of_test(run, i))
 			continue;
+		cell = ul_report_test_cell(run, i, &pooled, &rc);
+		if (!cell)
+			return rc;
 		if (!first)
 			fputc('\n', out);
 		first = false;
 		rc = ul_report_mtest_seed(out, cell);
+		ul_cell_release(&pooled);
 		if (rc)
 			return rc;
 	}

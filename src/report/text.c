@@ -19,6 +19,8 @@
  *   rows go test by test, each test's rounds in run order, named "TEST
  *   #R", and a row's ratio divides by the noload median of its own round
  *   (the group line says so); without, a row is a cell in run order.
+ *   Below the table a suite's own block (mtest's, fsbench's) comes once a
+ *   test, its replicates pooled (report/replicate.h).
  *   Series of a known unit (*_ns, *_ps, *_bps: report/quantity.h) show each
  *   number with its prefix and 4 significant digits ("2.000 ms", "1038
  *   MB/s"); any other series is shown as recorded with 3 decimals ("as
@@ -37,6 +39,7 @@
 #include "report/monitors.h"
 #include "report/notes.h"
 #include "report/quantity.h"
+#include "report/replicate.h"
 #include "report/table.h"
 #include "stats/stats.h"
 
@@ -262,9 +265,29 @@ static const struct text_suite *text_suite(const char *name)
 	return NULL;
 }
 
+/* A suite's block of the test of run->cells[j] (at its first cell): its
+ * replicates pooled, as the block pooled the rounds of one cell before. */
+static int text_test_block(FILE *out, const struct ul_run *run, size_t j,
+			   int (*block)(FILE *out, const struct ul_cell *cell))
+{
+	struct ul_cell pooled;
+	const struct ul_cell *c;
+	int err;
+
+	if (!ul_report_first_of_test(run, j))
+		return 0;
+	c = ul_report_test_cell(run, j, &pooled, &err);
+	if (!c)
+		return err;
+	err = fputc('\n', out) == EOF ? -EIO : block(out, c);
+	ul_cell_release(&pooled);
+	return err;
+}
+
 /*
  * Below a group's table: the suites' own blocks (the deadline table, the
- * mtest block) and what the monitors recorded per cell (report/monitors.h).
+ * mtest block, a test's replicates pooled) and what the monitors recorded
+ * per cell (report/monitors.h).
  */
 static int text_extras(FILE *out, const struct ul_run *run, const struct ul_cell *first,
 		       bool rounds)
@@ -280,8 +303,8 @@ static int text_extras(FILE *out, const struct ul_run *run, const struct ul_cell
 
 		if (!text_same_group(run, first, c))
 			continue;
-		if (cs && cs->cell && fputc('\n', out) != EOF)
-			err = cs->cell(out, c);
+		if (cs && cs->cell)
+			err = text_test_block(out, run, (size_t)(c - run->cells), cs->cell);
 		snprintf(indent, sizeof(indent),
 			 "  %s: ", ul_report_round_name(name, sizeof(name), c->load, c, rounds));
 		ul_report_cell_monitors(out, c, indent);

@@ -35,7 +35,7 @@ is "$(series tiny fsbench_mismatches | sort -u)" 0 "the built-in trace meets eve
 cmp=$("$UL" compare tiny tiny2 --db "$DB" --suite fsbench 2>&1)
 like "$cmp" '^fsbench throughput \(B/s, higher is better\)' "compare tests the throughput of fsbench"
 like "$cmp" '^fsbench ops/s \(ops/s, higher is better\)' "and the operations per second it derives"
-like "$cmp" '^noload +tiny2 +1/1 +2 +2 ' "one row per --under load, both labels' rounds (one cell: one replicate a side)"
+like "$cmp" '^noload +tiny2 +2/2 +2 +2 ' "one row per --under load, both labels' rounds (a cell each: two replicates a side)"
 is "$(ul_procs)" 0 "no process left"
 is "$(scratch_left)" 0 "no scratch directory left"
 

@@ -112,9 +112,9 @@ MT=(--dir "$SCRATCH" --db "$DB" --no-progress --runs 3 --mtest-target 8M --forma
 	"$UL" run mtest "${MT[@]}" --label mt-b >/dev/null 2>"$TMP/err"
 is $? 0 "two mtest runs exit 0"
 out=$("$UL" compare --db "$DB" mt-a mt-b)
-is "$(grep -c '^Averages for 3 mtest01 runs$' <<<"$out")" 2 "one averages block per label"
-like "$(grep -E '^mtest01 +mt-b ' <<<"$out")" "^mtest01 +mt-b +1/1 +3 +3 .* no difference proven .*run-to-run variation not measured" \
-	"one cell of 3 mtest01 runs a side: one replicate, and it says so"
+is "$(grep -c '^Averages for 3 mtest01 runs$' <<<"$out")" 2 "one averages block per label, its replicates pooled"
+like "$(grep -E '^mtest01 +mt-b ' <<<"$out")" "^mtest01 +mt-b +3/3 +3 +3 .* replicates " \
+	"3 mtest01 runs a side: 3 replicates, judged by them"
 
 # contest: the seed's blocks with one row per label, a Time row per load.
 JOB="sh -c 'i=0; while [ \$i -lt 100000 ]; do i=\$((i+1)); done'"

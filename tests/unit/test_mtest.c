@@ -1000,8 +1000,9 @@ END_TEST
 
 /*
  * Two runs of 4 MiB (plus a partial chunk) through ul_engine_run into a
- * store: exact bytes per run, rusage recorded, the sampler's records and
- * the audio probe's in the one cell, nothing left running.
+ * store: two replicate cells, rounds 1 and 2, each with one run of exact
+ * bytes, rusage recorded, the sampler's records and the audio probe's,
+ * nothing left running.
  */
 START_TEST(test_mtest_engine_tiny)
 {
@@ -1044,29 +1045,32 @@ START_TEST(test_mtest_engine_tiny)
 	run.params.mem_budget_bytes = run.host.mem_total_bytes;
 
 	ck_assert_int_eq(ul_engine_run(&cfg, store, &run, suites, 1), UL_ENGINE_OK);
-	ck_assert_uint_eq(run.n_cells, 1);
-	cell = &run.cells[0];
-	ck_assert_int_eq(cell->outcome, UL_CELL_OK);
-	ck_assert_str_eq(cell->series[0].name, "mtest_elapsed_ns");
-	s = ul_cell_find_series(cell, "mtest_bytes");
-	ck_assert_ptr_nonnull(s);
-	ck_assert_uint_eq(s->n, 2);
-	ck_assert_int_eq(s->v[0], 4 * UL_MiB + 4096 + 7);
-	ck_assert_int_eq(s->v[1], 4 * UL_MiB + 4096 + 7);
-	s = ul_cell_find_series(cell, "mtest_minflt");
-	ck_assert_int_ge(s->v[0], (int64_t)(4 * UL_MiB / (uint64_t)sysconf(_SC_PAGESIZE)));
-	s = ul_cell_find_series(cell, "mtest_status");
-	ck_assert_int_eq(s->v[0], UL_MTEST_PASS);
-	ck_assert(ul_cell_metric(cell, "mtest_target_bytes", &v));
-	ck_assert_double_eq(v, 4 * UL_MiB + 4096 + 7);
-	/* The sampler and the default audio probe recorded this cell. */
-	s = ul_cell_find_series(cell, UL_SYSMON_SERIES_T);
-	ck_assert_ptr_nonnull(s);
-	ck_assert_uint_ge(s->n, 2);
-	ck_assert(ul_cell_metric(cell, "dl_periods", &v));
-	ck_assert(ul_cell_metric(cell, "dl_profile", &v));
-	ck_assert_double_eq(v, 1);
-	ck_assert_ptr_nonnull(ul_cell_find_series(cell, "dl_lat_ns"));
+	ck_assert_uint_eq(run.n_cells, 2);
+	for (int r = 0; r < 2; r++) {
+		cell = &run.cells[r];
+		ck_assert_int_eq(cell->outcome, UL_CELL_OK);
+		ck_assert_int_eq(ul_cell_round(cell), r + 1);
+		ck_assert_str_eq(cell->series[0].name, "mtest_elapsed_ns");
+		s = ul_cell_find_series(cell, "mtest_bytes");
+		ck_assert_ptr_nonnull(s);
+		ck_assert_uint_eq(s->n, 1);
+		ck_assert_int_eq(s->v[0], 4 * UL_MiB + 4096 + 7);
+		ck_assert_uint_eq(cell->load_units, 4 * UL_MiB + 4096 + 7);
+		s = ul_cell_find_series(cell, "mtest_minflt");
+		ck_assert_int_ge(s->v[0], (int64_t)(4 * UL_MiB / (uint64_t)sysconf(_SC_PAGESIZE)));
+		s = ul_cell_find_series(cell, "mtest_status");
+		ck_assert_int_eq(s->v[0], UL_MTEST_PASS);
+		ck_assert(ul_cell_metric(cell, "mtest_target_bytes", &v));
+		ck_assert_double_eq(v, 4 * UL_MiB + 4096 + 7);
+		/* The sampler and the default audio probe recorded this cell. */
+		s = ul_cell_find_series(cell, UL_SYSMON_SERIES_T);
+		ck_assert_ptr_nonnull(s);
+		ck_assert_uint_ge(s->n, 2);
+		ck_assert(ul_cell_metric(cell, "dl_periods", &v));
+		ck_assert(ul_cell_metric(cell, "dl_profile", &v));
+		ck_assert_double_eq(v, 1);
+		ck_assert_ptr_nonnull(ul_cell_find_series(cell, "dl_lat_ns"));
+	}
 	ul_run_release(&run);
 	ul_store_close(store);
 	unlink(db);

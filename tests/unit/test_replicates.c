@@ -5,14 +5,20 @@
  * with a row per round and each ratio against its own round's noload
  * (the seed's table unchanged without rounds), text and deadline with a
  * test's rounds together and named "TEST #R", lmbench2 with a row per
- * round.  The engine's order (A B A B) is checked end to end by
+ * round.  mtest and fsbench, whose blocks summarise across rounds: their
+ * replicate cells pooled (report/replicate.h) give the seed's block of a
+ * one-cell run byte for byte, dbench's blocks go load by load.  The
+ * engine's order (A B A B) is checked end to end by
  * tests/cli/t0008-replicates.sh.
  */
 #include "unit.h"
 #include "model/model.h"
 #include "report/format.h"
+#include "report/monitors.h"
+#include "report/replicate.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,6 +224,239 @@ START_TEST(test_lmbench2_per_round)
 }
 END_TEST
 
+/* tests/golden/NAME, malloc'd. */
+static char *golden(const char *name)
+{
+	char path[4096], *buf = NULL;
+	size_t len = 0;
+	FILE *f, *out;
+	int ch;
+
+	snprintf(path, sizeof(path), "%s/tests/golden/%s", UL_SOURCE_ROOT, name);
+	f = fopen(path, "rb");
+	ck_assert_msg(f != NULL, "missing golden file %s", path);
+	out = open_memstream(&buf, &len);
+	ck_assert_ptr_nonnull(out);
+	while ((ch = fgetc(f)) != EOF)
+		fputc(ch, out);
+	fclose(f);
+	ck_assert_int_eq(fclose(out), 0);
+	return buf;
+}
+
+/* The seed's ten mtest01 runs (test_mtest.c's seed_mtest_cell, the seed's
+ * 2.4.12-ac3 block) as ten replicate cells of one run each, rounds 1..10,
+ * each with the plan and 150 audio periods; 12 missed in all, the longest
+ * stall 340.25 ms in round 3. */
+static void mtest_rounds(struct ul_run *run)
+{
+	static const char *const names[] = { "mtest_elapsed_ns", "mtest_bytes",	    "mtest_user_ns",
+					     "mtest_sys_ns",	 "mtest_cpu_centi", "mtest_majflt",
+					     "mtest_minflt",	 "mtest_status" };
+	static const struct {
+		const char *name;
+		double v;
+	} plan[] = { { "mtest_target_bytes", 134270976 }, { "mtest_target_centi", 8000 },
+		     { "mtest_budget_bytes", 268435456 }, { "mtest_swap_free_bytes", 127926272 },
+		     { "mtest_in_use_bytes", 182818406 }, { "mtest_chunk_bytes", 1048576 } };
+
+	ul_run_init(run);
+	snprintf(run->suites, sizeof(run->suites), "mtest");
+	for (int i = 0; i < 10; i++) {
+		int64_t v[] = { 4798000000,
+				(int64_t)(i < 8 ? 128 : 129) * (int64_t)UL_MiB,
+				i % 2 ? 2546000000 - 10000000 : 2546000000 + 10000000,
+				1370000000,
+				8910,
+				i < 8 ? 104 : 103,
+				32702 + (i % 2 ? -5 : 5),
+				0 };
+		struct ul_cell *c = ul_run_add_cell(run);
+
+		ck_assert_ptr_nonnull(c);
+		snprintf(c->suite, sizeof(c->suite), "mtest");
+		snprintf(c->load, sizeof(c->load), "mtest01");
+		snprintf(c->probe, sizeof(c->probe), "mtest01");
+		for (size_t k = 0; k < UL_ARRAY_SIZE(names); k++)
+			ck_assert_int_eq(ul_series_push(ul_cell_series(c, names[k]), v[k]), 0);
+		for (size_t k = 0; k < UL_ARRAY_SIZE(plan); k++)
+			ck_assert_int_eq(ul_cell_set_metric(c, plan[k].name, plan[k].v), 0);
+		ck_assert_int_eq(ul_cell_set_metric(c, UL_CELL_ROUND, i + 1), 0);
+		ck_assert_int_eq(ul_cell_set_metric(c, "mtest_runs", 1), 0);
+	}
+}
+
+static void mtest_dropouts(struct ul_run *run)
+{
+	for (size_t i = 0; i < run->n_cells; i++) {
+		struct ul_cell *c = &run->cells[i];
+		double missed = i == 2 ? 9 : i == 7 ? 3 : 0;
+
+		ck_assert_int_eq(ul_cell_set_metric(c, "dl_profile", 1), 0);
+		ck_assert_int_eq(ul_cell_set_metric(c, "dl_periods", 150), 0);
+		ck_assert_int_eq(ul_cell_set_metric(c, "dl_met", 150 - missed), 0);
+		ck_assert_int_eq(ul_cell_set_metric(c, "dl_missed", missed), 0);
+		ck_assert_int_eq(ul_cell_set_metric(c, "dl_met_pct", 100 * (150 - missed) / 150),
+				 0);
+		ck_assert_int_eq(ul_cell_set_metric(c, "dl_max_stall_ns", i == 2 ? 340.25e6 : 1e6),
+				 0);
+		ck_assert_int_eq(ul_cell_set_metric(c, "dl_lat_mean_ns", 1e5 * (double)(i + 1)), 0);
+	}
+}
+
+/* Ten one-run cells print the seed's block of one ten-run cell, byte for byte. */
+START_TEST(test_mtest_pooled_rounds)
+{
+	struct ul_run run;
+	struct ul_cell pooled;
+	const struct ul_cell *c;
+	char *out, *want;
+	double v;
+	int rc;
+
+	mtest_rounds(&run);
+	out = render("mtest", &run);
+	want = golden("mtest-seed.txt");
+	ck_assert_str_eq(out, want);
+	free(out);
+
+	mtest_dropouts(&run); /* the block, then the dropouts of every round */
+	out = render("mtest", &run);
+	ck_assert_int_eq(strncmp(out, want, strlen(want)), 0);
+	ck_assert_str_eq(out + strlen(want),
+			 "audio dropouts: 12 of 1500 periods missed (99.2% met), "
+			 "longest stall 340.2 ms\n");
+	free(out);
+	free(want);
+
+	c = ul_report_test_cell(&run, 0, &pooled, &rc);
+	ck_assert_ptr_eq(c, &pooled);
+	ck_assert(ul_cell_metric(c, "mtest_runs", &v) && v == 10);
+	ck_assert(ul_cell_metric(c, "mtest_target_bytes", &v) && v == 134270976);
+	ck_assert(!ul_cell_metric(c, "dl_lat_mean_ns", &v)); /* a round's own: no pooled value */
+	out = NULL;
+	{
+		size_t len = 0;
+		FILE *f = open_memstream(&out, &len);
+
+		ck_assert_int_eq(ul_report_mtest_native(f, c), 0);
+		ck_assert_int_eq(fclose(f), 0);
+	}
+	want = golden("mtest-native.txt");
+	ck_assert_int_eq(strncmp(out, want, strlen(want)), 0); /* then the dropouts */
+	free(out);
+	free(want);
+	ul_cell_release(&pooled);
+	ul_run_release(&run);
+}
+END_TEST
+
+/* Pooling rules: counts add, extremes keep the worst, the share met is the
+ * pooled one, a round's own statistics go; the plan stays. */
+START_TEST(test_pool_metrics)
+{
+	struct ul_cell a = { 0 }, b = { 0 };
+	double v;
+
+	ck_assert_int_eq(ul_cell_set_metric(&a, "dl_periods", 100), 0);
+	ck_assert_int_eq(ul_cell_set_metric(&a, "dl_met", 90), 0);
+	ck_assert_int_eq(ul_cell_set_metric(&a, "dl_met_pct", 90), 0);
+	ck_assert_int_eq(ul_cell_set_metric(&a, "dl_max_stall_ns", 5e6), 0);
+	ck_assert_int_eq(ul_cell_set_metric(&a, "dl_lat_mean_ns", 1e5), 0);
+	ck_assert_int_eq(ul_cell_set_metric(&a, "fsbench_clients", 4), 0);
+	ck_assert_int_eq(ul_cell_set_metric(&b, "dl_periods", 300), 0);
+	ck_assert_int_eq(ul_cell_set_metric(&b, "dl_met", 300), 0);
+	ck_assert_int_eq(ul_cell_set_metric(&b, "dl_max_stall_ns", 2e6), 0);
+	ck_assert_int_eq(ul_cell_set_metric(&b, "mtest_passes", 1), 0);
+	ck_assert_int_eq(ul_cell_set_metric(&b, "fsbench_clients", 4), 0);
+	b.outcome = UL_CELL_PROBE_FAILED;
+	snprintf(b.note, sizeof(b.note), "run 2: timed out");
+	b.flags = UL_CELL_NO_PRESSURE;
+	b.load_units = 7;
+	a.load_units = 5;
+	ck_assert_int_eq(ul_report_pool_cell(&a, &b), 0);
+	ck_assert(ul_cell_metric(&a, "dl_periods", &v) && v == 400);
+	ck_assert(ul_cell_metric(&a, "dl_met_pct", &v) && v == 97.5);
+	ck_assert(ul_cell_metric(&a, "dl_max_stall_ns", &v) && v == 5e6);
+	ck_assert(ul_cell_metric(&a, "mtest_passes", &v) && v == 1);
+	ck_assert(ul_cell_metric(&a, "fsbench_clients", &v) && v == 4);
+	ck_assert(!ul_cell_metric(&a, "dl_lat_mean_ns", &v));
+	ck_assert_int_eq(a.outcome, UL_CELL_PROBE_FAILED);
+	ck_assert_str_eq(a.note, "run 2: timed out");
+	ck_assert_uint_eq(a.flags, UL_CELL_NO_PRESSURE);
+	ck_assert_uint_eq(a.load_units, 12);
+	ul_cell_release(&a);
+	ul_cell_release(&b);
+}
+END_TEST
+
+/* An fsbench cell under `load` in `round` with one round's values. */
+static void fsb_cell(struct ul_run *run, const char *load, int round, int64_t bps)
+{
+	struct ul_cell *c = ul_run_add_cell(run);
+
+	ck_assert_ptr_nonnull(c);
+	snprintf(c->suite, sizeof(c->suite), "fsbench");
+	snprintf(c->load, sizeof(c->load), "%s", load);
+	snprintf(c->probe, sizeof(c->probe), "fsbench");
+	if (round)
+		ck_assert_int_eq(ul_cell_set_metric(c, UL_CELL_ROUND, round), 0);
+	ck_assert_int_eq(ul_series_push(ul_cell_series(c, "fsbench_throughput_bps"), bps), 0);
+	ck_assert_int_eq(ul_series_push(ul_cell_series(c, "fsbench_elapsed_ns"), UL_NS_PER_SEC), 0);
+	ck_assert_int_eq(ul_series_push(ul_cell_series(c, "fsbench_ops"), 1000), 0);
+	ck_assert_int_eq(ul_cell_set_metric(c, "fsbench_clients", 2), 0);
+	ck_assert_int_eq(ul_cell_set_metric(c, "fsbench_duration_ns", 1e9), 0);
+}
+
+/* dbench: a load's rounds together, counted over its cells; one round of
+ * one load has no heading, as dbench prints it. */
+START_TEST(test_dbench_per_round)
+{
+	struct ul_run run;
+	char got[1024], *out;
+
+	ul_run_init(&run);
+	snprintf(run.suites, sizeof(run.suites), "fsbench");
+	fsb_cell(&run, "noload", 1, 1000000);
+	fsb_cell(&run, "cpuload", 1, 2000000);
+	fsb_cell(&run, "noload", 2, 3000000);
+	fsb_cell(&run, "cpuload", 2, 4000000);
+	out = render("dbench", &run);
+	lines_with(out, "fsbench under", got, sizeof(got));
+	ck_assert_str_eq(got,
+			 "fsbench under noload, run 1 of 2:|fsbench under noload, run 2 of 2:|"
+			 "fsbench under cpuload, run 1 of 2:|fsbench under cpuload, run 2 of 2:");
+	lines_with(out, "Throughput", got, sizeof(got));
+	ck_assert_msg(!strncmp(got, "Throughput 1 MB/sec", 19) &&
+			      strstr(got, "|Throughput 3 MB/sec") &&
+			      before(got, "Throughput 3 ", "Throughput 2 "),
+		      "%s", got);
+	ck_assert_int_eq(out[0], 'f'); /* no blank line first */
+	free(out);
+
+	out = render("text", &run); /* the native block: once a load, its rounds pooled */
+	lines_with(out, "fsbench under", got, sizeof(got));
+	ck_assert_str_eq(got,
+			 "fsbench under noload: 2 clients, 2 runs of 1 s after a 0 s warm-up; "
+			 "loadfile trace of 0 ops a pass (0.0 MB read, 0.0 MB written)|"
+			 "fsbench under cpuload: 2 clients, 2 runs of 1 s after a 0 s warm-up; "
+			 "loadfile trace of 0 ops a pass (0.0 MB read, 0.0 MB written)");
+	lines_with(out, "MB/s (read+written)", got, sizeof(got));
+	ck_assert_str_eq(got, "  MB/s (read+written)           2.000      1.000      3.000|"
+			      "  MB/s (read+written)           3.000      2.000      4.000");
+	free(out);
+	ul_run_release(&run);
+
+	ul_run_init(&run);
+	fsb_cell(&run, "noload", 0, 1000000);
+	out = render("dbench", &run);
+	ck_assert_ptr_null(strstr(out, "fsbench under"));
+	ck_assert_int_eq(strncmp(out, " Operation      Count    AvgLat    MaxLat\n", 42), 0);
+	free(out);
+	ul_run_release(&run);
+}
+END_TEST
+
 Suite *ul_test_suite_replicates(void)
 {
 	Suite *s = suite_create("replicates");
@@ -228,6 +467,9 @@ Suite *ul_test_suite_replicates(void)
 	tcase_add_test(tc, test_text_per_round);
 	tcase_add_test(tc, test_deadline_per_round);
 	tcase_add_test(tc, test_lmbench2_per_round);
+	tcase_add_test(tc, test_mtest_pooled_rounds);
+	tcase_add_test(tc, test_pool_metrics);
+	tcase_add_test(tc, test_dbench_per_round);
 	suite_add_tcase(s, tc);
 	return s;
 }

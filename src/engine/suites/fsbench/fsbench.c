@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The fsbench suite: dbench's file-server replay (engine/suites/fsbench/fsbench.h), under
- * each --under load in turn, --runs rounds per load, with throughput from
- * the bytes really moved, per-operation latency and the per-client spread.
+ * each --under load in turn, --runs rounds interleaved (every load of round
+ * 1, then of round 2: A B A B), each round a cell of its own (a replicate,
+ * metric "round"), with throughput from the bytes really moved,
+ * per-operation latency and the per-client spread.
  * It plans the rounds and words their outcomes; a round itself is a run
  * of the fsbench probe (probe/fsbench.h), whose clients the whole
  * driver starts and stops and whose values the probe records.
@@ -126,7 +128,7 @@ struct fsb_suite {
 	struct ul_probe_ctx ctx;
 	struct ul_whole_run *probe;  /* the fsbench probe, started */
 	struct ul_child *load_child; /* the cell's load: its death ends the cell */
-	int runs;
+	struct ul_engine_step step;  /* the cell being measured */
 	bool builtin;
 };
 
@@ -173,8 +175,7 @@ static int prepare_cell(struct fsb_suite *st, struct ul_cell *cell)
 }
 
 /* One round: the probe's run, with the cell's load watched. */
-static enum ul_measure_result measure_round(struct fsb_suite *st, struct ul_cell *cell, int i,
-					    int *err)
+static enum ul_measure_result measure_round(struct fsb_suite *st, struct ul_cell *cell, int *err)
 {
 	struct ul_engine *eng = st->eng;
 	const struct ul_whole_watch watch = { .grace_ns = ul_engine_stop_grace(eng) };
@@ -191,28 +192,26 @@ static enum ul_measure_result measure_round(struct fsb_suite *st, struct ul_cell
 		ul_whole_cancel(&eng->sup, st->probe);
 		ul_wstatus_describe(ex->wstatus, how, sizeof(how));
 		cell->outcome = UL_CELL_LOAD_DIED;
-		snprintf(cell->note, sizeof(cell->note), "load died during run %d (%.150s)", i + 1,
-			 how);
+		snprintf(cell->note, sizeof(cell->note), "load died during run %d (%.150s)",
+			 st->step.round + 1, how);
 	}
 	return r;
 }
 
-/* Round i of a cell; sets the cell's outcome when it is not ok. */
-static int one_round(struct fsb_suite *st, struct ul_cell *cell, int i)
+/* The round of a cell (its window's measure) while rl runs; sets the
+ * cell's outcome when it is not ok; returns an engine result.  "run R" in
+ * notes is the round, as the notes said of in-cell runs before. */
+static int one_round(void *arg, struct ul_cell *cell, struct ul_running_load *rl)
 {
-	struct ul_engine *eng = st->eng;
-	const char *note;
-	char when[32];
-	int err = 0;
+	struct fsb_suite *st = arg;
+	int i = st->step.round, err = 0;
+	const char *note = ul_whole_note(st->probe);
+	enum ul_measure_result r;
 
-	if (st->spec.once)
-		snprintf(when, sizeof(when), "one pass");
-	else
-		ul_fmt_duration(when, sizeof(when), st->spec.warmup_ns + st->spec.duration_ns);
-	ul_engine_progress(eng, "[fsbench] %s: run %d/%d, %d clients, %s", cell->load, i + 1,
-			   st->runs, st->spec.clients, when);
-	note = ul_whole_note(st->probe);
-	switch (measure_round(st, cell, i, &err)) {
+	st->load_child = ul_load_child(rl); /* the round ends early when it dies */
+	r = measure_round(st, cell, &err);
+	st->load_child = NULL;
+	switch (r) {
 	case UL_MEASURE_OK:
 		return ul_whole_result(st->probe, cell) ? ul_engine_oom() : UL_ENGINE_OK;
 	case UL_MEASURE_CHILD_EXITED: /* the load died */
@@ -234,31 +233,21 @@ static int one_round(struct fsb_suite *st, struct ul_cell *cell, int i)
 	return UL_ENGINE_OK;
 }
 
-/* The rounds of one cell while rl runs; sets its outcome; returns an engine
- * result (a ul_engine_window). */
-static int rounds(void *arg, struct ul_cell *cell, struct ul_running_load *rl)
-{
-	struct fsb_suite *st = arg;
-	int result = UL_ENGINE_OK;
-
-	st->load_child = ul_load_child(rl); /* a round ends early when it dies */
-	for (int i = 0; i < st->runs && result == UL_ENGINE_OK; i++) {
-		result = one_round(st, cell, i);
-		if (cell->outcome != UL_CELL_OK)
-			break;
-	}
-	st->load_child = NULL;
-	return result;
-}
-
+/* One cell: the round of st->step under `load`, committed. */
 static int run_cell(struct fsb_suite *st, const struct ul_load *load)
 {
 	struct ul_engine *eng = st->eng;
-	struct ul_cell *cell = ul_engine_new_cell(eng, "fsbench", load, "fsbench");
-	const struct ul_engine_window w = { .measure = rounds, .arg = st };
-	char what[UL_NAME_LEN + 16];
+	const struct ul_engine_window w = { .measure = one_round, .arg = st };
+	char what[UL_NAME_LEN + 16], when[32], how[64];
+	struct ul_cell *cell;
 	int result;
 
+	if (st->spec.once)
+		snprintf(when, sizeof(when), "one pass");
+	else
+		ul_fmt_duration(when, sizeof(when), st->spec.warmup_ns + st->spec.duration_ns);
+	snprintf(how, sizeof(how), "%d clients, %s", st->spec.clients, when);
+	cell = ul_engine_begin_cell(eng, "fsbench", load, "fsbench", &st->step, how);
 	if (!cell)
 		return UL_ENGINE_ERROR;
 	if (prepare_cell(st, cell))
@@ -327,7 +316,6 @@ static void plan(struct fsb_suite *st)
 	p->ready_ns = cfg->ready_timeout_ns;
 	p->pass_ns = cfg->sample_timeout_ns;
 	p->disk_reserve_bytes = cfg->disk_reserve_bytes;
-	st->runs = cfg->runs > 0 ? cfg->runs : UL_FSBENCH_DEFAULT_RUNS;
 }
 
 /* The clients' directory, then the probe; an engine result. */
@@ -368,11 +356,17 @@ static int fsbench_run(struct ul_engine *eng, const struct ul_suite *suite)
 		plan(&st);
 		result = start_probe(&st, suite);
 	}
-	for (size_t i = 0; i < n_under && result == UL_ENGINE_OK; i++) {
-		const struct ul_load *load = ul_load_find(under[i]);
+	/* Interleaved rounds (--runs): every load of round 1, then of round 2. */
+	st.step.rounds = ul_engine_rounds(eng->cfg);
+	st.step.n = n_under * (size_t)st.step.rounds;
+	for (size_t i = 0; i < st.step.n && result == UL_ENGINE_OK; i++) {
+		const struct ul_load *load = ul_load_find(under[i % n_under]);
 
 		if (!load)
-			UL_BUG("fsbench: --under '%s' has no load", under[i]);
+			UL_BUG("fsbench: --under '%s' has no load", under[i % n_under]);
+		st.step.i = i;
+		st.step.round = (int)(i / n_under);
+		st.step.test = load->name;
 		result = run_cell(&st, load);
 	}
 	ul_whole_stop(&eng->sup, st.probe);

@@ -3,9 +3,10 @@
  * The fsbench suite (dbench's question, seed 003): N clients replay a
  * file-server trace, each in its own directory, for a fixed time after an
  * uncounted warm-up or for one pass of the trace.  One cell per --under
- * load; each of --runs rounds is one run of the fsbench probe, which
- * appends one value to every per-round series (probe/fsbench.h lists
- * them).  Metrics: fsbench_clients, fsbench_duration_ns (0 = one pass),
+ * load and --runs round (rounds interleaved, metric "round"); a cell is
+ * one run of the fsbench probe, which appends one value to every per-round
+ * series (probe/fsbench.h lists them; cells of earlier versions hold
+ * several rounds, a value each).  Metrics: fsbench_clients, fsbench_duration_ns (0 = one pass),
  * fsbench_warmup_ns, fsbench_builtin_trace, fsbench_trace_ops,
  * fsbench_trace_read_bytes, fsbench_trace_write_bytes.
  */
@@ -16,7 +17,6 @@
 
 #define UL_FSBENCH_CLIENTS_PER_CPU 4
 #define UL_FSBENCH_DEFAULT_DURATION_NS (60 * UL_NS_PER_SEC)
-#define UL_FSBENCH_DEFAULT_RUNS 1
 
 /* The suite's options of `underload run` (its table in engine/suites/fsbench/fsbench.c);
  * zeroed means the defaults. */

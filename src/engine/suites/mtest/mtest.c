@@ -3,6 +3,10 @@
  * The mtest suite: LTP's mtest01 -p80 -w run --runs times, as in seed 002,
  * with the audio deadline probe alongside instead of an mp3 heard by ear.
  * An allocation failure or an OOM kill is a recorded outcome of a run.
+ * Each run is a replicate round, its own cell (metric "round"), so that
+ * compare sees run-to-run variance; the target is sized once for all of
+ * them, so every round does the same work.  (Stores of earlier versions
+ * hold all runs in one cell; the formats read both: report/replicate.h.)
  */
 #include "core/compat.h"
 #include "core/log.h"
@@ -98,15 +102,15 @@ int ul_mtest_plan(uint64_t budget, uint64_t available, uint64_t swap_free, int64
 struct mtest_state {
 	struct ul_engine *eng;
 	const struct ul_mtest_opts *opts;
-	struct ul_cell *cell;
+	struct ul_cell *cell; /* the round's */
 	struct ul_mtest_plan plan;
 	uint64_t chunk;
 	struct ul_probe_ctx ctx;     /* the mtest01 probe's; ctx.arg = &size */
 	struct ul_mtest01_size size; /* what every run allocates */
 	struct ul_whole_run *run;    /* the mtest01 probe, started */
 	void *probe;		     /* our own deadline probe when no --deadline monitor runs */
-	int runs;		     /* --runs of the cell */
-	int passes, alloc_failures, oom_kills, failures;
+	struct ul_engine_step step;  /* the round: its cell and progress */
+	int passes, alloc_failures, oom_kills, failures; /* of the round's run */
 };
 
 /* Size the runs; on refusal print why and return an engine result. */
@@ -157,6 +161,8 @@ static int plan_target(struct mtest_state *st)
 	return UL_ENGINE_OK;
 }
 
+/* The plan in the round's cell; mtest_runs (runs in this cell) is 1 since
+ * runs became replicates, more in cells of earlier versions. */
 static int record_plan(struct mtest_state *st, int runs)
 {
 	const struct ul_mtest_plan *p = &st->plan;
@@ -197,7 +203,7 @@ static void count_run(struct mtest_state *st)
 }
 
 /*
- * Waits for run run_i until --sample-timeout from its start, the deadline
+ * Waits for run run_i (the round) until --sample-timeout from its start, the deadline
  * probe watched.  On a timeout or an interrupt the run was stopped and the
  * cell says why; *ended tells whether it ended by itself.
  */
@@ -243,19 +249,15 @@ static int wait_run(struct mtest_state *st, enum ul_measure_result r, int run_i,
 }
 
 /* One mtest01 run of the probe: measured, then recorded and counted. */
-static int one_run(struct mtest_state *st, int run_i, int runs)
+static int one_run(struct mtest_state *st, int run_i)
 {
 	struct ul_engine *eng = st->eng;
 	struct ul_child *exited = NULL;
 	int64_t deadline = ul_now_ns() + eng->cfg->sample_timeout_ns;
 	enum ul_measure_result r;
-	char size[32];
 	bool ended;
 	int err = 0, rc;
 
-	ul_fmt_size(size, sizeof(size), st->size.target);
-	ul_engine_progress(eng, "[mtest] run %d/%d: allocating and touching %s", run_i + 1, runs,
-			   size);
 	r = ul_whole_measure(&eng->sup, st->run, deadline, &err, &exited);
 	rc = wait_run(st, r, run_i, err, exited, deadline, &ended);
 	if (rc != UL_ENGINE_OK || !ended)
@@ -336,18 +338,15 @@ static int probe_end(void *arg, struct ul_cell *cell, int result)
 	return result;
 }
 
-/* The measure: --runs runs in turn.  A run that timed out, was interrupted
- * or failed to start records nothing and ends the cell: the series' length
- * is the number of runs done. */
-static int measure_runs(void *arg, struct ul_cell *cell, struct ul_running_load *rl)
+/* The measure: the round's run.  One that timed out, was interrupted or
+ * failed to start records nothing: the series stay empty. */
+static int measure_run(void *arg, struct ul_cell *cell, struct ul_running_load *rl)
 {
 	struct mtest_state *st = arg;
-	int result = UL_ENGINE_OK;
 
+	(void)cell;
 	(void)rl;
-	for (int i = 0; i < st->runs && result == UL_ENGINE_OK && cell->outcome == UL_CELL_OK; i++)
-		result = one_run(st, i, st->runs);
-	return result;
+	return one_run(st, st->step.round);
 }
 
 /* Whether --tests leaves the suite's one test in. */
@@ -369,17 +368,53 @@ static int mtest_preflight(struct ul_engine *eng, const struct ul_suite *suite)
 	return wanted(eng->cfg, suite) ? plan_target(&st) : UL_ENGINE_OK;
 }
 
+/*
+ * One round: its own cell, the run measured in the window (the deadline
+ * probe cut at the cell), counted, committed.  Returns an engine result;
+ * a failed run is the cell's outcome, and the next round still runs, as
+ * in every suite of replicates.
+ */
+static int run_round(struct mtest_state *st, const struct ul_suite *suite,
+		     const struct ul_probe *probe)
+{
+	struct ul_engine *eng = st->eng;
+	/* No load: the run is the cell's work (its unit: bytes touched). */
+	const struct ul_engine_window w = {
+		.begin = probe_begin, .measure = measure_run, .end = probe_end, .arg = st
+	};
+	const struct ul_series *b;
+	char what[64], size[32];
+	int result, committed;
+
+	st->passes = st->alloc_failures = st->oom_kills = st->failures = 0;
+	ul_fmt_size(size, sizeof(size), st->size.target);
+	snprintf(what, sizeof(what), "allocating and touching %s", size);
+	st->cell = ul_engine_new_cell_named(eng, suite->name, suite->tests[0].load, "bytes",
+					    suite->probe, probe->whole->series);
+	if (!st->cell || ul_engine_cell_step(eng, st->cell, suite->name, &st->step, what))
+		return UL_ENGINE_ERROR;
+	if (record_plan(st, 1))
+		return ul_engine_oom();
+	result = ul_engine_measure_cell(eng, st->cell, NULL, &w);
+	b = ul_cell_find_series(st->cell, UL_MTEST_BYTES_SERIES);
+	for (size_t i = 0; b && i < b->n; i++)
+		st->cell->load_units += (uint64_t)b->v[i];
+	if (finish_cell(st, (int)ul_cell_find_series(st->cell, probe->whole->series[0])->n))
+		result = ul_engine_oom();
+	ul_engine_progress_done(eng);
+	if (st->cell->note[0])
+		ul_note("%s", st->cell->note);
+	committed = ul_engine_commit_cell(eng, st->cell);
+	return result == UL_ENGINE_OK ? committed : result;
+}
+
 static int mtest_run(struct ul_engine *eng, const struct ul_suite *suite)
 {
 	const struct ul_engine_config *cfg = eng->cfg;
 	struct mtest_state st = { .eng = eng, .opts = ul_engine_suite_opts(eng, suite) };
-	/* No load: the runs are the cell's work (its unit: bytes touched). */
-	const struct ul_engine_window w = {
-		.begin = probe_begin, .measure = measure_runs, .end = probe_end, .arg = &st
-	};
 	const struct ul_probe *probe = ul_probe_find(suite->probe);
-	int runs = cfg->runs > 0 ? cfg->runs : UL_MTEST_DEFAULT_RUNS;
-	int result, rc, done = 0;
+	int rounds = cfg->runs > 0 ? cfg->runs : UL_MTEST_DEFAULT_RUNS;
+	int result, rc;
 
 	if (!wanted(cfg, suite))
 		return UL_ENGINE_OK;
@@ -406,38 +441,14 @@ static int mtest_run(struct ul_engine *eng, const struct ul_suite *suite)
 			return rc == -EINTR ? UL_ENGINE_INTERRUPTED : UL_ENGINE_ERROR;
 		}
 	}
-
-	st.cell = ul_engine_new_cell_named(eng, suite->name, suite->tests[0].load, "bytes",
-					   suite->probe, probe->whole->series);
-	if (!st.cell) {
-		result = UL_ENGINE_ERROR;
-		goto out;
+	/* One test: its rounds one after the other, each a replicate. */
+	st.step = (struct ul_engine_step){ .n = (size_t)rounds,
+					   .rounds = rounds,
+					   .test = suite->tests[0].load };
+	for (; st.step.round < rounds && result == UL_ENGINE_OK; st.step.round++) {
+		st.step.i = (size_t)st.step.round;
+		result = run_round(&st, suite, probe);
 	}
-	if (record_plan(&st, runs)) {
-		result = ul_engine_oom();
-		goto out;
-	}
-
-	st.runs = runs;
-	result = ul_engine_measure_cell(eng, st.cell, NULL, &w);
-	done = (int)ul_cell_find_series(st.cell, probe->whole->series[0])->n;
-
-	/* The work done, in the unit the cell names: bytes touched in all. */
-	{
-		const struct ul_series *b = ul_cell_find_series(st.cell, UL_MTEST_BYTES_SERIES);
-
-		for (size_t i = 0; i < b->n; i++)
-			st.cell->load_units += (uint64_t)b->v[i];
-	}
-	if (finish_cell(&st, done))
-		result = ul_engine_oom();
-	ul_engine_progress_done(eng);
-	if (st.cell->note[0])
-		ul_note("%s", st.cell->note);
-	int committed = ul_engine_commit_cell(eng, st.cell);
-	if (committed && result == UL_ENGINE_OK)
-		result = committed;
-out:
 	if (st.probe)
 		ul_monitor_deadline.stop(eng, st.probe);
 	ul_whole_stop(&eng->sup, st.run);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The mtest suite's sizing, exposed for tests: how much to allocate,
- * computed once per cell so every run (and every kernel) does the same
- * work.  The runs are the mtest01 probe's (probe/mtest01.h: its child,
+ * computed once for all its rounds so every run (and every kernel) does
+ * the same work.  The runs are the mtest01 probe's (probe/mtest01.h: its child,
  * its series); the cell's metrics say how the target was computed
  * (mtest_budget_bytes, ...).
  */
