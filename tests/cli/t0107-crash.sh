@@ -6,19 +6,14 @@
 # and the boot id changes ($UL_TEST_BOOT_ID stands in for
 # /proc/sys/kernel/random/boot_id).  `underload list` must then show the
 # run crashed at the test and round it was in, and `underload cleanup`
-# leave no swap file, scratch directory or journal entry.  A private
-# journal directory keeps every other run on the machine out of it (with
-# another boot id, cleanup would take their journals for a dead boot's).
+# leave no swap file, scratch directory or journal entry (crash.bash has
+# how the machine dies, and why it is safe from the rest of the machine).
 . "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/crash.bash"
 
-export UL_JOURNAL_DIR=$TMP/journal
-mkdir -m 0700 "$UL_JOURNAL_DIR"
 # Whatever happens, the swap file is not left on (same boot: a plain cleanup).
-trap 'swapoff "$SCRATCH"/underload-*/underload-swap-* 2>/dev/null
+trap 'crash_kill >/dev/null 2>&1; swapoff "$SCRATCH"/underload-*/underload-swap-* 2>/dev/null
 	"$UL" cleanup >/dev/null 2>&1; rm -rf "$TMP"' EXIT
-q() { sqlite3 "$DB" "$1" 2>/dev/null; }
-cells() { q "SELECT count(*) FROM cells c JOIN runs r ON c.run_id = r.id WHERE r.label = '$1'" || echo 0; }
-wait_for() { for _ in $(seq 600); do "$@" && return 0; sleep 0.1; done; return 1; }
 v2_memory() {
 	local m
 	for m in $(awk '$0 ~ / - cgroup2 / { print $5 }' /proc/self/mountinfo); do
@@ -34,36 +29,25 @@ if ! grep -qE ' - cgroup [^ ]+ [^ ]*[ ,]memory' /proc/self/mountinfo && ! v2_mem
 	skip "no memory cgroup controller mounted"
 	done_testing
 fi
-# The pids of underload and everything it started (tagged by lib.bash).
-ul_pids() {
-	local f
-	for f in /proc/[0-9]*/environ; do
-		{ tr '\0' '\n' <"$f" | grep -qxF "UL_TEST_TAG=$TMP"; } 2>/dev/null &&
-			{ f=${f#/proc/}; echo "${f%/environ}"; }
-	done
-}
-no_procs() { [ "$(ul_procs)" = 0 ]; }
 swap_files() { find "$SCRATCH" -name 'underload-swap-*' 2>/dev/null | wc -l; }
-in_second_test() { [ "$(cells crash)" -ge 1 ] && grep -q "$SCRATCH" /proc/swaps; }
+swap_on() { grep -q "$SCRATCH" /proc/swaps; }
 
 export UL_TEST_BOOT_ID=boot-before
-# Long tests (>= 6 s each): the kill comes well inside the second one.
+# Long tests (>= 6 s each): time to see the run in the second one.
 LONG=(--interval 200ms --min-points 30 --max-points 30)
-"$UL" run "${TINY[@]}" "${LONG[@]}" --mem-limit 64M --swap 32M \
-	--tests noload,8ctx-mem --label crash >/dev/null 2>"$TMP/err" &
-pid=$!
-wait_for in_second_test
-ok $? "the sandboxed run stored noload and is in 8ctx-mem, its swap file on"
+crash_run_at 1 8ctx-mem "${TINY[@]}" "${LONG[@]}" --mem-limit 64M --swap 32M \
+	--tests noload,8ctx-mem --label crash
+must $? "the sandboxed run is in 8ctx-mem (its journal says so), stopped there"
+is "$(cells crash)" 1 "it stored noload"
+swap_on
+ok $? "its swap file is on"
 uuid=$(q "SELECT uuid FROM runs WHERE label = 'crash'")
 cg=$(find /sys/fs/cgroup -maxdepth 6 -type d -name "underload-${uuid:0:8}" 2>/dev/null | head -n 1)
 [ -n "$cg" ]
-ok $? "its memory cgroup exists"
-# The machine dies: every process at once, nobody tears anything down.
-mapfile -t pids < <(ul_pids)
-kill -KILL "${pids[@]}" 2>/dev/null
-wait "$pid" 2>/dev/null
-wait_for no_procs
-ok $? "underload and all its children are gone"
+must $? "its memory cgroup exists"
+# The machine dies: every process, nobody tears anything down.
+crash_kill
+must $? "underload and all its children are gone"
 is "$(cells crash) $(q "SELECT status FROM runs WHERE label = 'crash'")" "1 running" \
 	"the run stored one cell and is still 'running'"
 
@@ -112,15 +96,10 @@ is "$("$UL" cleanup | tail -n 1)" "0 changes undone" "a second cleanup has nothi
 
 # Without list first, cleanup itself marks a crashed run, where it was.
 export UL_TEST_BOOT_ID=boot-2
-"$UL" run "${TINY[@]}" "${LONG[@]}" --tests noload,cpuload --label crash2 >/dev/null 2>&1 &
-pid=$!
-second_measuring() { [ "$(cells crash2)" -ge 1 ]; }
-wait_for second_measuring
-ok $? "a second run is in its second test"
-mapfile -t pids < <(ul_pids)
-kill -KILL "${pids[@]}" 2>/dev/null
-wait "$pid" 2>/dev/null
-wait_for no_procs
+crash_run_at 1 cpuload "${TINY[@]}" "${LONG[@]}" --tests noload,cpuload --label crash2
+must $? "a second run is in its second test, stopped there"
+crash_kill
+must $? "it is gone with all its children"
 is "$(cells crash2) $(q "SELECT status FROM runs WHERE label = 'crash2'")" "1 running" \
 	"it was killed in its second test"
 export UL_TEST_BOOT_ID=boot-3
