@@ -133,6 +133,10 @@ int ul_cmd_db_path(const char *db_opt, char *buf, size_t len);
  * UNDERLOAD_DB_WAIT, UL_EXIT_ERROR for a store that cannot be opened.
  */
 int ul_cmd_open_store(const char *db_opt, struct ul_store **out);
+/* The same for commands that show results (list, show, compare, report):
+ * runs of this store whose machine went down under them are marked crashed
+ * first (ul_cmd_settle_crashed), so that none is read as still running. */
+int ul_cmd_open_store_settled(const char *db_opt, struct ul_store **out);
 /* The same for commands that write (run, import, rm, relabel): the store is
  * created if absent; UNDERLOAD_DB_WAIT sets how long a write waits for a
  * lock; the store's note (journal mode fallback) is printed. */
@@ -150,12 +154,8 @@ void ul_cmd_settle_crashed(const char *db, struct ul_store *st);
  * store's answer (-ENOENT, -EALREADY, or -EIO with why). */
 int ul_cmd_mark_crashed(const char *store_uri, const char *uuid, const char *where, char *why,
 			size_t len);
-/* "resp 2ctx-mem (probe resp), round 1": where a crashed run was. */
-void ul_cmd_describe_where(const struct ul_cell *c, int round, char *out, size_t len);
-/* Where a loaded run crashed (its crashed cell), into out ("an unknown
- * test" without one). */
-void ul_cmd_run_crash_where(const struct ul_run *run, char *out, size_t len);
-/* The same for the stored run uuid; the store's answer. */
+/* Where the stored run uuid crashed (model.h: ul_run_crash_where); the
+ * store's answer. */
 int ul_cmd_crash_where(struct ul_store *st, const char *uuid, char *out, size_t len);
 /*
  * ul_run_init() `run`, then load the stored run `ref` names (an id, a UUID or

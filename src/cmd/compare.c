@@ -33,7 +33,9 @@ static const char compare_help[] =
 	"the p-value and a verdict: faster, slower or no difference proven.  With 2 or\n"
 	"more replicates (cells of the test) a side the verdict is Welch's t on their\n"
 	"medians; with one, the run-to-run variance learned from earlier repeated runs\n"
-	"of this host and configuration; without any, a call reads 'unconfirmed'.\n"
+	"of this host and configuration; without any, a call reads 'unconfirmed'.  A\n"
+	"test a run's machine went down in reads 'CRASHED in K of N' (runs), whatever\n"
+	"the others measured: a crash is a result (exit 0), never pooled silently.\n"
 	"\n"
 	"A LABEL pools every stored run with that label; a RUN (id, UUID, UUID prefix,\n"
 	"'last') is that run alone (runs named with the same label are pooled).  A name\n"
@@ -534,7 +536,7 @@ static void crash_findings(const struct cmp_state *st, bool text)
 
 			if (run->status != UL_RUN_CRASHED)
 				continue;
-			ul_cmd_run_crash_where(run, where, sizeof(where));
+			(void)ul_run_crash_where(run, where, sizeof(where));
 			if (text)
 				printf("crashed: %s: run %.8s crashed in %s (its finished tests are "
 				       "compared; that test has no measurement)\n",
@@ -619,7 +621,7 @@ int ul_cmd_compare(int argc, char **argv)
 
 	if (ret)
 		return ret < 0 ? UL_EXIT_OK : ret;
-	ret = ul_cmd_open_store(a.db, &st.store);
+	ret = ul_cmd_open_store_settled(a.db, &st.store);
 	if (ret)
 		return ret;
 	if (st.store->ops->list_runs(st.store, &st.sum, &st.n_sum)) {

@@ -18,11 +18,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-void ul_cmd_describe_where(const struct ul_cell *c, int round, char *out, size_t len)
-{
-	snprintf(out, len, "%s %s (probe %s), round %d", c->suite, c->load, c->probe, round);
-}
-
 /* Mark it in st, *where_text saying where (or "an unknown test").
  * The store's answer: 0, -EALREADY, -ENOENT or an error in st->err. */
 static int mark_in(struct ul_store *st, const char *uuid, const char *where, char *where_text,
@@ -33,7 +28,7 @@ static int mark_in(struct ul_store *st, const char *uuid, const char *where, cha
 	bool known = ul_cell_where_parse(where, &at, &round) == 0;
 
 	if (known)
-		ul_cmd_describe_where(&at, round, where_text, len);
+		ul_cell_where_describe(&at, round, where_text, len);
 	else
 		snprintf(where_text, len, "an unknown test (its journal recorded none)");
 	return st->ops->mark_crashed(st, uuid, known ? &at : NULL, NULL);
@@ -118,16 +113,6 @@ void ul_cmd_settle_crashed(const char *db, struct ul_store *st)
 		ul_store_close(s.st);
 }
 
-void ul_cmd_run_crash_where(const struct ul_run *run, char *out, size_t len)
-{
-	snprintf(out, len, "an unknown test");
-	for (size_t i = 0; i < run->n_cells; i++)
-		if (run->cells[i].outcome == UL_CELL_CRASHED) {
-			ul_cmd_describe_where(&run->cells[i], ul_run_cell_round(run, i), out, len);
-			return;
-		}
-}
-
 int ul_cmd_crash_where(struct ul_store *st, const char *uuid, char *out, size_t len)
 {
 	struct ul_run run;
@@ -136,7 +121,7 @@ int ul_cmd_crash_where(struct ul_store *st, const char *uuid, char *out, size_t 
 	ul_run_init(&run);
 	rc = st->ops->load_run(st, uuid, &run);
 	if (!rc)
-		ul_cmd_run_crash_where(&run, out, len);
+		(void)ul_run_crash_where(&run, out, len);
 	ul_run_release(&run);
 	return rc;
 }

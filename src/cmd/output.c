@@ -238,6 +238,19 @@ int ul_cmd_open_store(const char *db_opt, struct ul_store **out)
 	return open_store(db_opt, UL_STORE_READ, out);
 }
 
+int ul_cmd_open_store_settled(const char *db_opt, struct ul_store **out)
+{
+	char db[PATH_MAX];
+	int rc = ul_cmd_db_path(db_opt, db, sizeof(db));
+
+	if (rc)
+		return rc;
+	/* A store that does not exist holds no run to mark, and is not made. */
+	if (strstr(db, "://") || access(db, F_OK) == 0)
+		ul_cmd_settle_crashed(db, NULL);
+	return open_store(db, UL_STORE_READ, out);
+}
+
 int ul_cmd_open_store_rw(const char *db_opt, struct ul_store **out)
 {
 	return open_store(db_opt, 0, out);

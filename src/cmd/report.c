@@ -291,7 +291,7 @@ int ul_cmd_report(int argc, char **argv)
 
 	if (ret)
 		return ret < 0 ? UL_EXIT_OK : ret;
-	ret = ul_cmd_open_store(a.db, &st);
+	ret = ul_cmd_open_store_settled(a.db, &st);
 	if (ret)
 		return ret;
 	ret = check_output(&a, &dfd);

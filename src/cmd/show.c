@@ -60,7 +60,7 @@ int ul_cmd_show(int argc, char **argv)
 		return ret;
 	if (formats && ul_outputs_parse("show", formats, &outs))
 		return UL_EXIT_USAGE;
-	ret = ul_cmd_open_store(db, &store);
+	ret = ul_cmd_open_store_settled(db, &store);
 	if (ret)
 		return ret;
 	ret = ul_cmd_load_run(store, argv[first], &run);

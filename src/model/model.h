@@ -198,5 +198,13 @@ int ul_cell_where_format(const struct ul_cell *cell, int round, char *out, size_
 int ul_cell_where_parse(const char *text, struct ul_cell *out, int *round);
 /* The 1-based round of run->cells[i]: 1 + the earlier cells of its test. */
 int ul_run_cell_round(const struct ul_run *run, size_t i);
+/* "resp 2ctx-mem (probe resp), round 1": where a crashed run was, into out. */
+void ul_cell_where_describe(const struct ul_cell *cell, int round, char *out, size_t len);
+/*
+ * Where a run crashed: the index of its first cell of outcome crashed, its
+ * description into out (ul_cell_where_describe); -1 and "an unknown test"
+ * when it has none (a run marked crashed whose journal recorded no test).
+ */
+long ul_run_crash_where(const struct ul_run *run, char *out, size_t len);
 
 #endif

@@ -75,3 +75,20 @@ int ul_run_cell_round(const struct ul_run *run, size_t i)
 			 !strcmp(run->cells[k].probe, c->probe);
 	return round;
 }
+
+void ul_cell_where_describe(const struct ul_cell *cell, int round, char *out, size_t len)
+{
+	snprintf(out, len, "%s %s (probe %s), round %d", cell->suite, cell->load, cell->probe,
+		 round);
+}
+
+long ul_run_crash_where(const struct ul_run *run, char *out, size_t len)
+{
+	for (size_t i = 0; i < run->n_cells; i++)
+		if (run->cells[i].outcome == UL_CELL_CRASHED) {
+			ul_cell_where_describe(&run->cells[i], ul_run_cell_round(run, i), out, len);
+			return (long)i;
+		}
+	snprintf(out, len, "an unknown test");
+	return -1;
+}

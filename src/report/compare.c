@@ -154,12 +154,56 @@ static void basis_note(char *buf, size_t len, const struct ul_runcmp_row *r)
 	}
 }
 
-/* The note of a row: why untested, what the verdict rests on, counts, disturbed cells. */
+/* Did a side crash in the row's test? */
+static bool row_crashed(const struct ul_runcmp_row *r)
+{
+	return r->crash[0].crashed || r->crash[1].crashed;
+}
+
+/* The verdict column: the statistical verdict, or the crash first (a
+ * kernel that went down under a test is the finding above any shift). */
+static void fmt_verdict(char *buf, size_t len, const struct ul_runcmp_row *r)
+{
+	const struct ul_runcmp_crash *b = &r->crash[0], *k = &r->crash[1];
+
+	if (k->crashed && b->crashed)
+		snprintf(buf, len, "CRASHED %zu/%zu, base %zu/%zu", k->crashed, k->reached,
+			 b->crashed, b->reached);
+	else if (k->crashed)
+		snprintf(buf, len, "CRASHED in %zu of %zu", k->crashed, k->reached);
+	else if (b->crashed)
+		snprintf(buf, len, "BASE CRASHED %zu of %zu", b->crashed, b->reached);
+	else
+		snprintf(buf, len, "%s", r->tested ? ul_cmp_verdict_name(r->res.verdict) : "-");
+}
+
+/* What crashed runs did to the row: where a side went down, and the
+ * finished cells of crashed runs it pools (never silently). */
+static void crash_note(char *buf, size_t len, const struct ul_runcmp_row *r)
+{
+	static const char *const side[2] = { "baseline", "candidate" };
+
+	for (int i = 0; i < 2; i++)
+		if (r->crash[i].crashed)
+			note_add(buf, len, "%s crashed here in %zu of %zu runs (nothing measured)",
+				 side[i], r->crash[i].crashed, r->crash[i].reached);
+	if (row_crashed(r) && r->tested)
+		note_add(buf, len, "the other runs: %s", ul_cmp_verdict_name(r->res.verdict));
+	for (int i = 0; i < 2; i++)
+		if (r->crash[i].pooled)
+			note_add(buf, len, "%s pools the finished cells of %zu crashed run%s",
+				 side[i], r->crash[i].pooled, r->crash[i].pooled == 1 ? "" : "s");
+}
+
+/* The note of a row: crashes, why untested, what the verdict rests on,
+ * counts, disturbed cells. */
 static void row_note(char *buf, size_t len, const struct ul_runcmp_row *r)
 {
 	buf[0] = '\0';
-	if (!r->tested) {
-		snprintf(buf, len, "not tested: %s", r->why);
+	crash_note(buf, len, r);
+	if (!r->tested) { /* a crash said it already */
+		if (!row_crashed(r))
+			note_add(buf, len, "not tested: %s", r->why);
 		return;
 	}
 	basis_note(buf, len, r);
@@ -223,18 +267,19 @@ static void table_head(FILE *out, const struct ul_runcmp *c, const struct ul_run
 
 static void table_row(FILE *out, const struct ul_runcmp *c, const struct ul_runcmp_row *r)
 {
-	char lab[64], test[64], mb[24], mc[24], ch[16], lo[16], hi[16], ci[40], p[16], note[320];
-	char reps[24], need[16];
+	char lab[64], test[64], mb[24], mc[24], ch[16], lo[16], hi[16], ci[40], p[16], note[512];
+	char reps[24], need[16], verdict[96];
 	const struct ul_cmp_result *x = &r->res;
 
 	clean(lab, sizeof(lab), c->groups[r->cand].label);
 	clean(test, sizeof(test), r->test);
 	row_note(note, sizeof(note), r);
 	snprintf(reps, sizeof(reps), "%zu/%zu", r->reps_base, r->reps_cand);
+	fmt_verdict(verdict, sizeof(verdict), r);
 	if (!r->tested) {
 		fprintf(out,
 			"%-12s %-16s %5s %6s %6s %12s %12s %8s %-19s %8s %-20s %-4s %5s %-10s %s\n",
-			test, lab, reps, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-",
+			test, lab, reps, "-", "-", "-", "-", "-", "-", "-", verdict, "-", "-", "-",
 			note);
 		return;
 	}
@@ -251,7 +296,7 @@ static void table_row(FILE *out, const struct ul_runcmp *c, const struct ul_runc
 	fmt_need(need, sizeof(need), r);
 	fprintf(out, "%-12s %-16s %5s %6zu %6zu %*s %*s %8s %-19s %8s %-20s %-4s %5s %-10s %s\n",
 		test, lab, reps, x->n_base, x->n_cand, ul_fmt_width(mb, 12), mb,
-		ul_fmt_width(mc, 12), mc, ch, ci, p, ul_cmp_verdict_name(x->verdict),
+		ul_fmt_width(mc, 12), mc, ch, ci, p, verdict,
 		x->verdict == UL_VERDICT_NONE ? "-"
 		: r->holm_survives	      ? "yes"
 					      : "no",
@@ -375,6 +420,17 @@ static json_t *json_row(const struct ul_runcmp *c, const struct ul_runcmp_row *r
 				     "exposure_base", jnum(r->exposure_base), "count_cand",
 				     jnum(r->count_cand), "exposure_cand", jnum(r->exposure_cand),
 				     "p_rate", jnum(r->p_rate)));
+	json_object_set_new(o, "outcome",
+			    json_string(row_crashed(r) ? "crashed"
+					: r->tested    ? "compared"
+						       : "not tested"));
+	json_object_update_new(o, json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", "reached_base",
+					    (json_int_t)r->crash[0].reached, "crashed_base",
+					    (json_int_t)r->crash[0].crashed, "pooled_crashed_base",
+					    (json_int_t)r->crash[0].pooled, "reached_cand",
+					    (json_int_t)r->crash[1].reached, "crashed_cand",
+					    (json_int_t)r->crash[1].crashed, "pooled_crashed_cand",
+					    (json_int_t)r->crash[1].pooled));
 	if (!r->tested) {
 		json_object_set_new(o, "why", jstr(r->why));
 		return o;
@@ -461,13 +517,13 @@ static void csv_num(FILE *out, double v, bool last)
 int ul_report_compare_csv(FILE *out, const struct ul_runcmp *c)
 {
 	static const char *const head[] = {
-		"suite",       "metric",      "unit",	    "test",	     "baseline",
-		"candidate",   "runs_base",   "runs_cand",  "n_base",	     "n_cand",
-		"median_base", "median_cand", "change_rel", "shift",	     "shift_lo",
-		"shift_hi",    "ci_lo_rel",   "ci_hi_rel",  "ci_level",	     "p",
-		"exact",       "verdict",     "p_holm",	    "holm_survives", "need_per_side",
-		"note",	       "reps_base",   "reps_cand",  "basis",	     "need_is_floor",
-		"p_rate",
+		"suite",       "metric",       "unit",	       "test",		"baseline",
+		"candidate",   "runs_base",    "runs_cand",    "n_base",	"n_cand",
+		"median_base", "median_cand",  "change_rel",   "shift",		"shift_lo",
+		"shift_hi",    "ci_lo_rel",    "ci_hi_rel",    "ci_level",	"p",
+		"exact",       "verdict",      "p_holm",       "holm_survives", "need_per_side",
+		"note",	       "reps_base",    "reps_cand",    "basis",		"need_is_floor",
+		"p_rate",      "crashed_base", "reached_base", "crashed_cand",	"reached_cand",
 	};
 	for (size_t i = 0; i < UL_ARRAY_SIZE(head); i++)
 		csv_field(out, head[i], i + 1 == UL_ARRAY_SIZE(head));
@@ -475,7 +531,7 @@ int ul_report_compare_csv(FILE *out, const struct ul_runcmp *c)
 		const struct ul_runcmp_row *r = &c->rows[i];
 		const struct ul_cmp_result *x = &r->res;
 		char nb[24], ncnd[24], rb[24], rcnd[24], need[24];
-		char note[320];
+		char note[512];
 
 		snprintf(rb, sizeof(rb), "%zu", r->runs_base);
 		snprintf(rcnd, sizeof(rcnd), "%zu", r->runs_cand);
@@ -515,7 +571,11 @@ int ul_report_compare_csv(FILE *out, const struct ul_runcmp *c)
 		csv_field(out, rcnd, false);
 		csv_field(out, r->tested ? ul_runcmp_basis_name(r->basis) : "", false);
 		csv_field(out, !r->tested ? "" : r->need_floor ? "1" : "0", false);
-		csv_num(out, r->p_rate, true);
+		csv_num(out, r->p_rate, false);
+		csv_num(out, (double)r->crash[0].crashed, false);
+		csv_num(out, (double)r->crash[0].reached, false);
+		csv_num(out, (double)r->crash[1].crashed, false);
+		csv_num(out, (double)r->crash[1].reached, true);
 	}
 	return stream_status(out);
 }

@@ -18,6 +18,9 @@
  *        {section: {fact: value}}, its "doctor" section the doctor's
  *        findings {check: "SEVERITY: what; what to do"}; left out for a run
  *        stored before fingerprints)
+ *   crashed_in: null, or for a run whose machine went down under it the
+ *        test it was in: {suite, load, probe, seq, round, where (as list
+ *        prints it)}; {} when its journal recorded no test
  *   cells: [{suite, load, probe, seq, outcome, flags (array of names; an
  *        unknown bit N is "bitN"), note, load_unit, load_units, started_ns,
  *        finished_ns, series {name: [int, ...] in sampling order},
@@ -133,6 +136,29 @@ static json_t *jw_run(const struct ul_run *run, bool *bad)
 	return o;
 }
 
+/* Where a crashed run went down: its crashed cell's test and round; null
+ * for any other run (a crashed run without one: an empty "where"). */
+static json_t *jw_crashed_in(const struct ul_run *run, bool *bad)
+{
+	char where[256];
+	long i;
+	json_t *o;
+
+	if (run->status != UL_RUN_CRASHED)
+		return json_null();
+	i = ul_run_crash_where(run, where, sizeof(where));
+	o = json_object();
+	if (i < 0)
+		return o;
+	ul_json_put(o, "suite", UL_JSON_STR(run->cells[i].suite), bad);
+	ul_json_put(o, "load", UL_JSON_STR(run->cells[i].load), bad);
+	ul_json_put(o, "probe", UL_JSON_STR(run->cells[i].probe), bad);
+	ul_json_put(o, "seq", json_integer(run->cells[i].seq), bad);
+	ul_json_put(o, "round", json_integer(ul_run_cell_round(run, (size_t)i)), bad);
+	ul_json_put(o, "where", UL_JSON_STR(where), bad);
+	return o;
+}
+
 static int jw_write_run(FILE *out, const struct ul_run *run)
 {
 	json_t *root = json_object(), *cells = json_array();
@@ -142,6 +168,7 @@ static int jw_write_run(FILE *out, const struct ul_run *run)
 	ul_json_put(root, "format", json_string(JW_FORMAT_NAME), &bad);
 	ul_json_put(root, "format_version", json_integer(JW_FORMAT_VERSION), &bad);
 	ul_json_put(root, "run", jw_run(run, &bad), &bad);
+	ul_json_put(root, "crashed_in", jw_crashed_in(run, &bad), &bad);
 	for (size_t i = 0; i < run->n_cells && cells && !err && !bad; i++) {
 		json_t *cell;
 

@@ -422,6 +422,22 @@ static void text_doctor(FILE *out, const struct ul_run *run)
 		fputs("doctor:  no warnings at the start (show --env lists every check)\n", out);
 }
 
+/* A run whose machine went down under it: where, right under its status,
+ * so that nobody reads its tables without knowing. */
+static void text_crash(FILE *out, const struct ul_run *run)
+{
+	char where[256];
+
+	if (run->status != UL_RUN_CRASHED)
+		return;
+	(void)ul_run_crash_where(run, where, sizeof(where));
+	fputs("CRASHED: the machine went down during ", out);
+	ul_report_put_clean(out, where, sizeof(where));
+	fputs(" (a kernel crash, hang or reboot): that test has no measurement; what the "
+	      "run finished is below\n",
+	      out);
+}
+
 static void text_header(FILE *out, const struct ul_run *run)
 {
 	const struct ul_host *h = &run->host;
@@ -450,6 +466,7 @@ static void text_header(FILE *out, const struct ul_run *run)
 	fputs("\nrun:     ", out);
 	ul_report_put_clean(out, run->uuid, sizeof(run->uuid));
 	fprintf(out, " (%s)\n", ul_run_status_name(run->status));
+	text_crash(out, run);
 	fprintf(out, "started: %s",
 		run->started_wall_ns ? ul_report_iso8601(when, sizeof(when), run->started_wall_ns)
 				     : "unknown");

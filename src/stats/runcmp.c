@@ -70,6 +70,7 @@ static int compare_row(const struct ul_runcmp *cmp, struct ul_runcmp_row *row)
 						  &s.rep[i]);
 		ul_runcmp_count_totals(side[i], row->metric, row->test, &s.count[i],
 				       &s.exposure[i]);
+		ul_runcmp_crashes(side[i], row->metric->suite, row->test, &row->crash[i]);
 	}
 	row->runs_base = s.pts[0].runs;
 	row->runs_cand = s.pts[1].runs;
@@ -81,6 +82,12 @@ static int compare_row(const struct ul_runcmp *cmp, struct ul_runcmp_row *row)
 	row->disturbed_cand = s.pts[1].disturbed;
 	if (!rc)
 		rc = ul_runcmp_decide(cmp, row, &s);
+	if (!rc && !row->tested && (row->crash[0].crashed || row->crash[1].crashed))
+		snprintf(row->why, sizeof(row->why), "%s",
+			 !row->crash[1].crashed	 ? "the baseline crashed here: nothing measured"
+			 : row->crash[0].crashed ? "the baseline and the candidate crashed here: "
+						   "nothing measured"
+						 : "the candidate crashed here: nothing measured");
 	if (!rc && row->tested && !row->metric->exposure && cmp->unit == UL_RUNCMP_POINTS) {
 		rc = runs_agree(side[0], row->metric, row->test, &opts, &row->p_runs_base);
 		if (!rc)
@@ -157,8 +164,12 @@ static int add_test_rows(struct ul_runcmp *c, size_t *cap, const struct ul_runcm
 	return 0;
 }
 
-/* Rows of one metric: every test of its suite seen in any group, first seen first. */
-static int add_metric_rows(struct ul_runcmp *c, size_t *cap, const struct ul_runcmp_metric *m)
+/* Rows of one metric: every test of its suite seen in any group, first
+ * seen first; the suite's first metric (`primary`) also gets a row for a
+ * test seen only crashed, which has no values of any metric: a crash is
+ * the row's outcome, never a row left out. */
+static int add_metric_rows(struct ul_runcmp *c, size_t *cap, const struct ul_runcmp_metric *m,
+			   bool primary)
 {
 	for (size_t g = 0; g < c->n_groups; g++)
 		for (size_t r = 0; r < c->groups[g].n_runs; r++) {
@@ -167,7 +178,9 @@ static int add_metric_rows(struct ul_runcmp *c, size_t *cap, const struct ul_run
 			for (size_t i = 0; i < run->n_cells; i++) {
 				const struct ul_cell *cell = &run->cells[i];
 
-				if (strcmp(cell->suite, m->suite) || !ul_runcmp_cell_has(cell, m) ||
+				if (strcmp(cell->suite, m->suite) ||
+				    !(ul_runcmp_cell_has(cell, m) ||
+				      (primary && cell->outcome == UL_CELL_CRASHED)) ||
 				    test_seen_before(c->rows, c->n_rows, m,
 						     ul_suite_cell_test(cell)))
 					continue;
@@ -214,7 +227,9 @@ int ul_runcmp_build_hist(const struct ul_runcmp_group *groups, size_t n_groups,
 	out->groups = groups;
 	out->n_groups = n_groups;
 	for (size_t m = 0; m < n_metrics; m++) {
-		if (add_metric_rows(out, &cap, &metrics[m])) {
+		bool primary = !m || strcmp(metrics[m - 1].suite, metrics[m].suite);
+
+		if (add_metric_rows(out, &cap, &metrics[m], primary)) {
 			ul_runcmp_free(out);
 			return -ENOMEM;
 		}

@@ -51,6 +51,22 @@ struct ul_runcmp_group {
 	size_t n_runs;
 };
 
+/*
+ * A side's crashes in one test.  A run whose machine went down under it
+ * (status crashed) keeps the cells it finished, and stores one cell of
+ * outcome crashed for the test it was in, which has no measurement.
+ * `reached`: the side's runs with a cell of this test, any outcome;
+ * `crashed`: of them, those that crashed in it ("crashed in 1 of 3
+ * runs"); `pooled`: crashed runs (in this test or a later one) whose
+ * finished cells of this test the row pools: a compared side keeps them,
+ * and every row that does says so (the man page's COMPARE says why).
+ */
+struct ul_runcmp_crash {
+	size_t reached, crashed, pooled;
+};
+void ul_runcmp_crashes(const struct ul_runcmp_group *g, const char *suite, const char *test,
+		       struct ul_runcmp_crash *out);
+
 /* What a row's verdict rests on (stats/replicate.h has the definitions). */
 enum ul_runcmp_basis {
 	UL_BASIS_REPLICATES = 0, /* >= 2 replicates a side: Welch on replicate values */
@@ -92,6 +108,9 @@ struct ul_runcmp_row {
 	double count_base, exposure_base, count_cand, exposure_cand, p_rate;
 	double p_holm;	    /* NAN when not tested */
 	bool holm_survives; /* still significant after Holm within its suite */
+	/* Crashes in this test, per side (ul_runcmp_crashes): never hidden
+	 * by the pooling, which has no cell of them to pool. */
+	struct ul_runcmp_crash crash[2]; /* base, cand */
 };
 
 /* One environment property that differs between the compared groups. */

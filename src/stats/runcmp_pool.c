@@ -2,7 +2,8 @@
 /*
  * The values a side brings to a comparison row: every point of its cells
  * (ul_runcmp_pool), one median per run (ul_runcmp_pool_runs) or per
- * replicate cell (ul_runcmp_replicates), and a count metric's totals.
+ * replicate cell (ul_runcmp_replicates), a count metric's totals, and
+ * the crashes of a side in a test (ul_runcmp_crashes).
  * Its own file so that runcmp.c (rows, Holm) and runcmp_verdict.c (the
  * verdict, which also pools the history it learns from) both use it and
  * neither calls the other back.
@@ -232,4 +233,27 @@ void ul_runcmp_count_totals(const struct ul_runcmp_group *g, const struct ul_run
 				*exposure += t;
 			}
 		}
+}
+
+void ul_runcmp_crashes(const struct ul_runcmp_group *g, const char *suite, const char *test,
+		       struct ul_runcmp_crash *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t r = 0; r < g->n_runs; r++) {
+		const struct ul_run *run = g->runs[r];
+		bool reached = false, crashed = false, ok = false;
+
+		for (size_t i = 0; i < run->n_cells; i++) {
+			const struct ul_cell *c = &run->cells[i];
+
+			if (strcmp(c->suite, suite) || strcmp(ul_suite_cell_test(c), test))
+				continue;
+			reached = true;
+			crashed |= c->outcome == UL_CELL_CRASHED;
+			ok |= c->outcome == UL_CELL_OK;
+		}
+		out->reached += reached;
+		out->crashed += crashed;
+		out->pooled += ok && run->status == UL_RUN_CRASHED;
+	}
 }

@@ -63,8 +63,34 @@ static void describe(struct ul_cmp_result *r, const struct ul_runcmp_sides *s, b
 	r->change_rel = med[0] != 0.0 && !isnan(med[0]) ? (med[1] - med[0]) / fabs(med[0]) : NAN;
 }
 
-/* The between-run variance this row may learn: earlier repeated runs of
- * the same host and configuration, and a compared side of >= 2 replicates. */
+/* The replicates of a history group's runs that did not crash, into p. */
+static int settled_replicates(const struct ul_runcmp *c, const struct ul_runcmp_row *row,
+			      const struct ul_runcmp_group *h, struct ul_runcmp_pooled *p)
+{
+	struct ul_runcmp_group settled = *h;
+	const struct ul_run **runs = malloc((h->n_runs ? h->n_runs : 1) * sizeof(*runs));
+	int rc;
+
+	if (!runs)
+		return -ENOMEM;
+	settled.runs = runs;
+	settled.n_runs = 0;
+	for (size_t r = 0; r < h->n_runs; r++)
+		if (h->runs[r]->status != UL_RUN_CRASHED)
+			runs[settled.n_runs++] = h->runs[r];
+	rc = ul_runcmp_replicates(&settled, row->metric, row->test, c->unit, p);
+	free(runs);
+	return rc;
+}
+
+/*
+ * The between-run variance this row may learn: earlier repeated runs of
+ * the same host and configuration, and a compared side of >= 2 replicates.
+ * The history leaves crashed runs out: nobody named them, so nothing would
+ * say their cells were pooled, and a machine about to go down is not the
+ * run-to-run variation of a configuration.  (A compared side keeps a
+ * crashed run's finished cells, and its rows say so: ul_runcmp_crash.)
+ */
 static int learn(const struct ul_runcmp *c, const struct ul_runcmp_row *row,
 		 const struct ul_runcmp_sides *s, struct ul_rep_var *v)
 {
@@ -73,7 +99,7 @@ static int learn(const struct ul_runcmp *c, const struct ul_runcmp_row *row,
 		ul_rep_var_add(v, s->rep[i].v, s->rep[i].n);
 	for (size_t h = 0; h < c->n_history; h++) {
 		struct ul_runcmp_pooled p;
-		int rc = ul_runcmp_replicates(&c->history[h], row->metric, row->test, c->unit, &p);
+		int rc = settled_replicates(c, row, &c->history[h], &p);
 
 		if (rc)
 			return rc;

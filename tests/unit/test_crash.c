@@ -4,7 +4,9 @@
  * reboot keeps), the boot id that makes a journal of an earlier boot stale
  * whatever its pid, the "at" records that say where a run was, cleanup
  * marking such a run crashed (not interrupted), and the store's crashed
- * status with the cell of the test the machine went down in.
+ * status with the cell of the test the machine went down in; compare's
+ * rows count crashed runs per side and test, a crash-only test still gets
+ * its row, and the variance learned from history leaves crashed runs out.
  *
  * Each test has its own directory (/tmp/ul-test-crash-XXXXXX) and journal
  * directory ($UL_JOURNAL_DIR); UL_TEST_BOOT_ID stands in for the boot id.
@@ -15,6 +17,7 @@
 #include "proc/changes.h"
 #include "proc/journal.h"
 #include "proc/journal_parse.h"
+#include "stats/runcmp.h"
 #include "store/store.h"
 
 #include <errno.h>
@@ -360,6 +363,165 @@ START_TEST(test_store_mark_crashed)
 }
 END_TEST
 
+/* Where a loaded run crashed: its crashed cell, or none. */
+START_TEST(test_run_crash_where)
+{
+	struct ul_run run;
+	char where[256];
+
+	ul_run_init(&run);
+	add_cell(&run, "noload", 1);
+	add_cell(&run, "2ctx-mem", 2);
+	ck_assert_int_eq(ul_run_crash_where(&run, where, sizeof(where)), -1);
+	ck_assert_str_eq(where, "an unknown test");
+	add_cell(&run, "noload", 3);
+	add_cell(&run, "2ctx-mem", 4);
+	run.cells[3].outcome = UL_CELL_CRASHED;
+	ck_assert_int_eq(ul_run_crash_where(&run, where, sizeof(where)), 3);
+	ck_assert_str_eq(where, "resp 2ctx-mem (probe resp), round 2");
+	ul_run_release(&run);
+}
+END_TEST
+
+static const struct ul_runcmp_metric delay = { "resp", "delay_ns", "delay", "ns", UL_BETTER_LOWER };
+
+/* A resp run: for each load of `loads` ("noload,2ctx-mem!" with '!' for a
+ * cell of outcome crashed) a cell of 10 points around level (1% noise,
+ * deterministic); a run with a crashed cell has the status crashed. */
+static void resp_run(struct ul_run *run, int64_t id, const char *label, const char *loads,
+		     double level)
+{
+	char list[128], *save = NULL;
+
+	ul_run_init(run);
+	run->id = id;
+	run->status = UL_RUN_COMPLETE;
+	snprintf(run->label, sizeof(run->label), "%s", label);
+	snprintf(list, sizeof(list), "%s", loads);
+	for (char *w = strtok_r(list, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		size_t n = strlen(w);
+		bool dies = w[n - 1] == '!';
+		struct ul_cell *c;
+
+		w[n - dies] = '\0';
+		add_cell(run, w, 100 * id);
+		c = &run->cells[run->n_cells - 1];
+		if (dies) {
+			c->outcome = UL_CELL_CRASHED;
+			run->status = UL_RUN_CRASHED;
+			continue;
+		}
+		struct ul_series *s = ul_cell_series(c, "delay_ns");
+
+		ck_assert_ptr_nonnull(s);
+		for (int i = 0; i < 10; i++)
+			ck_assert_int_eq(
+				ul_series_push(s, (int64_t)(level * (1.0 + 0.01 * (i % 5 - 2) +
+								     1e-4 * (double)id))),
+				0);
+	}
+}
+
+/* The row of test in c, or fail. */
+static const struct ul_runcmp_row *row_of(const struct ul_runcmp *c, const char *test)
+{
+	for (size_t i = 0; i < c->n_rows; i++)
+		if (!strcmp(c->rows[i].test, test))
+			return &c->rows[i];
+	ck_abort_msg("no row for %s", test);
+	return NULL;
+}
+
+/* compare counts, per side and test, the runs that reached the test and
+ * those that crashed in it, and the crashed runs whose finished cells it
+ * pools; a test that only crashed still has its row, untested, saying so. */
+START_TEST(test_compare_counts_crashes)
+{
+	struct ul_run a[2], b[3];
+	const struct ul_run *pa[] = { &a[0], &a[1] }, *pb[] = { &b[0], &b[1], &b[2] };
+	const struct ul_runcmp_group g[2] = {
+		{ .label = "a", .runs = pa, .n_runs = 2 },
+		{ .label = "b", .runs = pb, .n_runs = 3 },
+	};
+	struct ul_cmp_opts o = { .alpha = 0.05 };
+	const struct ul_runcmp_row *r;
+	struct ul_runcmp c;
+
+	resp_run(&a[0], 1, "a", "noload,2ctx-mem,8ctx-mem!", 1e6);
+	resp_run(&a[1], 2, "a", "noload,2ctx-mem", 1e6);
+	resp_run(&b[0], 3, "b", "noload,2ctx-mem!", 1e6);
+	resp_run(&b[1], 4, "b", "noload,2ctx-mem", 1e6);
+	resp_run(&b[2], 5, "b", "noload,2ctx-mem,8ctx-mem!", 1e6);
+	ck_assert_int_eq(ul_runcmp_build(g, 2, &delay, 1, &o, &c), 0);
+	ck_assert_uint_eq(c.n_rows, 3);
+	r = row_of(&c, "noload");
+	ck_assert(r->tested);
+	ck_assert_uint_eq(r->crash[0].crashed + r->crash[1].crashed, 0);
+	ck_assert_uint_eq(r->crash[0].reached, 2);
+	ck_assert_uint_eq(r->crash[1].reached, 3);
+	ck_assert_uint_eq(r->crash[0].pooled, 1); /* a[0] crashed later, in 8ctx-mem */
+	ck_assert_uint_eq(r->crash[1].pooled, 2);
+	ck_assert_uint_eq(r->cells_cand, 3); /* pooled, and said so */
+	r = row_of(&c, "2ctx-mem");
+	ck_assert(r->tested); /* on the runs that measured it */
+	ck_assert_uint_eq(r->crash[1].crashed, 1);
+	ck_assert_uint_eq(r->crash[1].reached, 3);
+	ck_assert_uint_eq(r->crash[1].pooled, 1); /* b[2] */
+	ck_assert_uint_eq(r->cells_cand, 2);
+	ck_assert_uint_eq(r->crash[0].crashed, 0);
+	r = row_of(&c, "8ctx-mem"); /* only ever crashed: a row all the same */
+	ck_assert(!r->tested);
+	ck_assert_uint_eq(r->crash[0].crashed, 1);
+	ck_assert_uint_eq(r->crash[0].reached, 1);
+	ck_assert_uint_eq(r->crash[1].crashed, 1);
+	ck_assert_uint_eq(r->crash[1].reached, 1);
+	ck_assert_ptr_nonnull(strstr(r->why, "baseline and the candidate"));
+	ck_assert_ptr_nonnull(strstr(r->why, "crashed"));
+	ul_runcmp_free(&c);
+	for (int i = 0; i < 2; i++)
+		ul_run_release(&a[i]);
+	for (int i = 0; i < 3; i++)
+		ul_run_release(&b[i]);
+}
+END_TEST
+
+/* The variance learned from history leaves crashed runs out: a history of
+ * two runs teaches it; the same two with one crashed (after finishing the
+ * test) teach nothing, and the row's call stays unconfirmed. */
+START_TEST(test_history_leaves_crashed_out)
+{
+	struct ul_run h[2], a, b;
+	const struct ul_run *ph[] = { &h[0], &h[1] }, *pa[] = { &a }, *pb[] = { &b };
+	const struct ul_runcmp_group hist = { .label = "h", .runs = ph, .n_runs = 2 };
+	const struct ul_runcmp_group g[2] = {
+		{ .label = "a", .runs = pa, .n_runs = 1 },
+		{ .label = "b", .runs = pb, .n_runs = 1 },
+	};
+	struct ul_cmp_opts o = { .alpha = 0.05 };
+	struct ul_runcmp c;
+
+	resp_run(&h[0], 1, "h", "noload", 1e6);
+	resp_run(&h[1], 2, "h", "noload,2ctx-mem!", 1.02e6);
+	resp_run(&a, 3, "a", "noload", 1e6);
+	resp_run(&b, 4, "b", "noload", 1.5e6);
+	ck_assert_int_eq(ul_runcmp_build_hist(g, 2, &delay, 1, &o, UL_RUNCMP_POINTS, &hist, 1, &c),
+			 0);
+	ck_assert_int_eq(row_of(&c, "noload")->basis, UL_BASIS_UNMEASURED);
+	ck_assert_int_eq(row_of(&c, "noload")->res.verdict, UL_VERDICT_SLOWER_UNCONFIRMED);
+	ul_runcmp_free(&c);
+	h[1].status = UL_RUN_COMPLETE; /* the same cells, not crashed: learned */
+	ck_assert_int_eq(ul_runcmp_build_hist(g, 2, &delay, 1, &o, UL_RUNCMP_POINTS, &hist, 1, &c),
+			 0);
+	ck_assert_int_eq(row_of(&c, "noload")->basis, UL_BASIS_LEARNED);
+	ck_assert_uint_eq(row_of(&c, "noload")->learned_groups, 1);
+	ul_runcmp_free(&c);
+	for (int i = 0; i < 2; i++)
+		ul_run_release(&h[i]);
+	ul_run_release(&a);
+	ul_run_release(&b);
+}
+END_TEST
+
 Suite *ul_test_suite_crash(void)
 {
 	Suite *s = suite_create("crash");
@@ -375,6 +537,9 @@ Suite *ul_test_suite_crash(void)
 	tcase_add_test(tc, test_durable_dirs);
 	tcase_add_test(tc, test_where_text);
 	tcase_add_test(tc, test_store_mark_crashed);
+	tcase_add_test(tc, test_run_crash_where);
+	tcase_add_test(tc, test_compare_counts_crashes);
+	tcase_add_test(tc, test_history_leaves_crashed_out);
 	suite_add_tcase(s, tc);
 	return s;
 }

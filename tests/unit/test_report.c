@@ -582,7 +582,8 @@ static void check_keys(const json_t *obj, const char *const *keys)
 
 START_TEST(test_json_document)
 {
-	static const char *const top_keys[] = { "format", "format_version", "run", "cells", NULL };
+	static const char *const top_keys[] = { "format",     "format_version", "run",
+						"crashed_in", "cells",		NULL };
 	static const char *const run_keys[] = {
 		"id",	    "uuid",   "label",	    "status",  "tool_version",
 		"argv",	    "suites", "started_ns", "started", "finished_ns",

@@ -25,7 +25,30 @@ static const char html_css[] =
 	"tr.warn td,tr.warn th{background:#fdd}"
 	"svg{max-width:100%;height:auto}.swatch{display:inline-block;width:.8em;height:.8em;"
 	"margin-right:.3em}.note{color:#555;font-size:12px}"
+	".crash{background:#b00;color:#fff;padding:.4em .8em;font-weight:bold}"
 	"@media print{body{max-width:none}h2{break-before:auto}a{color:inherit}}";
+
+/* At the top, one line per run whose machine went down under it: a
+ * kernel that dies under a test is the finding above every plot. */
+static void crash_banner(struct ul_hdoc *d)
+{
+	char where[256];
+
+	for (size_t j = 0; j < d->n_labels; j++)
+		for (size_t r = 0; r < d->labels[j].n_runs; r++) {
+			const struct ul_run *run = d->labels[j].runs[r];
+
+			if (run->status != UL_RUN_CRASHED)
+				continue;
+			(void)ul_run_crash_where(run, where, sizeof(where));
+			fputs("<p class=\"crash\">CRASHED: ", d->html);
+			ul_svg_escape(d->html, d->labels[j].label, SIZE_MAX);
+			fprintf(d->html, ", run %.8s: the machine went down during ", run->uuid);
+			ul_svg_escape(d->html, where, SIZE_MAX);
+			fputs(" (a kernel crash, hang or reboot); that test has no measurement</p>\n",
+			      d->html);
+		}
+}
 
 static void page_head(struct ul_hdoc *d)
 {
@@ -52,6 +75,7 @@ static void page_head(struct ul_hdoc *d)
 			j == d->baseline && d->n_labels > 1 ? ", baseline" : "");
 	}
 	fputs("</p>\n", o);
+	crash_banner(d);
 }
 
 static int walk(struct ul_hdoc *d, const struct ul_report_opts *opts)

@@ -30,6 +30,17 @@ static void verdict_row(FILE *o, const struct ul_runcmp *c, const struct ul_runc
 	ul_svg_escape(o, w->test, sizeof(w->test));
 	fputs("</td><td>", o);
 	ul_svg_escape(o, c->groups[w->cand].label, sizeof(c->groups[w->cand].label));
+	if (w->crash[0].crashed || w->crash[1].crashed) { /* the finding above any shift */
+		fprintf(o,
+			"</td><td colspan=\"9\" class=\"crash\">CRASHED: the candidate in %zu of "
+			"%zu runs, the baseline in %zu of %zu (the machine went down in this test)",
+			w->crash[1].crashed, w->crash[1].reached, w->crash[0].crashed,
+			w->crash[0].reached);
+		if (w->tested)
+			fprintf(o, "; the other runs: %s", ul_cmp_verdict_name(r->verdict));
+		fputs("</td></tr>\n", o);
+		return;
+	}
 	if (!w->tested) {
 		fputs("</td><td colspan=\"9\">", o);
 		ul_svg_escape(o, w->why, sizeof(w->why));
