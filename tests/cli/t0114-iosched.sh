@@ -32,9 +32,12 @@ done
 IMG=$(mktemp /var/tmp/ul-iosched.XXXXXX)
 MNT=$TMP/mnt
 LOOP=
+first=
 teardown() {
 	kill_all
 	mountpoint -q "$MNT" && umount "$MNT"
+	# The loop device outlives the detach: its scheduler goes back too.
+	[ -n "$first" ] && echo "$first" >"/sys/block/${LOOP#/dev/}/queue/scheduler"
 	[ -n "$LOOP" ] && losetup -d "$LOOP"
 	rm -f "$IMG"
 	rm -rf "$TMP"
@@ -69,6 +72,7 @@ if ! offers mq-deadline || ! offers none; then
 	skip "$DISK offers no mq-deadline and none ($(cat "$SCHED"))"
 	done_testing
 fi
+first=$(current)
 # The original: a third scheduler when there is one, so that restoring it
 # is told apart from either value.
 for s in kyber bfq mq-deadline; do
@@ -133,4 +137,4 @@ is "$(current)" "$orig" "cleanup selected $orig again"
 like "$(cat "$TMP/clean")" "iosched $DISK $orig" "cleanup names the scheduler it restored"
 is "$(ls "$UL_JOURNAL_DIR" | wc -l)" 0 "cleanup settled every journal"
 is "$(ul_procs)" 0 "no process is left"
-done_testing
+done_testing # teardown selects $first again
