@@ -116,12 +116,18 @@ static void serve(int rfd, int wfd, size_t msg, size_t xfer, bool udp)
 	}
 }
 
-static int tcp_connect(const struct sockaddr_in *sa)
+static void lm_sockbuf(int fd);
+
+/* A connected TCP socket; lm_buffers: lmbench's socket buffers asked for
+ * before the connect, as its tcp_connect() does (they set the window). */
+static int tcp_connect(const struct sockaddr_in *sa, bool lm_buffers)
 {
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
 	if (fd < 0)
 		return -errno;
+	if (lm_buffers)
+		lm_sockbuf(fd);
 	if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa))) {
 		int err = -errno;
 
@@ -132,7 +138,8 @@ static int tcp_connect(const struct sockaddr_in *sa)
 }
 
 /* Ask for LM_SOCKBUF-byte socket buffers, halving until the kernel takes
- * the size (lmbench's sock_optimize); a TCP end of lm-bw-tcp. */
+ * the size (lmbench's sock_optimize): lm-bw-tcp's listener and client,
+ * before the connection exists. */
 static void lm_sockbuf(int fd)
 {
 	static const int opts[] = { SO_RCVBUF, SO_SNDBUF };
@@ -171,6 +178,8 @@ static int chan_open(struct chan *c, enum chan_kind kind, size_t msg,
 		rc = lfd = loopback_socket(kind == CHAN_UDP ? SOCK_DGRAM : SOCK_STREAM, &sa);
 	if (rc < 0)
 		goto out;
+	if (kind == CHAN_TCP && xfer == LM_BW_XFER)
+		lm_sockbuf(lfd); /* before the connect: the accepted socket inherits them */
 	c->pid = ul_micro_fork_end(c->ends, 1);
 	if (c->pid == 0) {
 		if (kind == CHAN_PIPE)
@@ -183,8 +192,6 @@ static int chan_open(struct chan *c, enum chan_kind kind, size_t msg,
 
 		if (s < 0)
 			_exit(1);
-		if (xfer == LM_BW_XFER)
-			lm_sockbuf(s);
 		serve(s, s, msg, xfer, false);
 	}
 	if (c->pid < 0) {
@@ -201,10 +208,8 @@ static int chan_open(struct chan *c, enum chan_kind kind, size_t msg,
 		c->rfd = c->wfd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 		rc = c->rfd < 0 || connect(c->rfd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
 	} else {
-		c->rfd = c->wfd = rc = tcp_connect(&sa);
+		c->rfd = c->wfd = rc = tcp_connect(&sa, xfer == LM_BW_XFER);
 		rc = rc < 0 ? rc : 0;
-		if (!rc && xfer == LM_BW_XFER)
-			lm_sockbuf(c->rfd);
 	}
 out:
 	for (int i = 0; i < 2; i++) {
@@ -280,7 +285,7 @@ static int connect_batch(void *arg, uint64_t iters, int64_t *elapsed)
 	ul_nsec t0 = ul_now_ns();
 
 	for (uint64_t i = 0; i < iters; i++) {
-		int fd = tcp_connect(&st->sa);
+		int fd = tcp_connect(&st->sa, false);
 
 		if (fd < 0)
 			return fd;
