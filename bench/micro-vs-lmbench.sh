@@ -6,18 +6,19 @@
 # alternate the tools (odd rounds underload first, even rounds lmbench
 # first).  Every quantity is one line of the table QUANTITIES below: the
 # underload test and series, and the lmbench3 command with the parser of
-# its output.  The two-process columns come in both placements (-1cpu:
-# LMBENCH_SCHED=SINGLE or the server on the client's CPU; -2cpu: UNIQUE or
-# the server on the second CPU).  Not run by CI.
+# its output.  The two-process columns are the -1cpu placement, as the
+# lmbench2 format shows them (LMBENCH_SCHED=SINGLE or the server on the
+# client's CPU); TWO_CPU=yes adds the -2cpu tests (UNIQUE or the server on
+# the second CPU: about 80 s more a round).  Not run by CI.
 #
-# usage: [ROUNDS=5] [PROFILE=quick|default] [MAIN=yes] bench/micro-vs-lmbench.sh LMBENCH_BIN_DIR BUILD_DIR
+# usage: [ROUNDS=5] [PROFILE=quick|default] [MAIN=yes] [TWO_CPU=yes] bench/micro-vs-lmbench.sh LMBENCH_BIN_DIR BUILD_DIR
 #
 # PROFILE=quick (the default): underload --quick (5 batches of >= 10 ms)
 # against lmbench -N 5 with ENOUGH=10000 (5 repetitions of >= 10 ms);
 # PROFILE=default: 11 x 100 ms against -N 11, ENOUGH=100000.  MAIN=yes
 # adds the main-memory latency (lat_mem_rd walks every range up to 4 x LLC:
-# minutes a round).  Needs python3, taskset.  Takes about 2 minutes a
-# round with the quick profile on 2 CPUs: ROUNDS=5 in about 10 minutes.
+# minutes a round).  Needs python3, taskset.  Each round says how long
+# each tool took.
 #
 # lmbench3 is built by hand from its public source and never copied into
 # this project (it is GPL with a publication clause of its own).  Build:
@@ -153,7 +154,9 @@ sighndl|sig hndl|us|lm-sighndl|op_ps|usecs|lm lat_sig catch
 fork|fork proc|us|lm-fork|op_ps|usecs|lm_clean lat_proc fork
 exec|exec proc|us|lm-exec|op_ps|usecs|lm_clean lat_proc exec
 sh|sh proc|us|lm-sh|op_ps|usecs|lm_clean lat_proc shell"
-for p in 1cpu 2cpu; do
+places=1cpu
+[ "${TWO_CPU:-no}" = yes ] && places="1cpu 2cpu"
+for p in $places; do
 	[ $p = 1cpu ] && sched=SINGLE cpu=$A || sched=UNIQUE cpu=$B
 	for q in 2:0 2:16 2:64 8:16 8:64 16:16 16:64; do
 		n=${q%:*} k=${q#*:}
@@ -175,7 +178,7 @@ delete10k|10K File Delete|us|lat-delete10k|op_ps|fsrate 10k 4|once fs lm lat_fs 
 mmap|Mmap Latency|us|lm-mmap|op_ps|col2|lm lat_mmap 8m f8m
 protfault|Prot Fault|us|lm-protfault|op_ps|usecs|lm lat_sig prot f8m
 pagefault|Page Fault|us|lm-pagefault|op_ps|usecs|lm lat_pagefault f8m"
-for p in 1cpu 2cpu; do
+for p in $places; do
 	[ $p = 1cpu ] && sched=SINGLE cpu=$A || sched=UNIQUE cpu=$B
 	QUANTITIES+="
 bw-pipe-$p|Pipe bw $p|MB/s|bw-pipe-$p|bw_bytes_s|mbs|lm LMBENCH_SCHED=$sched bw_pipe
@@ -201,7 +204,9 @@ lm_round() {
 	local key title unit test series parser cmd v
 	rm -f "$tmp"/once.*
 	while IFS='|' read -r key title unit test series parser cmd; do
+		local t0=$SECONDS
 		v=$(eval "$cmd" </dev/null | $parser)
+		echo "$((SECONDS - t0)) $key" >>"$tmp/secs.lm-keys"
 		if [ -n "$v" ]; then echo "lm $key $v" >>"$rows"; else echo "no lmbench value for $key" >&2; fi
 	done <"$tmp/quantities"
 }
@@ -226,9 +231,15 @@ PY
 }
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)" >"$tmp/load"
+# timed NAME COMMAND: COMMAND, adding its seconds to $tmp/secs.NAME.
+timed() {
+	local t0=$SECONDS
+	"${@:2}"
+	echo $((SECONDS - t0)) >>"$tmp/secs.$1"
+}
 for r in $(seq "$rounds"); do
-	if [ $((r % 2)) = 1 ]; then ul_round; lm_round; else lm_round; ul_round; fi
-	echo "round $r of $rounds done ($(cut -d' ' -f1-3 /proc/loadavg))" >&2
+	if [ $((r % 2)) = 1 ]; then timed ul ul_round; timed lm lm_round; else timed lm lm_round; timed ul ul_round; fi
+	echo "round $r of $rounds done: underload $(tail -1 "$tmp/secs.ul") s, lmbench3 $(tail -1 "$tmp/secs.lm") s (load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$tmp/load"
 
@@ -259,3 +270,4 @@ for line in open(sys.argv[4]).read().splitlines():
 print(f"within 0.9-1.1: {within} of {n}")
 PY
 cat "$tmp/load"
+echo "lmbench3's slowest quantities (s, all rounds):" $(awk '{ s[$2] += $1 } END { for (k in s) print s[k], k }' "$tmp/secs.lm-keys" | sort -rn | head -6)
