@@ -212,6 +212,9 @@ void ul_cmd_import_recovery(struct ul_store *st, const char *db_path)
 	int dirfd, fd;
 	DIR *d;
 
+	/* A store in no file (PostgreSQL) has none beside it: its recovery files go to /var/tmp. */
+	if (!st->where)
+		return;
 	if (slash)
 		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - db_path + 1), db_path);
 	else

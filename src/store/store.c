@@ -7,6 +7,7 @@
 #include "core/log.h"
 #include "store/fault.h"
 #include "store/store.h"
+#include "ul_config.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
 out=$("$UL" --version); ok $? "--version exits 0"
 like "$out" '^underload [0-9]+\.[0-9]+\.[0-9]+( \(git [0-9a-f]{7,}\+?\))?$' \
 	"--version prints the version, and the commit in a checkout"
-like "$out" '^stores: sqlite$' "--version names the stores built in"
+like "$out" '^stores: (postgresql )?sqlite$' "--version names the stores built in"
 like "$out" '^suites: .*resp' "--version names the suites built in"
 like "$out" '^build: [a-z]+, sanitizers: ' "--version names the build type and sanitizers"
 out=$("$UL" --help); ok $? "--help exits 0"

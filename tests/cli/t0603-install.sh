@@ -46,14 +46,17 @@ out=$(bash -c '. "$1"; complete -p underload' x "$dest$datadir/bash-completion/c
 is "$out" "complete -F _underload underload" "sourcing the bash completion registers it"
 
 # debian/control builds what meson.build needs: the Debian package that
-# ships each required dependency()'s .pc file is in Build-Depends (the
-# package configures with -Dtests=false, so check is not required there).
+# ships each dependency()'s .pc file is in Build-Depends, optional ones
+# (libpq: the package configures -Dpostgresql=enabled) too; only check,
+# required by -Dtests alone, is not (the package configures -Dtests=false).
 src=$(cd "$(dirname "$0")/../.." && pwd)
 if ! command -v dpkg >/dev/null || ! command -v pkg-config >/dev/null; then
 	skip "no dpkg or pkg-config: not a Debian system, no package to check"
 else
 	missing=
-	for dep in $(grep -oE "dependency\('[a-z0-9_.+-]+'\)" "$src/meson.build" | sed -E "s/.*'(.*)'.*/\1/"); do
+	for dep in $(grep -E "dependency\('[a-z0-9_.+-]+'" "$src/meson.build" |
+		grep -vF "get_option('tests')" | grep -oE "dependency\('[a-z0-9_.+-]+'" |
+		sed -E "s/.*'(.*)'.*/\1/"); do
 		pc=$(pkg-config --variable=pcfiledir "$dep" 2>/dev/null)/$dep.pc
 		pkg=$(dpkg -S "$pc" 2>/dev/null | head -n 1 | cut -d: -f1)
 		[ -n "$pkg" ] || { missing+=" $dep(no package ships $pc)"; continue; }

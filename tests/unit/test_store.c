@@ -5,6 +5,7 @@
  */
 #include "unit.h"
 #include "store/store.h"
+#include "ul_config.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -189,11 +190,11 @@ static int64_t store_run(struct ul_store *st, const char *label, int64_t started
 
 START_TEST(test_round_trip)
 {
-	char path[128], ref[64];
+	char path[256], ref[64];
 	struct ul_store *st;
 	struct ul_run run, back;
 
-	ul_unit_path(path, sizeof(path), "round.db");
+	ul_unit_db(path, sizeof(path), "round.db");
 	st = ul_unit_store_open(path);
 	fill_run(&run, "rt", 1700000000 * UL_NS_PER_SEC + 123);
 	add_two_cells(&run);
@@ -233,7 +234,8 @@ END_TEST
 
 START_TEST(test_list_order)
 {
-	struct ul_store *st = ul_unit_store_open(":memory:");
+	char uri[256];
+	struct ul_store *st = ul_unit_store_open(ul_unit_db(uri, sizeof(uri), ":memory:"));
 	struct ul_run_summary *rs;
 	struct ul_run run;
 	int64_t a, b, c, d;
@@ -276,7 +278,8 @@ END_TEST
 
 START_TEST(test_last)
 {
-	struct ul_store *st = ul_unit_store_open(":memory:");
+	char uri[256];
+	struct ul_store *st = ul_unit_store_open(ul_unit_db(uri, sizeof(uri), ":memory:"));
 	struct ul_run back;
 	int64_t newest;
 
@@ -296,7 +299,8 @@ END_TEST
 
 START_TEST(test_refs)
 {
-	struct ul_store *st = ul_unit_store_open("sqlite::memory:");
+	char uri[256];
+	struct ul_store *st = ul_unit_store_open(ul_unit_db(uri, sizeof(uri), "sqlite::memory:"));
 	struct ul_run back;
 	int64_t r1, r2, r3;
 
@@ -345,13 +349,13 @@ END_TEST
 
 START_TEST(test_interrupted_keeps_cells)
 {
-	char path[128];
+	char path[256];
 	struct ul_store *st;
 	struct ul_run run, back;
 	struct ul_run_summary *rs;
 	size_t n;
 
-	ul_unit_path(path, sizeof(path), "interrupted.db");
+	ul_unit_db(path, sizeof(path), "interrupted.db");
 	st = ul_unit_store_open(path);
 	fill_run(&run, "int", 42);
 	add_two_cells(&run);
@@ -390,12 +394,12 @@ END_TEST
 /* cleanup's repair of a killed run: interrupted, ended at its last cell. */
 START_TEST(test_mark_interrupted)
 {
-	char path[128];
+	char path[256];
 	struct ul_store *st;
 	struct ul_run run, empty, back;
 	int64_t end = 0;
 
-	ul_unit_path(path, sizeof(path), "mark.db");
+	ul_unit_db(path, sizeof(path), "mark.db");
 	st = ul_unit_store_open(path);
 	fill_run(&run, "killed", 1000);
 	add_two_cells(&run);
@@ -444,12 +448,12 @@ END_TEST
 /* A failing cell leaves no rows behind and no transaction open. */
 START_TEST(test_add_cell_atomic)
 {
-	char path[128];
+	char path[256];
 	struct ul_store *st;
 	struct ul_run run, ghost;
 	struct ul_cell *c;
 
-	ul_unit_path(path, sizeof(path), "atomic.db");
+	ul_unit_db(path, sizeof(path), "atomic.db");
 	st = ul_unit_store_open(path);
 	fill_run(&run, "atomic", 7);
 	add_two_cells(&run);
@@ -458,7 +462,8 @@ START_TEST(test_add_cell_atomic)
 	c = &run.cells[0];
 	snprintf(c->series[2].name, sizeof(c->series[2].name), "%s", c->series[0].name);
 	ck_assert_int_eq(st->ops->add_cell(st, &run, c), -EEXIST);
-	ck_assert_ptr_nonnull(strstr(st->err, path));
+	/* The error names the store: the file, or PostgreSQL's database. */
+	ck_assert_ptr_nonnull(strstr(st->err, ul_unit_pg() ? "database 'underload" : path));
 	ck_assert_int_eq(ul_unit_sql_int(path, "SELECT count(*) FROM cells"), 0);
 	ck_assert_int_eq(ul_unit_sql_int(path, "SELECT count(*) FROM series"), 0);
 	ck_assert_int_eq(ul_unit_sql_int(path, "SELECT count(*) FROM cell_samples"), 0);
@@ -650,6 +655,22 @@ START_TEST(test_uri)
 	ul_store_close(st);
 	ck_assert_int_eq(ul_unit_sql_int(path, "SELECT count(*) FROM runs"), 1);
 
+#if UL_HAVE_POSTGRESQL
+	/* Refused before any connection is tried (no network needed). */
+	ck_assert_int_eq(ul_store_open("postgresql://ul:secret@db.example/results", &st, err,
+				       sizeof(err)),
+			 -EPERM);
+	ck_assert_ptr_null(st);
+	ck_assert_msg(strstr(err, "refusing a password") && !strstr(err, "secret"), "%s", err);
+	ck_assert_int_eq(ul_store_open("postgres://db.example/results?password=secret", &st, err,
+				       sizeof(err)),
+			 -EPERM);
+	ck_assert_int_eq(ul_store_open("postgresql://db.example/results?nosuchoption=1", &st, err,
+				       sizeof(err)),
+			 -EINVAL);
+	ck_assert_msg(strstr(err, "bad PostgreSQL connection string") && !strchr(err, '\n'), "%s",
+		      err);
+#else
 	ck_assert_int_eq(ul_store_open("postgresql://ul@db.example/results", &st, err, sizeof(err)),
 			 -EPROTONOSUPPORT);
 	ck_assert_ptr_null(st);
@@ -658,6 +679,7 @@ START_TEST(test_uri)
 	ck_assert_int_eq(ul_store_open("postgres://db.example/results", &st, err, sizeof(err)),
 			 -EPROTONOSUPPORT);
 	ck_assert_str_eq(err, "PostgreSQL store not built in this version");
+#endif
 	ck_assert_int_eq(ul_store_open("mysql://db.example/x", &st, err, sizeof(err)),
 			 -EPROTONOSUPPORT);
 	ck_assert_ptr_nonnull(strstr(err, "mysql"));
@@ -714,12 +736,100 @@ START_TEST(test_default_path)
 }
 END_TEST
 
+static void sqlite_setup(void)
+{
+	tmpdir_setup();
+	ul_unit_pg_mode(false);
+}
+
+#if UL_HAVE_POSTGRESQL
+static void pg_setup(void)
+{
+	tmpdir_setup();
+	ul_unit_pg_mode(true);
+}
+
+static void pg_teardown(void)
+{
+	ul_unit_pg_mode(false);
+	ul_unit_dir_remove();
+}
+
+/* PostgreSQL's own refusals: reading an empty database, a newer schema, another's tables. */
+START_TEST(test_pg_refusals)
+{
+	static const struct ul_store_config rd = { .flags = UL_STORE_READ };
+	static const char tables[] =
+		"SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()";
+	char uri[256], err[512] = "", want[200];
+	struct ul_store *st = (struct ul_store *)1;
+
+	/* Reading never creates. */
+	ul_unit_db(uri, sizeof(uri), "empty");
+	ck_assert_int_eq(ul_store_open_cfg(uri, &rd, &st, err, sizeof(err)), -ENOENT);
+	ck_assert_ptr_null(st);
+	ck_assert_msg(strstr(err, "no underload results"), "%s", err);
+	ck_assert_int_eq(ul_unit_sql_int(uri, tables), 0);
+
+	st = ul_unit_store_open(uri);
+	store_run(st, "old", 1, NULL);
+	ul_store_close(st);
+	ck_assert_int_eq(ul_unit_sql_int(uri, "SELECT version FROM underload_schema"),
+			 UL_STORE_SCHEMA_VERSION);
+	ul_unit_sql(uri, "UPDATE underload_schema SET version = 99");
+	ck_assert_int_eq(ul_store_open(uri, &st, err, sizeof(err)), -EPROTONOSUPPORT);
+	ck_assert_ptr_null(st);
+	snprintf(want, sizeof(want),
+		 "has schema version 99, newer than this underload understands (%d)",
+		 UL_STORE_SCHEMA_VERSION);
+	ck_assert_msg(strstr(err, want) && !strchr(err, '\n'), "%s", err);
+	ck_assert_int_eq(ul_store_open_cfg(uri, &rd, &st, err, sizeof(err)), -EPROTONOSUPPORT);
+	ck_assert_int_eq(ul_unit_sql_int(uri, "SELECT count(*) FROM runs"), 1);
+
+	/* Someone else's `runs` is left alone. */
+	ul_unit_db(uri, sizeof(uri), "foreign");
+	ul_unit_sql(uri, "CREATE TABLE runs (x text)");
+	ck_assert_int_eq(ul_store_open(uri, &st, err, sizeof(err)), -EPROTO);
+	ck_assert_msg(strstr(err, "not an underload store"), "%s", err);
+	ck_assert_int_eq(ul_unit_sql_int(uri, tables), 1);
+}
+END_TEST
+#endif
+
+/* The backend-neutral cases once more on PostgreSQL, when a database is given. */
+static void add_pg_cases(Suite *s)
+{
+#if UL_HAVE_POSTGRESQL
+	TCase *tc;
+
+	if (!ul_unit_pg_uri()) {
+		fprintf(stderr, "store: PostgreSQL cases skipped: UL_TEST_PG_URI is unset"
+				" (tests/pg-cluster start prints one)\n");
+		return;
+	}
+	tc = tcase_create("postgresql");
+	tcase_add_unchecked_fixture(tc, pg_setup, pg_teardown);
+	tcase_add_test(tc, test_round_trip);
+	tcase_add_test(tc, test_list_order);
+	tcase_add_test(tc, test_last);
+	tcase_add_test(tc, test_refs);
+	tcase_add_test(tc, test_interrupted_keeps_cells);
+	tcase_add_test(tc, test_mark_interrupted);
+	tcase_add_test(tc, test_add_cell_atomic);
+	tcase_add_test(tc, test_pg_refusals);
+	suite_add_tcase(s, tc);
+#else
+	(void)s;
+	fprintf(stderr, "store: PostgreSQL cases skipped: built without PostgreSQL\n");
+#endif
+}
+
 Suite *ul_test_suite_store(void)
 {
 	Suite *s = suite_create("store");
 	TCase *tc = tcase_create("store");
 
-	tcase_add_unchecked_fixture(tc, tmpdir_setup, ul_unit_dir_remove);
+	tcase_add_unchecked_fixture(tc, sqlite_setup, ul_unit_dir_remove);
 	tcase_add_test(tc, test_round_trip);
 	tcase_add_test(tc, test_list_order);
 	tcase_add_test(tc, test_last);
@@ -735,5 +845,6 @@ Suite *ul_test_suite_store(void)
 	tcase_add_test(tc, test_uri);
 	tcase_add_test(tc, test_default_path);
 	suite_add_tcase(s, tc);
+	add_pg_cases(s);
 	return s;
 }

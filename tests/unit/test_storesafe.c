@@ -11,6 +11,7 @@
 #include "report/monitors.h"
 #include "store/fault.h"
 #include "store/store.h"
+#include "ul_config.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -259,11 +260,11 @@ END_TEST
 
 START_TEST(test_fault_seam)
 {
-	char path[128];
+	char path[256];
 	struct ul_store *st;
 	struct ul_run run;
 
-	ul_unit_path(path, sizeof(path), "fault.db");
+	ul_unit_db(path, sizeof(path), "fault.db");
 	st = ul_unit_store_open(path);
 	one_cell_run(&run, "fault");
 	ck_assert_int_eq(ul_store_fault_set(st, "add_cell", 2, 1, ENOSPC), 0);
@@ -282,12 +283,12 @@ END_TEST
 
 START_TEST(test_import_merge)
 {
-	char path[128];
+	char path[256];
 	struct ul_store *st;
 	struct ul_run runs[2], back;
 	size_t added = 9;
 
-	ul_unit_path(path, sizeof(path), "import.db");
+	ul_unit_db(path, sizeof(path), "import.db");
 	st = ul_unit_store_open(path);
 	one_cell_run(&runs[0], "a");
 	one_cell_run(&runs[1], "b");
@@ -353,6 +354,94 @@ START_TEST(test_vmstat_crafted_times)
 }
 END_TEST
 
+#if UL_HAVE_POSTGRESQL
+/* Crafted rows in PostgreSQL: a packed series that is not its count, odd names and status. */
+START_TEST(test_pg_crafted_rows)
+{
+	char path[256], err[512];
+	struct ul_run run, back;
+	struct ul_run_summary *rs;
+	struct ul_store *st;
+	size_t n;
+	int rc;
+
+	ul_unit_db(path, sizeof(path), "crafted");
+	make_store(path, &run);
+	/* n = 10^12 must not allocate 8 TB (ASan aborts on such a request). */
+	ul_unit_sql(path, "UPDATE series SET n = 1000000000000");
+	ul_unit_sql(path, "UPDATE runs SET status = 'exploded'");
+	st = open_cfg(path, UL_STORE_READ, 0, &rc, err, sizeof(err));
+	ck_assert_msg(rc == 0, "%s", err);
+	ck_assert_int_eq(st->ops->list_runs(st, &rs, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_int_eq(rs[0].status, UL_RUN_UNKNOWN);
+	free(rs);
+	ck_assert_int_eq(st->ops->load_run(st, "last", &back), -EIO);
+	ck_assert_msg(strstr(st->err, "length is not its count"), "%s", st->err);
+	/* Reading refuses to write. */
+	ck_assert_int_eq(st->ops->relabel_run(st, run.uuid, "x"), -EROFS);
+	ul_store_close(st);
+
+	ul_unit_sql(path, "UPDATE series SET n = 5, packed = substring(packed from 1 for 32)");
+	st = open_cfg(path, UL_STORE_READ, 0, &rc, err, sizeof(err));
+	ck_assert_int_eq(st->ops->load_run(st, "last", &back), -EIO);
+	ul_store_close(st);
+
+	ul_unit_sql(path, "UPDATE series SET packed = packed || '\\x0102030405060708'::bytea");
+	st = open_cfg(path, UL_STORE_READ, 0, &rc, err, sizeof(err));
+	ck_assert_msg(st->ops->load_run(st, "last", &back) == 0, "%s", st->err);
+	ck_assert_int_eq(back.status, UL_RUN_UNKNOWN);
+	ck_assert_uint_eq(back.cells[0].series[0].n, 5);
+	ck_assert_int_eq(back.cells[0].series[0].v[4], 0x0807060504030201);
+	ul_run_release(&back);
+	ul_store_close(st);
+
+	ul_unit_sql(path, "UPDATE cells SET load = 'no load'");
+	st = open_cfg(path, UL_STORE_READ, 0, &rc, err, sizeof(err));
+	ck_assert_int_eq(st->ops->load_run(st, "last", &back), -EIO);
+	ck_assert_ptr_nonnull(strstr(st->err, "not a valid name"));
+	ul_store_close(st);
+	ul_run_release(&run);
+}
+END_TEST
+
+static void pg_setup(void)
+{
+	setup();
+	ul_unit_pg_mode(true);
+}
+
+static void pg_teardown(void)
+{
+	ul_unit_pg_mode(false);
+	ul_unit_dir_remove();
+}
+#endif
+
+/* The cases that apply to PostgreSQL once more there, when a database is given. */
+static void add_pg_cases(Suite *s)
+{
+#if UL_HAVE_POSTGRESQL
+	TCase *tc;
+
+	if (!ul_unit_pg_uri()) {
+		fprintf(stderr, "storesafe: PostgreSQL cases skipped: UL_TEST_PG_URI is unset"
+				" (tests/pg-cluster start prints one)\n");
+		return;
+	}
+	tc = tcase_create("postgresql");
+	tcase_add_unchecked_fixture(tc, pg_setup, pg_teardown);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_pg_crafted_rows);
+	tcase_add_test(tc, test_fault_seam);
+	tcase_add_test(tc, test_import_merge);
+	suite_add_tcase(s, tc);
+#else
+	(void)s;
+	fprintf(stderr, "storesafe: PostgreSQL cases skipped: built without PostgreSQL\n");
+#endif
+}
+
 Suite *ul_test_suite_storesafe(void)
 {
 	Suite *s = suite_create("storesafe");
@@ -369,5 +458,6 @@ Suite *ul_test_suite_storesafe(void)
 	tcase_add_test(tc, test_import_merge);
 	tcase_add_test(tc, test_vmstat_crafted_times);
 	suite_add_tcase(s, tc);
+	add_pg_cases(s);
 	return s;
 }

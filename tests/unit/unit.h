@@ -31,6 +31,22 @@ int64_t ul_unit_sql_int(const char *path, const char *sql);
 /* The same as text, into out (file opened read-write). */
 void ul_unit_sql_text(const char *path, const char *sql, char *out, size_t len);
 
+/*
+ * The backend-neutral store tests run once on SQLite and, when
+ * UL_TEST_PG_URI names a database (tests/pg-cluster), once on PostgreSQL:
+ * ul_unit_pg_mode(true) in a TCase's unchecked setup chooses it, and
+ * ul_unit_db() gives each test's store: SQLite, `name` in ul_unit_dir (a
+ * name holding ':' as it is, e.g. ":memory:"); PostgreSQL, the test
+ * database with an empty schema of its own (search_path in the URI).
+ * ul_unit_sql*() take either.  ul_unit_pg_mode(false) in the TCase's
+ * teardown drops every schema the TCase made, also those of failed tests.
+ * ul_unit_pg_uri() is the URI, NULL when unset.
+ */
+void ul_unit_pg_mode(bool on);
+bool ul_unit_pg(void);
+const char *ul_unit_pg_uri(void);
+const char *ul_unit_db(char *buf, size_t len, const char *name);
+
 /* ul_store_open(uri), which must succeed. */
 struct ul_store *ul_unit_store_open(const char *uri);
 
