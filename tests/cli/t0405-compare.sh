@@ -46,8 +46,15 @@ out=$("$UL" compare --db "$DB" fast slow --test welch)
 like "$out" "^\\(points: Welch's t" "--test welch names the test of the points"
 like "$(grep -E '^noload +slow ' <<<"$out")" " slower \\(unconfirmed\\) " "Welch agrees: slower (unconfirmed)"
 
-# A second run of 'fast' with adaptive sampling: pooled, only its first 5 points tested.
-"$UL" run "${RS[@]}" --label fast --min-points 5 --max-points 9 --ci-target 0.01% \
+# Replicates enough that the verdict is determined: a second run of each
+# label, of three rounds, so 4 replicates a side (Welch df >= 3: 10x the
+# work is called slower unless the replicate medians of a side vary by
+# more than half their mean).  fast's is adaptive: pooled, only the first
+# 5 points of each of its cells tested.
+"$UL" run "${RS[@]}" --label slow --min-points 8 --max-points 8 --runs 3 \
+	-o resp.cpu-work=20000000 >/dev/null 2>"$TMP/err"
+is $? 0 "a second run of 'slow', three replicates, exits 0"
+"$UL" run "${RS[@]}" --label fast --min-points 5 --max-points 9 --ci-target 0.01% --runs 3 \
 	-o resp.cpu-work=2000000 >/dev/null 2>"$TMP/err"
 is $? 0 "adaptive resp run exits 0"
 "$UL" compare --db "$DB" fast slow --format json >"$TMP/c.json"
@@ -57,23 +64,20 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["format"] == "underload-compare" and d["format_version"] == 2, d
 assert [g["label"] for g in d["groups"]] == ["fast", "slow"], d["groups"]
-assert [r["id"] for r in d["groups"][0]["runs"]] == [3, 1], d["groups"][0]
+assert [r["id"] for r in d["groups"][0]["runs"]] == [4, 1], d["groups"][0]
 (r,) = d["rows"]
 assert r["suite"] == "resp" and r["test"] == "noload" and r["tested"], r
-assert r["runs_base"] == 2 and r["n_base"] == 8 + 5, r      # 9 taken, first 5 tested
+assert r["runs_base"] == 2 and r["n_base"] == 8 + 3 * 5, r  # up to 9 taken, first 5 tested
 assert r["prefix_base"] == 5 and r["prefix_cand"] == 0, r
 assert r["shift_lo"] <= r["shift"] <= r["shift_hi"] and r["shift"] > 0, r
-# fast's two runs are two replicates: their run-to-run variance (1 df, so
-# a busy machine may leave the 10x shift unproven) judges slow's one; the
-# call is never unconfirmed and never the wrong way
-assert r["basis"] == "learned" and r["reps_base"] == 2 and r["reps_cand"] == 1, r
-assert r["df"] == 1 and r["learned_groups"] == 1, r
-assert (r["verdict"] == "slower") == (r["p"] <= 0.05) == r["holm_survives"], r
-assert r["verdict"] in ("slower", "no difference proven"), r
-assert r["verdict"] != "slower" or r["ci_lo_rel"] > 0, r
+# 4 replicates a side judge by Welch on their medians: 10x the work is slower
+assert r["basis"] == "replicates" and r["reps_base"] == 4 and r["reps_cand"] == 4, r
+assert r["df"] >= 3, r
+assert r["verdict"] == "slower" and r["p"] <= 0.05 and r["holm_survives"], r
+assert r["ci_lo_rel"] > 0, r
 assert any(e["what"] == "probe options" and e["unfair"] for e in d["environment"]), d["environment"]
 PY
-ok $? "JSON: pooled runs, fixed prefix of the adaptive run, slower by the learned variance, CI above zero"
+ok $? "JSON: pooled runs, fixed prefix of the adaptive cells, slower by 4 v 4 replicates, CI above zero"
 
 "$UL" compare --db "$DB" fast slow --per-run --format json >"$TMP/r.json"
 python3 - "$TMP/r.json" <<'PY'
@@ -81,15 +85,15 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 (r,) = d["rows"]
 assert d["unit"] == "run", d["unit"]
-assert r["tested"] and r["basis"] == "learned", r
-assert r["runs_base"] == 2 and r["reps_base"] == 2 and r["reps_cand"] == 1, r
+assert r["tested"] and r["basis"] == "replicates", r
+assert r["runs_base"] == 2 and r["reps_base"] == 2 and r["reps_cand"] == 2, r
 PY
-ok $? "--per-run: runs are the replicates; 'slow' has one, judged by fast's two"
+ok $? "--per-run: runs are the replicates, two a side"
 
 csv=$("$UL" compare --db "$DB" fast slow --format csv)
 is "$(wc -l <<<"$csv")" 2 "CSV: a header and one row"
 is "$(head -1 <<<"$csv" | tr -d '\r' | cut -d, -f1-6)" "suite,metric,unit,test,baseline,candidate" "CSV header"
-like "$(sed -n 2p <<<"$csv")" "^resp,delay_ns,ns,noload,fast,slow,2,1,13,8,.*,(slower|no difference proven),.*,2,1,learned,0," "CSV row"
+like "$(sed -n 2p <<<"$csv")" "^resp,delay_ns,ns,noload,fast,slow,2,2,23,32,.*,slower,.*,4,4,replicates,0," "CSV row"
 like "$("$UL" compare --db "$DB" fast slow)" "only the first 5 points of each run" \
 	"text says the adaptive cells are cut to their fixed prefix"
 
@@ -141,7 +145,7 @@ d = json.loads('''$out''')
 labels = [g["label"] for g in d["groups"]]
 assert labels == ["slow", "fast", "dl-a", "dl-b", "mt-a", "mt-b", "ct-a", "ct-b"], labels
 assert all(len(g["runs"]) == 1 for g in d["groups"]), d["groups"]
-assert d["groups"][1]["runs"][0]["id"] == 3, d["groups"][1]
+assert d["groups"][1]["runs"][0]["id"] == 4, d["groups"][1]
 PY
 ok $? "default: every label, newest run of each, oldest first"
 
