@@ -346,6 +346,10 @@ static int boots(struct vm_state *s)
 
 	for (int i = 0; i < total && !rc; i++)
 		rc = one_boot(s, i, total);
+	if (!rc && s->crashed)
+		printf("vm: %d of %d boots did not finish (a panic or a hang): their runs are stored "
+		       "as crashed\n",
+		       s->crashed, total);
 	if (rc > 0) {
 		ul_error("vm: interrupted");
 		return UL_EXIT_INTERRUPTED;
