@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The PostgreSQL store as a user meets it: run, list, show, compare,
-# export, rm and relabel on `--db postgresql://...`, the same results as
+# export, rm and relabel on `--db postgresql://...` and push into it, the same results as
 # the SQLite store; the two dialects make the same tables and columns; 8
 # writers at once lose and double nothing; a writer killed inside its
 # transaction leaves nothing of it; bad URIs, an unreachable server, a
@@ -35,7 +35,7 @@ psql_on() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
 sql() { psql_on "$PG" "$1"; }
 psql_on "$UL_TEST_PG_URI" "CREATE SCHEMA $schema; CREATE SCHEMA ${schema}_x;" ||
 	{ echo "1..0 # SKIP cannot create a schema in $UL_TEST_PG_URI"; exit 0; }
-trap 'psql_on "$UL_TEST_PG_URI" "DROP SCHEMA IF EXISTS $schema, ${schema}_x, ${schema}_pw CASCADE" \
+trap 'psql_on "$UL_TEST_PG_URI" "DROP SCHEMA IF EXISTS $schema, ${schema}_x, ${schema}_pw, ${schema}_push CASCADE" \
 	>/dev/null 2>&1; rm -rf "$TMP"' EXIT
 
 # The run options of lib.bash with the store on PostgreSQL.
@@ -172,6 +172,27 @@ done
 is "$(x "SELECT count(*) FROM runs WHERE uuid LIKE 'deadbeef%'")" 0 "the killed writer left no run"
 is "$(x "SELECT count(*) FROM cells")","$(x "SELECT count(*) FROM series")" "$before" \
 	"and no cell or series of it"
+
+# ---- push: the SQLite store's runs into PostgreSQL, twice, and after a cut ----
+psql_on "$UL_TEST_PG_URI" "CREATE SCHEMA ${schema}_push" >/dev/null
+P=$(in_schema "${schema}_push")
+first=$(sqlite3 "$TMP/fresh.db" "SELECT uuid FROM runs ORDER BY started_wall_ns LIMIT 1")
+like "$("$UL" push --db "$TMP/fresh.db" --to "$P" "$first")" "^1 run pushed, 1 added" \
+	"push one run (as if cut off after it)"
+like "$("$UL" push --db "$TMP/fresh.db" --to "$P")" "^2 runs pushed, 1 added" \
+	"push all: only the missing run is added"
+like "$("$UL" push --db "$TMP/fresh.db" --to "$P")" "^2 runs pushed, 0 added" \
+	"push again: nothing changes"
+same=0
+for uuid in $(sqlite3 "$TMP/fresh.db" "SELECT uuid FROM runs"); do
+	cmp -s <("$UL" show --db "$P" --format json "$uuid" | sed 's/"id": [0-9]*/id/') \
+		<("$UL" show --db "$TMP/fresh.db" --format json "$uuid" | sed 's/"id": [0-9]*/id/') ||
+		same=1
+done
+ok $same "every pushed run shows the same as at home"
+"$UL" push --db "$TMP/fresh.db" >/dev/null 2>&1
+is $? 2 "push without --to is a usage error"
+psql_on "$UL_TEST_PG_URI" "DROP SCHEMA ${schema}_push CASCADE" >/dev/null
 
 # ---- one line for each error ----
 one_line() { # one_line DESCRIPTION REGEX COMMAND...: exit 1, one line matching REGEX
