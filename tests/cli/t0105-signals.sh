@@ -29,7 +29,9 @@ leftovers() {
 SIGNALS=(HUP INT QUIT TERM USR1 USR2 ALRM VTALRM PROF XCPU XFSZ PWR IO STKFLT RTMIN RTMIN+1 RTMAX)
 for sig in "${SIGNALS[@]}"; do
 	label="sig-$sig"
-	"$UL" run "${TINY[@]}" --interval 300ms --label "$label" >/dev/null 2>"$TMP/err" &
+	# env --default-signal: whatever this shell ignores (nohup: SIGHUP;
+	# a background job: SIGINT, SIGQUIT) is the default again in the run.
+	env --default-signal "$UL" run "${TINY[@]}" --interval 300ms --label "$label" >/dev/null 2>"$TMP/err" &
 	pid=$!
 	wait_for measuring "$label"
 	kill -s "$sig" "$pid"

@@ -9,14 +9,15 @@
 HERE=$(cd "$(dirname "$0")" && pwd)
 HOSTILE='<script>alert(1)</script>'
 R=(--dir "$SCRATCH" --db "$DB" --no-progress --interval 100ms --min-points 5
-	-o resp.working-set=4M -o resp.files=20 --monitor-interval 100ms --format resp1)
+	--monitor-interval 100ms --format resp1)
+RP=(-o resp.working-set=4M -o resp.files=20) # the resp probe's: resp runs only
 
 # 8 points a side: under cpuload the probe's delay is bimodal (it shares
 # two CPUs with the hogs or not), and with 5 a side one low candidate
 # point left twice the CPU work at p 0.056 (CI of 2026-12-01).
-"$UL" run "${R[@]}" --min-points 8 --max-points 8 --tests noload,cpuload --label base >/dev/null 2>"$TMP/err"
+"$UL" run "${R[@]}" "${RP[@]}" --min-points 8 --max-points 8 --tests noload,cpuload --label base >/dev/null 2>"$TMP/err"
 is $? 0 "resp run of label base"
-"$UL" run "${R[@]}" --min-points 8 --max-points 8 --tests noload,cpuload --label "$HOSTILE" -o resp.cpu-work=68000000 \
+"$UL" run "${R[@]}" "${RP[@]}" --min-points 8 --max-points 8 --tests noload,cpuload --label "$HOSTILE" -o resp.cpu-work=68000000 \
 	>/dev/null 2>"$TMP/err"
 is $? 0 "resp run of the hostile label, twice the CPU work"
 "$UL" run deadline "${R[@]}" --format deadline,json="$TMP/dl.json" --tests noload,cpuload \
