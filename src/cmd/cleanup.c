@@ -84,9 +84,10 @@ static void report(void *arg, const char *kind, const char *what, int rc, const 
 	(void)arg;
 	if (!rc) {
 		if (strcmp(kind, "run"))
-			printf("%s %s %s\n", !strcmp(kind, "sysctl") ? "restored"
-					      : !strcmp(kind, "qemu") ? "stopped"
-								      : "removed",
+			printf("%s %s %s\n",
+			       !strcmp(kind, "sysctl") ? "restored"
+			       : !strcmp(kind, "qemu") ? "stopped"
+						       : "removed",
 			       kind, what);
 		return;
 	}

@@ -54,9 +54,10 @@ int ul_compare_vm_check(const struct ul_runcmp_group *groups, size_t n_groups, b
 				snprintf(first, sizeof(first), "%s", shape);
 				first_label = groups[g].label;
 			} else if (strcmp(first, shape)) {
-				ul_error("compare: label '%s' has a run %s, label '%s' one %s: runs "
-					 "of another accelerator or VM shape are not comparable",
-					 ul_esc(first_label), first, ul_esc(groups[g].label), shape);
+				ul_error(
+					"compare: label '%s' has a run %s, label '%s' one %s: runs "
+					"of another accelerator or VM shape are not comparable",
+					ul_esc(first_label), first, ul_esc(groups[g].label), shape);
 				return UL_EXIT_USAGE;
 			}
 		}
@@ -70,8 +71,8 @@ int ul_compare_vm_check(const struct ul_runcmp_group *groups, size_t n_groups, b
 			       "timings are not comparable with bare metal or KVM\n",
 			       ul_esc(groups[g].label), n, n == 1 ? "" : "s");
 		else if (n)
-			ul_warning("label '%s': %zu run%s emulated (TCG)", ul_esc(groups[g].label), n,
-				   n == 1 ? "" : "s");
+			ul_warning("label '%s': %zu run%s emulated (TCG)", ul_esc(groups[g].label),
+				   n, n == 1 ? "" : "s");
 	}
 	return 0;
 }

@@ -125,8 +125,7 @@ static const char *missing(struct vm_tools *t)
 		return "root (qemu's 9p export of the host's root)";
 	if (!find_prog("qemu-system-x86_64", t->qemu, sizeof(t->qemu)))
 		return "qemu-system-x86_64 (package qemu-system-x86)";
-	if (!find_prog("busybox", t->busybox, sizeof(t->busybox)) ||
-	    ul_vm_static_elf(t->busybox))
+	if (!find_prog("busybox", t->busybox, sizeof(t->busybox)) || ul_vm_static_elf(t->busybox))
 		return "a static busybox (package busybox-static)";
 	if (!find_prog("mkfs.ext4", t->mkfs, sizeof(t->mkfs)))
 		return "mkfs.ext4 (package e2fsprogs)";
@@ -157,13 +156,15 @@ static int describe_kernels(const struct vm_args *a, struct ul_vm_kernel *k)
 
 		k[i].image = a->kernels[i];
 		if (rc && !strcmp(a->label_from, "release"))
-			return ul_usage_error("vm", "--kernel '%s': cannot read its release (%s): "
+			return ul_usage_error("vm",
+					      "--kernel '%s': cannot read its release (%s): "
 					      "use --label-from file",
-					      k[i].image, rc == -EINVAL ? "not a bzImage" : strerror(-rc));
+					      k[i].image,
+					      rc == -EINVAL ? "not a bzImage" : strerror(-rc));
 		snprintf(base[i], sizeof(base[i]), "%.100s",
 			 !strcmp(a->label_from, "release") ? k[i].release
-			 : file			      ? file + 1
-							      : k[i].image);
+			 : file				   ? file + 1
+							   : k[i].image);
 		for (int j = 0; j < i; j++)
 			same += !strcmp(base[j], base[i]);
 		if (same > 1)
@@ -178,7 +179,8 @@ static int describe_kernels(const struct vm_args *a, struct ul_vm_kernel *k)
 		else if (k[i].release[0] && access(dep, R_OK) == 0)
 			snprintf(k[i].moddir, sizeof(k[i].moddir), "/lib/modules/%s", k[i].release);
 		else
-			ul_note("vm: no modules for '%s': its drivers must be built in", k[i].image);
+			ul_note("vm: no modules for '%s': its drivers must be built in",
+				k[i].image);
 	}
 	return 0;
 }
@@ -238,8 +240,10 @@ static int check_run_args(char **ops, int n)
 	for (int i = 1; i < n; i++)
 		if (!strcmp(ops[i], "--label") || !strncmp(ops[i], "--label=", 8) ||
 		    !strcmp(ops[i], "--db") || !strncmp(ops[i], "--db=", 5))
-			return ul_usage_error("vm", "'%s': vm sets the run's label (--label-from) "
-					      "and store (the host's --db)", ops[i]);
+			return ul_usage_error("vm",
+					      "'%s': vm sets the run's label (--label-from) "
+					      "and store (the host's --db)",
+					      ops[i]);
 	return 0;
 }
 
@@ -284,9 +288,12 @@ static int prepare(struct vm_state *s, char **run_args, int n_args)
 static int one_boot(struct vm_state *s, int i, int total)
 {
 	const char *panic_test = getenv("UNDERLOAD_VM_TEST_PANIC");
-	struct ul_vm_boot b = { .kernel = &s->k[i % s->a.n_kernels], .shape = &s->shape,
-				.hang_ns = s->a.hang_ns, .qemu = s->tools.qemu,
-				.mkfs = s->tools.mkfs, .journal = &s->journal };
+	struct ul_vm_boot b = { .kernel = &s->k[i % s->a.n_kernels],
+				.shape = &s->shape,
+				.hang_ns = s->a.hang_ns,
+				.qemu = s->tools.qemu,
+				.mkfs = s->tools.mkfs,
+				.journal = &s->journal };
 	char why[512];
 	size_t added = 0;
 

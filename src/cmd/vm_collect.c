@@ -79,7 +79,8 @@ static int stamp(struct ul_run *run, const struct ul_vm_boot *b, int boot_no, in
 	rc |= json_object_set_new(vm, "emulated",
 				  json_string(strcmp(b->shape->accel, "tcg") ? "no" : "yes"));
 	rc |= json_object_set_new(vm, "cpus", json_integer(b->shape->cpus));
-	rc |= json_object_set_new(vm, "mem_mb", json_integer((json_int_t)(b->shape->mem_bytes >> 20)));
+	rc |= json_object_set_new(vm, "mem_mb",
+				  json_integer((json_int_t)(b->shape->mem_bytes >> 20)));
 	rc |= json_object_set_new(vm, "kernel_image", json_string(b->kernel->image));
 	rc |= json_object_set_new(vm, "boot", json_string(text));
 	rc |= json_object_set_new(vm, "boot_wall_s", json_real(b->wall_s));

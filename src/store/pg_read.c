@@ -104,7 +104,9 @@ static int resolve_ref(struct ul_store_pg *st, const char *ref, int64_t *id)
 	if (!strncmp(ref, "run:", 4))
 		ref += 4;
 	len = strlen(ref);
-	snprintf(what, sizeof(what), "cannot look up run '%.60s' in %s", ref, st->name);
+	/* ref is never NULL; gcc 12 with the sanitizers thinks it may be
+	 * (a -Wformat-truncation false positive that fails the ASan build). */
+	snprintf(what, sizeof(what), "cannot look up run '%.60s' in %s", ref ? ref : "", st->name);
 	if (!strcmp(ref, "last")) {
 		rc = lookup(st,
 			    "SELECT id FROM runs ORDER BY started_wall_ns DESC, id DESC LIMIT 1",

@@ -58,10 +58,10 @@ static int quiet_exec(void *arg)
 /* Does qemu keep a KVM guest up?  0, or -1 with why. */
 static int kvm_qemu(struct ul_sup *sup, const char *qemu, char *why, size_t len)
 {
-	char *argv[] = { (char *)qemu,	  (char *)"-accel",	 (char *)"kvm",
-			 (char *)"-cpu",  (char *)"host",	 (char *)"-smp",
-			 (char *)"1",	  (char *)"-m",		 (char *)"64M",
-			 (char *)"-display", (char *)"none",	 (char *)"-nodefaults",
+	char *argv[] = { (char *)qemu,	       (char *)"-accel", (char *)"kvm",
+			 (char *)"-cpu",       (char *)"host",	 (char *)"-smp",
+			 (char *)"1",	       (char *)"-m",	 (char *)"64M",
+			 (char *)"-display",   (char *)"none",	 (char *)"-nodefaults",
 			 (char *)"-no-reboot", (char *)"-S",	 NULL };
 	struct ul_spawn_opts o = { .name = "kvm-probe", .fn = quiet_exec, .arg = argv };
 	struct ul_child c;
@@ -80,8 +80,8 @@ static int kvm_qemu(struct ul_sup *sup, const char *qemu, char *why, size_t len)
 			char how[64];
 
 			ul_child_describe(&c, how, sizeof(how));
-			snprintf(why, len, "qemu cannot run a KVM guest here (it ended at once: %s)",
-				 how);
+			snprintf(why, len,
+				 "qemu cannot run a KVM guest here (it ended at once: %s)", how);
 			return -1;
 		}
 		if (w == UL_WAIT_TIMEOUT || w == UL_WAIT_INTERRUPTED) {

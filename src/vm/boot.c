@@ -27,7 +27,7 @@
 /* A kernel that printed a panic and is still up after this is stopped. */
 #define PANIC_GRACE_NS (5 * UL_NS_PER_SEC)
 #define DISK_BYTES (2 * UL_GiB)
-#define KERNEL_CMDLINE                                                                     \
+#define KERNEL_CMDLINE                                                                             \
 	"console=ttyS0 quiet loglevel=1 panic=-1 oops=panic no_timer_check rdinit=/init"
 
 const char *ul_vm_end_name(enum ul_vm_end e)
@@ -79,8 +79,8 @@ static int sparse_file(const char *path, uint64_t bytes)
 static int make_disk(struct ul_sup *sup, const struct ul_vm_boot *b, char *why, size_t len)
 {
 	char disk[PATH_MAX + 16], share[PATH_MAX + 16];
-	char *mkfs[] = { (char *)b->mkfs, (char *)"-q", (char *)"-F", (char *)"-E",
-			 (char *)"nodiscard", disk, NULL };
+	char *mkfs[] = { (char *)b->mkfs,     (char *)"-q", (char *)"-F", (char *)"-E",
+			 (char *)"nodiscard", disk,	    NULL };
 	int rc;
 
 	snprintf(disk, sizeof(disk), "%s/disk.img", b->dir);
@@ -138,8 +138,7 @@ static void build_argv(const struct ul_vm_boot *b, const char *qemu, struct qemu
 	ARG("-virtfs");
 	ARG("local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap");
 	ARG("-virtfs");
-	FMT(4, "local,path=%s/share,mount_tag=ulshare,security_model=none,multidevs=remap",
-	    b->dir);
+	FMT(4, "local,path=%s/share,mount_tag=ulshare,security_model=none,multidevs=remap", b->dir);
 	q->v[n] = NULL;
 #undef ARG
 #undef FMT

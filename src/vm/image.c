@@ -70,7 +70,8 @@ int ul_vm_static_elf(const char *path)
 		goto out;
 	}
 	for (unsigned i = 0; i < eh.e_phnum; i++) {
-		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (uint64_t)i * eh.e_phentsize)) !=
+		if (pread(fd, &ph, sizeof(ph),
+			  (off_t)(eh.e_phoff + (uint64_t)i * eh.e_phentsize)) !=
 		    (ssize_t)sizeof(ph)) {
 			rc = -ENOEXEC;
 			break;

@@ -18,8 +18,8 @@
 #include <sys/stat.h>
 
 /* What the guest's init mounts, in load order (each after its dependencies). */
-static const char *const wanted[] = { "virtio_pci", "virtio_blk", "crc32c_generic", "ext4",
-				      "9pnet_virtio", "9p" };
+static const char *const wanted[] = { "virtio_pci", "virtio_blk",   "crc32c_generic",
+				      "ext4",	    "9pnet_virtio", "9p" };
 
 #define MAX_MODULES 64
 
@@ -216,8 +216,8 @@ static int write_modules(struct cpio *c, const char *moddir, const struct mods *
 	return 0;
 }
 
-static int write_all(struct cpio *c, const char *busybox, const char *moddir,
-		     const struct mods *m, const char *env, char *why, size_t len)
+static int write_all(struct cpio *c, const char *busybox, const char *moddir, const struct mods *m,
+		     const char *env, char *why, size_t len)
 {
 	static const char *const dirs[] = { "bin", "dev", "proc", "sys", "newroot", "mod", "keep" };
 	int rc = 0;

@@ -31,10 +31,10 @@ struct ul_journal;
 #define UL_VM_DONE_MARK "UL-VM-RUN-DONE "
 
 struct ul_vm_kernel {
-	const char *image;	 /* as given */
-	char release[128];	 /* from the image's header; "" when unreadable */
-	char label[128];	 /* the runs' label */
-	char moddir[PATH_MAX];	 /* /lib/modules/RELEASE or --modules; "" = none */
+	const char *image;	  /* as given */
+	char release[128];	  /* from the image's header; "" when unreadable */
+	char label[128];	  /* the runs' label */
+	char moddir[PATH_MAX];	  /* /lib/modules/RELEASE or --modules; "" = none */
 	char initramfs[PATH_MAX]; /* built in the work directory */
 };
 
@@ -79,11 +79,11 @@ enum ul_vm_end {
 struct ul_vm_boot {
 	const struct ul_vm_kernel *kernel;
 	const struct ul_vm_shape *shape;
-	char dir[PATH_MAX]; /* the boot's directory, made by the caller */
-	ul_nsec hang_ns;    /* the watchdog's bound */
-	const char *qemu, *mkfs;  /* the programs */
+	char dir[PATH_MAX];	    /* the boot's directory, made by the caller */
+	ul_nsec hang_ns;	    /* the watchdog's bound */
+	const char *qemu, *mkfs;    /* the programs */
 	struct ul_journal *journal; /* qemu's pid is journalled there (proc/qemu.h) */
-	const char *cmdline_extra; /* appended to the kernel's command line, or NULL */
+	const char *cmdline_extra;  /* appended to the kernel's command line, or NULL */
 	/* results */
 	enum ul_vm_end end;
 	int guest_status; /* UL_VM_END_DONE: the guest's `underload run` exit status */

@@ -102,7 +102,8 @@ START_TEST(test_initramfs)
 		"kernel/net/9p/9pnet_virtio.ko: kernel/net/9p/9pnet.ko\n"
 		"kernel/drivers/block/virtio_blk.ko:\n";
 	static const char *const mods[] = { "fs/9p/9p.ko", "net/9p/9pnet.ko", "fs/netfs/netfs.ko",
-					    "net/9p/9pnet_virtio.ko", "drivers/block/virtio_blk.ko" };
+					    "net/9p/9pnet_virtio.ko",
+					    "drivers/block/virtio_blk.ko" };
 	char dir[256], p[512], names[2048], why[256];
 	size_t init_size = 0;
 
@@ -115,22 +116,26 @@ START_TEST(test_initramfs)
 		snprintf(p, sizeof(p), "%s/kernel/%s", dir, mods[i]);
 		snprintf(d, sizeof(d), "mkdir -p $(dirname %s)", p);
 		ck_assert_int_eq(system(d), 0);
-		write_bytes(p, "\x7f" "ELF", 4);
+		write_bytes(p,
+			    "\x7f"
+			    "ELF",
+			    4);
 	}
 	snprintf(p, sizeof(p), "%s/initramfs.cpio", dir);
-	ck_assert_int_eq(ul_vm_initramfs(p, "/bin/sh", dir, "UL_LABEL='x'\n", why, sizeof(why)),
-			 0);
+	ck_assert_int_eq(ul_vm_initramfs(p, "/bin/sh", dir, "UL_LABEL='x'\n", why, sizeof(why)), 0);
 	cpio_names(p, names, sizeof(names), &init_size);
-	ck_assert_str_eq(names, "bin dev proc sys newroot mod keep dev/console init env bin/busybox "
-				"mod/00-virtio_blk.ko mod/01-9pnet.ko mod/02-9pnet_virtio.ko "
-				"mod/03-netfs.ko mod/04-9p.ko TRAILER!!!");
+	ck_assert_str_eq(names,
+			 "bin dev proc sys newroot mod keep dev/console init env bin/busybox "
+			 "mod/00-virtio_blk.ko mod/01-9pnet.ko mod/02-9pnet_virtio.ko "
+			 "mod/03-netfs.ko mod/04-9p.ko TRAILER!!!");
 	ck_assert_uint_eq(init_size, strlen(ul_vm_guest_init));
 	/* Without modules: drivers built in. */
 	unlink(p);
 	ck_assert_int_eq(ul_vm_initramfs(p, "/bin/sh", "", "", why, sizeof(why)), 0);
 	cpio_names(p, names, sizeof(names), &init_size);
-	ck_assert_str_eq(names, "bin dev proc sys newroot mod keep dev/console init env bin/busybox "
-				"TRAILER!!!");
+	ck_assert_str_eq(names,
+			 "bin dev proc sys newroot mod keep dev/console init env bin/busybox "
+			 "TRAILER!!!");
 	/* An unreadable modules.dep is an error that says so. */
 	unlink(p);
 	snprintf(p, sizeof(p), "%s/nowhere", dir);
