@@ -68,7 +68,11 @@ else
 	like "$s" 'mmap\(NULL, 4096, PROT_READ, MAP_SHARED, [0-9]+, 0\)' \
 		"Prot Fault: a page of a file mapped read-only and shared"
 	like "$s" 'SIGSEGV \{si_signo=SIGSEGV, si_code=SEGV_ACCERR' "Prot Fault: a write faults on it"
-	n=$(grep -A3 'SIGSEGV {si_signo=SIGSEGV' "$TMP/strace" | grep -c 'rt_sigreturn(')
+	# Per process (strace -f prefixes each line with its pid): other
+	# processes' lines may come between a fault and its sigreturn.
+	n=$(awk '/SIGSEGV \{si_signo=SIGSEGV/ { faulted[$1] = 1; next }
+		/rt_sigreturn\(/ && faulted[$1] { n++; faulted[$1] = 0 }
+		END { print n + 0 }' "$TMP/strace")
 	[ "$n" -gt 0 ]; ok $? "Prot Fault: the handler returns ($n sigreturns after a fault), the write runs again"
 	like "$s" 'mmap\(NULL, 8388608, PROT_READ, MAP_SHARED, [0-9]+, 0\)' \
 		"Page Fault: 8 MiB of a file, read-only and shared"
