@@ -53,7 +53,9 @@ run_one() { # run_one DB LABEL WORK
 # verdicts DB BASE CAND -> one "verdict,change_rel,basis" line per row
 verdicts() {
 	"$ul" compare --db "$1" "$2" "$3" --alpha "$alpha" --format csv |
-		tr -d '\r' | awk -F, 'NR > 1 { print $22 "," $13 "," $(NF-2) }'
+		python3 -c 'import csv, sys
+for r in csv.DictReader(sys.stdin):
+	print(r["verdict"] + "," + r["change_rel"] + "," + r["basis"])'
 }
 
 pair() { # pair DB NAME BASE_WORK CAND_WORK INDEX RUNS OUTFILE
