@@ -49,6 +49,28 @@ static unsigned decode(const unsigned char *s, size_t n)
 	return cp;
 }
 
+void ul_utf8_copy(char *buf, size_t size, const char *s, size_t cap)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t len = s ? strnlen(s, cap) : 0, out = 0;
+
+	for (size_t k = 0; k < len;) {
+		size_t n = ul_utf8_len(u + k, len - k);
+
+		if (out + (n ? n : 1) >= size)
+			break;
+		if (n) {
+			memcpy(buf + out, u + k, n);
+			out += n;
+			k += n;
+		} else {
+			buf[out++] = '?';
+			k++;
+		}
+	}
+	buf[out] = '\0';
+}
+
 long ul_utf8_count(const char *s, size_t cap)
 {
 	size_t len = strnlen(s, cap);

@@ -46,6 +46,15 @@ int ul_csv_field(FILE *out, const char *s, size_t cap, bool last);
  * bytes there are not valid UTF-8 (overlong, surrogate, > U+10FFFF, cut). */
 size_t ul_utf8_len(const unsigned char *s, size_t avail);
 
+/*
+ * Copy at most `cap` bytes of `s` (it stops at a NUL; NULL is "") into buf
+ * of `size` (> 0) bytes as valid UTF-8: a byte that is not part of a valid
+ * sequence becomes '?', and truncation never cuts a character.  Control
+ * characters stay (printers escape them).  For text read from a store,
+ * which is untrusted: JSON and terminals need UTF-8.
+ */
+void ul_utf8_copy(char *buf, size_t size, const char *s, size_t cap);
+
 /* Number of characters of s if it is valid UTF-8, or -1 if it is not. */
 long ul_utf8_count(const char *s, size_t cap);
 

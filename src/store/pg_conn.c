@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -307,27 +308,10 @@ void ul_pg_rollback(struct ul_store_pg *st)
 
 /* ---- columns ---- */
 
-/* Like the SQLite store's text columns: invalid UTF-8 becomes '?', never cut mid-character. */
+/* Like the SQLite store's text columns: see ul_utf8_copy(). */
 void ul_pg_copy_text(const char *src, char *buf, size_t size)
 {
-	const unsigned char *t = (const unsigned char *)src;
-	size_t len = t ? strlen(src) : 0, out = 0;
-
-	for (size_t k = 0; k < len;) {
-		size_t n = ul_utf8_len(t + k, len - k);
-
-		if (out + (n ? n : 1) >= size)
-			break;
-		if (n) {
-			memcpy(buf + out, t + k, n);
-			out += n;
-			k += n;
-		} else {
-			buf[out++] = '?';
-			k++;
-		}
-	}
-	buf[out] = '\0';
+	ul_utf8_copy(buf, size, src, SIZE_MAX);
 }
 
 int64_t ul_pg_i64_at(const PGresult *r, int row, int col)

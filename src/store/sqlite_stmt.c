@@ -210,31 +210,12 @@ void ul_sq_rollback(struct ul_store_sqlite *st)
 		(void)ul_sq_exec(st, S_ROLLBACK);
 }
 
-/*
- * Text from the file is untrusted: bytes that are not valid UTF-8 become
- * '?' (JSON and terminals need UTF-8), and truncation to the model's field
- * never cuts a character.  Control characters stay; printers escape them.
- */
+/* Text from the file is untrusted: see ul_utf8_copy(). */
 void ul_sq_column_text(sqlite3_stmt *s, int i, char *buf, size_t size)
 {
-	const unsigned char *t = sqlite3_column_text(s, i);
-	size_t len = t ? (size_t)sqlite3_column_bytes(s, i) : 0, out = 0;
+	const char *t = (const char *)sqlite3_column_text(s, i);
 
-	for (size_t k = 0; k < len && t[k];) {
-		size_t n = ul_utf8_len(t + k, len - k);
-
-		if (out + (n ? n : 1) >= size)
-			break;
-		if (n) {
-			memcpy(buf + out, t + k, n);
-			out += n;
-			k += n;
-		} else {
-			buf[out++] = '?';
-			k++;
-		}
-	}
-	buf[out] = '\0';
+	ul_utf8_copy(buf, size, t, t ? (size_t)sqlite3_column_bytes(s, i) : 0);
 }
 
 /* The fields a stored record holds: the exchange format's. */

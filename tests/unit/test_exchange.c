@@ -405,6 +405,17 @@ START_TEST(test_escape)
 	ck_assert_str_eq(buf, "");
 	ck_assert_int_eq(ul_utf8_count("\xc3\xa9t\xc3\xa9", 16), 3);
 	ck_assert_int_eq(ul_utf8_count("\xc3", 16), -1);
+	/* a store's text: bad bytes become '?', a cut never splits a character */
+	ul_utf8_copy(buf, sizeof(buf), "a\xff\xc3\xa9\n", SIZE_MAX);
+	ck_assert_str_eq(buf, "a?\xc3\xa9\n");
+	ul_utf8_copy(buf, 3, "a\xc3\xa9", SIZE_MAX);
+	ck_assert_str_eq(buf, "a");
+	ul_utf8_copy(buf, sizeof(buf), "abc\0def", 8);
+	ck_assert_str_eq(buf, "abc");
+	ul_utf8_copy(buf, sizeof(buf), "abcdef", 2);
+	ck_assert_str_eq(buf, "ab");
+	ul_utf8_copy(buf, sizeof(buf), NULL, 4);
+	ck_assert_str_eq(buf, "");
 }
 END_TEST
 
