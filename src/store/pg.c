@@ -177,11 +177,7 @@ static int migrate_step(struct ul_store_pg *st, int64_t *version)
 		if (!r)
 			++*version;
 	}
-	if (!r)
-		r = ul_pg_commit(st, what);
-	if (r < 0)
-		ul_pg_rollback(st);
-	return r;
+	return ul_pg_end(st, r, what);
 }
 
 /* Bring the schema to UL_STORE_SCHEMA_VERSION (writing) or check it (reading). */

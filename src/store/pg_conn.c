@@ -306,6 +306,15 @@ void ul_pg_rollback(struct ul_store_pg *st)
 		PQclear(PQexec(st->conn, "ROLLBACK"));
 }
 
+int ul_pg_end(struct ul_store_pg *st, int r, const char *what)
+{
+	if (!r)
+		r = ul_pg_commit(st, what);
+	if (r < 0)
+		ul_pg_rollback(st);
+	return r;
+}
+
 /* ---- columns ---- */
 
 /* Like the SQLite store's text columns: see ul_utf8_copy(). */

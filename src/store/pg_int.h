@@ -82,6 +82,9 @@ int ul_pg_begin(struct ul_store_pg *st, const char *mode, const char *what);
 int ul_pg_commit(struct ul_store_pg *st, const char *what);
 /* Roll back the open transaction, if any; st->base.err is kept. */
 void ul_pg_rollback(struct ul_store_pg *st);
+/* The end of a transaction whose work returned r: COMMIT when r is 0,
+ * then ROLLBACK when r (or the COMMIT) failed.  Returns 0 or that error. */
+int ul_pg_end(struct ul_store_pg *st, int r, const char *what);
 /*
  * Before an op: a connection the server dropped is opened again once (a
  * restarted server takes the engine's kept cells on their next retry).

@@ -363,12 +363,9 @@ int ul_pg_load_run(struct ul_store *base, const char *ref, struct ul_run *out)
 	rc = begin_resolve(st, ref, &id);
 	if (!rc)
 		rc = load_tx(st, id, out);
-	if (!rc)
-		rc = ul_pg_commit(st, "cannot read the PostgreSQL store");
-	if (rc < 0) {
-		ul_pg_rollback(st);
+	rc = ul_pg_end(st, rc, "cannot read the PostgreSQL store");
+	if (rc < 0)
 		ul_run_release(out);
-	}
 	return rc;
 }
 

@@ -99,14 +99,11 @@ int ul_pg_begin_run(struct ul_store *base, struct ul_run *run)
 		r = insert_run_row(st, run, false, &id, what);
 	if (!r)
 		r = put_fingerprint(st, id, run->fingerprint, what);
-	if (!r)
-		r = ul_pg_commit(st, what);
+	r = ul_pg_end(st, r, what);
 	if (r == -EEXIST)
 		ul_pg_err(st, r, "run %s is already in %s", run->uuid, st->name);
-	if (r < 0) {
-		ul_pg_rollback(st);
+	if (r < 0)
 		return r;
-	}
 	run->id = id;
 	return 0;
 }
@@ -205,13 +202,10 @@ int ul_pg_add_cell(struct ul_store *base, const struct ul_run *run, const struct
 	r = ul_pg_begin(st, NULL, what);
 	if (!r)
 		r = insert_cell(st, run->id, cell, false, &added, what);
-	if (!r)
-		r = ul_pg_commit(st, what);
+	r = ul_pg_end(st, r, what);
 	if (r == -ENOENT)
 		ul_pg_err(st, r, "cannot add cell %d: run %lld is not in %s", cell->seq,
 			  (long long)run->id, st->name);
-	if (r < 0)
-		ul_pg_rollback(st);
 	return r;
 }
 
@@ -335,12 +329,9 @@ static int mark_ended(struct ul_store *base, const char *uuid, enum ul_run_statu
 	r = ul_pg_begin(st, NULL, what);
 	if (!r)
 		r = mark_ended_tx(st, uuid, to, at, &end_ns, what);
-	if (!r)
-		r = ul_pg_commit(st, what);
-	if (r < 0) {
-		ul_pg_rollback(st);
+	r = ul_pg_end(st, r, what);
+	if (r < 0)
 		return r;
-	}
 	if (finished_wall_ns)
 		*finished_wall_ns = end_ns;
 	return 0;
@@ -406,11 +397,7 @@ int ul_pg_delete_run(struct ul_store *base, const char *uuid)
 			      " EXCLUDED.deleted_wall_ns",
 			      &p, false, NULL, what);
 	}
-	if (!r)
-		r = ul_pg_commit(st, what);
-	if (r < 0)
-		ul_pg_rollback(st);
-	return r;
+	return ul_pg_end(st, r, what);
 }
 
 int ul_pg_relabel_run(struct ul_store *base, const char *uuid, const char *label)
@@ -484,12 +471,9 @@ int ul_pg_import_runs(struct ul_store *base, const struct ul_run *runs, size_t n
 		r = import_one(st, &runs[i], &one, what);
 		added += one;
 	}
-	if (!r)
-		r = ul_pg_commit(st, what);
-	if (r < 0) {
-		ul_pg_rollback(st);
+	r = ul_pg_end(st, r, what);
+	if (r < 0)
 		return r;
-	}
 	if (inserted)
 		*inserted = added;
 	return 0;
