@@ -481,29 +481,78 @@ static bool compared(const struct cmp_state *st, int64_t id)
 	return false;
 }
 
+static int by_label(const void *a, const void *b)
+{
+	const struct ul_run_summary *const *x = a, *const *y = b;
+
+	return strcmp((*x)->label, (*y)->label);
+}
+
+/*
+ * Which summaries may teach a between-run variance: finished runs not
+ * compared, of the baseline's host, whose label has at least one other
+ * such run (a label of one run has no run-to-run spread to learn, and
+ * loading it would only push the repeated runs out of the window of
+ * CMP_HISTORY_RUNS).  `keep` is indexed like st->sum.  0 or -ENOMEM.
+ */
+static int history_candidates(const struct cmp_state *st, bool *keep)
+{
+	const char *host = st->groups[0].runs[0]->host.hostname;
+	const struct ul_run_summary **c = calloc(st->n_sum ? st->n_sum : 1, sizeof(*c));
+	size_t n = 0;
+
+	if (!c)
+		return -ENOMEM;
+	for (size_t k = 0; k < st->n_sum; k++) {
+		const struct ul_run_summary *s = &st->sum[k];
+
+		if (s->status != UL_RUN_RUNNING && !strcmp(s->hostname, host) &&
+		    !compared(st, s->id))
+			c[n++] = s;
+	}
+	qsort(c, n, sizeof(*c), by_label);
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && !strcmp(c[j]->label, c[i]->label); j++)
+			;
+		for (size_t k = i; j - i >= 2 && k < j; k++)
+			keep[c[k] - st->sum] = true;
+	}
+	free(c);
+	return 0;
+}
+
 /*
  * The history: finished runs not compared, of the baseline's host and
- * configuration (ul_compare_same_config), newest first, at most
- * CMP_HISTORY_RUNS read, grouped by label.  A row with one replicate a
- * side learns its run-to-run variance there.  0 or UL_EXIT_ERROR.
+ * configuration (ul_compare_same_config), of labels with repeated runs
+ * (history_candidates), newest first, at most CMP_HISTORY_RUNS read,
+ * grouped by label.  A row with one replicate a side learns its
+ * run-to-run variance there.  0 or UL_EXIT_ERROR.
  */
 static int pick_history(struct cmp_state *st)
 {
 	const struct ul_run *base = st->groups[0].runs[0];
+	bool *keep = calloc(st->n_sum ? st->n_sum : 1, sizeof(*keep));
 	size_t read = 0;
+	int rc = UL_EXIT_OK;
 
-	for (size_t k = st->n_sum; k-- > 0 && read < CMP_HISTORY_RUNS;) {
-		const struct ul_run_summary *s = &st->sum[k];
+	if (!keep || history_candidates(st, keep)) {
+		free(keep);
+		ul_oom();
+		return UL_EXIT_ERROR;
+	}
+	/* st->sum is newest first (the store lists runs so) */
+	for (size_t k = 0; k < st->n_sum && read < CMP_HISTORY_RUNS && !rc; k++) {
 		struct ul_runcmp_group *g = NULL;
 		struct ul_run *run;
 
-		if (s->status == UL_RUN_RUNNING || strcmp(s->hostname, base->host.hostname) ||
-		    compared(st, s->id))
+		if (!keep[k])
 			continue;
 		read++;
-		run = get_run(st, s->id);
-		if (!run)
-			return UL_EXIT_ERROR;
+		run = get_run(st, st->sum[k].id);
+		if (!run) {
+			rc = UL_EXIT_ERROR;
+			break;
+		}
 		if (!ul_compare_same_config(run, base))
 			continue;
 		for (size_t h = 0; h < st->n_history && !g; h++)
@@ -515,9 +564,10 @@ static int pick_history(struct cmp_state *st)
 			snprintf(g->label, sizeof(g->label), "%s", run->label);
 		}
 		if (group_add(g, run))
-			return UL_EXIT_ERROR;
+			rc = UL_EXIT_ERROR;
 	}
-	return 0;
+	free(keep);
+	return rc;
 }
 
 /*

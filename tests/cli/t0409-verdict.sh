@@ -59,6 +59,32 @@ like "$row" "^noload +b +1/1 .* learned +1 v 1 replicates: run-to-run S\\.D\\. [
 ! grep -q "unconfirmed" <<<"$row"
 ok $? "and not qualified"
 
+# Runs of labels with one run teach nothing: 70 of them, older than the
+# history (more than compare's window of 64 runs read), must not push the
+# repeated runs out of what compare learns from.
+"$UL" export --db "$DB2" c >"$TMP/c.json"
+python3 - "$TMP/c.json" "$TMP/many.json" <<'PY'
+import copy, json, sys, uuid
+d = json.load(open(sys.argv[1]))
+(run,) = d["runs"]
+runs = []
+for i in range(70):
+    r = copy.deepcopy(run)
+    r["uuid"] = str(uuid.uuid4())
+    r["label"] = "single%d" % i
+    r["started_ns"] -= 10**12 + i
+    r["finished_ns"] -= 10**12 + i
+    runs.append(r)
+d["runs"] = runs
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$UL" import --db "$DB2" "$TMP/many.json" >/dev/null
+is $? 0 "70 older runs of single-run labels imported"
+out=$("$UL" compare --db "$DB2" c b)
+row=$(grep -E '^noload +b ' <<<"$out")
+like "$row" "^noload +b +1/1 .* learned +1 v 1 replicates: run-to-run S\\.D\\. [0-9.e+-]+% learned from 1 label with replicates" \
+	"the history is still learned from behind 70 single-run labels"
+
 # mtest --quick: each replicate (a cell a round) flagged no-pressure
 # exactly when it paged nothing.
 DB3=$TMP/mt.db
