@@ -18,7 +18,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${1:-900}
-shift || true
+[ $# -eq 0 ] || shift
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=(import_json loadfile options store_db)
 BUILD=${BUILD:-build-fuzz-long}

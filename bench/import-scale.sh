@@ -19,10 +19,13 @@ for c in "metrics 100000" "series 100000" "series 1000000" "cells 300000" "value
 	doc=$dir/$1-$2.json
 	python3 "$gen" "$1" "$2" "$doc"
 	rm -f "$dir"/s.db*
+	# A failed import (refused, out of memory, timed out) is a result of
+	# the case: its exit status leads the result column.
+	rc=0
 	out=$( (ulimit -v $((16 << 20)); timeout "$limit" /usr/bin/time -f '%e %M' \
-		"$ul" import --db "$dir/s.db" "$doc" 2>&1) || true)
+		"$ul" import --db "$dir/s.db" "$doc" 2>&1) ) || rc=$?
 	read -r secs kb < <(tail -1 <<<"$out" | grep -E '^[0-9.]+ [0-9]+$' || echo "timeout -")
 	printf '%-16s %9s %10s %10s  %s\n' "$1 $2" "$(stat -c %s "$doc")" "$secs" \
-		"$([ "$kb" = - ] && echo - || echo $((kb / 1024)))" "$(head -1 <<<"$out" | cut -c1-90)"
+		"$([ "$kb" = - ] && echo - || echo $((kb / 1024)))" "$([ "$rc" = 0 ] || echo "exit $rc: ")$(head -1 <<<"$out" | cut -c1-80)"
 	rm -f "$doc"
 done

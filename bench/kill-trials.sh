@@ -102,7 +102,7 @@ for i in $(seq "$trials"); do
 	uuid=$(q "SELECT uuid FROM runs WHERE label = '$label'")
 	procs=$(tagged "$tmp/$i")
 	scratch=$(find "$tmp/scratch" -mindepth 1 -maxdepth 1 | wc -l)
-	swaps=$(grep -c "^$tmp/" /proc/swaps || true)
+	swaps=$(awk -v p="$tmp/" 'index($1, p) == 1 { n++ } END { print n + 0 }' /proc/swaps)
 	cgroups=0
 	[ -n "$uuid" ] && cgroups=$(find /sys/fs/cgroup -maxdepth 6 -type d -name "underload-${uuid:0:8}" 2>/dev/null | wc -l)
 	journals=$(find "$UL_JOURNAL_DIR" -type f | wc -l)

@@ -112,23 +112,27 @@ lm_nullio() {
 	python3 -c "print(($r + $w) / 2)"
 }
 # served CPU PROG ARGS: PROG's server (-s) on CPU, the client on CPU A
-# against 127.0.0.1, the server stopped by the client's -S.
+# against 127.0.0.1, the server stopped by the client's -S.  Fails when
+# the client or the stop failed (a server that was gone is a failed run).
 served() {
-	local cpu=$1 prog=$2
+	local cpu=$1 prog=$2 rc=0 stop=0
 	shift 2
 	echo "$prog" >"$tmp/server"
 	taskset -c "$cpu" "$L/$prog" -s >/dev/null 2>&1
 	sleep 0.3
-	taskset -c "$A" "$L/$prog" -N "$N" "$@" 127.0.0.1 2>&1 || true
-	"$L/$prog" -S 127.0.0.1 >/dev/null 2>&1 || true
+	taskset -c "$A" "$L/$prog" -N "$N" "$@" 127.0.0.1 2>&1 || rc=$?
+	"$L/$prog" -S 127.0.0.1 >/dev/null 2>&1 || stop=$?
 	: >"$tmp/server"
+	[ "$rc" != 0 ] || rc=$stop
+	[ "$rc" = 0 ] || echo "$prog failed ($rc)" >&2
+	return "$rc"
 }
 # once NAME COMMAND...: COMMAND's output, run once a round (lat_fs and
 # lat_mem_rd give several columns each).
 once() {
 	local f=$tmp/once.$1
 	shift
-	[ -s "$f" ] || "$@" >"$f" 2>&1 || true
+	[ -s "$f" ] || "$@" >"$f" 2>&1 || { cat "$f" >&2; rm -f "$f"; return 1; }
 	cat "$f"
 }
 # Parsers of lmbench's output: the number before "microseconds" or

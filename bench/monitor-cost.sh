@@ -65,8 +65,11 @@ measure() { # measure INTERVAL REPEAT: prints "share_pct us_per_sample"
 	sleep "$duration"
 	tb=$(now_ns); b=$(cpu_ns "$pid")
 	kill -INT "$run_pid"
-	wait "$run_pid" 2>/dev/null || true
+	# 130: interrupted by our SIGINT; anything else, the run failed.
+	local rc=0
+	wait "$run_pid" 2>/dev/null || rc=$?
 	run_pid=
+	[ "$rc" = 130 ] || { echo "the run ended with $rc, not 130 (interrupted)" >&2; exit 1; }
 	case $1 in *ms) interval_ns=$((${1%ms} * 1000000)) ;; *s) interval_ns=$((${1%s} * 1000000000)) ;; esac
 	samples=$(( (tb - ta) / interval_ns ))
 	awk -v a="$a" -v b="$b" -v ta="$ta" -v tb="$tb" -v n="$samples" \

@@ -31,13 +31,17 @@ under_peer() { # under_peer STRESS-NG-ARGS...: probe median (ms) while stress-ng
 	local peer=$!
 	sleep 1
 	"$ul" run "${common[@]}" --tests noload >/dev/null
-	kill "$peer"; wait "$peer" 2>/dev/null || true
+	kill "$peer"
+	# Stopped by our SIGTERM (0 or 143); anything else: stress-ng failed.
+	local rc=0
+	wait "$peer" 2>/dev/null || rc=$?
+	[ "$rc" = 0 ] || [ "$rc" = 143 ] || { echo "stress-ng $* failed ($rc)" >&2; exit 1; }
 	median_of "$tmp/out.json" noload
 }
 
 : >"$tmp/ratios"
 for r in $(seq "$repeats"); do
-	"$ul" run "${common[@]}" --tests noload,cpuload,spawnload >/dev/null || true
+	"$ul" run "${common[@]}" --tests noload,cpuload,spawnload >/dev/null
 	base=$(median_of "$tmp/out.json" noload)
 	cpu=$(median_of "$tmp/out.json" cpuload)
 	spawn=$(median_of "$tmp/out.json" spawnload)
