@@ -136,9 +136,9 @@ static void basis_note(char *buf, size_t len, const struct ul_runcmp_row *r)
 	case UL_BASIS_LEARNED:
 		note_add(buf, len,
 			 "%zu v %zu replicates: run-to-run S.D. %.2g%% learned from %zu label%s "
-			 "with replicates",
+			 "with replicates (df %.0f)",
 			 r->reps_base, r->reps_cand, 100.0 * r->learned_cv, r->learned_groups,
-			 r->learned_groups == 1 ? "" : "s");
+			 r->learned_groups == 1 ? "" : "s", r->rep.df);
 		break;
 	case UL_BASIS_UNMEASURED:
 		if (!r->res.can_decide && r->need_points)

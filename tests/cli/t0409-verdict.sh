@@ -54,7 +54,7 @@ for i in 1 2 3; do run_resp "$DB2" history 2000000; done
 run_resp "$DB2" c 2000000
 out=$("$UL" compare --db "$DB2" c b)
 row=$(grep -E '^noload +b ' <<<"$out")
-like "$row" "^noload +b +1/1 .* learned +1 v 1 replicates: run-to-run S\\.D\\. [0-9.e+-]+% learned from 1 label with replicates" \
+like "$row" "^noload +b +1/1 .* learned +1 v 1 replicates: run-to-run S\\.D\\. [0-9.e+-]+% learned from 1 label with replicates \\(df 2\\)" \
 	"one run a side with history: judged with the variance learned from it"
 ! grep -q "unconfirmed" <<<"$row"
 ok $? "and not qualified"
