@@ -525,13 +525,16 @@ int ul_cmd_run(int argc, char **argv)
 		snprintf(ref, sizeof(ref), "%lld", (long long)run.id);
 		ul_run_init(&stored);
 		rc = store->ops->load_run(store, ref, &stored);
-		if (rc) {
+		if (rc && result != UL_ENGINE_ERROR) {
 			ul_error("cannot read run %s back: %s", run.uuid, store->err);
 			result = UL_ENGINE_ERROR;
 		} else {
-			if (ul_outputs_write(&outs, &stored))
+			/* A store that already failed the run (a server gone away:
+			 * the error said where the run is kept) gives it as measured. */
+			if (ul_outputs_write(&outs, rc ? &run : &stored))
 				result = UL_ENGINE_ERROR;
-			ul_run_release(&stored);
+			if (!rc)
+				ul_run_release(&stored);
 		}
 	}
 	if (run.id > 0 && run.status == UL_RUN_INTERRUPTED)

@@ -111,9 +111,46 @@ static int write_recovery(const struct ul_run *run, const char *path_prefix, boo
 	return rc;
 }
 
+/* s as one shell word in buf: as it is when it needs no quotes, else in '...'. */
+static void shell_word(const char *s, char *buf, size_t len)
+{
+	size_t out = 0;
+
+	if (s[0] && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+			      "_./:=@%+,-") == strlen(s)) {
+		snprintf(buf, len, "%s", s);
+		return;
+	}
+	buf[out++] = '\'';
+	for (; *s && out + 5 < len; s++) {
+		if (*s == '\'') {
+			memcpy(buf + out, "'\\''", 4); /* end, an escaped quote, begin again */
+			out += 4;
+		} else {
+			buf[out++] = *s;
+		}
+	}
+	buf[out++] = '\'';
+	buf[out] = '\0';
+}
+
+/* The command that loads the recovery file at path into the run's store. */
+static void import_hint(const struct ul_engine *eng, const char *path, char *buf, size_t len)
+{
+	char db[4200], file[4400];
+
+	shell_word(path, file, sizeof(file));
+	if (eng->cfg->store_uri) {
+		shell_word(eng->cfg->store_uri, db, sizeof(db));
+		snprintf(buf, len, "underload import --db %s %s", db, file);
+	} else {
+		snprintf(buf, len, "underload import %s", file);
+	}
+}
+
 int ul_engine_keep_finish(struct ul_engine *eng, bool end_stored)
 {
-	char prefix[4096], path[4200];
+	char prefix[4096], path[4200], hint[8800];
 	const char *where = eng->store->where;
 	int rc = -ENOENT;
 
@@ -140,8 +177,8 @@ int ul_engine_keep_finish(struct ul_engine *eng, bool end_stored)
 	else
 		snprintf(prefix, sizeof(prefix), "the status of run %s could not be stored",
 			 eng->run->uuid);
-	ul_error("%s; the whole run is saved in '%s': load it with 'underload import %s'%s", prefix,
-		 path, path,
+	import_hint(eng, path, hint, sizeof(hint));
+	ul_error("%s; the whole run is saved in '%s': load it with: %s%s", prefix, path, hint,
 		 strncmp(path, FALLBACK_DIR "/", strlen(FALLBACK_DIR) + 1)
 			 ? " (the next run into this database loads it by itself)"
 			 : "");
