@@ -46,16 +46,19 @@ static int stream_status(FILE *out)
 	return ferror(out) ? -EIO : 0;
 }
 
-/* "'B' (runs 4, 5 pooled)" */
+/* "'B' (run 4)", "'B' (2 runs pooled: 5, 4)": run ids, newest first */
 static void describe_group(FILE *out, const struct ul_runcmp_group *g)
 {
 	char lab[160];
 
 	clean(lab, sizeof(lab), g->label);
-	fprintf(out, "'%s' (run%s ", lab, g->n_runs == 1 ? "" : "s");
+	if (g->n_runs == 1)
+		fprintf(out, "'%s' (run ", lab);
+	else
+		fprintf(out, "'%s' (%zu runs pooled: ", lab, g->n_runs);
 	for (size_t r = 0; r < g->n_runs; r++)
 		fprintf(out, "%s%lld", r ? ", " : "", (long long)g->runs[r]->id);
-	fprintf(out, "%s)", g->n_runs > 1 ? " pooled" : "");
+	fprintf(out, ")");
 }
 
 int ul_report_compare_group_line(FILE *out, const struct ul_runcmp_group *g)

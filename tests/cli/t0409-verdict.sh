@@ -22,6 +22,8 @@ done
 is $rc 0 "three runs a side exit 0"
 out=$("$UL" compare --db "$DB1" fast slow)
 is $? 0 "compare exits 0"
+like "$out" "^baseline 'fast' \\(3 runs pooled: [0-9]+, [0-9]+, [0-9]+\\)$" \
+	"the header counts a label's runs, then names them"
 row=$(grep -E '^noload +slow ' <<<"$out")
 like "$row" "^noload +slow +3/3 +18 +18 .* slower +yes +[0-9]+ +replicates +run-to-run S\\.D\\. " \
 	"3 v 3 replicates: Welch on their medians calls 10x the work slower, replicates needed, S.D. per side"
