@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,17 +144,32 @@ struct ul_series *ul_cell_series(struct ul_cell *cell, const char *name)
 	return ul_cell_add_series(cell, name);
 }
 
+int ul_series_reserve(struct ul_series *s, size_t need)
+{
+	const size_t most = SIZE_MAX / sizeof(*s->v);
+	size_t cap = s->cap ? (s->cap < most / 2 ? s->cap * 2 : most) : 16;
+	int64_t *nv;
+
+	if (need <= s->cap)
+		return 0;
+	if (need > most)
+		return -ENOMEM;
+	if (cap < need)
+		cap = need;
+	nv = realloc(s->v, cap * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	s->v = nv;
+	s->cap = cap;
+	return 0;
+}
+
 int ul_series_push(struct ul_series *s, int64_t v)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 16;
-		int64_t *nv = realloc(s->v, cap * sizeof(*nv));
+	int r = ul_series_reserve(s, s->n + 1); /* n <= cap: no overflow */
 
-		if (!nv)
-			return -ENOMEM;
-		s->v = nv;
-		s->cap = cap;
-	}
+	if (r)
+		return r;
 	s->v[s->n++] = v;
 	return 0;
 }

@@ -151,7 +151,12 @@ struct ul_series *ul_cell_add_series(struct ul_cell *cell, const char *name);
 int ul_cell_add_metric(struct ul_cell *cell, const char *name, double value) UL_MUST_CHECK;
 /* The series named `name` or NULL; never creates. */
 const struct ul_series *ul_cell_find_series(const struct ul_cell *cell, const char *name);
+/* Appends v, growing s geometrically; -ENOMEM (s unchanged) on failure. */
 int ul_series_push(struct ul_series *s, int64_t v) UL_MUST_CHECK;
+/* Room for at least `need` values without another realloc: the capacity
+ * at least doubles (16 at first), so pushes one by one cost O(1) each and
+ * a reader that knows its count grows once.  -ENOMEM, s unchanged. */
+int ul_series_reserve(struct ul_series *s, size_t need) UL_MUST_CHECK;
 /* Sets (or replaces) a metric; -ENOMEM on failure. */
 int ul_cell_set_metric(struct ul_cell *cell, const char *name, double value) UL_MUST_CHECK;
 /* Looks a metric up; returns false when absent. */

@@ -268,6 +268,7 @@ static int load_series(struct ul_store_pg *st, int64_t id, struct ul_run *run, c
 		struct ul_series *s;
 		char name[UL_NAME_LEN];
 		size_t len = (size_t)PQgetlength(r, i, 3);
+		int64_t n = be64_at(r, i, 2);
 
 		if (!c) {
 			rc = malformed(st, id, "a series out of its cells' order");
@@ -278,7 +279,7 @@ static int load_series(struct ul_store_pg *st, int64_t id, struct ul_run *run, c
 		s = ul_cell_add_series(c, name);
 		if (!s)
 			rc = ul_pg_err(st, -ENOMEM, "%s: %s", what, strerror(ENOMEM));
-		else if (be64_at(r, i, 2) < 0 || len % 8 || (int64_t)(len / 8) != be64_at(r, i, 2))
+		else if (n < 0 || n > (int64_t)len || ul_series_packed_len((size_t)n) != len)
 			rc = malformed(st, id, "a series whose length is not its count");
 		else if (ul_series_unpack(PQgetvalue(r, i, 3), len, s))
 			rc = ul_pg_err(st, -ENOMEM, "%s: %s", what, strerror(ENOMEM));

@@ -3,7 +3,6 @@
 
 #include <endian.h>
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 void ul_series_pack(const int64_t *v, size_t n, unsigned char *out)
@@ -15,20 +14,6 @@ void ul_series_pack(const int64_t *v, size_t n, unsigned char *out)
 	}
 }
 
-/* Grows s to hold at least need values (one realloc, not one per value). */
-static int reserve(struct ul_series *s, size_t need)
-{
-	if (need <= s->cap)
-		return 0;
-	int64_t *nv = realloc(s->v, need * sizeof(*nv));
-
-	if (!nv)
-		return -ENOMEM;
-	s->v = nv;
-	s->cap = need;
-	return 0;
-}
-
 int ul_series_unpack(const void *blob, size_t len, struct ul_series *s)
 {
 	const unsigned char *p = blob;
@@ -38,7 +23,7 @@ int ul_series_unpack(const void *blob, size_t len, struct ul_series *s)
 		return -EINVAL;
 	if (n > SIZE_MAX / sizeof(int64_t) - s->n)
 		return -ENOMEM;
-	int r = reserve(s, s->n + n);
+	int r = ul_series_reserve(s, s->n + n);
 
 	if (r)
 		return r;

@@ -2,7 +2,8 @@
 /*
  * The packed form of a series (store/series_pack.c): the bytes are
  * little-endian on every host, a round trip keeps every value including
- * the extremes, and a length that is not whole values is refused.
+ * the extremes, and a length that is not whole values is refused; the
+ * series grows through the model's one reserve.
  */
 #include "unit.h"
 #include "store/series_pack.h"
@@ -55,6 +56,27 @@ START_TEST(test_unpack_refuses_partial_value)
 }
 END_TEST
 
+/* The one growth of a series (model): pushes and an unpack share it. */
+START_TEST(test_series_reserve)
+{
+	struct ul_series s = { 0 };
+
+	ck_assert_int_eq(ul_series_reserve(&s, 0), 0);
+	ck_assert_ptr_null(s.v);
+	ck_assert_int_eq(ul_series_push(&s, 7), 0);
+	ck_assert_uint_eq(s.cap, 16);
+	ck_assert_int_eq(ul_series_reserve(&s, 17), 0);
+	ck_assert_uint_eq(s.cap, 32); /* doubles when that is enough */
+	ck_assert_int_eq(ul_series_reserve(&s, 100), 0);
+	ck_assert_uint_eq(s.cap, 100); /* else exactly what is needed */
+	ck_assert_int_eq(ul_series_reserve(&s, SIZE_MAX / 4), -ENOMEM);
+	ck_assert_uint_eq(s.cap, 100);
+	ck_assert_uint_eq(s.n, 1);
+	ck_assert(s.v[0] == 7);
+	free(s.v);
+}
+END_TEST
+
 Suite *ul_test_suite_pack(void)
 {
 	Suite *s = suite_create("pack");
@@ -63,6 +85,7 @@ Suite *ul_test_suite_pack(void)
 	tcase_add_test(tc, test_pack_is_little_endian);
 	tcase_add_test(tc, test_pack_round_trip_appends);
 	tcase_add_test(tc, test_unpack_refuses_partial_value);
+	tcase_add_test(tc, test_series_reserve);
 	suite_add_tcase(s, tc);
 	return s;
 }
