@@ -50,13 +50,31 @@ UL_REAL=$UL
 UL=$TMP/underload
 printf '#!/bin/sh\nUL_TEST_TAG=%s exec %s "$@"\n' "$TMP" "$UL_REAL" >"$UL"
 chmod +x "$UL"
-# Processes started through "$UL" still alive: underload or its children.
-ul_procs() {
-	local n=0 f
+# The pids of the processes started through "$UL" still alive (underload
+# or its children), one a line.
+ul_pids() {
+	local f pid
 	for f in /proc/[0-9]*/environ; do
-		{ tr '\0' '\n' <"$f" | grep -qxF "UL_TEST_TAG=$TMP"; } 2>/dev/null && n=$((n + 1))
+		pid=${f#/proc/}
+		pid=${pid%/environ}
+		{ tr '\0' '\n' <"$f" | grep -qxF "UL_TEST_TAG=$TMP"; } 2>/dev/null && echo "$pid"
 	done
-	echo "$n"
+	return 0
+}
+# How many there are.
+ul_procs() { ul_pids | wc -l; }
+# SIGKILL every one of them (the run and its children, or a sweep and its
+# runs) and wait up to 10 s for each to be reaped: a zombie's journal
+# still looks alive to cleanup.
+ul_kill_all() {
+	local pid pids=()
+	for pid in $(ul_pids); do
+		kill -KILL "$pid" 2>/dev/null && pids+=("$pid")
+	done
+	for pid in "${pids[@]}"; do
+		for _ in $(seq 100); do [ -e "/proc/$pid" ] || break; sleep 0.1; done
+	done
+	return 0
 }
 # Scratch directories left in $SCRATCH.
 scratch_left() { find "$SCRATCH" -mindepth 1 -maxdepth 1 | wc -l; }

@@ -11,21 +11,6 @@ RUN=(run --quick --tests noload --interval 200ms --dir "$SCRATCH" --db "$DB" --n
 # Our own journals only: cleanup must not settle other people's runs.
 export UL_JOURNAL_DIR=$TMP/journal
 mkdir -p "$UL_JOURNAL_DIR" && chmod 700 "$UL_JOURNAL_DIR"
-# Kill -9 every process started through "$UL" (the sweep and its runs),
-# and wait until they are reaped: a zombie's journal still looks alive.
-kill_all() {
-	local f pid pids=()
-	for f in /proc/[0-9]*/environ; do
-		pid=${f#/proc/}
-		pid=${pid%/environ}
-		{ tr '\0' '\n' <"$f" | grep -qxF "UL_TEST_TAG=$TMP"; } 2>/dev/null &&
-			kill -KILL "$pid" 2>/dev/null && pids+=("$pid")
-	done
-	for pid in "${pids[@]}"; do
-		for _ in $(seq 100); do [ -e "/proc/$pid" ] || break; sleep 0.1; done
-	done
-	return 0
-}
 # Two values of a sysctl that differ from its current one.
 other() { if [ "$1" -lt 50 ]; then echo "$(($1 + 7)),$(($1 + 31))"; else echo "$(($1 - 7)),$(($1 - 31))"; fi; }
 wait_change() { # wait_change FILE ORIGINAL: until it differs (at most 60 s)
@@ -83,7 +68,7 @@ pid=$!
 wait_change "$VP" "$vp0"
 ok $? "the sweep changed the settings"
 sleep 1
-kill_all
+ul_kill_all
 wait "$pid" 2>/dev/null
 for _ in $(seq 100); do [ "$(ul_procs)" = 0 ] && break; sleep 0.1; done
 ok $([ "$(cat "$SW")" != "$sw0" ] && [ "$(cat "$VP")" != "$vp0" ]; echo $?) \

@@ -7,10 +7,9 @@
 # The affinity of every tagged process named ul:* (loads and probes), one
 # "comm list" line each.
 scene_affinity() {
-	local f d comm
-	for f in /proc/[0-9]*/environ; do
-		d=${f%/environ}
-		{ tr '\0' '\n' <"$f" | grep -qxF "UL_TEST_TAG=$TMP"; } 2>/dev/null || continue
+	local pid d comm
+	for pid in $(ul_pids); do
+		d=/proc/$pid
 		comm=$(cat "$d/comm" 2>/dev/null) || continue
 		case $comm in ul:*) ;; *) continue ;; esac
 		echo "$comm $(awk '/^Cpus_allowed_list:/ { print $2 }' "$d/status" 2>/dev/null)"

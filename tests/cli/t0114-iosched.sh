@@ -43,21 +43,6 @@ teardown() {
 	rm -rf "$TMP"
 }
 trap teardown EXIT
-# Kill -9 every process started through "$UL" (the sweep and its runs),
-# and wait until they are reaped: a zombie's journal still looks alive.
-kill_all() {
-	local f pid pids=()
-	for f in /proc/[0-9]*/environ; do
-		pid=${f#/proc/}
-		pid=${pid%/environ}
-		{ tr '\0' '\n' <"$f" | grep -qxF "UL_TEST_TAG=$TMP"; } 2>/dev/null &&
-			kill -KILL "$pid" 2>/dev/null && pids+=("$pid")
-	done
-	for pid in "${pids[@]}"; do
-		for _ in $(seq 100); do [ -e "/proc/$pid" ] || break; sleep 0.1; done
-	done
-	return 0
-}
 truncate -s 64M "$IMG"
 LOOP=$(losetup -f --show "$IMG")
 ok $? "a loop device over $IMG ($LOOP)"
@@ -128,7 +113,7 @@ pid=$!
 for _ in $(seq 600); do [ "$(current)" = none ] && break; sleep 0.1; done
 is "$(current)" none "the sweep selected none"
 sleep 1
-kill_all
+ul_kill_all
 wait "$pid" 2>/dev/null
 is "$(current)" none "after SIGKILL the scheduler is still none"
 "$UL" cleanup >"$TMP/clean" 2>&1
