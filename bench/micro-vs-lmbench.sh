@@ -11,7 +11,10 @@
 # client's CPU); TWO_CPU=yes adds the -2cpu tests (UNIQUE or the server on
 # the second CPU: about 80 s more a round).  Not run by CI.
 #
-# usage: [ROUNDS=5] [PROFILE=quick|default] [MAIN=yes] [TWO_CPU=yes] bench/micro-vs-lmbench.sh LMBENCH_BIN_DIR BUILD_DIR
+# usage: [ROUNDS=5] [PROFILE=quick|default] [MAIN=yes] [TWO_CPU=yes] [KEYS=k1,k2] bench/micro-vs-lmbench.sh LMBENCH_BIN_DIR BUILD_DIR
+#
+# KEYS=fork,exec,...: only the quantities with these keys (the first field
+# of each QUANTITIES line; all by default).
 #
 # PROFILE=quick (the default): underload --quick (5 batches of >= 10 ms)
 # against lmbench -N 5 with ENOUGH=10000 (5 repetitions of >= 10 ms);
@@ -24,9 +27,16 @@
 # this project (it is GPL with a publication clause of its own).  Build:
 #   fetch github:intel/lmbench (commit 941a0dc here) into /tmp/lmbench
 #   apt-get install libtirpc-dev        # rpc/rpc.h is no longer in glibc
-#   cd /tmp/lmbench/src
-#   make OS=x86_64-linux-gnu CC="gcc -I/usr/include/tirpc -fcommon -Wl,--no-as-needed -ltirpc"
+#   printf '#!/bin/sh\nexec gcc -I/usr/include/tirpc -fcommon "$@" -ltirpc\n' >/tmp/lmbench/cc-tirpc
+#   chmod +x /tmp/lmbench/cc-tirpc; cd /tmp/lmbench/src
+#   make OS=x86_64-linux-gnu CC=/tmp/lmbench/cc-tirpc
 #   -> LMBENCH_BIN_DIR=/tmp/lmbench/bin/x86_64-linux-gnu (its own -O flags)
+# libtirpc goes last on each link line, so only the programs that call it
+# (lib_tcp's portmapper calls) load it: lat_proc and its /tmp/hello must
+# link libc alone, as on a system with RPC in libc.  A build that links
+# libtirpc everywhere (-Wl,--no-as-needed -ltirpc) loads 9 more libraries
+# into hello and lat_proc, which made exec proc 0.67 and fork proc 1.21
+# (the script refuses it).
 # Which lmbench3 program and mode gives each column is getsummary's choice
 # (scripts/getsummary, scripts/lmbench): Mem read and Mem write are
 # "Memory read/write bandwidth", bw_mem frd and fwr (every word), not the
@@ -49,6 +59,10 @@ for t in python3 taskset; do
 	command -v "$t" >/dev/null || { echo "needs $t" >&2; exit 3; }
 done
 [ -x "$L/lat_syscall" ] || { echo "$L has no lmbench binaries" >&2; exit 3; }
+for p in lat_proc hello; do
+	extra=$(ldd "$L/$p" | awk '$1 !~ /^(linux-vdso|libc\.so|libm\.so|\/lib.*ld-linux)/ { print $1 }' | paste -sd' ')
+	[ -z "$extra" ] || { echo "$L/$p links $extra: build lmbench as this script's header says" >&2; exit 3; }
+done
 
 tmp=$(mktemp -d /tmp/ul-vs-lm.XXXXXX)
 # $tmp/server: the lmbench server running (it daemonizes; its -S stops it;
@@ -201,6 +215,11 @@ l2|L2 \$ (128K)|ns|lm-mem|l2_ps|field_at 0.12500|once mem lm lat_mem_rd 1 128"
 [ "${MAIN:-no}" = yes ] && QUANTITIES+="
 main|Main mem (${main}M)|ns|lm-mem|main_ps|col2|once main lm lat_mem_rd $main 128"
 QUANTITIES=${QUANTITIES#$'\n'}
+if [ -n "${KEYS:-}" ]; then
+	QUANTITIES=$(awk -F'|' -v keys="$KEYS" 'BEGIN { n = split(keys, k, ","); for (i = 1; i <= n; i++) want[k[i]] = 1 }
+		want[$1]' <<<"$QUANTITIES")
+	[ -n "$QUANTITIES" ] || { echo "KEYS=$KEYS selects no quantity" >&2; exit 2; }
+fi
 echo "$QUANTITIES" >"$tmp/quantities"
 
 rows=$tmp/rows # TOOL KEY VALUE, one a line

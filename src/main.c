@@ -10,7 +10,6 @@
 #include "core/signals.h"
 #include "engine/engine.h"
 #include "model/suite.h"
-#include "probe/micro/bench.h"
 #include "probe/probe.h"
 
 #include <stdio.h>
@@ -35,9 +34,6 @@ int main(int argc, char **argv)
 	/* Hidden helper mode the resp probe execs: must stay tiny and silent. */
 	if (argc >= 2 && !strcmp(argv[1], "__lsdir"))
 		return ul_probe_lsdir_main(argc, argv);
-	/* Hidden helper mode micro's lm-fork family execs: a small process. */
-	if (argc >= 2 && !strcmp(argv[1], "__micro-forker"))
-		return ul_micro_forker_main(argc, argv);
 	ul_signals_init();
 	ul_suites_install(ul_engine_suites);
 	/* Hidden: the man page's generated OPTIONS sections (docs/update-man). */

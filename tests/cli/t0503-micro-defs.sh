@@ -32,7 +32,9 @@ like "$(sed -n '/^File & VM/,/^$/p' <<<"$out")" "^$host +lm .* [0-9.]+ *$" \
 	"a file & VM row: Prot Fault from lm-protfault"
 like "$(sed -n '/^\*Local\* Communication bandwidths/,/^$/p' <<<"$out")" "^$host +lm +[0-9.]+" \
 	"a bandwidth row: File reread from lm-file-rd"
-is "$(metric "$TMP/lm.json" lm-select select_fds)" 100 "lm-select: 100 descriptors"
+fds=$(metric "$TMP/lm.json" lm-select select_fds)
+[ "${fds%.*}" -ge 90 ] && [ "${fds%.*}" -lt 100 ]
+ok $? "lm-select: the $fds of its 100 dups below descriptor 100 are examined, as lat_select's 95"
 is "$(metric "$TMP/lm.json" lm-file-rd xfer_bytes)" 65536 "lm-file-rd: 64 KiB reads"
 n=$(jq '[.cells[] | select(.probe == "lm-protfault") | .series | (.gross_ps | length),
 	(.catch_ps | length), (.kill0_ps | length)] | min' "$TMP/lm.json")
@@ -58,8 +60,11 @@ else
 	like "$s" 'write\([0-9]+, "\\0", 1\) += 1' "null I/O: a 1-byte write (to /dev/null)"
 	like "$s" 'openat\([0-9]+, "XXX", O_RDONLY\) += [0-9]+' "open clos: a 1-component name from a directory fd"
 	sel=$(grep -m1 -E '(select|pselect6)\([0-9]+, NULL, \[' "$TMP/strace")
-	like "$sel" '\) += 100 ' "selct TCP: select() for writing finds 100 descriptors ready"
-	is "$(sed 's/^[^[]*\[\([0-9 ]*\)\].*/\1/' <<<"$sel" | wc -w)" 100 "selct TCP: 100 descriptors asked for"
+	like "$sel" '(select|pselect6)\(100, NULL, \[' "selct TCP: nfds is 100, as lat_select's"
+	asked=$(sed 's/^[^[]*\[\([0-9 ]*\)\].*/\1/' <<<"$sel" | wc -w)
+	[ "$asked" -ge 90 ] && [ "$asked" -lt 100 ]
+	ok $? "selct TCP: the $asked dups below 100 are asked for"
+	like "$sel" "\\) += $asked " "selct TCP: select() for writing finds all $asked ready"
 	like "$s" 'rt_sigaction\(SIGUSR1, \{sa_handler=0x' "sig inst: sigaction(SIGUSR1)"
 	like "$s" 'kill\([0-9]+, 0\) += 0' "sig hndl: kill(me, 0), the cost subtracted"
 	like "$s" 'kill\([0-9]+, SIGUSR1\) += 0' "sig hndl: kill(me, SIGUSR1)"

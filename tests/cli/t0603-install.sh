@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# `meson install` puts the binary, the man page, the bash and zsh
-# completions, the JSON Schemas and the README in the standard places
-# under the prefix, and nothing else; the installed program runs.
+# `meson install` puts the binary, micro's two helper programs, the man
+# page, the bash and zsh completions, the JSON Schemas and the README in
+# the standard places under the prefix, and nothing else; the installed
+# programs run.
 . "$(dirname "$0")/lib.bash"
 
 bdir=$(dirname "$UL_REAL")
@@ -19,6 +20,7 @@ prefix=$(dir prefix)
 bindir=$prefix/$(dir bindir)
 datadir=$prefix/$(dir datadir)
 mandir=$prefix/$(dir mandir)
+libexecdir=$prefix/$(dir libexecdir)/underload
 dest=$TMP/dest
 
 out=$(meson install -C "$bdir" --no-rebuild --destdir "$dest" 2>&1)
@@ -26,16 +28,20 @@ rc=$?
 is "$rc" 0 "meson install --destdir exits 0"
 [ "$rc" = 0 ] || diag "$(tail -n 5 <<<"$out")"
 want=$(printf '%s\n' "$bindir/underload" "$mandir/man1/underload.1" \
+	"$libexecdir/underload-forker" "$libexecdir/underload-hello" \
 	"$datadir/bash-completion/completions/underload" \
 	"$datadir/zsh/vendor-completions/_underload" \
 	"$datadir/underload/schema/export.schema.json" \
 	"$datadir/underload/schema/run-output.schema.json" \
 	"$datadir/doc/underload/README.md" | sort)
 is "$(cd "$dest" && find . ! -type d | sed 's/^\.//' | sort)" "$want" \
-	"exactly the binary, man page, completions, schemas and README are installed"
+	"exactly the binary, helpers, man page, completions, schemas and README are installed"
 
 ok "$([ -x "$dest$bindir/underload" ]; echo $?)" "the binary is executable"
 like "$("$dest$bindir/underload" --version)" '^underload [0-9]' "the installed binary runs"
+is "$("$dest$libexecdir/underload-hello")" "Hello world" "the installed exec target runs"
+"$dest$libexecdir/underload-forker" nosuch 2>/dev/null
+is $? 2 "the installed forker runs (and refuses a bad mode)"
 cmp -s "$dest$mandir/man1/underload.1" "$(dirname "$0")/../../docs/underload.1"
 ok $? "the man page is docs/underload.1"
 cmp -s "$dest$datadir/bash-completion/completions/underload" "$bdir/completion/underload"

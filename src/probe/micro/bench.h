@@ -142,17 +142,27 @@ int ul_micro_put_metric(struct ul_micro_out *out, const char *name, double value
  */
 int ul_micro_put_result(struct ul_micro_out *out, const struct ul_mh_result *r, double ops_per_iter,
 			double bytes_per_iter);
-/* What each fork of ul_micro_proc_batch does: exit at once, exec /bin/true,
- * or run /bin/sh -c /bin/true (forker.c's modes name them in this order). */
+/* What each fork of ul_micro_proc_batch does: exit at once, exec the
+ * target, or run /bin/sh -c TARGET (forker.c's modes name them in this order). */
 enum ul_micro_proc_how {
 	UL_MICRO_FORK,
 	UL_MICRO_EXEC,
 	UL_MICRO_SH
 };
-/* A batch of fork + (exit | exec | sh) + wait with the calling process's
- * environment; arg is an enum ul_micro_proc_how.  bench_proc.c's fork/exec
- * tests and the lm- forker (a fresh, small process, empty environment)
- * both time it.  0, -errno, or -ECHILD when a child failed. */
+/* One fork test: what the child does, the program it execs (directly or
+ * through /bin/sh -c) with envp, and whether it does so as lat_proc does:
+ * stdout closed first and the shell's argv[0] "sh". */
+struct ul_micro_proc {
+	enum ul_micro_proc_how how;
+	const char *target;
+	char *const *envp;
+	bool quiet;
+};
+/* A batch of fork + (exit | exec | sh) + waitpid; arg is a struct
+ * ul_micro_proc.  bench_proc.c's native tests (/bin/true, the prober's
+ * environment) and the underload-forker helper of the lm- tests (a small
+ * fresh process, underload-hello, an empty environment) both time it.
+ * 0, -errno, or -ECHILD when a child failed. */
 int ul_micro_proc_batch(void *arg, uint64_t iters, int64_t *elapsed);
 /* Harness + put_result for a plain batch function. */
 int ul_micro_simple(const struct ul_micro_env *env, struct ul_micro_out *out, ul_mh_batch_fn fn,
@@ -234,11 +244,6 @@ int ul_micro_make_file(const char *path, uint64_t bytes);
 
 /* Cache sizes from /sys/devices/system/cpu/cpu0/cache (0 when unknown). */
 void ul_micro_cache_sizes(uint64_t *l1d, uint64_t *l2, uint64_t *llc);
-
-/* The hidden `underload __micro-forker HOW FD BATCHES MIN_BATCH_NS` mode
- * the lm-fork family execs (forker.c); exit 0, 1 when FD failed, 2 for
- * bad arguments. */
-int ul_micro_forker_main(int argc, char **argv);
 
 /* Batch settings of the two profiles. */
 #define UL_MICRO_MIN_BATCH_NS (100 * UL_NS_PER_MS)

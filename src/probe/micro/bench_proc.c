@@ -18,7 +18,6 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define SELECT_FDS 100
@@ -238,56 +237,28 @@ static int bench_sighndl(const struct ul_micro_env *env, struct ul_micro_out *ou
 	return rc;
 }
 
-int ul_micro_proc_batch(void *arg, uint64_t iters, int64_t *elapsed)
+/* The native fork family: from the probe child, /bin/true, its environment. */
+static int proc_bench(const struct ul_micro_env *env, struct ul_micro_out *out,
+		      enum ul_micro_proc_how how)
 {
-	enum ul_micro_proc_how how = *(const enum ul_micro_proc_how *)arg;
-	static char path_true[] = "/bin/true", path_sh[] = "/bin/sh", dash_c[] = "-c";
-	char *const true_argv[] = { path_true, NULL };
-	char *const sh_argv[] = { path_sh, dash_c, path_true, NULL };
-	ul_nsec t0 = ul_now_ns();
+	struct ul_micro_proc p = { .how = how, .target = "/bin/true", .envp = environ };
 
-	for (uint64_t i = 0; i < iters; i++) {
-		int status;
-		pid_t pid = fork();
-
-		if (pid < 0)
-			return -errno;
-		if (pid == 0) {
-			if (how == UL_MICRO_EXEC)
-				execve(true_argv[0], true_argv, environ);
-			else if (how == UL_MICRO_SH)
-				execve(sh_argv[0], sh_argv, environ);
-			_exit(how == UL_MICRO_FORK ? 0 : 127);
-		}
-		while (waitpid(pid, &status, 0) < 0)
-			if (errno != EINTR)
-				return -errno;
-		if (!WIFEXITED(status) || WEXITSTATUS(status))
-			return -ECHILD;
-	}
-	*elapsed = ul_now_ns() - t0;
-	return 0;
+	return ul_micro_simple(env, out, ul_micro_proc_batch, &p, 1, 0);
 }
 
 static int bench_fork(const struct ul_micro_env *env, struct ul_micro_out *out)
 {
-	enum ul_micro_proc_how how = UL_MICRO_FORK;
-
-	return ul_micro_simple(env, out, ul_micro_proc_batch, &how, 1, 0);
+	return proc_bench(env, out, UL_MICRO_FORK);
 }
 
 static int bench_exec(const struct ul_micro_env *env, struct ul_micro_out *out)
 {
-	enum ul_micro_proc_how how = UL_MICRO_EXEC;
-
-	return ul_micro_simple(env, out, ul_micro_proc_batch, &how, 1, 0);
+	return proc_bench(env, out, UL_MICRO_EXEC);
 }
 
 static int bench_sh(const struct ul_micro_env *env, struct ul_micro_out *out)
 {
-	enum ul_micro_proc_how how = UL_MICRO_SH;
-
-	return ul_micro_simple(env, out, ul_micro_proc_batch, &how, 1, 0);
+	return proc_bench(env, out, UL_MICRO_SH);
 }
 
 UL_MICRO_LAT(lat_null, "lat-null", "proc", "null call: getppid()", bench_null);
