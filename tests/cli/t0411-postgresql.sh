@@ -55,6 +55,14 @@ is "$(sql "SELECT count(*) FROM cell_samples")" "$(sql "SELECT sum(n) FROM serie
 	"the view gives one row a sample"
 is "$(sql "SELECT count(*) FROM series WHERE length(packed) <> 8 * n")" 0 \
 	"each series is n packed int64s"
+storage() { sql "SELECT attstorage FROM pg_attribute WHERE attrelid = 'series'::regclass
+	AND attname = 'packed'"; }
+is "$(storage)" e "series are stored as they are, not compressed (STORAGE EXTERNAL)"
+sql "ALTER TABLE series ALTER COLUMN packed SET STORAGE EXTENDED"
+"$UL" list --db "$PG" >/dev/null
+is "$(storage)" x "a reader leaves a database's storage as it is"
+"$UL" relabel --db "$PG" beta beta >/dev/null
+is "$(storage)" e "a writer sets it"
 "$UL" show --db "$PG" last >"$TMP/show.txt" 2>&1
 ok $? "show the last run"
 "$UL" compare --db "$PG" alpha beta >"$TMP/cmp.txt" 2>&1
