@@ -59,10 +59,30 @@ static bool boot_word(const char *w, size_t n)
 	return (n > 11 && !strncmp(w, "BOOT_IMAGE=", 11)) || (n > 7 && !strncmp(w, "initrd=", 7));
 }
 
+/*
+ * Sizes the kernel works out at boot from the memory it found: they move by
+ * a few KiB from one boot of a kernel to the next (a VM's most of all), so
+ * their fairness is decided in whole MiB.
+ */
+static const char *const boot_sizes_kb[] = { "memory.ram_kb", "sysctl.vm.user_reserve_kbytes" };
+
 void ul_fp_fair_value(const char *key, const char *value, char *buf, size_t len)
 {
 	size_t off = 0;
 
+	for (size_t i = 0; i < UL_ARRAY_SIZE(boot_sizes_kb); i++) {
+		char *end;
+		long long kb;
+
+		if (strcmp(key, boot_sizes_kb[i]))
+			continue;
+		errno = 0;
+		kb = strtoll(value, &end, 10);
+		if (errno || end == value || *end)
+			break; /* not a number: the value itself */
+		snprintf(buf, len, "%lld MiB", (kb + 512) / 1024);
+		return;
+	}
 	if (strcmp(key, "kernel.cmdline")) {
 		snprintf(buf, len, "%s", value);
 		return;

@@ -27,7 +27,8 @@ json_t *ul_fp_flatten(const json_t *fp);
 /*
  * The part of a value that decides fairness, into buf: the value itself,
  * but kernel.cmdline without BOOT_IMAGE= and initrd=, which name the
- * kernel being compared.
+ * kernel being compared; memory.ram_kb and sysctl.vm.user_reserve_kbytes
+ * in whole MiB (a kernel sizes them at boot, a few KiB apart each time).
  */
 void ul_fp_fair_value(const char *key, const char *value, char *buf, size_t len);
 

@@ -166,6 +166,15 @@ START_TEST(test_flatten_classes)
 	ck_assert_str_eq(buf, "ro quiet");
 	ul_fp_fair_value("sysctl.vm.swappiness", "60", buf, sizeof(buf));
 	ck_assert_str_eq(buf, "60");
+	/* Two boots of one VM: MemTotal a page apart is the same memory. */
+	ul_fp_fair_value("memory.ram_kb", "981464", buf, sizeof(buf));
+	ck_assert_str_eq(buf, "958 MiB");
+	ul_fp_fair_value("memory.ram_kb", "981468", buf, sizeof(buf));
+	ck_assert_str_eq(buf, "958 MiB");
+	ul_fp_fair_value("memory.ram_kb", "2097152", buf, sizeof(buf));
+	ck_assert_str_eq(buf, "2048 MiB");
+	ul_fp_fair_value("sysctl.vm.user_reserve_kbytes", "x1", buf, sizeof(buf));
+	ck_assert_str_eq(buf, "x1");
 	json_decref(flat);
 	json_decref(fp);
 }
