@@ -34,14 +34,6 @@ static void shape_of(const struct ul_run *run, char *out, size_t len)
 		 (long long)json_integer_value(json_object_get(vm, "mem_mb")));
 }
 
-static bool emulated(const struct ul_run *run)
-{
-	const json_t *vm = run->fingerprint ? json_object_get(run->fingerprint, "vm") : NULL;
-	const char *e = json_string_value(json_object_get(vm, "emulated"));
-
-	return e && !strcmp(e, "yes");
-}
-
 int ul_compare_vm_check(const struct ul_runcmp_group *groups, size_t n_groups, bool text)
 {
 	char first[160] = "", shape[160];
@@ -65,7 +57,7 @@ int ul_compare_vm_check(const struct ul_runcmp_group *groups, size_t n_groups, b
 		size_t n = 0;
 
 		for (size_t r = 0; r < groups[g].n_runs; r++)
-			n += emulated(groups[g].runs[r]);
+			n += ul_run_emulated(groups[g].runs[r]);
 		if (n && text)
 			printf("emulated: label '%s': %zu run%s under TCG (an emulated CPU): its "
 			       "timings are not comparable with bare metal or KVM\n",

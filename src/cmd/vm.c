@@ -87,7 +87,9 @@ static const struct ul_opt vm_opts[] = {
 	  .def_text = "/lib/modules/RELEASE when it exists, else none (drivers built in)",
 	  .help = "the kernel's modules (the directory holding modules.dep)" },
 	{ "hang-timeout", UL_OPT_DURATION, 10 * UL_NS_PER_SEC, 24 * 3600 * UL_NS_PER_SEC,
-	  120 * UL_NS_PER_SEC, "a guest silent this long is taken as hung and stopped",
+	  120 * UL_NS_PER_SEC,
+	  "a guest silent this long (console and signs of life) is taken as hung and stopped; "
+	  "a kernel gets at least 2 min to boot",
 	  .arg = "DURATION", A(hang_ns) },
 	UL_CMD_OPT_DB(struct vm_args),
 	{ NULL },
@@ -284,10 +286,34 @@ static int prepare(struct vm_state *s, char **run_args, int n_args)
 	return 0;
 }
 
+/*
+ * The tests' hooks (guest-init.sh acts on them once the run is inside a
+ * test): UL_TEST_VM_PANIC=N crashes boot N's kernel (sysrq c);
+ * UL_TEST_VM_HANG=N makes boot N's guest stop making progress (real-time
+ * spinners on every CPU) for the watchdog.  The kernel's command line
+ * words, or NULL.
+ */
+static const char *test_hook(int boot_no)
+{
+	static const struct {
+		const char *env, *word;
+	} hooks[] = {
+		{ "UL_TEST_VM_PANIC", "ul_panic_test=1" },
+		{ "UL_TEST_VM_HANG", "ul_hang_test=1" },
+	};
+
+	for (size_t i = 0; i < UL_ARRAY_SIZE(hooks); i++) {
+		const char *v = getenv(hooks[i].env);
+
+		if (v && atoi(v) == boot_no)
+			return hooks[i].word;
+	}
+	return NULL;
+}
+
 /* Boot i (0-based) of total: boot, watch, bring its runs home.  1 when interrupted. */
 static int one_boot(struct vm_state *s, int i, int total)
 {
-	const char *panic_test = getenv("UNDERLOAD_VM_TEST_PANIC");
 	struct ul_vm_boot b = { .kernel = &s->k[i % s->a.n_kernels],
 				.shape = &s->shape,
 				.hang_ns = s->a.hang_ns,
@@ -299,8 +325,7 @@ static int one_boot(struct vm_state *s, int i, int total)
 
 	if (ul_sup_check_signals(&s->sup))
 		return 1;
-	if (panic_test && atoi(panic_test) == i + 1)
-		b.cmdline_extra = "ul_panic_test=1";
+	b.cmdline_extra = test_hook(i + 1);
 	snprintf(b.dir, sizeof(b.dir), "%s/boot-%d", s->work, i + 1);
 	if (mkdir(b.dir, 0700) < 0)
 		return ul_error_errno(errno, "vm: cannot make %s", b.dir);

@@ -83,7 +83,8 @@ static int stamp(struct ul_run *run, const struct ul_vm_boot *b, int boot_no, in
 				  json_integer((json_int_t)(b->shape->mem_bytes >> 20)));
 	rc |= json_object_set_new(vm, "kernel_image", json_string(b->kernel->image));
 	rc |= json_object_set_new(vm, "boot", json_string(text));
-	rc |= json_object_set_new(vm, "boot_wall_s", json_real(b->wall_s));
+	snprintf(text, sizeof(text), "%.1f", b->wall_s); /* a double's 17 digits say nothing */
+	rc |= json_object_set_new(vm, "boot_wall_s", json_string(text));
 	rc |= json_object_set_new(vm, "end", json_string(ul_vm_end_name(b->end)));
 	if (run->status == UL_RUN_CRASHED) {
 		/* A panic's backtrace runs to some 50 lines after its first. */
@@ -100,7 +101,10 @@ static void note_panic(struct ul_run *run, const struct ul_vm_boot *b)
 	char panic[160];
 
 	ul_vm_console_panic(b, panic, sizeof(panic));
-	if (!panic[0])
+	if (!panic[0] && b->end == UL_VM_END_HUNG)
+		snprintf(panic, sizeof(panic), "silent for %.0f s, the VM was stopped as hung",
+			 (double)b->hang_ns / UL_NS_PER_SEC);
+	else if (!panic[0])
 		snprintf(panic, sizeof(panic), "the VM %s", ul_vm_end_name(b->end));
 	for (size_t i = 0; i < run->n_cells; i++) {
 		struct ul_cell *c = &run->cells[i];

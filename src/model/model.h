@@ -211,5 +211,9 @@ void ul_cell_where_describe(const struct ul_cell *cell, int round, char *out, si
  * when it has none (a run marked crashed whose journal recorded no test).
  */
 long ul_run_crash_where(const struct ul_run *run, char *out, size_t len);
+/* Was the run made in a VM by `underload vm` (its fingerprint has a "vm"
+ * section, cmd/vm_collect.c)?  And under TCG, an emulated CPU? */
+bool ul_run_in_vm(const struct ul_run *run);
+bool ul_run_emulated(const struct ul_run *run);
 
 #endif

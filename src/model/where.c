@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Where a run is: the text of a journal's "at" record, and the crashed
- * cell it becomes after the machine went down (contracts in model.h).
+ * cell it becomes after the machine went down, and whether it ran in a VM
+ * (contracts in model.h).
  */
 #include "core/compat.h"
 #include "model/model.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -91,4 +93,17 @@ long ul_run_crash_where(const struct ul_run *run, char *out, size_t len)
 		}
 	snprintf(out, len, "an unknown test");
 	return -1;
+}
+
+bool ul_run_in_vm(const struct ul_run *run)
+{
+	return run->fingerprint && json_is_object(json_object_get(run->fingerprint, "vm"));
+}
+
+bool ul_run_emulated(const struct ul_run *run)
+{
+	const json_t *vm = run->fingerprint ? json_object_get(run->fingerprint, "vm") : NULL;
+	const char *e = json_string_value(json_object_get(vm, "emulated"));
+
+	return e && !strcmp(e, "yes");
 }

@@ -7,6 +7,7 @@
 #include "core/compat.h"
 #include "report/compare.h"
 #include "core/escape.h"
+#include "report/notes.h"
 #include "report/quantity.h"
 
 #include <errno.h>
@@ -46,19 +47,21 @@ static int stream_status(FILE *out)
 	return ferror(out) ? -EIO : 0;
 }
 
-/* "'B' (run 4)", "'B' (2 runs pooled: 5, 4)": run ids, newest first */
+/* "'B' (run 4)", "'B' (2 runs pooled: 5, 4)": run ids, newest first; then
+ * what became of them: "'B' (2 runs pooled: 5, 4; 2 boots, 1 crashed)" */
 static void describe_group(FILE *out, const struct ul_runcmp_group *g)
 {
-	char lab[160];
+	char lab[160], outcome[96];
 
 	clean(lab, sizeof(lab), g->label);
+	ul_report_runs_outcome(g->runs, g->n_runs, outcome, sizeof(outcome));
 	if (g->n_runs == 1)
 		fprintf(out, "'%s' (run ", lab);
 	else
 		fprintf(out, "'%s' (%zu runs pooled: ", lab, g->n_runs);
 	for (size_t r = 0; r < g->n_runs; r++)
 		fprintf(out, "%s%lld", r ? ", " : "", (long long)g->runs[r]->id);
-	fprintf(out, ")");
+	fprintf(out, "%s%s)", outcome[0] ? "; " : "", outcome);
 }
 
 int ul_report_compare_group_line(FILE *out, const struct ul_runcmp_group *g)

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Notes under a suite's table (see notes.h).
+ * Notes under a suite's table, and what became of a label's runs (see
+ * notes.h).
  */
 #include "report/notes.h"
 #include "report/common.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static double foreign_pct(const struct ul_cell *c)
@@ -53,4 +55,21 @@ void ul_report_disturbed_notes(FILE *out, const struct ul_run *run, const char *
 		ul_report_put_clean(out, c->note, sizeof(c->note));
 		fputc('\n', out);
 	}
+}
+
+void ul_report_runs_outcome(const struct ul_run *const *runs, size_t n, char *out, size_t len)
+{
+	size_t crashed = 0, boots = 0, emulated = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		crashed += runs[i]->status == UL_RUN_CRASHED;
+		boots += ul_run_in_vm(runs[i]);
+		emulated += ul_run_emulated(runs[i]);
+	}
+	out[0] = '\0';
+	if (n && boots == n)
+		snprintf(out, len, "%zu boot%s, %zu crashed%s", n, n == 1 ? "" : "s", crashed,
+			 emulated ? ", emulated (TCG)" : "");
+	else if (crashed)
+		snprintf(out, len, "%zu of %zu crashed", crashed, n);
 }

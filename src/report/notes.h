@@ -25,4 +25,12 @@ void ul_report_disturbed_notes(FILE *out, const struct ul_run *run, const char *
 /* Only the baseline warning line (for formats that mark cells themselves). */
 void ul_report_baseline_warning(FILE *out, const struct ul_run *run, const char *suite);
 
+/*
+ * What became of a label's runs, for its line in a comparison's or a
+ * report's head, into out: runs made by `underload vm` count as boots,
+ * "2 boots, 1 crashed" (", emulated (TCG)" when any ran under TCG); other
+ * runs "1 of 3 crashed" when any crashed; else "".
+ */
+void ul_report_runs_outcome(const struct ul_run *const *runs, size_t n, char *out, size_t len);
+
 #endif

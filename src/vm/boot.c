@@ -4,8 +4,8 @@
  * read from what it leaves: the run's end mark on the console, a panic
  * line, or silence.  The watchdog counts a kernel as alive while the
  * console or the share's "alive" file (rewritten by the guest every 2 s)
- * changes; after hang_ns without either, qemu is stopped and the boot is
- * a hang.  qemu dies with us (the spawn's PR_SET_PDEATHSIG).
+ * changes; after hang_ns without either (at least BOOT_NS before the guest
+ * first speaks), qemu is stopped and the boot is a hang.  qemu dies with us (the spawn's PR_SET_PDEATHSIG).
  */
 #include "core/compat.h"
 #include "proc/journal.h"
@@ -26,6 +26,10 @@
 #define TICK_NS (UL_NS_PER_SEC / 2)
 /* A kernel that printed a panic and is still up after this is stopped. */
 #define PANIC_GRACE_NS (5 * UL_NS_PER_SEC)
+/* The least time a kernel gets to boot before the watchdog calls it hung:
+ * a quiet kernel says nothing until the guest's init speaks, and TCG on
+ * a busy host takes well over 20 s to get there. */
+#define BOOT_NS (120 * UL_NS_PER_SEC)
 #define DISK_BYTES (2 * UL_GiB)
 #define KERNEL_CMDLINE                                                                             \
 	"console=ttyS0 quiet loglevel=1 panic=-1 oops=panic no_timer_check rdinit=/init"
@@ -144,8 +148,9 @@ static void build_argv(const struct ul_vm_boot *b, const char *qemu, struct qemu
 #undef FMT
 }
 
-/* The newest modification of the console or the share's "alive" file (wall s). */
-static time_t last_sign(const struct ul_vm_boot *b, off_t *console_size)
+/* The newest modification of the console or the share's "alive" file (wall
+ * s); *spoke set once the guest wrote either. */
+static time_t last_sign(const struct ul_vm_boot *b, off_t *console_size, bool *spoke)
 {
 	char p[PATH_MAX + 16];
 	struct stat st;
@@ -155,10 +160,14 @@ static time_t last_sign(const struct ul_vm_boot *b, off_t *console_size)
 	if (!stat(p, &st)) {
 		t = st.st_mtime;
 		*console_size = st.st_size;
+		*spoke |= st.st_size > 0;
 	}
 	snprintf(p, sizeof(p), "%s/share/alive", b->dir);
-	if (!stat(p, &st) && st.st_mtime > t)
-		t = st.st_mtime;
+	if (!stat(p, &st)) {
+		*spoke = true;
+		if (st.st_mtime > t)
+			t = st.st_mtime;
+	}
 	return t;
 }
 
@@ -179,12 +188,14 @@ static void read_end(struct ul_vm_boot *b)
 	b->end = panic[0] ? UL_VM_END_PANIC : UL_VM_END_LOST;
 }
 
-/* Watch the running qemu to its end (b->end). */
+/* Watch the running qemu to its end (b->end).  A quiet kernel boots
+ * silently: until the guest first speaks the bound is at least BOOT_NS. */
 static void watch(struct ul_sup *sup, struct ul_vm_boot *b, struct ul_child *c)
 {
 	ul_nsec panic_seen = 0;
 	time_t since = time(NULL);
 	off_t size = 0;
+	bool spoke = false;
 
 	for (;;) {
 		struct ul_child *ex = NULL;
@@ -201,7 +212,7 @@ static void watch(struct ul_sup *sup, struct ul_vm_boot *b, struct ul_child *c)
 			b->end = UL_VM_END_INTERRUPTED;
 			return;
 		}
-		sign = last_sign(b, &size);
+		sign = last_sign(b, &size, &spoke);
 		if (sign > since)
 			since = sign;
 		if (!panic_seen && size > 0) {
@@ -214,7 +225,8 @@ static void watch(struct ul_sup *sup, struct ul_vm_boot *b, struct ul_child *c)
 			b->end = UL_VM_END_PANIC;
 			return;
 		}
-		if ((ul_nsec)(time(NULL) - since) * UL_NS_PER_SEC > b->hang_ns) {
+		if ((ul_nsec)(time(NULL) - since) * UL_NS_PER_SEC >
+		    (spoke || b->hang_ns > BOOT_NS ? b->hang_ns : BOOT_NS)) {
 			(void)ul_sup_stop(sup, c, UL_NS_PER_SEC);
 			b->end = UL_VM_END_HUNG;
 			return;

@@ -4,8 +4,10 @@
 # disk on /tmp and /var/tmp, cgroup v2, the share read-write on
 # /run/underload-vm; run `underload run` there, print UL-VM-RUN-DONE and
 # power off.  /env (written by the host) sets UL_EXE, UL_PATH, UL_LABEL
-# and the run's arguments (set --); ul_panic_test=1 on the kernel's command
-# line (the test hook, UNDERLOAD_VM_TEST_PANIC) crashes the kernel mid-run.
+# and the run's arguments (set --).  Test hooks, set on the kernel's command
+# line (cmd/vm.c: UL_TEST_VM_PANIC, UL_TEST_VM_HANG), act once the run is
+# inside a test: ul_panic_test=1 crashes the kernel; ul_hang_test=1 makes
+# the guest stop making progress.
 /bin/busybox --install -s /bin
 export PATH=/bin
 mount -t proc proc /proc
@@ -23,6 +25,7 @@ mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=524288,cache=loose hostroo
 for _ in $(seq 100); do [ -b /dev/vda ] && break; sleep 0.1; done
 mount -t proc proc $n/proc && mount -t sysfs sysfs $n/sys && mount -t devtmpfs dev $n/dev ||
 	fail "cannot mount /proc, /sys or /dev"
+mkdir -p $n/dev/shm $n/dev/pts
 mount -t tmpfs -o mode=1777 tmpfs $n/dev/shm
 mount -t devpts devpts $n/dev/pts
 mount -t cgroup2 cgroup2 $n/sys/fs/cgroup || fail "cannot mount cgroup2"
@@ -42,11 +45,23 @@ mount -t 9p -o trans=virtio,version=9p2000.L,msize=524288,cache=mmap ulshare $s 
 	fail "cannot mount the share"
 # Signs of life for the host's watchdog while this kernel answers.
 (while :; do date +%s >$s/alive; sleep 2; done) &
+in_test() { until grep -qs '^at ' $s/journal/*.journal; do sleep 0.2; done; }
 if [ -n "${ul_panic_test:-}" ]; then
-	# The test hook: crash this kernel once the run is inside a test.
-	(until grep -qs '^at ' $s/journal/*.journal; do sleep 0.2; done
+	(in_test
 	 echo "ul-vm: test hook: echo c > /proc/sysrq-trigger"
 	 echo c >/proc/sysrq-trigger) &
+fi
+if [ -n "${ul_hang_test:-}" ]; then
+	# Real-time throttling off, then a SCHED_FIFO 99 spinner on every CPU:
+	# no other task (the run, "alive", the kernel's own threads) runs
+	# again, and the console falls silent while qemu runs on, as with a
+	# kernel that livelocked.  Only the host's watchdog ends it.
+	(in_test
+	 echo "ul-vm: test hook: a real-time spinner on every CPU"
+	 echo -1 >/proc/sys/kernel/sched_rt_runtime_us
+	 chroot $n /usr/bin/chrt -f 99 /bin/sh -c 'spin="while :; do :; done"
+		for c in $(seq 1 $(($(nproc) - 1))); do taskset -c $c sh -c "$spin" & done
+		exec taskset -c 0 sh -c "$spin"') &
 fi
 echo "ul-vm: kernel $(uname -r) up, $(grep -c ^processor /proc/cpuinfo) CPUs"
 chroot $n /usr/bin/env -i PATH="$UL_PATH" HOME=/tmp TERM=dumb LANG=C.UTF-8 \

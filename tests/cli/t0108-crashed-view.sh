@@ -56,6 +56,8 @@ ok $? "the JSON's crashed_in names the test, seq and round; null for a complete 
 out=$("$UL" compare --db "$DB" A B 2>"$TMP/err")
 is $? 0 "compare exits 0: a crash is a result"
 like "$out" "^crashed: B: run ${uuid:0:8} crashed in resp 2ctx-mem" "compare names the crashed run first"
+like "$out" "^candidate 'B' \(3 runs pooled: [0-9, ]+; 1 of 3 crashed\)" "its head counts B's crashed runs"
+like "$out" "^baseline 'A' \(2 runs pooled: [0-9]+, [0-9]+\)" "and says nothing of A's, none crashed"
 like "$out" "^2ctx-mem +B .* CRASHED in 1 of 3 " "the 2ctx-mem row reads CRASHED in 1 of 3"
 like "$(grep '^2ctx-mem  *B ' <<<"$out")" "candidate crashed here in 1 of 3 runs \(nothing measured\); the other runs: " \
 	"its note gives the counts and the other runs' verdict"
@@ -99,6 +101,7 @@ is $? 0 "report exits 0"
 page=$(tr -d '\n' <"$TMP/report.html")
 like "$page" "</h1><p>.*</p><p class=\"crash\">CRASHED: B, run ${uuid:0:8}: the machine went down during resp 2ctx-mem \(probe resp\), round 1" \
 	"the page opens with a CRASHED line"
+like "$page" "B \(1 run; 1 of 1 crashed\)" "its head counts B's crashed runs"
 like "$page" "<td>2ctx-mem</td><td>B</td><td colspan=\"9\" class=\"crash\">CRASHED: the candidate in 1 of 1 runs" \
 	"the verdict table marks B's 2ctx-mem crashed"
 done_testing

@@ -9,22 +9,7 @@
 # the guest covers with its scratch disk).  Nothing is left after success,
 # Ctrl-C, or kill -9 then cleanup.
 . "$(dirname "$0")/lib.bash"
-skip_all() { echo "1..0 # SKIP $*"; exit 0; }
-[ "$(id -u)" = 0 ] || skip_all "needs root (the 9p export of /)"
-command -v qemu-system-x86_64 >/dev/null || skip_all "no qemu-system-x86_64 (package qemu-system-x86)"
-kernel=$(ls -1 /boot/vmlinuz-* 2>/dev/null | sort -V | tail -n 1)
-[ -n "$kernel" ] || skip_all "no /boot/vmlinuz-* (package linux-image-amd64)"
-bb=$(command -v busybox) || skip_all "no busybox (package busybox-static)"
-ldd "$bb" >/dev/null 2>&1 && skip_all "$bb is not static (package busybox-static)"
-command -v mkfs.ext4 >/dev/null || skip_all "no mkfs.ext4 (package e2fsprogs)"
-export UL_JOURNAL_DIR=$TMP/journal
-mkdir -m 0700 "$UL_JOURNAL_DIR"
-rel=${kernel#/boot/vmlinuz-}
-# As short as a run can be: CI time matters, and TCG is slow.
-RUN=(run --quick --tests noload --no-progress --interval 100ms --min-points 3 --max-points 3
-	-o resp.working-set=1M -o resp.files=4 -o resp.cpu-work=100000)
-runs() { sqlite3 "$1" "SELECT label || ' ' || status FROM runs ORDER BY id" | paste -sd,; }
-work_of() { sed -n 's/^vm: working in //p' "$1"; }
+. "$(dirname "$0")/vm.bash"
 
 # The main path: A B A B.
 "$UL" vm --db "$DB" --kernel "$kernel" --kernel "$kernel" --boots 2 \
@@ -45,8 +30,10 @@ if [ "$accel" = tcg ]; then
 else
 	skip "KVM works here: nothing is emulated"
 fi
-like "$(cat "$TMP/out")" "$rel#2" "the comparison names both labels"
-is "$(test -e "$(work_of "$TMP/out")" && echo left)" "" "the work directory is gone"
+like "$(cat "$TMP/out")" "^candidate '$rel#2' \(2 runs pooled: [0-9]+, [0-9]+; 2 boots, 0 crashed" \
+	"the comparison names both labels, with each one's boots"
+is "$(grep -c '^warning: unfair' "$TMP/out")" 0 "one kernel booted 4 times: no unfair difference"
+is "$(work_left "$TMP/out")" "" "the work directory is gone"
 is "$(ul_procs)" 0 "no qemu or underload process is left"
 
 # A VM's runs are not compared with the machine's own.
@@ -57,7 +44,7 @@ like "$(cat "$TMP/err")" "not comparable" "and says why"
 
 # A panic mid-run, from a binary under /tmp; the next boot goes on.
 mkdir -p "$TMP/bin" && cp "$UL_REAL" "$TMP/bin/underload"
-UNDERLOAD_VM_TEST_PANIC=1 UL_TEST_TAG=$TMP "$TMP/bin/underload" vm --db "$TMP/p.db" \
+UL_TEST_VM_PANIC=1 UL_TEST_TAG=$TMP "$TMP/bin/underload" vm --db "$TMP/p.db" \
 	--kernel "$kernel" --boots 2 -- "${RUN[@]}" >"$TMP/out" 2>"$TMP/err"
 is $? 0 "vm with a panicking boot exits 0"
 grep '^vm: boot .* after ' "$TMP/out" | sed 's/^/# /'
@@ -79,7 +66,7 @@ sleep 1
 kill -INT "$pid"
 wait "$pid"
 is $? 130 "vm interrupted exits 130"
-is "$(test -e "$(work_of "$TMP/out")" && echo left)" "" "its work directory is gone"
+is "$(work_left "$TMP/out")" "" "its work directory is gone"
 is "$(ul_procs)" 0 "qemu is gone"
 "$UL" vm --db "$TMP/k.db" --kernel "$kernel" -- "${RUN[@]}" >"$TMP/out" 2>&1 &
 pid=$!
@@ -91,5 +78,5 @@ for _ in $(seq 50); do [ "$(ul_procs)" = 0 ] && break; sleep 0.1; done
 is "$(ul_procs)" 0 "qemu dies with a killed vm"
 "$UL" cleanup >"$TMP/cl" 2>&1
 is $? 0 "cleanup exits 0"
-is "$(test -e "$(work_of "$TMP/out")" && echo left)" "" "cleanup removed the work directory"
+is "$(work_left "$TMP/out")" "" "cleanup removed the work directory"
 done_testing

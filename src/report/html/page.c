@@ -8,6 +8,7 @@
 #include "report/common.h"
 #include "report/html/doc.h"
 #include "report/html/sections.h"
+#include "report/notes.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -67,12 +68,16 @@ static void page_head(struct ul_hdoc *d)
 	fprintf(o, "</title>\n<style>%s</style></head><body>\n<h1>underload report</h1>\n<p>",
 		html_css);
 	for (size_t j = 0; j < d->n_labels; j++) {
+		char outcome[96];
+
+		ul_report_runs_outcome(d->labels[j].runs, d->labels[j].n_runs, outcome,
+				       sizeof(outcome));
 		fprintf(o, "<span class=\"swatch\" style=\"background:%s\"></span>",
 			d->labels[j].colour);
 		ul_svg_escape(o, d->labels[j].label, SIZE_MAX);
-		fprintf(o, " (%zu run%s%s) &nbsp; ", d->labels[j].n_runs,
-			d->labels[j].n_runs == 1 ? "" : "s, samples pooled",
-			j == d->baseline && d->n_labels > 1 ? ", baseline" : "");
+		fprintf(o, " (%zu run%s%s%s%s) &nbsp; ", d->labels[j].n_runs,
+			d->labels[j].n_runs == 1 ? "" : "s, samples pooled", outcome[0] ? "; " : "",
+			outcome, j == d->baseline && d->n_labels > 1 ? ", baseline" : "");
 	}
 	fputs("</p>\n", o);
 	crash_banner(d);
