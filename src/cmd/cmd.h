@@ -171,21 +171,79 @@ int ul_cmd_find_run(struct ul_store *st, const char *ref, struct ul_run_summary 
  * cannot name one (-EINVAL), else UL_EXIT_ERROR. */
 int ul_cmd_run_exit(const struct ul_store *st, int rc);
 /*
- * A NAME that may be a label or a run (compare, report, export), by the one
- * rule (cmd/names.c): "label:X" is the label X, "run:X" the run reference X
- * (id, UUID, UUID prefix, 'last'); a plain name is the label or the run it
- * names, and one that names both is refused as ambiguous.  `sum` is the
- * store's list of runs (list_runs).  Returns UL_EXIT_OK with *out filled,
- * or prints why and returns UL_EXIT_USAGE (no such label or run,
- * ambiguous) or UL_EXIT_ERROR (the store failed).
+ * --host H of the commands that read runs (list, show, compare, export,
+ * report): only runs made on host H; repeated, on any of them (compare
+ * then puts each label of each host side by side).  One entry of a
+ * command's table, collected into `type`'s `member`, a struct ul_cmd_hosts.
+ */
+#define UL_CMD_MAX_HOSTS 8
+struct ul_cmd_hosts {
+	const char *name[UL_CMD_MAX_HOSTS];
+	size_t n; /* 0: every host */
+};
+int ul_cmd_hosts_add(void *hosts, const char *arg, char *err, size_t errlen);
+#define UL_CMD_OPT_HOST(type, member, what)                                                        \
+	{                                                                                          \
+		"host", UL_OPT_CALL,                                                               \
+			.arg = "H", UL_OPT_AT(type, member), .set = ul_cmd_hosts_add,              \
+			.def_text = "every host",                                                  \
+			.help = "only runs made on host H (as list shows it); repeated, any of "   \
+				"them" what                                                        \
+	}
+/* Is `hostname` one of `h` (always, when h names none)? */
+bool ul_cmd_hosts_has(const struct ul_cmd_hosts *h, const char *hostname);
+
+/*
+ * The runs a command's RUN|LABEL arguments resolve among (cmd/names.c):
+ * the store's runs, and of them those of the --host hosts (all of them
+ * without --host), newest first.  Every command resolves its arguments
+ * against one scope, so that a label, a run and 'last' mean the same with
+ * --host in each.
+ */
+struct ul_cmd_scope {
+	struct ul_store *st;
+	const struct ul_cmd_hosts *hosts;
+	struct ul_run_summary *all; /* list_runs: every run, newest first */
+	size_t n_all;
+	struct ul_run_summary *sum; /* those of the hosts, newest first */
+	size_t n;
+};
+/* List the store's runs into `sc`: UL_EXIT_OK, or UL_EXIT_ERROR after
+ * printing why.  Free it with ul_cmd_scope_free() either way. */
+int ul_cmd_scope_open(struct ul_store *st, const struct ul_cmd_hosts *hosts,
+		      struct ul_cmd_scope *sc);
+void ul_cmd_scope_free(struct ul_cmd_scope *sc);
+/* "host 'H'" or "hosts 'H1', 'H2'" for messages; "" without --host. */
+const char *ul_cmd_scope_hosts_text(const struct ul_cmd_scope *sc, char *buf, size_t len);
+/* With --host, a scope with no run is a usage error saying so (a host
+ * misspelt); UL_EXIT_OK otherwise. */
+int ul_cmd_scope_check_any(const struct ul_cmd_scope *sc, const char *cmd);
+/*
+ * The run `ref` names (an id, a UUID or a unique prefix, 'last', each may
+ * be written run:REF) among the scope's runs: 'last' is the newest run of
+ * the hosts, and a run of another host is refused, naming both hosts.
+ * UL_EXIT_OK, or after printing why UL_EXIT_USAGE (no such run) or
+ * UL_EXIT_ERROR (the store failed).
+ */
+int ul_cmd_scope_find_run(const struct ul_cmd_scope *sc, const char *cmd, const char *ref,
+			  struct ul_run_summary *out);
+/*
+ * A NAME that may be a label or a run (compare, report, export, push), by
+ * the one rule: "label:X" is the label X, "run:X" the run reference X (id,
+ * UUID, UUID prefix, 'last'); a plain name is the label or the run it
+ * names, and one that names both is refused as ambiguous.  Both are looked
+ * for in the scope only: a label none of the hosts' runs has is an error
+ * naming the label and the hosts.  Returns UL_EXIT_OK with *out filled, or
+ * prints why and returns UL_EXIT_USAGE (no such label or run, ambiguous)
+ * or UL_EXIT_ERROR (the store failed).
  */
 struct ul_cmd_named {
 	bool is_label;
 	const char *label;	   /* is_label: the label (inside the name given) */
 	struct ul_run_summary run; /* !is_label: the run */
 };
-int ul_cmd_name(struct ul_store *st, const char *cmd, const struct ul_run_summary *sum, size_t n,
-		const char *name, struct ul_cmd_named *out);
+int ul_cmd_name(const struct ul_cmd_scope *sc, const char *cmd, const char *name,
+		struct ul_cmd_named *out);
 /* A name meant as a label only (report --baseline): without its "label:" prefix, if any. */
 const char *ul_cmd_label_name(const char *name);
 

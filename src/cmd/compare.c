@@ -25,7 +25,7 @@
 static const char compare_help[] =
 	"usage: underload compare [LABEL|RUN]... [--baseline LABEL|RUN] [--suite NAME]\n"
 	"                         [--test mwu|welch] [--alpha A] [--per-run] [--strict]\n"
-	"                         [--format text|json|csv|lmbench2] [--db PATH]\n"
+	"                         [--format text|json|csv|lmbench2] [--host H]... [--db PATH]\n"
 	"\n"
 	"Compare labels (kernels or settings) against a baseline, for every suite with\n"
 	"results: the seed-style cross-label tables, then one row per test and\n"
@@ -41,7 +41,9 @@ static const char compare_help[] =
 	"'last') is that run alone (runs named with the same label are pooled).  A name\n"
 	"that is both a label and a run is refused: write label:NAME or run:NAME.  With\n"
 	"none named: every label, the newest run of each, oldest label first.  The\n"
-	"first named (or --baseline) is the baseline.\n"
+	"first named (or --baseline) is the baseline.  With --host H, only runs of\n"
+	"host H; with --host given twice or more, each label once per host, side by\n"
+	"side as LABEL@HOST, the first host's first.\n"
 	"\n";
 
 static const char compare_epilog[] =
@@ -51,9 +53,6 @@ static const char compare_epilog[] =
 
 /* At most this many metrics over all suites are compared at once. */
 #define CMP_MAX_METRICS 64
-/* At most this many earlier runs (newest first) are read to learn the
- * run-to-run variance of a configuration. */
-#define CMP_HISTORY_RUNS 64
 /* The default significance level: a number, and the same words for --help. */
 #define CMP_ALPHA 0.05
 #define CMP_STR_(x) #x
@@ -66,6 +65,7 @@ struct cmp_args {
 	const char *format;
 	const char *test;
 	const char *expect;
+	struct ul_cmd_hosts hosts;
 	bool strict;
 	enum ul_runcmp_unit unit;
 	struct ul_cmp_opts opts;
@@ -120,6 +120,10 @@ static const struct ul_opt compare_opts[] = {
 	  .help = "differences the comparison is about, never unfair: comma-separated patterns "
 		  "on a fingerprint key (sysctl.vm.swappiness) or property (memory limit); "
 		  "sweep passes its settings" },
+	UL_CMD_OPT_HOST(struct cmp_args, hosts,
+			"; given twice or more, each label of each host is a group of its own, "
+			"LABEL@HOST, and the machines' own differences (host, CPU, RAM, "
+			"storage device) are expected"),
 	{ "format", UL_OPT_CHOICE, .arg = "text|json|csv|lmbench2", A(format), .def_str = "text",
 	  .help = "the seed tables and the comparison (text), the comparison rows only, "
 		  "every number, for machines (json, csv), or micro's LMbench 2.0 summary with "
@@ -131,20 +135,6 @@ static const struct ul_opt compare_opts[] = {
 #undef A
 
 extern const struct ul_cmd ul_cmd_desc_compare;
-
-/* Every run loaded once, and the groups pointing into them. */
-struct cmp_state {
-	struct ul_store *store;
-	struct ul_run_summary *sum;
-	size_t n_sum;
-	struct ul_run **loaded;
-	size_t n_loaded;
-	struct ul_runcmp_group groups[UL_RUNCMP_MAX_GROUPS];
-	size_t n_groups;
-	/* earlier runs of the baseline's host and configuration, by label */
-	struct ul_runcmp_group history[CMP_HISTORY_RUNS];
-	size_t n_history;
-};
 
 /* 0, -1 after --help, or UL_EXIT_USAGE. */
 static int parse_args(int argc, char **argv, struct cmp_args *a)
@@ -162,163 +152,7 @@ static int parse_args(int argc, char **argv, struct cmp_args *a)
 	return 0;
 }
 
-/* The loaded run with this id, loading it on first use; NULL after an error. */
-static struct ul_run *get_run(struct cmp_state *st, int64_t id)
-{
-	struct ul_run **nl, *run;
-	char ref[32];
-
-	for (size_t i = 0; i < st->n_loaded; i++)
-		if (st->loaded[i]->id == id)
-			return st->loaded[i];
-	nl = realloc(st->loaded, (st->n_loaded + 1) * sizeof(*nl));
-	run = calloc(1, sizeof(*run));
-	if (!nl || !run) {
-		free(run);
-		if (nl)
-			st->loaded = nl;
-		ul_oom();
-		return NULL;
-	}
-	st->loaded = nl;
-	snprintf(ref, sizeof(ref), "%lld", (long long)id);
-	if (ul_cmd_load_run(st->store, ref, run)) {
-		ul_run_release(run);
-		free(run);
-		return NULL;
-	}
-	st->loaded[st->n_loaded++] = run;
-	return run;
-}
-
-/* The group of `label`, created at the end (or the front) when absent; NULL when full. */
-static struct ul_runcmp_group *group_of(struct cmp_state *st, const char *label, bool front)
-{
-	struct ul_runcmp_group *g;
-
-	for (size_t i = 0; i < st->n_groups; i++)
-		if (!strcmp(st->groups[i].label, label)) {
-			if (front && i) { /* the baseline moves first */
-				struct ul_runcmp_group t = st->groups[i];
-
-				memmove(&st->groups[1], &st->groups[0], i * sizeof(t));
-				st->groups[0] = t;
-			}
-			return &st->groups[front ? 0 : i];
-		}
-	if (st->n_groups == UL_RUNCMP_MAX_GROUPS)
-		return NULL;
-	if (front) {
-		memmove(&st->groups[1], &st->groups[0], st->n_groups * sizeof(st->groups[0]));
-		g = &st->groups[0];
-	} else {
-		g = &st->groups[st->n_groups];
-	}
-	st->n_groups++;
-	memset(g, 0, sizeof(*g));
-	snprintf(g->label, sizeof(g->label), "%s", label);
-	return g;
-}
-
-static int group_add(struct ul_runcmp_group *g, const struct ul_run *run)
-{
-	const struct ul_run **nr;
-
-	for (size_t i = 0; i < g->n_runs; i++)
-		if (g->runs[i] == run)
-			return 0;
-	nr = realloc(g->runs, (g->n_runs + 1) * sizeof(*nr));
-	if (!nr)
-		return ul_oom(), -1;
-	g->runs = nr;
-	/* newest first: the header of a pooled run comes from the newest */
-	size_t at = 0;
-
-	while (at < g->n_runs && g->runs[at]->started_wall_ns >= run->started_wall_ns)
-		at++;
-	memmove(&g->runs[at + 1], &g->runs[at], (g->n_runs - at) * sizeof(*nr));
-	g->runs[at] = run;
-	g->n_runs++;
-	return 0;
-}
-
-/* Add the runs `name` stands for (a label's finished runs, or one run) to its group. */
-static int add_named(struct cmp_state *st, const char *name, bool front)
-{
-	struct ul_runcmp_group *g = NULL;
-	struct ul_cmd_named nm;
-	struct ul_run *run;
-	int ret = ul_cmd_name(st->store, "compare", st->sum, st->n_sum, name, &nm);
-
-	if (ret)
-		return ret;
-	for (size_t i = 0; nm.is_label && i < st->n_sum; i++) {
-		if (strcmp(st->sum[i].label, nm.label) || st->sum[i].status == UL_RUN_RUNNING)
-			continue;
-		if (!g && !(g = group_of(st, nm.label, front)))
-			return ul_usage_error("compare", "at most %d labels at once",
-					      UL_RUNCMP_MAX_GROUPS);
-		run = get_run(st, st->sum[i].id);
-		if (!run || group_add(g, run))
-			return UL_EXIT_ERROR;
-	}
-	if (nm.is_label)
-		return g ? 0
-			 : ul_usage_error("compare", "label '%.64s' has no finished run", nm.label);
-	run = get_run(st, nm.run.id); /* loaded once */
-	if (!run)
-		return UL_EXIT_ERROR;
-	g = group_of(st, run->label, front);
-	if (!g)
-		return ul_usage_error("compare", "at most %d labels at once", UL_RUNCMP_MAX_GROUPS);
-	return group_add(g, run) ? UL_EXIT_ERROR : 0;
-}
-
-/* No names: every label, its newest run, ordered oldest label first. */
-static int add_defaults(struct cmp_state *st)
-{
-	for (size_t i = 0; i < st->n_sum; i++) {
-		const struct ul_run_summary *s = &st->sum[i];
-		bool newer_exists = false;
-
-		if (s->status == UL_RUN_RUNNING)
-			continue;
-		for (size_t j = 0; j < st->n_sum; j++)
-			if (j != i && st->sum[j].status != UL_RUN_RUNNING &&
-			    !strcmp(st->sum[j].label, s->label) &&
-			    (st->sum[j].started_wall_ns > s->started_wall_ns ||
-			     (st->sum[j].started_wall_ns == s->started_wall_ns && j > i)))
-				newer_exists = true;
-		if (newer_exists)
-			continue;
-		struct ul_run *run = get_run(st, s->id);
-		struct ul_runcmp_group *g;
-
-		if (!run)
-			return UL_EXIT_ERROR;
-		g = group_of(st, s->label, false);
-		if (!g)
-			return ul_usage_error("compare",
-					      "more than %d labels: name the ones to "
-					      "compare",
-					      UL_RUNCMP_MAX_GROUPS);
-		if (group_add(g, run))
-			return UL_EXIT_ERROR;
-	}
-	/* oldest newest-run first: the first measured label is the baseline */
-	for (size_t i = 1; i < st->n_groups; i++)
-		for (size_t j = i; j > 0 && st->groups[j].runs[0]->started_wall_ns <
-						    st->groups[j - 1].runs[0]->started_wall_ns;
-		     j--) {
-			struct ul_runcmp_group t = st->groups[j];
-
-			st->groups[j] = st->groups[j - 1];
-			st->groups[j - 1] = t;
-		}
-	return 0;
-}
-
-static bool groups_have_suite(const struct cmp_state *st, const char *suite)
+static bool groups_have_suite(const struct ul_compare_state *st, const char *suite)
 {
 	for (size_t g = 0; g < st->n_groups; g++)
 		for (size_t r = 0; r < st->groups[g].n_runs; r++)
@@ -329,7 +163,7 @@ static bool groups_have_suite(const struct cmp_state *st, const char *suite)
 }
 
 /* The suite's seed tables: one report over all runs, or one pooled run per label. */
-static int seed_tables(const struct cmp_state *st, const struct ul_suite *suite,
+static int seed_tables(const struct ul_compare_state *st, const struct ul_suite *suite,
 		       const char *baseline_label)
 {
 	const char *name = suite->compare_format ? suite->compare_format : suite->format;
@@ -339,7 +173,7 @@ static int seed_tables(const struct cmp_state *st, const struct ul_suite *suite,
 
 	if (!fmt)
 		return 0;
-	if (fmt->write_runs) {
+	if (fmt->write_runs && !st->cross_host) { /* its tables name runs by label only */
 		const struct ul_run **all = NULL;
 		size_t n = 0;
 
@@ -374,7 +208,7 @@ static int seed_tables(const struct cmp_state *st, const struct ul_suite *suite,
 }
 
 /* The metrics the selected suites with results declare (struct ul_suite's metrics). */
-static size_t pick_metrics(const struct cmp_state *st, const char *only,
+static size_t pick_metrics(const struct ul_compare_state *st, const char *only,
 			   struct ul_runcmp_metric *out)
 {
 	size_t n = 0;
@@ -404,7 +238,7 @@ static size_t pick_metrics(const struct cmp_state *st, const char *only,
 	return n;
 }
 
-static int print_text(const struct cmp_state *st, const struct cmp_args *a,
+static int print_text(const struct ul_compare_state *st, const struct cmp_args *a,
 		      const struct ul_runcmp *c)
 {
 	const char *bl = a->baseline && st->n_groups ? st->groups[0].label : NULL;
@@ -430,7 +264,7 @@ static int print_text(const struct cmp_state *st, const struct cmp_args *a,
 /* --format lmbench2: LMbench 2.0's summary with one row per label (and
  * load), each label's micro runs pooled as the seed's summary put one row
  * per host and run.  An exit code. */
-static int lmbench2_by_label(const struct cmp_state *st, const struct cmp_args *a)
+static int lmbench2_by_label(const struct ul_compare_state *st, const struct cmp_args *a)
 {
 	const struct ul_format *fmt = ul_format_find("lmbench2");
 	struct ul_run *pooled = calloc(st->n_groups ? st->n_groups : 1, sizeof(*pooled));
@@ -471,112 +305,13 @@ static int lmbench2_by_label(const struct cmp_state *st, const struct cmp_args *
 	return rc ? UL_EXIT_ERROR : UL_EXIT_OK;
 }
 
-/* Is the run with this id one of the compared groups'? */
-static bool compared(const struct cmp_state *st, int64_t id)
-{
-	for (size_t g = 0; g < st->n_groups; g++)
-		for (size_t r = 0; r < st->groups[g].n_runs; r++)
-			if (st->groups[g].runs[r]->id == id)
-				return true;
-	return false;
-}
-
-static int by_label(const void *a, const void *b)
-{
-	const struct ul_run_summary *const *x = a, *const *y = b;
-
-	return strcmp((*x)->label, (*y)->label);
-}
-
-/*
- * Which summaries may teach a between-run variance: finished runs not
- * compared, of the baseline's host, whose label has at least one other
- * such run (a label of one run has no run-to-run spread to learn, and
- * loading it would only push the repeated runs out of the window of
- * CMP_HISTORY_RUNS).  `keep` is indexed like st->sum.  0 or -ENOMEM.
- */
-static int history_candidates(const struct cmp_state *st, bool *keep)
-{
-	const char *host = st->groups[0].runs[0]->host.hostname;
-	const struct ul_run_summary **c = calloc(st->n_sum ? st->n_sum : 1, sizeof(*c));
-	size_t n = 0;
-
-	if (!c)
-		return -ENOMEM;
-	for (size_t k = 0; k < st->n_sum; k++) {
-		const struct ul_run_summary *s = &st->sum[k];
-
-		if (s->status != UL_RUN_RUNNING && !strcmp(s->hostname, host) &&
-		    !compared(st, s->id))
-			c[n++] = s;
-	}
-	qsort(c, n, sizeof(*c), by_label);
-	for (size_t i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && !strcmp(c[j]->label, c[i]->label); j++)
-			;
-		for (size_t k = i; j - i >= 2 && k < j; k++)
-			keep[c[k] - st->sum] = true;
-	}
-	free(c);
-	return 0;
-}
-
-/*
- * The history: finished runs not compared, of the baseline's host and
- * configuration (ul_compare_same_config), of labels with repeated runs
- * (history_candidates), newest first, at most CMP_HISTORY_RUNS read,
- * grouped by label.  A row with one replicate a side learns its
- * run-to-run variance there.  0 or UL_EXIT_ERROR.
- */
-static int pick_history(struct cmp_state *st)
-{
-	const struct ul_run *base = st->groups[0].runs[0];
-	bool *keep = calloc(st->n_sum ? st->n_sum : 1, sizeof(*keep));
-	size_t read = 0;
-	int rc = UL_EXIT_OK;
-
-	if (!keep || history_candidates(st, keep)) {
-		free(keep);
-		ul_oom();
-		return UL_EXIT_ERROR;
-	}
-	/* st->sum is newest first (the store lists runs so) */
-	for (size_t k = 0; k < st->n_sum && read < CMP_HISTORY_RUNS && !rc; k++) {
-		struct ul_runcmp_group *g = NULL;
-		struct ul_run *run;
-
-		if (!keep[k])
-			continue;
-		read++;
-		run = get_run(st, st->sum[k].id);
-		if (!run) {
-			rc = UL_EXIT_ERROR;
-			break;
-		}
-		if (!ul_compare_same_config(run, base))
-			continue;
-		for (size_t h = 0; h < st->n_history && !g; h++)
-			if (!strcmp(st->history[h].label, run->label))
-				g = &st->history[h];
-		if (!g) {
-			g = &st->history[st->n_history++];
-			memset(g, 0, sizeof(*g));
-			snprintf(g->label, sizeof(g->label), "%s", run->label);
-		}
-		if (group_add(g, run))
-			rc = UL_EXIT_ERROR;
-	}
-	free(keep);
-	return rc;
-}
-
 /*
  * A run whose machine went down under it is a finding, never pooled
  * silently: each is named with its label and the test it crashed in (that
  * test has no measurement; its finished tests are compared with the
  * label's other runs).  On stdout in the text format, else on stderr.
  */
-static void crash_findings(const struct cmp_state *st, bool text)
+static void crash_findings(const struct ul_compare_state *st, bool text)
 {
 	char where[256];
 
@@ -597,7 +332,39 @@ static void crash_findings(const struct cmp_state *st, bool text)
 		}
 }
 
-static int run_compare(struct cmp_state *st, const struct cmp_args *a)
+/*
+ * Across hosts (--host twice or more) the machines are what is compared:
+ * the facts that make one machine another (its name, CPU, microcode and
+ * the vulnerabilities that follow from them, RAM, storage device,
+ * virtualisation) are listed but expected, never unfair, so --strict
+ * holds.  Their settings (sysctls, governor, THP, mount options and I/O
+ * scheduler, probe options, memory budget and limit, tool version) still
+ * make a comparison unfair: those are the user's to align.
+ */
+static const char cross_host_expect[] =
+	"host,cpu.model,cpu.microcode,cpu.online,cpu.smt_control,cpu.hw_max_freq_khz,"
+	"cpu.vulnerabilities.*,memory.ram_kb,storage.device,storage.source,storage.rotational,"
+	"system.virtualization";
+
+/* The environment section: the differences --expect names, and across
+ * hosts the machines' own ones too.  0 or -ENOMEM. */
+static int compare_env(const struct ul_compare_state *st, const struct cmp_args *a,
+		       struct ul_runcmp *c)
+{
+	char *expect = NULL;
+	int rc;
+
+	if (!st->cross_host)
+		return ul_compare_env(c, a->expect);
+	if (asprintf(&expect, "%s%s%s", a->expect ? a->expect : "", a->expect ? "," : "",
+		     cross_host_expect) < 0)
+		return -ENOMEM;
+	rc = ul_compare_env(c, expect);
+	free(expect);
+	return rc;
+}
+
+static int run_compare(struct ul_compare_state *st, const struct cmp_args *a)
 {
 	struct ul_runcmp_metric metrics[CMP_MAX_METRICS];
 	struct ul_runcmp c;
@@ -615,11 +382,11 @@ static int run_compare(struct cmp_state *st, const struct cmp_args *a)
 		c.opts = a->opts;
 		c.groups = st->groups;
 		c.n_groups = st->n_groups;
-	} else if ((rc = pick_history(st)) != 0) {
+	} else if ((rc = ul_compare_pick_history(st)) != 0) {
 		return rc;
 	} else if (ul_runcmp_build_hist(st->groups, st->n_groups, metrics, nm, &a->opts, a->unit,
 					st->history, st->n_history, &c) ||
-		   ul_compare_env(&c, a->expect)) {
+		   compare_env(st, a, &c)) {
 		ul_runcmp_free(&c);
 		ul_oom();
 		return UL_EXIT_ERROR;
@@ -643,56 +410,27 @@ static int run_compare(struct cmp_state *st, const struct cmp_args *a)
 	return ret;
 }
 
-static int select_groups(struct cmp_state *st, const struct cmp_args *a)
-{
-	int rc = 0;
-
-	for (size_t i = 0; i < a->n_names && !rc; i++)
-		rc = add_named(st, a->names[i], false);
-	if (!rc && !a->n_names)
-		rc = add_defaults(st);
-	if (!rc && a->baseline) {
-		rc = add_named(st, a->baseline, true);
-	}
-	if (!rc && !st->n_groups) {
-		ul_error("compare: no finished run stored%s",
-			 a->n_names ? " under those names" : "");
-		rc = UL_EXIT_ERROR;
-	}
-	return rc;
-}
-
 int ul_cmd_compare(int argc, char **argv);
 int ul_cmd_compare(int argc, char **argv)
 {
 	struct cmp_args a = { 0 };
-	struct cmp_state st = { 0 };
+	struct ul_compare_state st = { 0 };
+	struct ul_store *store;
 	int ret = parse_args(argc, argv, &a);
 
 	if (ret)
 		return ret < 0 ? UL_EXIT_OK : ret;
-	ret = ul_cmd_open_store_settled(a.db, &st.store);
+	ret = ul_cmd_open_store_settled(a.db, &store);
 	if (ret)
 		return ret;
-	if (st.store->ops->list_runs(st.store, &st.sum, &st.n_sum)) {
-		ul_error("cannot list runs: %s", st.store->err);
-		ret = UL_EXIT_ERROR;
-	} else {
-		ret = select_groups(&st, &a);
-		if (!ret)
-			ret = run_compare(&st, &a);
-	}
-	for (size_t g = 0; g < st.n_groups; g++)
-		free(st.groups[g].runs);
-	for (size_t h = 0; h < st.n_history; h++)
-		free(st.history[h].runs);
-	for (size_t i = 0; i < st.n_loaded; i++) {
-		ul_run_release(st.loaded[i]);
-		free(st.loaded[i]);
-	}
-	free(st.loaded);
-	free(st.sum);
-	ul_store_close(st.store);
+	st.cross_host = a.hosts.n > 1;
+	ret = ul_cmd_scope_open(store, &a.hosts, &st.sc);
+	if (!ret)
+		ret = ul_compare_select(&st, a.names, a.n_names, a.baseline);
+	if (!ret)
+		ret = run_compare(&st, &a);
+	ul_compare_state_free(&st);
+	ul_store_close(store);
 	return ret;
 }
 

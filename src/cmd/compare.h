@@ -6,8 +6,45 @@
 #define UL_CMD_COMPARE_H
 
 #include "core/compat.h"
+#include "cmd/cmd.h"
 #include "model/model.h"
 #include "stats/runcmp.h"
+
+/* At most this many earlier runs (newest first) are read to learn the
+ * run-to-run variance of a configuration. */
+#define UL_COMPARE_HISTORY_MAX 64
+
+/* What compare compares: every run loaded once, and the groups pointing into them. */
+struct ul_compare_state {
+	struct ul_cmd_scope sc; /* the store's runs, and the --host hosts' */
+	bool cross_host;	/* several --host: one group per label and host */
+	struct ul_run **loaded;
+	size_t n_loaded;
+	struct ul_runcmp_group groups[UL_RUNCMP_MAX_GROUPS];
+	size_t n_groups;
+	/* earlier runs of the baseline's host and configuration, by label */
+	struct ul_runcmp_group history[UL_COMPARE_HISTORY_MAX];
+	size_t n_history;
+};
+
+/*
+ * The groups (cmd/compare_pick.c): each name's runs (a label's finished
+ * runs, across hosts one group per host, or one run), or without names
+ * every label's newest run, oldest label first; then the baseline's moved
+ * (or added) first.  An exit code, after printing why.
+ */
+int ul_compare_select(struct ul_compare_state *st, char **names, size_t n_names,
+		      const char *baseline);
+/*
+ * The history: finished runs not compared, of the baseline's host and
+ * configuration (ul_compare_same_config), of labels with repeated runs,
+ * newest first, at most UL_COMPARE_HISTORY_MAX read, grouped by label.  A row with one
+ * replicate a side learns its run-to-run variance there.  0 or
+ * UL_EXIT_ERROR.
+ */
+int ul_compare_pick_history(struct ul_compare_state *st);
+/* Free what the state holds (its store is the caller's to close). */
+void ul_compare_state_free(struct ul_compare_state *st);
 
 /*
  * Fill c->env with every environment property that differs between the

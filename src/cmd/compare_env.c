@@ -427,7 +427,8 @@ int ul_compare_pool_run(const struct ul_runcmp_group *g, const char *suite, stru
 	ul_run_init(out);
 	out->id = head->id;
 	memcpy(out->uuid, head->uuid, sizeof(out->uuid));
-	memcpy(out->label, head->label, sizeof(out->label));
+	/* the group's name: across hosts LABEL@HOST, which the tables then show */
+	snprintf(out->label, sizeof(out->label), "%s", g->label);
 	memcpy(out->tool_version, head->tool_version, sizeof(out->tool_version));
 	memcpy(out->argv, head->argv, sizeof(out->argv));
 	snprintf(out->suites, sizeof(out->suites), "%s", suite);

@@ -13,14 +13,14 @@
  *	  words NAME  W1 W2 ...                a word list VALUE/OPERANDS refer to
  *	VALUE (and OPERANDS) is one of: none (a flag), text (nothing to
  *	offer), file, dir, word (one of the list WORDS), list (a
- *	comma-separated list of WORDS), labels, runs, names (labels and runs:
- *	read from the store when completing).  WORDS is "-" for kinds
+ *	comma-separated list of WORDS), labels, runs, names (labels and runs),
+ *	hosts (the hosts of the runs): read from the store when completing.  WORDS is "-" for kinds
  *	without a list.  OPERANDS is the kind of each operand in turn,
  *	comma-separated, the last one repeated ("runs,labels": RUN NEWLABEL).
  *
- *   underload __complete labels|runs|names [--db PATH]
+ *   underload __complete labels|runs|names|hosts [--db PATH]
  *	The store's labels and/or runs (the 8-character UUID prefix `list`
- *	shows, and "last"), one a line.  Opens the store read-only and only
+ *	shows, and "last"), or its runs' hosts, one a line.  Opens the store read-only and only
  *	when its file exists: a TAB never creates or changes a database, and
  *	prints nothing (exit 0) when there is none or it cannot be read.
  */
@@ -34,6 +34,7 @@
 #include "report/format.h"
 #include "store/store.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,7 @@ static const struct {
 	{ "suite", "word", "suites" },	 { "deadline", "word", "deadlines" },
 	{ "option", "word", "items" },	 { "label", "labels", "-" },
 	{ "baseline", "names", "-" },	 { "dir", "dir", "-" },
+	{ "host", "hosts", "-" },
 };
 
 /* An option's VALUE and WORDS (see the top of this file); a CHOICE's
@@ -232,7 +234,21 @@ static bool offerable(const char *s)
 	return true;
 }
 
-/* The store's labels and/or runs; silent when there is no store to read. */
+/* Each offerable string at `off` in the summaries once, one a line. */
+static void print_distinct(const struct ul_run_summary *sum, size_t n, size_t off)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *s = (const char *)&sum[i] + off;
+		bool seen = !offerable(s);
+
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(s, (const char *)&sum[j] + off);
+		if (!seen)
+			printf("%s\n", s);
+	}
+}
+
+/* The store's labels and/or runs, or hosts; silent when there is no store to read. */
 static int print_names(const char *what, const char *db)
 {
 	struct ul_store_config cfg = { .flags = UL_STORE_READ, .busy_wait_ms = 200 };
@@ -252,16 +268,14 @@ static int print_names(const char *what, const char *db)
 	if (ul_store_open_cfg(path, &cfg, &st, err, sizeof(err)))
 		return UL_EXIT_OK;
 	if (!st->ops->list_runs(st, &sum, &n)) {
-		bool labels = strcmp(what, "runs"), runs = strcmp(what, "labels");
+		bool hosts = !strcmp(what, "hosts");
+		bool labels = !hosts && strcmp(what, "runs"),
+		     runs = !hosts && strcmp(what, "labels");
 
-		for (size_t i = 0; labels && i < n; i++) {
-			bool seen = !offerable(sum[i].label);
-
-			for (size_t j = 0; j < i && !seen; j++)
-				seen = !strcmp(sum[i].label, sum[j].label);
-			if (!seen)
-				printf("%s\n", sum[i].label);
-		}
+		if (hosts)
+			print_distinct(sum, n, offsetof(struct ul_run_summary, hostname));
+		if (labels)
+			print_distinct(sum, n, offsetof(struct ul_run_summary, label));
 		for (size_t i = 0; runs && i < n; i++)
 			printf("%.8s\n", sum[i].uuid);
 		if (runs && n)
@@ -282,7 +296,8 @@ int ul_cmd_complete(int argc, char **argv)
 		db = argv[3];
 	else if (argc != 2)
 		return UL_EXIT_USAGE;
-	if (!strcmp(argv[1], "labels") || !strcmp(argv[1], "runs") || !strcmp(argv[1], "names"))
+	if (!strcmp(argv[1], "labels") || !strcmp(argv[1], "runs") || !strcmp(argv[1], "names") ||
+	    !strcmp(argv[1], "hosts"))
 		return print_names(argv[1], db);
 	return UL_EXIT_USAGE;
 }

@@ -15,16 +15,18 @@
 #include <unistd.h>
 
 static const char export_help[] =
-	"usage: underload export [--db PATH] [--format json|csv] [-o FILE] [RUN|LABEL]...\n"
+	"usage: underload export [--db PATH] [--host H] [--format json|csv] [-o FILE]\n"
+	"                        [RUN|LABEL]...\n"
 	"\n"
 	"Write stored runs, every raw sample included, oldest first.  Each argument\n"
 	"is a run (numeric id, UUID, unique UUID prefix or 'last') or a label (every\n"
 	"run with that label); one that is both is refused: write label:NAME or\n"
-	"run:NAME.  Without one, every run.\n"
+	"run:NAME.  Without one, every run.  With --host, only runs of that host.\n"
 	"\n";
 
 struct export_args {
 	const char *db, *format, *output;
+	struct ul_cmd_hosts hosts;
 };
 
 #define A(member) UL_OPT_AT(struct export_args, member)
@@ -40,6 +42,7 @@ static const struct ul_opt export_opts[] = {
 	{ "output", UL_OPT_STRING, .short_name = 'o', .arg = "FILE", A(output),
 	  .help = "write FILE (replaced atomically when it is a regular file) instead of "
 		  "standard output" },
+	UL_CMD_OPT_HOST(struct export_args, hosts, ": RUN and LABEL name runs of them"),
 	{ NULL },
 };
 
@@ -49,16 +52,17 @@ extern const struct ul_cmd ul_cmd_desc_export;
 
 /* The UUIDs to export, in id order, without repeats. */
 struct pick {
-	struct ul_run_summary *all; /* list_runs: newest first */
+	struct ul_cmd_scope sc;
+	const struct ul_run_summary *all; /* the scope's runs: newest first */
 	size_t n_all;
 	bool *chosen;
 };
 
-static int choose(struct ul_store *st, struct pick *p, char **args, int n)
+static int choose(struct pick *p, char **args, int n)
 {
 	for (int i = 0; i < n; i++) {
 		struct ul_cmd_named nm;
-		int ret = ul_cmd_name(st, "export", p->all, p->n_all, args[i], &nm);
+		int ret = ul_cmd_name(&p->sc, "export", args[i], &nm);
 
 		if (ret)
 			return ret;
@@ -66,6 +70,8 @@ static int choose(struct ul_store *st, struct pick *p, char **args, int n)
 			p->chosen[k] |= nm.is_label ? !strcmp(p->all[k].label, nm.label)
 						    : !strcmp(p->all[k].uuid, nm.run.uuid);
 	}
+	if (!n && ul_cmd_scope_check_any(&p->sc, "export"))
+		return UL_EXIT_USAGE;
 	if (!n)
 		for (size_t k = 0; k < p->n_all; k++)
 			p->chosen[k] = true;
@@ -131,13 +137,14 @@ static int write_output(const char *path, bool csv, struct ul_run *runs, size_t 
 	return ul_outfile_write(path, write_export, &o) ? UL_EXIT_ERROR : UL_EXIT_OK;
 }
 
-static int do_export(const char *db_opt, bool csv, const char *out, char **args, int nargs)
+static int do_export(const struct export_args *a, bool csv, char **args, int nargs)
 {
+	const char *out = a->output;
 	struct pick p = { 0 };
 	struct ul_run *runs = NULL;
 	struct ul_store *st;
 	size_t n = 0;
-	int ret = ul_cmd_open_store(db_opt, &st);
+	int ret = ul_cmd_open_store(a->db, &st);
 
 	if (ret)
 		return ret;
@@ -146,13 +153,12 @@ static int do_export(const char *db_opt, bool csv, const char *out, char **args,
 		ul_store_close(st);
 		return UL_EXIT_USAGE;
 	}
-	if (st->ops->list_runs(st, &p.all, &p.n_all)) {
-		ul_error("cannot list runs: %s", st->err);
-		ul_store_close(st);
-		return UL_EXIT_ERROR;
-	}
+	ret = ul_cmd_scope_open(st, &a->hosts, &p.sc);
+	p.all = p.sc.sum;
+	p.n_all = p.sc.n;
 	p.chosen = calloc(p.n_all ? p.n_all : 1, sizeof(*p.chosen));
-	ret = p.chosen ? choose(st, &p, args, nargs) : (ul_oom(), UL_EXIT_ERROR);
+	if (!ret)
+		ret = p.chosen ? choose(&p, args, nargs) : (ul_oom(), UL_EXIT_ERROR);
 	if (!ret)
 		ret = load_chosen(st, &p, &runs, &n);
 	if (!ret)
@@ -161,7 +167,7 @@ static int do_export(const char *db_opt, bool csv, const char *out, char **args,
 		ul_run_release(&runs[i]);
 	free(runs);
 	free(p.chosen);
-	free(p.all);
+	ul_cmd_scope_free(&p.sc);
 	ul_store_close(st);
 	return ret;
 }
@@ -177,7 +183,7 @@ int ul_cmd_export(int argc, char **argv)
 		return ret == UL_CMD_HELP_SHOWN ? UL_EXIT_OK : ret;
 	if (a.output && !*a.output)
 		return ul_usage_error("export", "-o needs a file name");
-	return do_export(a.db, !strcmp(a.format, "csv"), a.output, argv + first, argc - first);
+	return do_export(&a, !strcmp(a.format, "csv"), argv + first, argc - first);
 }
 
 const struct ul_cmd ul_cmd_desc_export = {

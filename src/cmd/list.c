@@ -111,7 +111,8 @@ static int list_items(const char *topic, bool verbose)
 }
 
 struct run_filter {
-	const char *label, *suite, *host;
+	const char *label, *suite;
+	struct ul_cmd_hosts hosts;
 	int64_t since_wall_ns; /* 0: any */
 };
 
@@ -136,7 +137,7 @@ static bool has_suite(const char *suites, const char *name)
 static bool keep_run(const struct ul_run_summary *r, const struct run_filter *f)
 {
 	return (!f->label || !strcmp(r->label, f->label)) &&
-	       (!f->host || !strcmp(r->hostname, f->host)) &&
+	       ul_cmd_hosts_has(&f->hosts, r->hostname) &&
 	       (!f->suite || has_suite(r->suites, f->suite)) &&
 	       r->started_wall_ns >= f->since_wall_ns;
 }
@@ -309,7 +310,7 @@ static const struct ul_opt list_opts[] = {
 	{ "since", UL_OPT_CALL, .arg = "WHEN", .set = set_since,
 	  .help = "only runs started at or after WHEN: YYYY-MM-DD[THH:MM[:SS]] (UTC), or an age "
 		  "such as 3d, 12h, 30m" },
-	{ "host", UL_OPT_STRING, .arg = "H", L(filter.host), .help = "only runs made on host H" },
+	UL_CMD_OPT_HOST(struct list_args, filter.hosts, ""),
 	{ "verbose", UL_OPT_FLAG, 0, 1, 0, .short_name = 'v', L(verbose), .help = "show options",
 	  .flags = UL_OPTF_NO_DEFAULT },
 	{ NULL },
@@ -329,7 +330,7 @@ int ul_cmd_list(int argc, char **argv)
 		return ul_usage_error("list", "at most one topic");
 	if (first == argc || !strcmp(argv[first], "runs"))
 		return list_runs(a.db, &a.filter);
-	if (a.filter.label || a.filter.suite || a.filter.host || a.filter.since_wall_ns)
+	if (a.filter.label || a.filter.suite || a.filter.hosts.n || a.filter.since_wall_ns)
 		return ul_usage_error("list",
 				      "--label, --suite, --since and --host filter runs only");
 	return list_items(argv[first], a.verbose);

@@ -41,12 +41,14 @@ static const struct ul_opt push_opts[] = {
 extern const struct ul_cmd ul_cmd_desc_push;
 
 /* chosen[k] for each run of all[] an argument names (every run without one). */
-static int choose(struct ul_store *st, const struct ul_run_summary *all, size_t n_all, bool *chosen,
-		  char **args, int n)
+static int choose(const struct ul_cmd_scope *sc, bool *chosen, char **args, int n)
 {
+	const struct ul_run_summary *all = sc->all;
+	size_t n_all = sc->n_all;
+
 	for (int i = 0; i < n; i++) {
 		struct ul_cmd_named nm;
-		int ret = ul_cmd_name(st, "push", all, n_all, args[i], &nm);
+		int ret = ul_cmd_name(sc, "push", args[i], &nm);
 
 		if (ret)
 			return ret;
@@ -95,25 +97,21 @@ static int push_chosen(struct ul_store *src, const char *to, const struct ul_run
 
 static int do_push(const char *db_opt, const char *to, char **args, int nargs)
 {
-	struct ul_run_summary *all = NULL;
+	struct ul_cmd_scope sc; /* every host's runs */
 	struct ul_store *src;
 	bool *chosen = NULL;
-	size_t n_all = 0;
 	int ret = ul_cmd_open_store(db_opt, &src);
 
 	if (ret)
 		return ret;
-	if (src->ops->list_runs(src, &all, &n_all)) {
-		ul_error("cannot list runs: %s", src->err);
-		ul_store_close(src);
-		return UL_EXIT_ERROR;
-	}
-	chosen = calloc(n_all ? n_all : 1, sizeof(*chosen));
-	ret = chosen ? choose(src, all, n_all, chosen, args, nargs) : (ul_oom(), UL_EXIT_ERROR);
+	ret = ul_cmd_scope_open(src, NULL, &sc);
+	chosen = calloc(sc.n_all ? sc.n_all : 1, sizeof(*chosen));
 	if (!ret)
-		ret = push_chosen(src, to, all, chosen, n_all);
+		ret = chosen ? choose(&sc, chosen, args, nargs) : (ul_oom(), UL_EXIT_ERROR);
+	if (!ret)
+		ret = push_chosen(src, to, sc.all, chosen, sc.n_all);
 	free(chosen);
-	free(all);
+	ul_cmd_scope_free(&sc);
 	ul_store_close(src);
 	return ret;
 }

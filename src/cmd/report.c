@@ -18,6 +18,7 @@
 
 static const char report_help[] =
 	"usage: underload report [LABEL|RUN]... [-o PATH] [--format html|svg] [--baseline LABEL]\n"
+	"                        [--host H] [--db PATH]\n"
 	"\n"
 	"Write the pictures of stored runs: for every suite and test, every raw sample\n"
 	"in time order, the empirical CDF and box plots, one colour per label; the\n"
@@ -31,10 +32,12 @@ static const char report_help[] =
 	"a unique prefix of one) or 'last'; a name that is both is refused: write\n"
 	"label:NAME or run:NAME.  Several runs of one label pool their samples.  No\n"
 	"argument: every label so, oldest label first.  The first label is the baseline.\n"
+	"With --host, labels, runs and 'last' are those of that host's runs.\n"
 	"\n";
 
 struct rep_args {
 	const char *db, *output, *format, *baseline;
+	struct ul_cmd_hosts hosts;
 	bool svg;
 	char **refs;
 	size_t n_refs;
@@ -51,6 +54,7 @@ static const struct ul_opt report_opts[] = {
 	  .help = "one self-contained HTML page, or one SVG file per plot" },
 	{ "baseline", UL_OPT_STRING, 0, 127, .arg = "LABEL", A(baseline),
 	  .def_text = "the first label", .help = "the label the others are compared with" },
+	UL_CMD_OPT_HOST(struct rep_args, hosts, ": LABEL and RUN name runs of them"),
 	UL_CMD_OPT_DB(struct rep_args),
 	{ NULL },
 };
@@ -142,21 +146,30 @@ static size_t default_refs(const struct ul_run_summary *sum, size_t n, int64_t *
 static int load_runs(struct ul_store *st, const struct rep_args *a, struct ul_run **runs,
 		     size_t *nruns)
 {
-	struct ul_run_summary *sum = NULL;
-	size_t n = 0, k;
+	struct ul_cmd_scope sc;
+	const struct ul_run_summary *sum;
+	size_t n, k;
 	int64_t *ids;
-	int ret = UL_EXIT_OK;
+	int ret;
 
 	*nruns = 0;
-	if (st->ops->list_runs(st, &sum, &n)) {
-		ul_error("cannot list runs: %s", st->err);
-		return UL_EXIT_ERROR;
+	ret = ul_cmd_scope_open(st, &a->hosts, &sc);
+	if (ret) {
+		ul_cmd_scope_free(&sc);
+		return ret;
+	}
+	sum = sc.sum; /* the hosts' runs */
+	n = sc.n;
+	ret = ul_cmd_scope_check_any(&sc, "report");
+	if (ret) {
+		ul_cmd_scope_free(&sc);
+		return ret;
 	}
 	/* each name adds one run or a label's, at most n */
 	ids = calloc((n + 1) * (a->n_refs + 1), sizeof(*ids));
 	*runs = calloc((n + 1) * (a->n_refs + 1), sizeof(**runs));
 	if (!ids || !*runs) {
-		free(sum);
+		ul_cmd_scope_free(&sc);
 		free(ids);
 		ul_oom();
 		return UL_EXIT_ERROR;
@@ -165,7 +178,7 @@ static int load_runs(struct ul_store *st, const struct rep_args *a, struct ul_ru
 	for (size_t i = 0; i < a->n_refs && ret == UL_EXIT_OK; i++) {
 		struct ul_cmd_named nm;
 
-		ret = ul_cmd_name(st, "report", sum, n, a->refs[i], &nm);
+		ret = ul_cmd_name(&sc, "report", a->refs[i], &nm);
 		if (ret == UL_EXIT_OK && nm.is_label)
 			k += label_runs(sum, n, nm.label, ids + k);
 		else if (ret == UL_EXIT_OK)
@@ -179,11 +192,11 @@ static int load_runs(struct ul_store *st, const struct rep_args *a, struct ul_ru
 		ret = ul_cmd_load_run(st, ref, run);
 	}
 	free(ids);
-	free(sum);
 	if (ret == UL_EXIT_OK && !*nruns) {
 		ul_error("no stored run to report on");
 		ret = UL_EXIT_ERROR;
 	}
+	ul_cmd_scope_free(&sc);
 	return ret;
 }
 

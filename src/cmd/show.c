@@ -9,15 +9,17 @@
 #include <stdio.h>
 
 static const char show_help[] =
-	"usage: underload show [--db PATH] [--format LIST | --env] RUN\n"
+	"usage: underload show [--db PATH] [--host H] [--format LIST | --env] RUN\n"
 	"\n"
 	"Print a stored run.  RUN is a numeric id, a UUID or a unique UUID prefix\n"
-	"(4 characters or more), or 'last'.  With --env, print what the machine was\n"
-	"when the run started (its fingerprint) instead.\n"
+	"(4 characters or more), or 'last' (with --host, that host's newest run).\n"
+	"With --env, print what the machine was when the run started (its\n"
+	"fingerprint) instead.\n"
 	"\n";
 
 struct show_args {
 	const char *db, *formats;
+	struct ul_cmd_hosts hosts;
 	bool env;
 };
 
@@ -29,10 +31,29 @@ static const struct ul_opt show_opts[] = {
 	{ "env", UL_OPT_FLAG, 0, 1, 0, UL_OPT_AT(struct show_args, env),
 	  .help = "print the run's fingerprint (kernel, config, sysctls, CPU, memory, "
 		  "storage, virtualisation, activity at the start) and the doctor's findings" },
+	UL_CMD_OPT_HOST(struct show_args, hosts, ": RUN must be a run of one of them"),
 	{ NULL },
 };
 
 extern const struct ul_cmd ul_cmd_desc_show;
+
+/* ul_run_init() run, then load the run `ref` names among the hosts' runs (cmd/names.c). */
+static int load_run(struct ul_store *st, const struct ul_cmd_hosts *hosts, const char *ref,
+		    struct ul_run *run)
+{
+	struct ul_cmd_scope sc;
+	struct ul_run_summary sum;
+	int ret;
+
+	if (!hosts->n) /* the store resolves it alone: no list to read */
+		return ul_cmd_load_run(st, ref, run);
+	ul_run_init(run);
+	ret = ul_cmd_scope_open(st, hosts, &sc);
+	if (!ret)
+		ret = ul_cmd_scope_find_run(&sc, "show", ref, &sum);
+	ul_cmd_scope_free(&sc);
+	return ret ? ret : ul_cmd_load_run(st, sum.uuid, run);
+}
 
 int ul_cmd_show(int argc, char **argv);
 int ul_cmd_show(int argc, char **argv)
@@ -63,7 +84,7 @@ int ul_cmd_show(int argc, char **argv)
 	ret = ul_cmd_open_store_settled(db, &store);
 	if (ret)
 		return ret;
-	ret = ul_cmd_load_run(store, argv[first], &run);
+	ret = load_run(store, &a.hosts, argv[first], &run);
 	if (ret == UL_EXIT_OK && a.env) {
 		if (ul_fingerprint_print(stdout, run.fingerprint) || fflush(stdout))
 			ret = UL_EXIT_ERROR;

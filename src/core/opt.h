@@ -59,7 +59,9 @@ struct ul_opt {
 			       * do not say it (a bound known only at run time) */
 	const char *man;      /* troff for the man page after `help`; NULL = none */
 	size_t off, size;     /* the target in the caller's struct: UL_OPT_AT() */
-	/* UL_OPT_CALL: parse `arg` into the struct at `base`; 0, or -EINVAL /
+	/* UL_OPT_CALL: parse `arg` into the struct at `base` (the option's
+	 * UL_OPT_AT target when it has one: zeroed before parsing, so a
+	 * repeated option can collect its arguments there); 0, or -EINVAL /
 	 * -ERANGE with a message naming the option in err. */
 	int (*set)(void *base, const char *arg, char *err, size_t errlen);
 	unsigned flags; /* enum ul_opt_flags */

@@ -60,9 +60,12 @@ void ul_opt_apply_defaults(const struct ul_opt *opts, void *base)
 
 		if (!o->size)
 			continue; /* a callback's or a flag without target */
-		if (o->type == UL_OPT_STRING || o->type == UL_OPT_DIR || o->type == UL_OPT_CHOICE)
+		if (o->type == UL_OPT_CALL)
+			memset((char *)base + o->off, 0, o->size); /* its target starts empty */
+		else if (o->type == UL_OPT_STRING || o->type == UL_OPT_DIR ||
+			 o->type == UL_OPT_CHOICE)
 			store_str(base, o, o->def_str);
-		else if (o->type != UL_OPT_CALL)
+		else
 			store_int(base, o, o->def);
 	}
 }
@@ -119,8 +122,8 @@ static int set_one(struct ul_opt_group *g, const struct ul_opt *o, const char *a
 		if (o->size)
 			store_int(g->base, o, o->max);
 		return 0;
-	case UL_OPT_CALL:
-		return o->set(g->base, arg, err, errlen);
+	case UL_OPT_CALL: /* its target, or the whole struct without one */
+		return o->set(o->size ? (char *)g->base + o->off : g->base, arg, err, errlen);
 	case UL_OPT_CHOICE:
 		rc = set_choice(o, arg, err, errlen);
 		if (!rc)

@@ -64,6 +64,8 @@ for c in report rm; do
 done
 is "$(comp relabel --db "$DB" last '' | line)" "$(printf '%s\n' alpha 'beta\ two' | line)" \
 	"relabel RUN <TAB> offers the labels"
+hosts=$(uname -n) # where both runs were made
+is "$(comp compare --db "$DB" --host '' | line)" "$hosts" "--host <TAB> offers the runs' hosts"
 
 # Every option --help lists (made from the same tables) completes, for
 # every command and every suite's heading under run.
@@ -105,6 +107,7 @@ else
 	is "$(zcomp run --tests=noload,cpu)" "cpuload" "zsh: --tests=LIST completes its last item"
 	is "$(zcomp compare --db "$DB" '' | line)" "$(printf '%s\n' alpha 'beta two' $runs last | line)" \
 		"zsh: compare <TAB> offers both labels, both runs and 'last'"
+	is "$(zcomp show --db "$DB" --host '' | line)" "$hosts" "zsh: --host <TAB> offers the hosts"
 	is "$(zcomp run --dir '')" "<files -/>" "zsh: --dir completes directories"
 fi
 done_testing
