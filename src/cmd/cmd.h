@@ -108,7 +108,15 @@ void ul_default_formats(const char *suites, char *buf, size_t len);
 /* Write the run in every format; files by the rules of cmd/outfile.h.
  * Returns 0 or -1 after printing the error. */
 int ul_outputs_write(const struct ul_outputs *outs, const struct ul_run *run);
-/* Check stdout for write errors before exiting (git style); 0 or -1. */
+/*
+ * Did a write to stdout fail because its reader went away (`| head`)?  A
+ * pipe or socket whose other end is closed polls as an error.  Such a
+ * failure ends the output without a message: the reader asked for no
+ * more.  The command still exits 1 (SIGPIPE is ignored, core/signals.h).
+ */
+bool ul_stdout_gone(void);
+/* Check stdout for write errors before exiting (git style); 0 or -1.
+ * The error is printed unless ul_stdout_gone(). */
 int ul_stdout_close(void);
 
 /* Longest label a run can carry (the model's field less its NUL). */

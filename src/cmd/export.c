@@ -131,9 +131,13 @@ static int write_output(const char *path, bool csv, struct ul_run *runs, size_t 
 {
 	const struct export_out o = { csv, runs, n };
 
-	if (!path)
-		return write_runs(stdout, csv, runs, n) ? ul_error("cannot write the export"),
-		       UL_EXIT_ERROR			: UL_EXIT_OK;
+	if (!path) {
+		if (!write_runs(stdout, csv, runs, n))
+			return UL_EXIT_OK;
+		if (!ul_stdout_gone())
+			ul_error("cannot write the export");
+		return UL_EXIT_ERROR;
+	}
 	return ul_outfile_write(path, write_export, &o) ? UL_EXIT_ERROR : UL_EXIT_OK;
 }
 

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,17 +156,33 @@ int ul_outputs_write(const struct ul_outputs *outs, const struct ul_run *run)
 		if (i > 0 && outs->out[i - 1].path == NULL)
 			putchar('\n');
 		if (o->format->write_run(stdout, run))
-			ret = ul_error("cannot write format '%s' to standard output",
-				       o->format->name);
+			ret = ul_stdout_gone()
+				      ? -1
+				      : ul_error("cannot write format '%s' to standard output",
+						 o->format->name);
 	}
 	return ret;
 }
 
+bool ul_stdout_gone(void)
+{
+	struct pollfd p = { .fd = STDOUT_FILENO };
+
+	return ferror(stdout) && poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
+}
+
 int ul_stdout_close(void)
 {
-	if (fflush(stdout) || ferror(stdout))
-		return ul_error_errno(errno ? errno : EIO, "cannot write to standard output");
-	return 0;
+	/* errno is fflush's only when it failed now; an earlier failed write
+	 * left just the error flag, and errno has changed since (a closed
+	 * store's fcntl: "Bad file descriptor"). */
+	int err = fflush(stdout) ? errno : ferror(stdout) ? EIO : 0;
+
+	if (!err)
+		return 0;
+	if (ul_stdout_gone())
+		return -1;
+	return ul_error_errno(err, "cannot write to standard output");
 }
 
 int ul_cmd_db_path(const char *db_opt, char *buf, size_t len)

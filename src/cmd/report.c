@@ -273,7 +273,7 @@ static int write_report(const struct rep_args *a, int dfd, const struct ul_run *
 	}
 	if (!a->output || !strcmp(a->output, "-")) {
 		rc = ul_report_html(stdout, runs, n, &ro);
-		if (rc)
+		if (rc && !ul_stdout_gone())
 			ul_error_errno(rc, "cannot write the report to standard output");
 		return rc ? UL_EXIT_ERROR : UL_EXIT_OK;
 	}

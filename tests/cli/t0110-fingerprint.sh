@@ -33,6 +33,20 @@ like "$env" "^  cpu\\.model: +$(grep -m1 '^model name' /proc/cpuinfo | sed 's/.*
 	"the CPU model is /proc/cpuinfo's"
 "$UL" show --db "$DB" --env --format text last >/dev/null 2>"$TMP/err"
 is $? 2 "show --env with --format is a usage error"
+# A reader that closed the pipe (`| head -1`) ends the output quietly:
+# exit 1, nothing on stderr.  The pipe's reader is gone before show writes
+# (a FIFO opened both ways, then its reading end closed), so this never
+# races; a full disk is still an error with its reason.
+mkfifo "$TMP/fifo"
+exec 8<>"$TMP/fifo" 9>"$TMP/fifo" 8<&-
+"$UL" show --db "$DB" --env last >&9 2>"$TMP/err"
+is "$? $(cat "$TMP/err")" "1 " "show --env into a closed pipe: exit 1, no message"
+"$UL" show --db "$DB" last >&9 2>"$TMP/err"
+is "$? $(cat "$TMP/err")" "1 " "show into a closed pipe: exit 1, no message"
+exec 9>&-
+"$UL" show --db "$DB" --env last >/dev/full 2>"$TMP/err"
+is "$? $(cat "$TMP/err")" "1 error: cannot write to standard output: No space left on device" \
+	"show --env into a full device: exit 1 and the reason"
 
 # Export and import keep it.
 "$UL" export --db "$DB" --output "$TMP/base.json" last 2>"$TMP/err"
