@@ -51,9 +51,9 @@ else
 	strace -f -qq -o "$TMP/strace" \
 		-e trace=getppid,read,write,openat,select,pselect6,rt_sigaction,kill,lseek,mmap,msync,rt_sigreturn,setsockopt \
 		"$UL" run micro "${M[@]}" --batches 1 --min-batch 1ms --label traced \
-		--tests lat-null,lat-nullio,lm-openclose,lm-select,lat-siginst,lm-sighndl,lm-mmap,lm-protfault,lm-pagefault,lm-bw-tcp-1cpu,lm-file-rd \
+		--tests lat-null,lat-nullio,lm-openclose,lm-select,lat-siginst,lm-sighndl,lm-mmap,lm-protfault,lm-pagefault,lm-bw-tcp-1cpu,lm-file-rd,lat-udp-1cpu,lat-connect-1cpu \
 		>/dev/null 2>"$TMP/err"
-	is $? 0 "eleven tests under strace"
+	is $? 0 "thirteen tests under strace"
 	s=$(cat "$TMP/strace")
 	like "$s" 'getppid\(\) += [0-9]+' "null call: getppid()"
 	like "$s" 'read\([0-9]+, "\\0", 1\) += 1' "null I/O: a 1-byte read (of /dev/zero)"
@@ -86,6 +86,10 @@ else
 		"TCP bandwidth: 1 MiB socket buffers asked for"
 	like "$s" 'read\([0-9]+, .*, 10485760\) += [0-9]+' "TCP bandwidth: 10 MiB reads"
 	like "$s" 'lseek\([0-9]+, 0, SEEK_SET\) += 0' "File reread: from offset 0"
+	like "$s" 'write\([0-9]+, "\\0\\0\\0\\0", 4\) += 4' "UDP: 4-byte messages, as lat_udp's"
+	like "$s" 'setsockopt\([0-9]+, SOL_SOCKET, SO_REUSEADDR, \[1\], 4\) += 0' \
+		"TCP conn: SO_REUSEADDR before the connect, as lat_connect's"
+	is "$(grep -c SO_LINGER "$TMP/strace")" 0 "TCP conn: a normal close, no SO_LINGER"
 	like "$s" 'read\([0-9]+, .*, 65536\) += 65536' "File reread: 64 KiB read()s"
 fi
 

@@ -3,9 +3,12 @@
  * Local communication, latency and bandwidth, each against a helper
  * process forked for the measurement (dies with the probe child):
  *  - latency: round trip of one byte over a pipe pair, an AF_UNIX stream
- *    socketpair, UDP and TCP on loopback; TCP connect: socket + connect +
- *    close (SO_LINGER 0, so no TIME_WAIT piles up) against an accepting
- *    server;
+ *    socketpair and TCP on loopback, of 4 bytes over loopback UDP (as
+ *    lmbench's lat_tcp and lat_udp); TCP connect: socket + SO_REUSEADDR +
+ *    connect + close against a server that accepts, reads the EOF and
+ *    closes (lat_connect's): the client's closes leave TIME_WAIT sockets
+ *    (the kernel's, gone after 60 s; loopback reuses their ports), and
+ *    their pile-up is part of what lat_connect times;
  *  - each in two placements, two probes (NAME-1cpu, NAME-2cpu): client
  *    and helper on one CPU, or on two (ul_micro_ends in bench.h), with
  *    the metrics that say where both ran;
@@ -33,6 +36,7 @@
 #define BW_CHUNK (64 * 1024)
 #define LM_BW_XFER (10 * 1024 * 1024) /* lmbench's "10M": bytes() counts 2^20 */
 #define LM_SOCKBUF (1024 * 1024)
+#define UDP_MSG 4 /* lat_udp's message: an int sequence number */
 
 enum chan_kind {
 	CHAN_PIPE,
@@ -46,6 +50,7 @@ struct chan {
 	int rfd, wfd; /* client reads from rfd, writes to wfd (may be equal) */
 	pid_t pid;
 	char *buf;
+	size_t msg;		    /* latency: bytes of a message */
 	size_t xfer;		    /* bandwidth: bytes a read or write asks for */
 	struct ul_micro_ends *ends; /* where client (0) and helper (1) run */
 };
@@ -164,7 +169,8 @@ static int chan_open(struct chan *c, enum chan_kind kind, size_t msg,
 	memset(c, 0, sizeof(*c));
 	c->rfd = c->wfd = -1;
 	c->xfer = xfer;
-	c->buf = malloc(xfer);
+	c->msg = msg;
+	c->buf = calloc(1, xfer);
 	if (!c->buf)
 		return -ENOMEM;
 	c->ends = ul_micro_ends_new(env, place);
@@ -226,11 +232,11 @@ out:
 static int rtt_batch(void *arg, uint64_t iters, int64_t *elapsed)
 {
 	struct chan *c = arg;
-	char byte = 'r';
+	ssize_t msg = (ssize_t)c->msg;
 	ul_nsec t0 = ul_now_ns();
 
 	for (uint64_t i = 0; i < iters; i++) {
-		if (write(c->wfd, &byte, 1) != 1 || read(c->rfd, &byte, 1) != 1)
+		if (write(c->wfd, c->buf, c->msg) != msg || read(c->rfd, c->buf, c->msg) != msg)
 			return -EIO;
 	}
 	*elapsed = ul_now_ns() - t0;
@@ -261,13 +267,15 @@ static int chan_bench(const struct ul_micro_env *env, struct ul_micro_out *out, 
 		      bool bw, size_t xfer, enum ul_micro_place place)
 {
 	struct chan c = { .xfer = xfer };
-	int rc = chan_open(&c, kind, bw ? 0 : 1, env, place);
+	size_t msg = bw ? 0 : kind == CHAN_UDP ? UDP_MSG : 1;
+	int rc = chan_open(&c, kind, msg, env, place);
 
 	if (!rc)
 		rc = ul_micro_simple(env, out, bw ? bw_batch : rtt_batch, &c, 1,
 				     bw ? (double)c.xfer : 0);
-	if (!rc && bw)
-		rc = ul_micro_put_metric(out, "xfer_bytes", (double)c.xfer);
+	if (!rc)
+		rc = ul_micro_put_metric(out, bw ? "xfer_bytes" : "msg_bytes",
+					 (double)(bw ? c.xfer : c.msg));
 	if (!rc)
 		rc = ul_micro_put_ends(out, c.ends, 2);
 	chan_close(&c);
@@ -281,15 +289,21 @@ struct conn_state {
 static int connect_batch(void *arg, uint64_t iters, int64_t *elapsed)
 {
 	struct conn_state *st = arg;
-	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	const int one = 1;
 	ul_nsec t0 = ul_now_ns();
 
 	for (uint64_t i = 0; i < iters; i++) {
-		int fd = tcp_connect(&st->sa, false);
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
 		if (fd < 0)
-			return fd;
-		setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+			return -errno;
+		if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+		    connect(fd, (const struct sockaddr *)&st->sa, sizeof(st->sa))) {
+			int err = -errno;
+
+			close(fd);
+			return err;
+		}
 		close(fd);
 	}
 	*elapsed = ul_now_ns() - t0;
@@ -313,7 +327,10 @@ static int connect_bench(const struct ul_micro_env *env, struct ul_micro_out *ou
 	if (pid == 0) {
 		for (;;) {
 			int s = accept(lfd, NULL, NULL);
+			char c;
 
+			if (s >= 0 && read(s, &c, 1) != 0)
+				_exit(0); /* data or an error: not a client of ours */
 			if (s >= 0)
 				close(s);
 			else if (errno != EINTR && errno != ECONNABORTED)
@@ -358,12 +375,12 @@ CHAN_PROBES(lat_pipe, "lat-pipe", "lat", "round trip of one byte over a pair of 
 	    UL_MICRO_LAT);
 CHAN_PROBES(lat_unix, "lat-unix", "lat", "round trip of one byte over an AF_UNIX socketpair",
 	    LAT_UNIX, UL_MICRO_LAT);
-CHAN_PROBES(lat_udp, "lat-udp", "lat", "round trip of one byte over loopback UDP", LAT_UDP,
+CHAN_PROBES(lat_udp, "lat-udp", "lat", "round trip of 4 bytes over loopback UDP", LAT_UDP,
 	    UL_MICRO_LAT);
 CHAN_PROBES(lat_tcp, "lat-tcp", "lat", "round trip of one byte over loopback TCP", LAT_TCP,
 	    UL_MICRO_LAT);
-CHAN_PROBES(lat_connect, "lat-connect", "lat", "TCP socket+connect+close (linger 0), loopback",
-	    LAT_CONNECT, UL_MICRO_LAT);
+CHAN_PROBES(lat_connect, "lat-connect", "lat", "TCP socket+connect+close, loopback", LAT_CONNECT,
+	    UL_MICRO_LAT);
 CHAN_PROBES(bw_pipe, "bw-pipe", "bw", "pipe bandwidth, 64 KiB writes", BW_PIPE, UL_MICRO_BW);
 CHAN_PROBES(bw_unix, "bw-unix", "bw", "AF_UNIX stream bandwidth, 64 KiB writes", BW_UNIX,
 	    UL_MICRO_BW);
