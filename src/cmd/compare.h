@@ -37,10 +37,10 @@ int ul_compare_select(struct ul_compare_state *st, char **names, size_t n_names,
 		      const char *baseline);
 /*
  * The history: finished runs not compared, of the baseline's host and
- * configuration (ul_compare_same_config), of labels with repeated runs,
- * newest first, at most UL_COMPARE_HISTORY_MAX read, grouped by label.  A row with one
- * replicate a side learns its run-to-run variance there.  0 or
- * UL_EXIT_ERROR.
+ * configuration (ul_compare_same_config), at most UL_COMPARE_HISTORY_MAX
+ * read (repeated labels' runs first, newest first), grouped by label.  A
+ * row with one replicate a side learns its run-to-run variance there.  0
+ * or UL_EXIT_ERROR.
  */
 int ul_compare_pick_history(struct ul_compare_state *st);
 /* Free what the state holds (its store is the caller's to close). */

@@ -265,14 +265,20 @@ static int by_label(const void *a, const void *b)
 	return strcmp((*x)->label, (*y)->label);
 }
 
+/* What a summary may teach of a between-run variance (history_rank). */
+enum hist_rank {
+	HIST_NO = 0,  /* running, another host, or compared */
+	HIST_ONE,     /* its label's only run: only its own cells (--runs N) may */
+	HIST_REPEATED /* its label has other such runs */
+};
+
 /*
- * Which summaries may teach a between-run variance: finished runs not
- * compared, of the baseline's host, whose label has at least one other
- * such run (a label of one run has no run-to-run spread to learn, and
- * loading it would only push the repeated runs out of the window of
- * CMP_HISTORY_RUNS).  `keep` is indexed like st->sc.all.  0 or -ENOMEM.
+ * Rank every summary (`rank` indexed like st->sc.all).  A label of one run
+ * teaches only through replicate cells of its own (--runs N), which most
+ * such runs lack: ranking its runs after the repeated labels' keeps them
+ * from pushing those out of the window of CMP_HISTORY_RUNS.  0 or -ENOMEM.
  */
-static int history_candidates(const struct ul_compare_state *st, bool *keep)
+static int history_rank(const struct ul_compare_state *st, enum hist_rank *rank)
 {
 	const char *host = st->groups[0].runs[0]->host.hostname;
 	const struct ul_run_summary **c = calloc(st->sc.n_all ? st->sc.n_all : 1, sizeof(*c));
@@ -291,52 +297,60 @@ static int history_candidates(const struct ul_compare_state *st, bool *keep)
 	for (size_t i = 0, j; i < n; i = j) {
 		for (j = i + 1; j < n && !strcmp(c[j]->label, c[i]->label); j++)
 			;
-		for (size_t k = i; j - i >= 2 && k < j; k++)
-			keep[c[k] - st->sc.all] = true;
+		for (size_t k = i; k < j; k++)
+			rank[c[k] - st->sc.all] = j - i >= 2 ? HIST_REPEATED : HIST_ONE;
 	}
 	free(c);
 	return 0;
 }
 
+/* Add a loaded history run to its label's group. */
+static int history_add(struct ul_compare_state *st, const struct ul_run *run)
+{
+	struct ul_runcmp_group *g = NULL;
+
+	for (size_t h = 0; h < st->n_history && !g; h++)
+		if (!strcmp(st->history[h].label, run->label))
+			g = &st->history[h];
+	if (!g) {
+		g = &st->history[st->n_history++];
+		memset(g, 0, sizeof(*g));
+		snprintf(g->label, sizeof(g->label), "%s", run->label);
+	}
+	return group_add(g, run);
+}
+
+/*
+ * At most CMP_HISTORY_RUNS read: the runs of repeated labels newest first,
+ * then the other runs newest first (history_rank).
+ */
 int ul_compare_pick_history(struct ul_compare_state *st)
 {
 	const struct ul_run *base = st->groups[0].runs[0];
-	bool *keep = calloc(st->sc.n_all ? st->sc.n_all : 1, sizeof(*keep));
+	enum hist_rank *rank = calloc(st->sc.n_all ? st->sc.n_all : 1, sizeof(*rank));
 	size_t read = 0;
 	int rc = UL_EXIT_OK;
 
-	if (!keep || history_candidates(st, keep)) {
-		free(keep);
+	if (!rank || history_rank(st, rank)) {
+		free(rank);
 		ul_oom();
 		return UL_EXIT_ERROR;
 	}
 	/* sc.all is newest first (the store lists runs so) */
-	for (size_t k = 0; k < st->sc.n_all && read < CMP_HISTORY_RUNS && !rc; k++) {
-		struct ul_runcmp_group *g = NULL;
-		struct ul_run *run;
+	for (int want = HIST_REPEATED; want >= HIST_ONE; want--)
+		for (size_t k = 0; k < st->sc.n_all && read < CMP_HISTORY_RUNS && !rc; k++) {
+			struct ul_run *run;
 
-		if (!keep[k])
-			continue;
-		read++;
-		run = get_run(st, st->sc.all[k].id);
-		if (!run) {
-			rc = UL_EXIT_ERROR;
-			break;
+			if (rank[k] != (enum hist_rank)want)
+				continue;
+			read++;
+			run = get_run(st, st->sc.all[k].id);
+			if (!run)
+				rc = UL_EXIT_ERROR;
+			else if (ul_compare_same_config(run, base) && history_add(st, run))
+				rc = UL_EXIT_ERROR;
 		}
-		if (!ul_compare_same_config(run, base))
-			continue;
-		for (size_t h = 0; h < st->n_history && !g; h++)
-			if (!strcmp(st->history[h].label, run->label))
-				g = &st->history[h];
-		if (!g) {
-			g = &st->history[st->n_history++];
-			memset(g, 0, sizeof(*g));
-			snprintf(g->label, sizeof(g->label), "%s", run->label);
-		}
-		if (group_add(g, run))
-			rc = UL_EXIT_ERROR;
-	}
-	free(keep);
+	free(rank);
 	return rc;
 }
 

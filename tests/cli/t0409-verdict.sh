@@ -87,6 +87,16 @@ row=$(grep -E '^noload +b ' <<<"$out")
 like "$row" "^noload +b +1/1 .* learned +1 v 1 replicates: run-to-run S\\.D\\. [0-9.e+-]+% learned from 1 label with replicates" \
 	"the history is still learned from behind 70 single-run labels"
 
+# One run of --runs 3 holds three replicates of its own: it is history too.
+DB4=$TMP/runs.db
+"$UL" run "${RS[@]}" --db "$DB4" --label rounds --runs 3 -o resp.cpu-work=2000000 >/dev/null 2>"$TMP/err"
+is $? 0 "one run of three rounds exits 0"
+run_resp "$DB4" d 2000000 && run_resp "$DB4" e 20000000
+out=$("$UL" compare --db "$DB4" d e)
+row=$(grep -E '^noload +e ' <<<"$out")
+like "$row" "^noload +e +1/1 .* learned +1 v 1 replicates: run-to-run S\\.D\\. [0-9.e+-]+% learned from 1 label with replicates \\(df 2\\)" \
+	"a single run's rounds (--runs 3) are history with df 2"
+
 # mtest --quick: each replicate (a cell a round) flagged no-pressure
 # exactly when it paged nothing.
 DB3=$TMP/mt.db
