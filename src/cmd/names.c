@@ -20,7 +20,7 @@
 
 #define LABEL_PREFIX "label:"
 #define RUN_PREFIX "run:"
-/* Longer than any hostname the model keeps (struct ul_run_summary). */
+/* The longest hostname the model keeps (struct ul_run_summary). */
 #define HOST_MAX_BYTES 255
 
 int ul_cmd_hosts_add(void *hosts, const char *arg, char *err, size_t errlen)
