@@ -68,6 +68,7 @@ wait "$pid"
 is $? 130 "vm interrupted exits 130"
 is "$(work_left "$TMP/out")" "" "its work directory is gone"
 is "$(ul_procs)" 0 "qemu is gone"
+is "$("$UL" cleanup 2>&1)" "0 changes undone" "nothing is left for cleanup"
 "$UL" vm --db "$TMP/k.db" --kernel "$kernel" -- "${RUN[@]}" >"$TMP/out" 2>&1 &
 pid=$!
 wait_boot "$TMP/out"
@@ -79,4 +80,5 @@ is "$(ul_procs)" 0 "qemu dies with a killed vm"
 "$UL" cleanup >"$TMP/cl" 2>&1
 is $? 0 "cleanup exits 0"
 is "$(work_left "$TMP/out")" "" "cleanup removed the work directory"
+is "$("$UL" cleanup 2>&1)" "0 changes undone" "and left nothing for another cleanup"
 done_testing
