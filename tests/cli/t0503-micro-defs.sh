@@ -91,6 +91,25 @@ else
 		"TCP conn: SO_REUSEADDR before the connect, as lat_connect's"
 	is "$(grep -c SO_LINGER "$TMP/strace")" 0 "TCP conn: a normal close, no SO_LINGER"
 	like "$s" 'read\([0-9]+, .*, 65536\) += 65536' "File reread: 64 KiB read()s"
+
+	# lat_fs's layout: a fresh tree a batch, 100 entries a directory,
+	# decimal names, the last file first.
+	strace -f -qq -e trace=mkdir,openat,rmdir -o "$TMP/strace.fs" \
+		"$UL" run micro "${M[@]}" --batches 1 --min-batch 30ms --label fs --tests lat-create10k \
+		--format json="$TMP/fs.json" >/dev/null 2>"$TMP/err"
+	is $? 0 "lat-create10k under strace"
+	created=$(grep -E 'openat\(AT_FDCWD, "[^"]*/micro-fs/[^"]*", O_WRONLY\|O_CREAT\|O_TRUNC' "$TMP/strace.fs" |
+		sed -E 's/.*micro-fs(\/[^"]*)".*/\1/')
+	like "$(head -n 1 <<<"$created")" '^/7$' "10K create: the probe's 8 files are made from the last, /7, down"
+	is "$(grep -cvE '^(/[0-9]{1,2}){1,2}$' <<<"$created")" 0 "10K create: decimal names, 100 a directory at most"
+	like "$(cat "$TMP/strace.fs")" 'mkdir\("[^"]*/micro-fs", 0700\) += 0' "10K create: a fresh tree root"
+	n=$(metric "$TMP/fs.json" lat-create10k iters_per_batch)
+	if [ "${n%.*}" -gt 100 ]; then
+		like "$(grep -E 'mkdir\(' "$TMP/strace.fs")" 'micro-fs/1", 0700\) += 0' \
+			"10K create: $n files a batch are spread over directories of 100"
+	else
+		skip "only $n files a batch: one directory holds them"
+	fi
 fi
 
 # The man page says what each column's test is.

@@ -6,7 +6,10 @@
  *    timed (the other half of each pair runs untimed); at most 1000
  *    files a batch, as LMbench's passes, and for deletes no more than
  *    twice the minimum batch time of untimed creates allows, even if a
- *    batch is then shorter than the minimum batch time;
+ *    batch is then shorter than the minimum batch time.  lat_fs's layout:
+ *    each batch in a fresh directory tree (made and removed untimed),
+ *    FS_DIR_FILES entries a directory (so 1000 files are 10 directories
+ *    of 100), decimal names, files made and removed from the last down;
  *  - mmap latency: mmap of an 8 MiB cached file, read one byte every
  *    160 KiB (lat-mmap's stride), munmap;
  *  - protection fault: a write to a read-only page, SIGSEGV to a handler
@@ -41,29 +44,82 @@
 #define MMAP_LAT_STRIDE (160 * 1024)
 #define PF_STRIDE (64 * 1024)
 #define FS_FILES_MAX 1000
+#define FS_DIR_FILES 100 /* lat_fs's -n: entries of a directory */
 
 static volatile uint64_t fs_sink;
 
 struct fs_state {
-	char dir[4096];
-	size_t size; /* bytes written into each created file */
+	char dir[4096]; /* the tree's root */
+	size_t size;	/* bytes written into each created file */
 	bool time_delete;
 	char *data;
 };
 
-static void file_name(char *buf, size_t len, const char *dir, uint64_t i)
+/* Directory levels below the root for n files, as lat_fs's setup_names:
+ * 0 up to FS_DIR_FILES files, 1 up to FS_DIR_FILES^2, ... */
+static int tree_depth(uint64_t n)
 {
-	snprintf(buf, len, "%s/%llx", dir, (unsigned long long)i);
+	uint64_t dirs = (n + FS_DIR_FILES - 1) / FS_DIR_FILES;
+	int depth = 0;
+
+	for (; dirs > 1; depth++)
+		dirs = (dirs + FS_DIR_FILES - 1) / FS_DIR_FILES;
+	return depth;
+}
+
+/* FS_DIR_FILES to the power k: the entries under a directory k levels up. */
+static uint64_t tree_span(int k)
+{
+	uint64_t span = 1;
+
+	while (k-- > 0)
+		span *= FS_DIR_FILES;
+	return span;
+}
+
+/* Path of entry i at `levels` levels below the root: its base-100 digits
+ * ("ROOT/3/7" for file 307 of a 1-level tree). */
+static void tree_name(char *buf, size_t len, const char *root, uint64_t i, int levels)
+{
+	int at = snprintf(buf, len, "%s", root);
+
+	for (int l = levels; l >= 0 && at > 0 && (size_t)at < len; l--)
+		at += snprintf(buf + at, len - (size_t)at, "/%llu",
+			       (unsigned long long)(i / tree_span(l) % FS_DIR_FILES));
+}
+
+/* Make (or, remove = true, remove) the root and the directories a tree of
+ * n files needs, deepest last (or first). */
+static int tree_dirs(const struct fs_state *st, uint64_t n, bool remove)
+{
+	int depth = tree_depth(n), rc = 0;
+	char path[4200];
+
+	if (!remove && mkdir(st->dir, 0700))
+		return -errno;
+	for (int l = remove ? depth - 1 : 0; l >= 0 && l < depth; l += remove ? -1 : 1) {
+		uint64_t files_per = tree_span(depth - l); /* under one directory of level l */
+
+		for (uint64_t d = 0; d * files_per < n; d++) {
+			tree_name(path, sizeof(path), st->dir, d, l);
+			if ((remove ? rmdir(path) : mkdir(path, 0700)) && !rc)
+				rc = -errno;
+		}
+	}
+	if (remove && rmdir(st->dir) && !rc)
+		rc = -errno;
+	return rc;
 }
 
 static int create_files(struct fs_state *st, uint64_t n)
 {
+	int depth = tree_depth(n);
 	char path[4200];
 
-	for (uint64_t i = 0; i < n; i++) {
+	for (uint64_t i = n; i-- > 0;) {
 		int fd;
 
-		file_name(path, sizeof(path), st->dir, i);
+		tree_name(path, sizeof(path), st->dir, i, depth);
 		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		if (fd < 0)
 			return -errno;
@@ -78,11 +134,11 @@ static int create_files(struct fs_state *st, uint64_t n)
 
 static int delete_files(struct fs_state *st, uint64_t n)
 {
+	int depth = tree_depth(n), rc = 0;
 	char path[4200];
-	int rc = 0;
 
-	for (uint64_t i = 0; i < n; i++) {
-		file_name(path, sizeof(path), st->dir, i);
+	for (uint64_t i = n; i-- > 0;) {
+		tree_name(path, sizeof(path), st->dir, i, depth);
 		if (unlink(path) && !rc)
 			rc = -errno;
 	}
@@ -92,16 +148,21 @@ static int delete_files(struct fs_state *st, uint64_t n)
 static int fs_batch(void *arg, uint64_t iters, int64_t *elapsed)
 {
 	struct fs_state *st = arg;
-	ul_nsec t0 = ul_now_ns(), t1;
-	int rc = create_files(st, iters);
+	ul_nsec t0, t1;
+	int rc = tree_dirs(st, iters, false);
 
+	t0 = ul_now_ns();
+	rc = rc ? rc : create_files(st, iters);
 	t1 = ul_now_ns();
 	if (rc) {
 		delete_files(st, iters);
+		tree_dirs(st, iters, true);
 		return rc;
 	}
 	rc = delete_files(st, iters);
 	*elapsed = st->time_delete ? ul_now_ns() - t1 : t1 - t0;
+	if (!rc)
+		rc = tree_dirs(st, iters, true);
 	return rc;
 }
 
@@ -137,13 +198,10 @@ static int fs_bench(const struct ul_micro_env *env, struct ul_micro_out *out, si
 	st.data = calloc(1, size ? size : 1);
 	if (!st.data)
 		return -ENOMEM;
-	if (mkdir(st.dir, 0700) && errno != EEXIST) {
-		free(st.data);
-		return -errno;
-	}
 	e.mh.max_iters = fs_max_files(&st, env);
 	rc = ul_micro_simple(&e, out, fs_batch, &st, 1, 0);
-	rmdir(st.dir);
+	if (!rc)
+		rc = ul_micro_put_metric(out, "dir_files", FS_DIR_FILES);
 	free(st.data);
 	return rc;
 }
