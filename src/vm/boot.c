@@ -5,7 +5,8 @@
  * line, or silence.  The watchdog counts a kernel as alive while the
  * console or the share's "alive" file (rewritten by the guest every 2 s)
  * changes; after hang_ns without either (at least BOOT_NS before the guest
- * first speaks), qemu is stopped and the boot is a hang.  qemu dies with us (the spawn's PR_SET_PDEATHSIG).
+ * first speaks), qemu is stopped and the boot is a hang.  qemu dies with
+ * us (the spawn's PR_SET_PDEATHSIG).
  */
 #include "core/compat.h"
 #include "proc/journal.h"
@@ -27,8 +28,8 @@
 /* A kernel that printed a panic and is still up after this is stopped. */
 #define PANIC_GRACE_NS (5 * UL_NS_PER_SEC)
 /* The least time a kernel gets to boot before the watchdog calls it hung:
- * a quiet kernel says nothing until the guest's init speaks, and TCG on
- * a busy host takes well over 20 s to get there. */
+ * a quiet kernel says nothing until the guest's init speaks, which under
+ * TCG takes 10-20 s, and longer on a busy host. */
 #define BOOT_NS (120 * UL_NS_PER_SEC)
 #define DISK_BYTES (2 * UL_GiB)
 #define KERNEL_CMDLINE                                                                             \

@@ -53,7 +53,7 @@ if [ -n "${ul_panic_test:-}" ]; then
 fi
 if [ -n "${ul_hang_test:-}" ]; then
 	# Real-time throttling off, then a SCHED_FIFO 99 spinner on every CPU:
-	# no other task (the run, "alive", the kernel's own threads) runs
+	# no other task (the run, "alive", the kernel's workers) runs
 	# again, and the console falls silent while qemu runs on, as with a
 	# kernel that livelocked.  Only the host's watchdog ends it.
 	(in_test

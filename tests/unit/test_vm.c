@@ -7,9 +7,11 @@
  */
 #include "unit.h"
 #include "proc/scratch.h"
+#include "report/notes.h"
 #include "vm/vm.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +147,38 @@ START_TEST(test_initramfs)
 }
 END_TEST
 
+/* A label's runs in a comparison's head: boots of `underload vm`, crashed
+ * ones, emulated ones; runs on the machine itself only when one crashed. */
+START_TEST(test_runs_outcome)
+{
+	struct ul_run r[3];
+	const struct ul_run *p[3] = { &r[0], &r[1], &r[2] };
+	char out[96];
+
+	for (int i = 0; i < 3; i++)
+		ul_run_init(&r[i]);
+	r[1].status = UL_RUN_CRASHED;
+	ul_report_runs_outcome(p, 1, out, sizeof(out));
+	ck_assert_str_eq(out, "");
+	ul_report_runs_outcome(p, 3, out, sizeof(out));
+	ck_assert_str_eq(out, "1 of 3 crashed");
+	for (int i = 0; i < 3; i++) {
+		r[i].fingerprint =
+			json_pack("{s:{s:s,s:s}}", "vm", "accelerator", "kvm", "emulated", "no");
+		ck_assert_ptr_nonnull(r[i].fingerprint);
+	}
+	ul_report_runs_outcome(p, 3, out, sizeof(out));
+	ck_assert_str_eq(out, "3 boots, 1 crashed");
+	ck_assert(ul_run_in_vm(&r[0]) && !ul_run_emulated(&r[0]));
+	json_object_set_new(json_object_get(r[2].fingerprint, "vm"), "emulated",
+			    json_string("yes"));
+	ul_report_runs_outcome(p + 2, 1, out, sizeof(out));
+	ck_assert_str_eq(out, "1 boot, 0 crashed, emulated (TCG)");
+	for (int i = 0; i < 3; i++)
+		ul_run_release(&r[i]);
+}
+END_TEST
+
 Suite *ul_test_suite_vm(void)
 {
 	Suite *s = suite_create("vm");
@@ -152,6 +186,7 @@ Suite *ul_test_suite_vm(void)
 
 	tcase_add_test(tc, test_image_release);
 	tcase_add_test(tc, test_initramfs);
+	tcase_add_test(tc, test_runs_outcome);
 	suite_add_tcase(s, tc);
 	return s;
 }
