@@ -98,7 +98,11 @@ main=$((4 * ${llc_kib:-2048} / 1024))
 cd "$tmp"
 mkdir fs
 touch XXX                                    # stat/open: a 1-component name, as lm-stat
-dd if=/dev/zero of=f8m bs=1M count=8 status=none # mmap, page fault, prot fault (lmbench's 8m)
+# mmap, page fault, prot fault: lmbench's 8m $FILE, written as its script's
+# lmdd writes it (bs=8k fsync=1) and as underload writes its own: the
+# writes set the page cache's folio sizes, and lat_mmap's write faults map
+# a folio each (52 faults on this file, 1 on one written in 1 MiB writes).
+dd if=/dev/zero of=f8m bs=8k count=1024 conv=fsync status=none
 dd if=/dev/zero of=fbw bs=1M count="$bw" status=none
 cp "$L/hello" /tmp/hello                     # lat_proc execs /tmp/hello (hard-wired)
 

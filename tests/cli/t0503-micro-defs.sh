@@ -49,7 +49,7 @@ elif ! command -v strace >/dev/null; then
 	skip "strace is not installed: the system calls are not checked"
 else
 	strace -f -qq -o "$TMP/strace" \
-		-e trace=getppid,read,write,openat,select,pselect6,rt_sigaction,kill,lseek,mmap,msync,rt_sigreturn,setsockopt \
+		-e trace=getppid,read,write,openat,select,pselect6,rt_sigaction,kill,lseek,mmap,msync,rt_sigreturn,setsockopt,fsync \
 		"$UL" run micro "${M[@]}" --batches 1 --min-batch 1ms --label traced \
 		--tests lat-null,lat-nullio,lm-openclose,lm-select,lat-siginst,lm-sighndl,lm-mmap,lm-protfault,lm-pagefault,lm-bw-tcp-1cpu,lm-file-rd,lat-udp-1cpu,lat-connect-1cpu \
 		>/dev/null 2>"$TMP/err"
@@ -70,6 +70,9 @@ else
 	like "$s" 'kill\([0-9]+, SIGUSR1\) += 0' "sig hndl: kill(me, SIGUSR1)"
 	like "$s" 'mmap\(NULL, 8388608, PROT_READ\|PROT_WRITE, MAP_SHARED, [0-9]+, 0\)' \
 		"Mmap Latency: 8 MiB of a file, read-write and shared"
+	like "$s" 'write\([0-9]+, "[^"]*"\.\.\., 8192\) += 8192' \
+		"Mmap Latency, Page Fault: the file written in 8 KiB writes, as lmdd bs=8k"
+	like "$s" 'fsync\([0-9]+\) += 0' "Mmap Latency, Page Fault: and fsync()ed, as lmdd fsync=1"
 	like "$s" 'mmap\(NULL, 4096, PROT_READ, MAP_SHARED, [0-9]+, 0\)' \
 		"Prot Fault: a page of a file mapped read-only and shared"
 	like "$s" 'SIGSEGV \{si_signo=SIGSEGV, si_code=SEGV_ACCERR' "Prot Fault: a write faults on it"

@@ -241,6 +241,16 @@ void ul_micro_reap(pid_t pid);
 uint64_t ul_micro_sum(const void *buf, size_t bytes);
 /* Write a file of `bytes` (pattern data) at path; 0 or -errno. */
 int ul_micro_make_file(const char *path, uint64_t bytes);
+/*
+ * The same in UL_MICRO_LM_FILE_CHUNK-byte writes, then fsync: lmbench's
+ * $FILE, which its script writes with lmdd (bs=8k fsync=1) for lat_mmap
+ * and lat_pagefault.  How a file was written sets the size of its page
+ * cache folios (8 KiB writes: small ones; 1 MiB writes: large ones), and
+ * a write fault maps one folio: lat_mmap's 52 writes are 52 faults on
+ * this file, 13 on one written in 64 KiB, 1 on one written in 1 MiB.
+ */
+#define UL_MICRO_LM_FILE_CHUNK 8192
+int ul_micro_make_lm_file(const char *path, uint64_t bytes);
 
 /* Cache sizes from /sys/devices/system/cpu/cpu0/cache (0 when unknown). */
 void ul_micro_cache_sizes(uint64_t *l1d, uint64_t *l2, uint64_t *llc);

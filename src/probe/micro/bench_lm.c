@@ -11,6 +11,8 @@
  *  - lm-mmap: mmap 8 MiB of a file read-write and shared, write a byte
  *    every 16 KiB of its first tenth (52 writes, write faults; a kernel
  *    with large page-cache folios maps a folio a fault), munmap (lat_mmap);
+ *    the file written as lmbench's script writes it (8 KiB writes, fsync:
+ *    ul_micro_make_lm_file), so its folios are as small as lmbench's;
  *  - lm-pagefault: touch every 4 KiB page of a mapped 8 MiB cached file in
  *    a random order, munmap, mmap again; less the munmap+mmap cost
  *    measured apart; divided by the pages touched, faulted or not (the
@@ -298,7 +300,8 @@ static int bench_lm_protfault(const struct ul_micro_env *env, struct ul_micro_ou
 		       2);
 }
 
-/* A cached scratch file of LM_MAP_BYTES, open read-write (unlinked). */
+/* A cached scratch file of LM_MAP_BYTES written as lmbench's $FILE, open
+ * read-write (unlinked). */
 struct lm_map {
 	int fd;
 	char *map;
@@ -317,7 +320,7 @@ static int lm_map_open(struct lm_map *st, const struct ul_micro_env *env)
 	memset(st, 0, sizeof(*st));
 	st->npages = LM_MAP_BYTES / LM_PAGE;
 	snprintf(path, sizeof(path), "%s/micro-lm-map", env->scratch_dir);
-	rc = ul_micro_make_file(path, LM_MAP_BYTES);
+	rc = ul_micro_make_lm_file(path, LM_MAP_BYTES);
 	st->fd = rc ? -1 : open(path, O_RDWR | O_CLOEXEC);
 	if (!rc && st->fd < 0)
 		rc = -errno;

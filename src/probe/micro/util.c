@@ -182,7 +182,7 @@ uint64_t ul_micro_sum(const void *buf, size_t bytes)
 	return s0 + s1 + s2 + s3;
 }
 
-int ul_micro_make_file(const char *path, uint64_t bytes)
+static int make_file(const char *path, uint64_t bytes, size_t chunk, bool sync)
 {
 	char buf[64 * 1024];
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -193,14 +193,26 @@ int ul_micro_make_file(const char *path, uint64_t bytes)
 	for (size_t i = 0; i < sizeof(buf); i++)
 		buf[i] = (char)(i * 7 + 1);
 	while (bytes && !rc) {
-		size_t n = bytes < sizeof(buf) ? (size_t)bytes : sizeof(buf);
+		size_t n = bytes < chunk ? (size_t)bytes : chunk;
 
 		rc = ul_write_full(fd, buf, n);
 		bytes -= n;
 	}
+	if (sync && !rc && fsync(fd))
+		rc = -errno;
 	if (close(fd) && !rc)
 		rc = -errno;
 	return rc;
+}
+
+int ul_micro_make_file(const char *path, uint64_t bytes)
+{
+	return make_file(path, bytes, 64 * 1024, false);
+}
+
+int ul_micro_make_lm_file(const char *path, uint64_t bytes)
+{
+	return make_file(path, bytes, UL_MICRO_LM_FILE_CHUNK, true);
 }
 
 /* "32K" / "1024K" / "32M" from sysfs, in bytes; 0 when unreadable. */
