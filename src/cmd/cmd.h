@@ -69,12 +69,14 @@ int ul_print_version(FILE *out);
 
 /* The --db option of every command that opens the store: one entry of its
  * table, stored in `type`'s `db` member (const char *; NULL = default). */
-#define UL_CMD_OPT_DB(type)                                                                        \
-	{                                                                                          \
-		"db", UL_OPT_STRING,                                                               \
-			.arg = "PATH", UL_OPT_AT(type, db), .help = "results database",            \
-			.def_text = "$XDG_DATA_HOME/underload/results.db",                         \
-			.man = "Without XDG_DATA_HOME:\n.IR ~/.local/share/underload/results.db ." \
+#define UL_CMD_OPT_DB(type)                                                                          \
+	{                                                                                            \
+		"db", UL_OPT_STRING,                                                                 \
+			.arg = "PATH|URL", UL_OPT_AT(type, db),                                      \
+			.help = "results store: a SQLite file, or a postgresql:// URL",              \
+			.def_text = "$XDG_DATA_HOME/underload/results.db",                           \
+			.man = "Without XDG_DATA_HOME:\n.IR ~/.local/share/underload/results.db .\n" \
+			       "A URL names a PostgreSQL store (see STORE)."                         \
 	}
 
 /* The whole table of a command whose only option is --db (import, relabel). */

@@ -25,7 +25,8 @@
 static const char compare_help[] =
 	"usage: underload compare [LABEL|RUN]... [--baseline LABEL|RUN] [--suite NAME]\n"
 	"                         [--test mwu|welch] [--alpha A] [--per-run] [--strict]\n"
-	"                         [--format text|json|csv|lmbench2] [--host H]... [--db PATH]\n"
+	"                         [--format text|json|csv|lmbench2] [--host H]...\n"
+	"                         [--db PATH|URL]\n"
 	"\n"
 	"Compare labels (kernels or settings) against a baseline, for every suite with\n"
 	"results: the seed-style cross-label tables, then one row per test and\n"

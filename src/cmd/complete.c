@@ -18,7 +18,7 @@
  *	without a list.  OPERANDS is the kind of each operand in turn,
  *	comma-separated, the last one repeated ("runs,labels": RUN NEWLABEL).
  *
- *   underload __complete labels|runs|names|hosts [--db PATH]
+ *   underload __complete labels|runs|names|hosts [--db PATH|URL]
  *	The store's labels and/or runs (the 8-character UUID prefix `list`
  *	shows, and "last"), or its runs' hosts, one a line.  Opens the store read-only and only
  *	when its file exists: a TAB never creates or changes a database, and

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 static const char export_help[] =
-	"usage: underload export [--db PATH] [--host H] [--format json|csv] [-o FILE]\n"
+	"usage: underload export [--db PATH|URL] [--host H] [--format json|csv] [-o FILE]\n"
 	"                        [RUN|LABEL]...\n"
 	"\n"
 	"Write stored runs, every raw sample included, oldest first.  Each argument\n"

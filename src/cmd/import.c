@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 static const char import_help[] =
-	"usage: underload import [--db PATH] FILE...\n"
+	"usage: underload import [--db PATH|URL] FILE...\n"
 	"\n"
 	"Merge runs written by 'underload export --format json' (or the recovery\n"
 	"file of a run whose database refused its cells) into the store.  Each\n"

@@ -28,7 +28,8 @@
 #include <limits.h>
 
 static const char list_help[] =
-	"usage: underload list [--db PATH] [--label L] [--suite S] [--since WHEN] [--host H] [runs]\n"
+	"usage: underload list [--db PATH|URL] [--label L] [--suite S] [--since WHEN]\n"
+	"                      [--host H] [runs]\n"
 	"       underload list loads|probes|suites|formats [-v]\n"
 	"\n"
 	"Without a topic, list the runs in the store, newest first, one a line:\n"

@@ -191,7 +191,7 @@ int ul_cmd_db_path(const char *db_opt, char *buf, size_t len)
 
 	if (db_opt) {
 		if (!*db_opt) {
-			ul_error("--db needs a path");
+			ul_error("--db needs a path or a URL");
 			return UL_EXIT_USAGE;
 		}
 		snprintf(buf, len, "%s", db_opt);
@@ -201,7 +201,7 @@ int ul_cmd_db_path(const char *db_opt, char *buf, size_t len)
 	rc = ul_store_default_path(buf, len);
 	if (rc) {
 		ul_error("no default database location: set XDG_DATA_HOME or HOME, or "
-			 "give --db PATH");
+			 "give --db PATH|URL");
 		return UL_EXIT_USAGE;
 	}
 	ul_outfile_protect(buf);

@@ -17,7 +17,7 @@
 #include <string.h>
 
 static const char push_help[] =
-	"usage: underload push [--db PATH] --to URI [RUN|LABEL]...\n"
+	"usage: underload push [--db PATH|URL] --to URI [RUN|LABEL]...\n"
 	"\n"
 	"Copy stored runs, every raw sample included, oldest first, into the store\n"
 	"URI names (postgresql://..., or a path).  Each argument is a run (numeric\n"

@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 static const char relabel_help[] =
-	"usage: underload relabel [--db PATH] RUN NEWLABEL\n"
+	"usage: underload relabel [--db PATH|URL] RUN NEWLABEL\n"
 	"\n"
 	"Give a stored run a new label (1 to 127 bytes of UTF-8).  RUN is a numeric\n"
 	"id, a UUID or a unique UUID prefix (4 characters or more), or 'last'.\n"

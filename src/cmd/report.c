@@ -18,7 +18,7 @@
 
 static const char report_help[] =
 	"usage: underload report [LABEL|RUN]... [-o PATH] [--format html|svg] [--baseline LABEL]\n"
-	"                        [--host H] [--db PATH]\n"
+	"                        [--host H] [--db PATH|URL]\n"
 	"\n"
 	"Write the pictures of stored runs: for every suite and test, every raw sample\n"
 	"in time order, the empirical CDF and box plots, one colour per label; the\n"

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 static const char rm_help[] =
-	"usage: underload rm [--db PATH] [--yes] RUN...\n"
+	"usage: underload rm [--db PATH|URL] [--yes] RUN...\n"
 	"\n"
 	"Delete runs and everything they hold.  RUN is a numeric id, a UUID or a\n"
 	"unique UUID prefix (4 characters or more), or 'last'.  Every RUN is\n"

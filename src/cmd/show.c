@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 static const char show_help[] =
-	"usage: underload show [--db PATH] [--host H] [--format LIST | --env] RUN\n"
+	"usage: underload show [--db PATH|URL] [--host H] [--format LIST | --env] RUN\n"
 	"\n"
 	"Print a stored run.  RUN is a numeric id, a UUID or a unique UUID prefix\n"
 	"(4 characters or more), or 'last' (with --host, that host's newest run).\n"

@@ -33,7 +33,7 @@
 static const char vm_help[] =
 	"usage: underload vm --kernel IMAGE [--kernel IMAGE]... [--boots N] [--cpus N]\n"
 	"                    [--mem SIZE] [--label-from release|file] [--modules DIR]\n"
-	"                    [--hang-timeout DURATION] [--db PATH] -- run ARGS...\n"
+	"                    [--hang-timeout DURATION] [--db PATH|URL] -- run ARGS...\n"
 	"\n"
 	"Boot each kernel image in a fresh VM of the same shape (qemu-system-x86_64;\n"
 	"KVM when /dev/kvm works, else TCG, whose runs are flagged emulated), the\n"

@@ -12,7 +12,7 @@
 #include <string.h>
 
 static const char vmstat_help[] =
-	"usage: underload vmstat [--db PATH] [--cell TEST] RUN\n"
+	"usage: underload vmstat [--db PATH|URL] [--cell TEST] RUN\n"
 	"\n"
 	"Print what the sampler monitor recorded during a stored run, cell by cell,\n"
 	"in vmstat(8)'s layout (rates per interval between samples, as vmstat\n"
