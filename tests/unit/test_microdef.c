@@ -162,12 +162,15 @@ START_TEST(test_forker_small_and_empty)
 }
 END_TEST
 
-/* LMbench's memory table: stride 128, main memory at 4x the LLC. */
+/* LMbench's memory table: stride 128, 100 hops a loop pass (a 16-hop
+ * loop lets a per-instruction stride prefetcher in: L2 at 0.35 of
+ * lat_mem_rd's), main memory at 4x the LLC. */
 START_TEST(test_lm_mem_points)
 {
 	struct ul_micro_out *out = measure("lm-mem");
 
 	ck_assert_double_eq(rec(out, "stride_bytes")->metric, 128);
+	ck_assert_double_eq(rec(out, "hops_per_pass")->metric, 100);
 	ck_assert_double_eq(rec(out, "main_range_bytes")->metric, 8 * UL_MiB);
 	ck_assert_int_eq(rec(out, "l1_ps")->n, 3);
 	ck_assert_int_eq(rec(out, "l2_ps")->n, 3);
