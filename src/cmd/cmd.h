@@ -256,6 +256,12 @@ int ul_cmd_name(const struct ul_cmd_scope *sc, const char *cmd, const char *name
 		struct ul_cmd_named *out);
 /* A name meant as a label only (report --baseline): without its "label:" prefix, if any. */
 const char *ul_cmd_label_name(const char *name);
+/*
+ * Is `s` one of the runs a LABEL names in compare and report: a finished
+ * run (any status but running, crashed too) labelled `label`, and of
+ * `host` unless that is NULL?  A label names every such run, pooled.
+ */
+bool ul_cmd_label_has_run(const struct ul_run_summary *s, const char *label, const char *host);
 
 /*
  * Import one exchange-format file into `st` in one transaction (cmd/import.c):

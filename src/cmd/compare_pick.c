@@ -150,8 +150,7 @@ static int add_label(struct ul_compare_state *st, const char *label, const char 
 	for (size_t i = 0; i < st->sc.n; i++) {
 		const struct ul_run_summary *s = &st->sc.sum[i];
 
-		if (strcmp(s->label, label) || s->status == UL_RUN_RUNNING ||
-		    (host && strcmp(s->hostname, host)))
+		if (!ul_cmd_label_has_run(s, label, host))
 			continue;
 		any = true;
 		ret = add_run(st, s->id, front);

@@ -161,6 +161,12 @@ const char *ul_cmd_label_name(const char *name)
 								 : name + strlen(LABEL_PREFIX);
 }
 
+bool ul_cmd_label_has_run(const struct ul_run_summary *s, const char *label, const char *host)
+{
+	return s->status != UL_RUN_RUNNING && !strcmp(s->label, label) &&
+	       (!host || !strcmp(s->hostname, host));
+}
+
 /* Neither a label nor a run in the scope: say so, naming the hosts. */
 static int not_found(const struct ul_cmd_scope *sc, const char *cmd, const char *name,
 		     bool want_label, bool want_run, int rc, const char *why)

@@ -28,10 +28,11 @@ static const char report_help[] =
 	"monitors' time series with the tests marked; the environment of the runs with\n"
 	"their differences highlighted.\n"
 	"\n"
-	"A LABEL names that label's newest run of each suite; a RUN is an id, a UUID (or\n"
-	"a unique prefix of one) or 'last'; a name that is both is refused: write\n"
-	"label:NAME or run:NAME.  Several runs of one label pool their samples.  No\n"
-	"argument: every label so, oldest label first.  The first label is the baseline.\n"
+	"A LABEL names every finished run of that label (crashed ones too), as compare\n"
+	"does; a RUN is an id, a UUID (or a unique prefix of one) or 'last'; a name that\n"
+	"is both is refused: write label:NAME or run:NAME.  Several runs of one label\n"
+	"pool their samples.  No argument: every label so, oldest label first.  The\n"
+	"first label is the baseline.\n"
 	"With --host, labels, runs and 'last' are those of that host's runs.\n"
 	"\n";
 
@@ -82,64 +83,47 @@ static int parse_args(int argc, char **argv, struct rep_args *a)
 	return 0;
 }
 
-/* Does the comma-separated list `suites` name a suite not in `seen` (also comma-separated)? */
-static bool adds_suite(const char *suites, const char *seen)
+/* Appends `id` to ids[0..*k) unless there: a run named twice is drawn once. */
+static void add_id(int64_t *ids, size_t *k, int64_t id)
 {
-	for (const char *p = suites; *p;) {
-		size_t len = strcspn(p, ",");
-		const char *q = seen;
-		bool found = false;
-
-		while (*q && !found) {
-			size_t l2 = strcspn(q, ",");
-
-			found = l2 == len && !strncmp(p, q, len);
-			q += l2 + (q[l2] == ',');
-		}
-		if (!found && len)
-			return true;
-		p += len + (p[len] == ',');
-	}
-	return false;
+	for (size_t i = 0; i < *k; i++)
+		if (ids[i] == id)
+			return;
+	ids[(*k)++] = id;
 }
 
 /*
- * Appends to ids the newest run of each suite among the runs labelled
- * `label` (sum is newest first), oldest of them first; returns the count.
+ * Appends to ids every finished run labelled `label` (crashed ones too:
+ * their finished cells are drawn, the crash is shown), oldest first, as
+ * compare pools them (ul_cmd_label_has_run); sum is newest first.
+ * Returns how many the label has.
  */
 static size_t label_runs(const struct ul_run_summary *sum, size_t n, const char *label,
-			 int64_t *ids)
+			 int64_t *ids, size_t *k)
 {
-	char seen[1024] = "";
-	size_t k = 0;
+	size_t found = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		if (strcmp(sum[i].label, label) || !adds_suite(sum[i].suites, seen))
-			continue;
-		if (strlen(seen) + strlen(sum[i].suites) + 2 < sizeof(seen))
-			snprintf(seen + strlen(seen), sizeof(seen) - strlen(seen), "%s%s",
-				 *seen ? "," : "", sum[i].suites);
-		memmove(ids + 1, ids, k * sizeof(*ids));
-		ids[0] = sum[i].id;
-		k++;
-	}
-	return k;
+	for (size_t i = n; i-- > 0;)
+		if (ul_cmd_label_has_run(&sum[i], label, NULL)) {
+			add_id(ids, k, sum[i].id);
+			found++;
+		}
+	return found;
 }
 
 /* Every label's runs (label_runs()), the label with the oldest newest run first. */
-static size_t default_refs(const struct ul_run_summary *sum, size_t n, int64_t *ids)
+static void default_refs(const struct ul_run_summary *sum, size_t n, int64_t *ids, size_t *k)
 {
-	size_t k = 0;
-
 	for (size_t i = n; i-- > 0;) {
 		bool newer = false;
 
+		if (sum[i].status == UL_RUN_RUNNING)
+			continue;
 		for (size_t j = 0; j < i && !newer; j++)
-			newer = !strcmp(sum[j].label, sum[i].label);
+			newer = ul_cmd_label_has_run(&sum[j], sum[i].label, NULL);
 		if (!newer)
-			k += label_runs(sum, n, sum[i].label, ids + k);
+			(void)label_runs(sum, n, sum[i].label, ids, k);
 	}
-	return k;
 }
 
 /* Loads the runs named (or the default ones) into *runs (calloc'ed, *nruns of them). */
@@ -165,24 +149,27 @@ static int load_runs(struct ul_store *st, const struct rep_args *a, struct ul_ru
 		ul_cmd_scope_free(&sc);
 		return ret;
 	}
-	/* each name adds one run or a label's, at most n */
-	ids = calloc((n + 1) * (a->n_refs + 1), sizeof(*ids));
-	*runs = calloc((n + 1) * (a->n_refs + 1), sizeof(**runs));
+	/* each run once: at most the n listed, and one per name stored since */
+	ids = calloc(n + a->n_refs + 1, sizeof(*ids));
+	*runs = calloc(n + a->n_refs + 1, sizeof(**runs));
 	if (!ids || !*runs) {
 		ul_cmd_scope_free(&sc);
 		free(ids);
 		ul_oom();
 		return UL_EXIT_ERROR;
 	}
-	k = a->n_refs ? 0 : default_refs(sum, n, ids);
+	k = 0;
+	if (!a->n_refs)
+		default_refs(sum, n, ids, &k);
 	for (size_t i = 0; i < a->n_refs && ret == UL_EXIT_OK; i++) {
 		struct ul_cmd_named nm;
 
 		ret = ul_cmd_name(&sc, "report", a->refs[i], &nm);
-		if (ret == UL_EXIT_OK && nm.is_label)
-			k += label_runs(sum, n, nm.label, ids + k);
-		else if (ret == UL_EXIT_OK)
-			ids[k++] = nm.run.id;
+		if (ret == UL_EXIT_OK && nm.is_label && !label_runs(sum, n, nm.label, ids, &k))
+			ret = ul_usage_error("report", "label '%.64s' has no finished run",
+					     nm.label);
+		else if (ret == UL_EXIT_OK && !nm.is_label)
+			add_id(ids, &k, nm.run.id);
 	}
 	for (size_t i = 0; i < k && ret == UL_EXIT_OK; i++) {
 		struct ul_run *run = &(*runs)[(*nruns)++];

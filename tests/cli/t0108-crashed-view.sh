@@ -95,13 +95,14 @@ assert rows["noload"]["crashed_cand"] == "0", rows
 PY
 ok $? "CSV: crashed and reached counts per side"
 
-# The report: the crash above everything, and in the verdict table.
+# The report: the crash above everything, and in the verdict table; a
+# label names all its finished runs there too, so it counts as compare does.
 "$UL" report --db "$DB" -o "$TMP/report.html" A B 2>"$TMP/err"
 is $? 0 "report exits 0"
 page=$(tr -d '\n' <"$TMP/report.html")
 like "$page" "</h1><p>.*</p><p class=\"crash\">CRASHED: B, run ${uuid:0:8}: the machine went down during resp 2ctx-mem \(probe resp\), round 1" \
 	"the page opens with a CRASHED line"
-like "$page" "B \(1 run; 1 of 1 crashed\)" "its head counts B's crashed runs"
-like "$page" "<td>2ctx-mem</td><td>B</td><td colspan=\"9\" class=\"crash\">CRASHED: the candidate in 1 of 1 runs" \
+like "$page" "B \(3 runs, samples pooled; 1 of 3 crashed\)" "its head counts B's crashed runs"
+like "$page" "<td>2ctx-mem</td><td>B</td><td colspan=\"9\" class=\"crash\">CRASHED: the candidate in 1 of 3 runs, the baseline in 0 of 2" \
 	"the verdict table marks B's 2ctx-mem crashed"
 done_testing

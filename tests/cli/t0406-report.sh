@@ -99,6 +99,22 @@ assert files[0] == "01-resp-versus-baseline.svg", files[0]
 PY
 ok $? "every SVG file parses as XML, one per figure, with safe names"
 
+# A label names every finished run of it, as compare pools them: a second
+# resp run of base is drawn beside the first, its samples pooled.
+"$UL" run "${R[@]}" "${RP[@]}" --min-points 8 --max-points 8 --tests noload,cpuload --label base >/dev/null 2>"$TMP/err"
+is $? 0 "a second resp run of label base"
+"$UL" report --db "$DB" base -o "$TMP/two.html" 2>"$TMP/err"
+is $? 0 "report of label base" || diag "$(cat "$TMP/err")"
+two=$(cat "$TMP/two.html")
+ids=$("$UL" list --db "$DB" --label base | awk '$1 ~ /^[0-9]+$/ { print $1 }')
+is "$(wc -w <<<"$ids")" 3 "base has 3 runs"
+for id in $ids; do
+	like "$two" "Monitors of run $id " "run $id of base is in the report"
+done
+like "$two" 'base \(3 runs, samples pooled' "base's 3 runs (2 resp, 1 deadline) are counted"
+is "$(grep -o 'n = 16 (base)' <<<"$two" | wc -l)" 6 \
+	"every resp plot (2 tests x 3) draws both runs' 8 samples"
+
 "$UL" report --db "$DB" base --format pdf -o "$TMP/x" 2>"$TMP/err"
 is $? 2 "an unknown --format is a usage error"
 like "$(cat "$TMP/err")" "--format 'pdf': expected html or svg" "naming what is accepted"
