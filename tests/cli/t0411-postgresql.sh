@@ -9,29 +9,10 @@
 # database in UL_TEST_PG_URI (tests/pg-cluster start); this test works in
 # a schema of its own there, dropped at the end.
 . "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/pg.bash"
 
-if [ -z "${UL_TEST_PG_URI:-}" ]; then
-	echo "1..0 # SKIP UL_TEST_PG_URI is unset (tests/pg-cluster start prints one)"
-	exit 0
-fi
-if ! "$UL" --version | grep -Eq '^stores:.* postgresql( |$)'; then
-	echo "1..0 # SKIP this underload is built without PostgreSQL (-Dpostgresql)"
-	exit 0
-fi
-if ! command -v psql >/dev/null; then
-	echo "1..0 # SKIP no psql (postgresql-client) to look into the database"
-	exit 0
-fi
-
-# A URI of the test database whose tables live in schema $1.
-in_schema() {
-	local sep='?'
-	[[ $UL_TEST_PG_URI == *\?* ]] && sep='&'
-	echo "$UL_TEST_PG_URI${sep}options=-csearch_path%3D$1"
-}
 schema=ul_t0411_$$
-PG=$(in_schema "$schema")
-psql_on() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
+PG=$(pg_in_schema "$schema")
 sql() { psql_on "$PG" "$1"; }
 psql_on "$UL_TEST_PG_URI" "CREATE SCHEMA $schema; CREATE SCHEMA ${schema}_x;" ||
 	{ echo "1..0 # SKIP cannot create a schema in $UL_TEST_PG_URI"; exit 0; }
@@ -115,7 +96,7 @@ for w in 1 2 3 4 5 6 7 8 9; do
 	sed "s/$src/0000000$w-${src:9}/g" "$TMP/one.json" >"$TMP/w$w.json"
 done
 psql_on "$UL_TEST_PG_URI" "CREATE SCHEMA ${schema}_pw" >/dev/null
-W=$(in_schema "${schema}_x")
+W=$(pg_in_schema "${schema}_x")
 pids=()
 for w in 1 2 3 4 5 6 7 8; do
 	{ "$UL" import --db "$W" "$TMP/w$w.json" "$TMP/w9.json" &&
@@ -183,7 +164,7 @@ is "$(x "SELECT count(*) FROM cells")","$(x "SELECT count(*) FROM series")" "$be
 
 # ---- push: the SQLite store's runs into PostgreSQL, twice, and after a cut ----
 psql_on "$UL_TEST_PG_URI" "CREATE SCHEMA ${schema}_push" >/dev/null
-P=$(in_schema "${schema}_push")
+P=$(pg_in_schema "${schema}_push")
 first=$(sqlite3 "$TMP/fresh.db" "SELECT uuid FROM runs ORDER BY started_wall_ns LIMIT 1")
 like "$("$UL" push --db "$TMP/fresh.db" --to "$P" "$first")" "^1 run pushed, 1 added" \
 	"push one run (as if cut off after it)"
@@ -223,7 +204,7 @@ one_line "an unreachable server" "cannot connect to the PostgreSQL store: .*$TMP
 # Passwords: the role ul_pw of tests/pg-cluster logs in with "right" only.
 if [ "$(psql_on "$UL_TEST_PG_URI" "SELECT count(*) FROM pg_roles WHERE rolname = 'ul_pw'")" = 1 ] &&
 	[[ $UL_TEST_PG_URI == *user=postgres* ]]; then
-	pw=$(in_schema "${schema}_pw")
+	pw=$(pg_in_schema "${schema}_pw")
 	pw=${pw/user=postgres/user=ul_pw}
 	psql_on "$UL_TEST_PG_URI" "GRANT ALL ON SCHEMA ${schema}_pw TO ul_pw" >/dev/null
 	one_line "a wrong password" "login refused: .*password authentication failed" \

@@ -10,19 +10,7 @@
 # Needs the throwaway cluster of tests/pg-cluster in UL_TEST_PG_URI (the
 # test stops and starts its server); works in a schema of its own there.
 . "$(dirname "$0")/lib.bash"
-
-if [ -z "${UL_TEST_PG_URI:-}" ]; then
-	echo "1..0 # SKIP UL_TEST_PG_URI is unset (tests/pg-cluster start prints one)"
-	exit 0
-fi
-if ! "$UL" --version | grep -Eq '^stores:.* postgresql( |$)'; then
-	echo "1..0 # SKIP this underload is built without PostgreSQL (-Dpostgresql)"
-	exit 0
-fi
-if ! command -v psql >/dev/null; then
-	echo "1..0 # SKIP no psql (postgresql-client) to look into the database"
-	exit 0
-fi
+. "$(dirname "$0")/pg.bash"
 # The cluster of tests/pg-cluster: its socket directory holds data/.
 cluster=${UL_TEST_PG_URI#*host=}
 cluster=${cluster%%&*}
@@ -39,9 +27,7 @@ server_start() {
 }
 
 schema=ul_t0413_$$
-PG="$UL_TEST_PG_URI&options=-csearch_path%3D$schema"
-[[ $UL_TEST_PG_URI == *\?* ]] || PG="$UL_TEST_PG_URI?options=-csearch_path%3D$schema"
-psql_on() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
+PG=$(pg_in_schema "$schema")
 sql() { psql_on "$PG" "$1"; }
 psql_on "$UL_TEST_PG_URI" "CREATE SCHEMA $schema" ||
 	{ echo "1..0 # SKIP cannot create a schema in $UL_TEST_PG_URI"; exit 0; }
