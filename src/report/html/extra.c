@@ -258,6 +258,9 @@ static int curve_load(const struct ul_hlabel *l, const char *suite, const char *
 			if (strcmp(c->suite, suite) || strcmp(c->load, load) ||
 			    strcmp(c->probe, probe) || c->outcome != UL_CELL_OK)
 				continue;
+			/* an earlier run's cell of it may have had no curve */
+			free(cv->x);
+			free(cv->y);
 			cv->x = calloc(c->n_series + 1, sizeof(double));
 			cv->y = calloc(c->n_series + 1, sizeof(double));
 			if (!cv->x || !cv->y)
