@@ -102,6 +102,20 @@ static void make_swap(char *path, size_t len)
 	ck_assert_msg(rc == 0, "swap: %s: %s", strerror(-rc), why);
 }
 
+/* Does /proc/swaps list any swap area (besides our own: more than one)? */
+static bool other_swap_areas(void)
+{
+	FILE *f = fopen("/proc/swaps", "re");
+	char line[PATH_MAX + 128];
+	int lines = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		lines++;
+	if (f)
+		fclose(f);
+	return lines > 1;
+}
+
 /*
  * A child in cgroup cg that touches `bytes` (most of them pushed into swap
  * by the cgroup's limit), says so on a pipe, then lives hold_ms more.
@@ -136,8 +150,25 @@ static pid_t hog(const struct ul_cgroup *cg, size_t bytes, int hold_ms)
 	}
 	close(p[1]);
 	pfd = (struct pollfd){ .fd = p[0], .events = POLLIN };
-	ck_assert_msg(poll(&pfd, 1, 60000) == 1 && read(p[0], &c, 1) == 1 && c == 'r',
-		      "the child did not fill its memory");
+	if (!(poll(&pfd, 1, 60000) == 1 && read(p[0], &c, 1) == 1 && c == 'r')) {
+		int status = 0;
+		pid_t w = waitpid(pid, &status, WNOHANG);
+		char how[64];
+
+		if (w == 0)
+			snprintf(how, sizeof(how), "still touching after 60 s");
+		else if (w > 0 && WIFEXITED(status))
+			snprintf(how, sizeof(how), "exit %d (2 cgroup, 3 mmap, 4 pipe)",
+				 WEXITSTATUS(status));
+		else
+			snprintf(how, sizeof(how), "wait status %#x", status);
+		/* Say why: a concurrent run's swap area (these tests need none
+		 * but ours, checked when the suite starts) takes pages round-robin,
+		 * and its swapoff can stall our child at its limit. */
+		ck_abort_msg("the child did not fill its memory: %s; other swap areas: %s", how,
+			     other_swap_areas() ? "active now (a concurrent run's --swap?)"
+						: "none");
+	}
 	close(p[0]);
 	return pid;
 }
@@ -277,20 +308,6 @@ START_TEST(test_swapoff_retries_after_signal)
 	ck_assert_int_eq(ul_cgroup_destroy(&cg), 0);
 }
 END_TEST
-
-/* Does /proc/swaps list any swap area? */
-static bool other_swap_areas(void)
-{
-	FILE *f = fopen("/proc/swaps", "re");
-	char line[PATH_MAX + 128];
-	int lines = 0;
-
-	while (f && fgets(line, sizeof(line), f))
-		lines++;
-	if (f)
-		fclose(f);
-	return lines > 1;
-}
 
 /* NULL when the tests can run, else why not. */
 static const char *missing(void)
