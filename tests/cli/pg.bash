@@ -25,3 +25,14 @@ pg_in_schema() {
 }
 # psql_on URI SQL: run SQL there, unaligned, tuples only, stop at an error.
 psql_on() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
+# one_line DESCRIPTION REGEX COMMAND...: the command exits 1 with one line
+# on stderr matching REGEX (three TAP lines).
+one_line() { # one_line DESCRIPTION REGEX COMMAND...: exit 1, one line matching REGEX
+	local what=$1 re=$2 err rc
+	shift 2
+	err=$("$@" 2>&1 >/dev/null)
+	rc=$?
+	ok "$([ "$rc" = 1 ] && [ "$(wc -l <<<"$err")" = 1 ]; echo $?)" "$what: exit 1 and one line"
+	[ "$rc" = 1 ] && [ "$(wc -l <<<"$err")" = 1 ] || diag "exit $rc: $err"
+	like "$err" "$re" "$what: says why"
+}

@@ -184,15 +184,6 @@ is $? 2 "push without --to is a usage error"
 psql_on "$UL_TEST_PG_URI" "DROP SCHEMA ${schema}_push CASCADE" >/dev/null
 
 # ---- one line for each error ----
-one_line() { # one_line DESCRIPTION REGEX COMMAND...: exit 1, one line matching REGEX
-	local what=$1 re=$2 err rc
-	shift 2
-	err=$("$@" 2>&1 >/dev/null)
-	rc=$?
-	ok "$([ "$rc" = 1 ] && [ "$(wc -l <<<"$err")" = 1 ]; echo $?)" "$what: exit 1 and one line"
-	[ "$rc" = 1 ] && [ "$(wc -l <<<"$err")" = 1 ] || diag "exit $rc: $err"
-	like "$err" "$re" "$what: says why"
-}
 one_line "a password in the URI" "refusing a password.*pgpass" \
 	"$UL" list --db "postgresql://ul:secret@localhost/x"
 is "$("$UL" list --db "postgresql://ul:secret@localhost/x" 2>&1 | grep -c secret)" 0 \

@@ -86,15 +86,6 @@ print(sum(len(v) for c in json.load(open(sys.argv[1]))["cells"] for v in c["seri
 		"$TMP/local.json")" "as many samples in the database as in the local copy"
 
 # ---- errors before anything is measured or copied: one line, nothing changed ----
-one_line() { # one_line DESCRIPTION REGEX COMMAND...: exit 1, one line matching REGEX
-	local what=$1 re=$2 err rc
-	shift 2
-	err=$("$@" 2>&1 >/dev/null)
-	rc=$?
-	ok "$([ "$rc" = 1 ] && [ "$(wc -l <<<"$err")" = 1 ]; echo $?)" "$what: exit 1 and one line"
-	[ "$rc" = 1 ] && [ "$(wc -l <<<"$err")" = 1 ] || diag "exit $rc: $err"
-	like "$err" "$re" "$what: says why"
-}
 bad_run() { # bad_run URI: a run into it, with the rest of PGRUN
 	local args=("${PGRUN[@]}")
 	for i in "${!args[@]}"; do [ "${args[$i]}" = "$PG" ] && args[$i]=$1; done
