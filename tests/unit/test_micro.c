@@ -16,12 +16,60 @@
 #include "report/lmbench2.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* --- process creation --- */
+
+/* Write end of the pipe the atexit handler reports on (-1: none). */
+static int exit_report_fd = -1;
+
+static void report_exit(void)
+{
+	if (exit_report_fd >= 0 && write(exit_report_fd, "x", 1) != 1)
+		_exit(3);
+}
+
+/* Bytes waiting in the non-blocking read end fd. */
+static int pending_bytes(int fd)
+{
+	char buf[64];
+	int n = 0;
+	ssize_t got;
+
+	while ((got = read(fd, buf, sizeof(buf))) > 0)
+		n += (int)got;
+	return n;
+}
+
+/* lat_proc's fork child leaves through exit(), which runs the atexit
+ * handlers (and writes, so copies, the pages they touch); the native
+ * fork test's child leaves through _exit(), which runs none. */
+START_TEST(test_fork_child_exit_as_lat_proc)
+{
+	struct ul_micro_proc lm = { .how = UL_MICRO_FORK, .quiet = true };
+	struct ul_micro_proc native = { .how = UL_MICRO_FORK };
+	int fds[2];
+	int64_t elapsed = 0;
+
+	ck_assert_int_eq(pipe2(fds, O_NONBLOCK | O_CLOEXEC), 0);
+	exit_report_fd = fds[1];
+	ck_assert_int_eq(atexit(report_exit), 0);
+	ck_assert_int_eq(ul_micro_proc_batch(&lm, 5, &elapsed), 0);
+	ck_assert_int_eq(pending_bytes(fds[0]), 5);
+	ck_assert(elapsed > 0);
+	ck_assert_int_eq(ul_micro_proc_batch(&native, 5, &elapsed), 0);
+	ck_assert_int_eq(pending_bytes(fds[0]), 0);
+	exit_report_fd = -1;
+	close(fds[0]);
+	close(fds[1]);
+}
+END_TEST
 
 /* --- harness --- */
 
@@ -469,6 +517,7 @@ Suite *ul_test_suite_micro(void)
 
 	tcase_set_timeout(tc, 240);
 	tcase_add_unchecked_fixture(tc, suite_dir_create, suite_dir_remove);
+	tcase_add_test(tc, test_fork_child_exit_as_lat_proc);
 	tcase_add_test(tc, test_harness_calibrates);
 	tcase_add_test(tc, test_harness_errors);
 	tcase_add_test(tc, test_ctx_subtraction_never_negative);

@@ -151,7 +151,9 @@ enum ul_micro_proc_how {
 };
 /* One fork test: what the child does, the program it execs (directly or
  * through /bin/sh -c) with envp, and whether it does so as lat_proc does:
- * stdout closed first and the shell's argv[0] "sh". */
+ * stdout closed first, the shell's argv[0] "sh", and a fork's child
+ * leaving through exit() (atexit handlers and stdio run, and the pages
+ * they write are copied on write) rather than _exit(). */
 struct ul_micro_proc {
 	enum ul_micro_proc_how how;
 	const char *target;

@@ -6,7 +6,7 @@
  * helper links libc and the timing harness only, and underload execs it
  * with an empty environment:
  *   underload-forker fork|exec|sh TARGET FD BATCHES MIN_BATCH_NS
- * It times fork + _exit, fork + execve(TARGET) or fork + /bin/sh -c
+ * It times fork + exit(), fork + execve(TARGET) or fork + /bin/sh -c
  * TARGET (each child with stdout closed and an empty environment, as
  * lat_proc's) with the harness and writes to FD a header {-errno or 0,
  * record count} and the records.  Metrics: "forker_vm_kib" (its VmSize),
