@@ -46,9 +46,11 @@
 # timing constants come from its own probes, as its scripts do: TIMING_O
 # from timing_o, LOOP_O from loop_o (measured once, here).
 # Differences of the tools' loops, not the machine (the man page's lmbench2
-# section says so for each column): Bcopy (hand), Mem read and Mem write
-# are 64-bit word loops in underload, 4-byte int loops in bw_mem (fcp,
-# frd, fwr) that are instruction-bound at -O, so underload reads higher.
+# section says so for each column): Bcopy (hand) and Mem read are 64-bit
+# word loops in underload, 4-byte int loops in bw_mem (fcp, frd) that are
+# instruction-bound at -O (as fast at 16k as at 64m); Mem write stores in
+# ascending order in underload, each 512-byte block from its end down in
+# bw_mem fwr, which is what makes fwr slow at 64m.  Underload reads higher.
 set -euo pipefail
 [ $# -eq 2 ] || { sed -n 's/^# usage: //p' "$0" >&2; exit 2; }
 L=$(realpath "$1")

@@ -2,8 +2,11 @@
 /*
  * Memory bandwidth and latency:
  *  - bcopy (libc): memcpy() of the bandwidth working set; bcopy (hand): a
- *    64-bit word copy loop; read: summing every word; write: storing every
- *    word.  Bandwidth counts the bytes copied / read / written once.
+ *    64-bit word copy loop; read: summing every word (four independent
+ *    chains); write: storing every word.  All in ascending order: bw_mem's
+ *    fwr stores each 512-byte block from its end down, an order that
+ *    writes a sixth as fast at 64 MiB (the man page's Mem write line).
+ *    Bandwidth counts the bytes copied / read / written once.
  *  - latency: a dependent-load chase through a random cyclic permutation
  *    of the 64-byte lines of a buffer (no stride a prefetcher could
  *    follow), for every power of two from 1 KiB to 4x the last-level
