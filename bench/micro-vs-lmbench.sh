@@ -11,7 +11,12 @@
 # client's CPU); TWO_CPU=yes adds the -2cpu tests (UNIQUE or the server on
 # the second CPU: about 80 s more a round).  Not run by CI.
 #
-# usage: [ROUNDS=5] [PROFILE=quick|default] [MAIN=yes] [TWO_CPU=yes] [KEYS=k1,k2] bench/micro-vs-lmbench.sh LMBENCH_BIN_DIR BUILD_DIR
+# usage: [ROUNDS=5] [PROFILE=quick|default] [MAIN=yes] [TWO_CPU=yes] [KEYS=k1,k2] [SCRATCH=DIR] bench/micro-vs-lmbench.sh LMBENCH_BIN_DIR BUILD_DIR
+#
+# SCRATCH=DIR: where both tools' files go (default /tmp).  File creates
+# are the file system's: on an ext4 without a journal both tools' creates
+# swing between ~80 us and ~800 us (the inode allocator's
+# recently_deleted() scan); SCRATCH=/dev/shm compares them on tmpfs.
 #
 # KEYS=fork,exec,...: only the quantities with these keys (the first field
 # of each QUANTITIES line; all by default).
@@ -70,7 +75,7 @@ for p in lat_proc hello; do
 	[ -z "$extra" ] || { echo "$L/$p links $extra: build lmbench as this script's header says" >&2; exit 3; }
 done
 
-tmp=$(mktemp -d /tmp/ul-vs-lm.XXXXXX)
+tmp=$(mktemp -d "${SCRATCH:-/tmp}/ul-vs-lm.XXXXXX")
 # $tmp/server: the lmbench server running (it daemonizes; its -S stops it;
 # a file, since it is started in a command substitution's subshell).
 cleanup() {
