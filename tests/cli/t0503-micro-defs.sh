@@ -39,6 +39,15 @@ is "$(metric "$TMP/lm.json" lm-file-rd xfer_bytes)" 65536 "lm-file-rd: 64 KiB re
 n=$(jq '[.cells[] | select(.probe == "lm-protfault") | .series | (.gross_ps | length),
 	(.catch_ps | length), (.kill0_ps | length)] | min' "$TMP/lm.json")
 [ "${n:-0}" -ge 1 ]; ok $? "lm-protfault keeps the faults and the catch and kill(0) it subtracts"
+# lat_sig prot subtracts lat_sig catch's figure: benchmp's median catch
+# less its median kill(me, 0) (min and median differ by far more than the
+# prot fault itself on a busy machine).
+med='sort | if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end'
+d=$(jq "[.cells[] | select(.probe == \"lm-protfault\")][0] |
+	([((.series.catch_ps | $med) - (.series.kill0_ps | $med)) / 1000, 0] | max) - .metrics.base_ns |
+	fabs" "$TMP/lm.json")
+jq -e -n "$d < 0.01" >/dev/null
+ok $? "lm-protfault subtracts the median catch less the median kill(0), as lat_sig ($d ns off)"
 
 # What each test's loop calls, from outside.  (A sanitizer build cannot
 # run under strace: see t0501.)

@@ -15,11 +15,18 @@
  *    ul_micro_make_lm_file), so its folios are as small as lmbench's;
  *  - lm-pagefault: touch every 4 KiB page of a mapped 8 MiB cached file in
  *    a random order, munmap, mmap again; less the munmap+mmap cost
- *    measured apart; divided by the pages touched, faulted or not (the
- *    kernel's fault-around maps up to 16 pages a fault: lat_pagefault);
+ *    measured apart (its median batch); divided by the pages touched,
+ *    faulted or not (the kernel's fault-around maps up to 16 pages a
+ *    fault: lat_pagefault);
  *  - lm-protfault: a write to a read-only shared file mapping, SIGSEGV to
  *    a handler that returns (the write faults again), less lat_sig's
- *    catch cost (kill(me, SIGUSR1) caught less kill(me, 0)) (lat_sig prot).
+ *    catch cost (kill(me, SIGUSR1) caught less kill(me, 0), the median
+ *    batch of each) (lat_sig prot).
+ * The costs lm-pagefault and lm-protfault subtract are medians because
+ * lmbench's are: benchmp reports the median of its repetitions, and
+ * lat_pagefault and lat_sig subtract one such figure from another.  The
+ * net is a small difference of two large figures (a prot fault about 0.8
+ * us of a 4 us gross), so the fastest base batch would shift it far.
  * Metrics "minflt_per_op" (rusage minor faults per reported operation, over
  * the timed loops) show which work each did.  lm-select and lm-file-rd are
  * in bench_lmio.c.
@@ -274,8 +281,9 @@ static int lm_prot_setup(const struct ul_micro_env *env, char **where, struct si
 	return rc;
 }
 
-/* The faults less lat_sig's catch (the catch less the send): what is left
- * is the fault's own cost beyond an ordinary signal delivery. */
+/* The faults less lat_sig's catch (the median catch less the median send,
+ * as lat_sig subtracts): what is left is the fault's own cost beyond an
+ * ordinary signal delivery. */
 static int bench_lm_protfault(const struct ul_micro_env *env, struct ul_micro_out *out)
 {
 	struct ul_mh_result gross, send, caught;
@@ -294,7 +302,7 @@ static int bench_lm_protfault(const struct ul_micro_env *env, struct ul_micro_ou
 	munmap(where, LM_PAGE);
 	if (rc)
 		return rc;
-	catch_ns = ul_micro_net_ns(ul_mh_min_iter_ns(&caught), ul_mh_min_iter_ns(&send), 1);
+	catch_ns = ul_micro_net_ns(ul_mh_median_iter_ns(&caught), ul_mh_median_iter_ns(&send), 1);
 	return put_net(out, &gross, catch_ns, 1,
 		       (const struct lm_base[]){ { "catch_ps", &caught }, { "kill0_ps", &send } },
 		       2);
@@ -442,7 +450,7 @@ static int bench_lm_pagefault(const struct ul_micro_env *env, struct ul_micro_ou
 	if (!rc)
 		rc = ul_mh_run(&env->mh, lm_pf_batch, &st, &gross);
 	if (!rc)
-		rc = put_net(out, &gross, ul_mh_min_iter_ns(&base), (int)st.npages,
+		rc = put_net(out, &gross, ul_mh_median_iter_ns(&base), (int)st.npages,
 			     (const struct lm_base[]){ { "remap_ps", &base } }, 1);
 	if (!rc)
 		rc = ul_micro_put_metric(out, "minflt_per_op",
