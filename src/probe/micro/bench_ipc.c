@@ -8,7 +8,10 @@
  *    connect + close against a server that accepts, reads the EOF and
  *    closes (lat_connect's): the client's closes leave TIME_WAIT sockets
  *    (the kernel's, gone after 60 s; loopback reuses their ports), and
- *    their pile-up is part of what lat_connect times;
+ *    their pile-up is part of what lat_connect times.  Every listener's
+ *    backlog is SOMAXCONN: lat_connect's 100 overflows when its client
+ *    outruns accept(), and a connect whose SYN was dropped waits the 1 s
+ *    retransmit; these connects never wait (t0505);
  *  - each in two placements, two probes (NAME-1cpu, NAME-2cpu): client
  *    and helper on one CPU, or on two (ul_micro_ends in bench.h), with
  *    the metrics that say where both ran;
@@ -18,7 +21,9 @@
  *  - lm-bw-tcp, LMbench's TCP bandwidth (the bw_tcp -m 10M that getsummary
  *    takes, its largest message): the same with 10 MiB writes and reads
  *    and 1 MiB socket buffers asked for on both ends (SOCKBUF; the kernel
- *    caps them at its net.core.[rw]mem_max).
+ *    caps them at its net.core.[rw]mem_max).  Every byte read is counted
+ *    (bw_tcp counts 10 MiB a message and drops what its last read() of
+ *    each returned beyond that: t0505).
  */
 #include "core/compat.h"
 #include "core/file.h"
