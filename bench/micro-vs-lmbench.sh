@@ -169,6 +169,11 @@ once() {
 # whose field 1 is $1 (lat_ctx: processes; lat_mem_rd: size in MB);
 # lat_fs's rate in field $2 of size $1's line as us per file.
 usecs() { awk '{ for (i = 2; i <= NF; i++) if ($i == "microseconds") v = $(i - 1) } END { print v }'; }
+# usecs0: as usecs, but no output at all is 0: lat_sig prot prints nothing
+# when its net (faults less catch) is 0 (lib_timing's micro() skips a 0),
+# and underload's net clamps at 0 too; dropping those rounds would keep
+# only lmbench's high ones on a busy machine.
+usecs0() { awk '{ n++; for (i = 2; i <= NF; i++) if ($i == "microseconds") v = $(i - 1) } END { print (n ? v : 0) }'; }
 mbs() { awk '{ for (i = 2; i <= NF; i++) if ($i == "MB/sec") v = $(i - 1) } END { print v }'; }
 col2() { awk 'NF >= 2 && $1 ~ /^[0-9.]+$/ { v = $2 } END { print v }'; }
 field_at() { awk -v k="$1" '$1 == k { v = $2 } END { print v }'; }
@@ -209,7 +214,7 @@ delete0k|0K File Delete|us|lat-delete0k|op_ps|fsrate 0k 4|once fs lm lat_fs fs
 create10k|10K File Create|us|lat-create10k|op_ps|fsrate 10k 3|once fs lm lat_fs fs
 delete10k|10K File Delete|us|lat-delete10k|op_ps|fsrate 10k 4|once fs lm lat_fs fs
 mmap|Mmap Latency|us|lm-mmap|op_ps|col2|lm lat_mmap 8m f8m
-protfault|Prot Fault|us|lm-protfault|op_ps|usecs|lm lat_sig prot f8m
+protfault|Prot Fault|us|lm-protfault|op_ps|usecs0|lm lat_sig prot f8m
 pagefault|Page Fault|us|lm-pagefault|op_ps|usecs|lm lat_pagefault f8m"
 for p in $places; do
 	[ $p = 1cpu ] && sched=SINGLE cpu=$A || sched=UNIQUE cpu=$B
