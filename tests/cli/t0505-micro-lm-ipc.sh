@@ -12,6 +12,9 @@
 #    byte it reads (bw_tcp counts 10 MiB a message and drops the excess of
 #    its last read() of each from its count): the helper's 10 MiB writes
 #    add up to what the client asked for, no more.
+#  - ctxsw: the overhead subtracted (the ring's pipes and sums in one
+#    process) is its median batch, as lat_ctx subtracts the median of its
+#    overhead repetitions (benchmp's figure), not the fastest.
 # The placements of both ends are pinned in t0502, the system calls of the
 # other lmbench2 columns in t0503.
 . "$(dirname "$0")/lib.bash"
@@ -60,6 +63,17 @@ PY
 	is "$got" "$asked" "TCP bw: it read, and counted, exactly what it asked for"
 	is "$((sent * 10485760))" "$asked" "TCP bw: the helper wrote exactly that ($sent x 10 MiB)"
 fi
+
+# metric JSON PROBE NAME: a metric of the cell measuring PROBE.
+metric() { jq -r --arg p "$2" --arg m "$3" '.cells[] | select(.probe == $p) | .metrics[$m]' "$1"; }
+"$UL" run micro "${M[@]}" --label ctx --tests ctx-2p0k-1cpu --format json="$TMP/ctx.json" >/dev/null 2>"$TMP/err"
+is $? 0 "run ctx-2p0k-1cpu"
+ovh=$(metric "$TMP/ctx.json" ctx-2p0k-1cpu overhead_ns)
+read -r med least n < <(jq -r '.cells[] | select(.probe == "ctx-2p0k-1cpu") | .series.overhead_ps |
+	sort | "\(.[(length - 1) / 2 | floor]) \(.[0]) \(length)"' "$TMP/ctx.json")
+[ "${n:-0}" -ge 3 ]; ok $? "ctxsw: $n overhead batches recorded"
+python3 -c "import sys; sys.exit(abs($ovh * 1000 - $med) > 1)"
+ok $? "ctxsw: the overhead subtracted (${ovh} ns a hop) is the median batch ($med ps; the fastest: $least ps)"
 
 if ! command -v unshare >/dev/null || ! command -v ip >/dev/null || ! command -v nstat >/dev/null; then
 	skip "unshare, ip or nstat missing: the accept queue overflows are not counted"

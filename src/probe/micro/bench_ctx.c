@@ -4,7 +4,8 @@
  * pipes pass a token round; each sums its own private S KiB working set
  * before passing it on.  The overhead of one trip, N pipe write+read pairs
  * and N sums of one (cache-hot) S KiB array in a single process, is
- * measured with the same harness and subtracted; the rest divided by N is
+ * measured with the same harness and its median batch subtracted, as
+ * lat_ctx subtracts its median overhead; the rest divided by N is
  * the time of one switch, never negative (ul_micro_ctx_switch_ns).
  * Each ring in two placements, two probes (ctx-NpSk-1cpu, -2cpu): every
  * member on one CPU, or members alternating between two CPUs (so every
@@ -172,9 +173,10 @@ static int ctx_measure(const struct ul_micro_env *env, struct ul_micro_out *out,
 	ring_close(&r);
 	if (rc)
 		return rc;
-	/* The overhead is a fixed cost that interference only inflates: its
-	 * fastest batch is the best estimate of it. */
-	ovh_ns = ul_mh_min_iter_ns(&ovh);
+	/* The overhead's median batch, as lat_ctx subtracts the median of its
+	 * overhead repetitions (benchmp's figure): the fastest batch sat
+	 * below it and left the switch high against lmbench3 (t0505). */
+	ovh_ns = ul_mh_median_iter_ns(&ovh);
 	for (int i = 0; i < trip.n; i++) {
 		v[i] = llround(ul_micro_ctx_switch_ns(trip.iter_ns[i], ovh_ns, nproc) * 1000.0);
 		o[i] = llround(ovh.iter_ns[i] * 1000.0 / nproc);
