@@ -6,8 +6,9 @@
  * source, never copied):
  *  - lm-stat / lm-openclose: stat / open+close of a 1-component path
  *    (fstatat / openat on the scratch directory's fd), not a long one;
- *  - lm-sighndl: kill(me, SIGUSR1) caught by a handler, less the cost of
- *    kill(me, 0) measured apart (lat_sig's "catch" less "send");
+ *  - lm-sighndl: kill(me, SIGUSR1) caught by a handler, less the median
+ *    cost of kill(me, 0) measured apart (lat_sig's "catch" less "send":
+ *    lat_sig subtracts the median its repetitions report);
  *  - lm-mmap: mmap 8 MiB of a file read-write and shared, write a byte
  *    every 16 KiB of its first tenth (52 writes, write faults; a kernel
  *    with large page-cache folios maps a folio a fault), munmap (lat_mmap);
@@ -213,7 +214,7 @@ static int bench_lm_sighndl(const struct ul_micro_env *env, struct ul_micro_out 
 
 	if (rc)
 		return rc;
-	return put_net(out, &gross, ul_mh_min_iter_ns(&base), 1,
+	return put_net(out, &gross, ul_mh_median_iter_ns(&base), 1,
 		       (const struct lm_base[]){ { "kill0_ps", &base } }, 1);
 }
 
