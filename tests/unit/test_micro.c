@@ -193,6 +193,17 @@ static double median_i64(const int64_t *v, int n)
 	return n % 2 ? (double)s[n / 2] : ((double)s[n / 2 - 1] + (double)s[n / 2]) / 2;
 }
 
+/* Does out's op_ps subtract a base measured apart (then it has the gross
+ * or the base series beside it)? */
+static bool is_net(const struct ul_micro_out *out)
+{
+	for (size_t i = 0; i < out->n; i++)
+		if (!out->rec[i].is_metric && (!strcmp(out->rec[i].name, "gross_ps") ||
+					       !strcmp(out->rec[i].name, "overhead_ps")))
+			return true;
+	return false;
+}
+
 static void check_bench(struct ul_sup *sup, const struct ul_probe *b,
 			const struct ul_micro_env *env)
 {
@@ -222,11 +233,16 @@ static void check_bench(struct ul_sup *sup, const struct ul_probe *b,
 		ck_assert_msg(rec->n >= 3 || !strncmp(rec->name, "curve_", 6), "%s: %s has %d",
 			      b->name, rec->name, rec->n);
 		/* Batches >= 0 (a context switch lost in noise is 0, never
-		 * negative), and the reported median > 0. */
+		 * negative), and the reported median > 0, except a net's: a
+		 * figure less a median base (lat_ctx's and lat_sig's way) is 0
+		 * in most batches when noise swamps it (lat_sig prot printed
+		 * 0 in 6 of 9 runs at load 3.4), so there its gross or base
+		 * series, also checked here, must be > 0. */
 		for (int k = 0; k < rec->n; k++)
 			ck_assert_msg(rec->v[k] >= 0, "%s: %s[%d] = %lld", b->name, rec->name, k,
 				      (long long)rec->v[k]);
-		if (strcmp(rec->name, "preempted_n"))
+		if (strcmp(rec->name, "preempted_n") &&
+		    !(is_net(out) && !strcmp(rec->name, "op_ps")))
 			ck_assert_msg(median_i64(rec->v, rec->n) > 0, "%s: median of %s is 0",
 				      b->name, rec->name);
 	}
