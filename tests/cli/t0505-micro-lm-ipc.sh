@@ -11,7 +11,7 @@
 #  - TCP bw: the client asks for the bytes of a batch and counts every
 #    byte it reads (bw_tcp counts 10 MiB a message and drops the excess of
 #    its last read() of each from its count): the helper's 10 MiB writes
-#    add up to what the client asked for, no more.
+#    add up to what the client asked for, no more;
 #  - ctxsw: the overhead subtracted (the ring's pipes and sums in one
 #    process) is its median batch, as lat_ctx subtracts the median of its
 #    overhead repetitions (benchmp's figure), not the fastest.
@@ -70,7 +70,8 @@ metric() { jq -r --arg p "$2" --arg m "$3" '.cells[] | select(.probe == $p) | .m
 is $? 0 "run ctx-2p0k-1cpu"
 ovh=$(metric "$TMP/ctx.json" ctx-2p0k-1cpu overhead_ns)
 read -r med least n < <(jq -r '.cells[] | select(.probe == "ctx-2p0k-1cpu") | .series.overhead_ps |
-	sort | "\(.[(length - 1) / 2 | floor]) \(.[0]) \(length)"' "$TMP/ctx.json")
+	sort | (if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end) as $m |
+	"\($m) \(.[0]) \(length)"' "$TMP/ctx.json")
 [ "${n:-0}" -ge 3 ]; ok $? "ctxsw: $n overhead batches recorded"
 python3 -c "import sys; sys.exit(abs($ovh * 1000 - $med) > 1)"
 ok $? "ctxsw: the overhead subtracted (${ovh} ns a hop) is the median batch ($med ps; the fastest: $least ps)"
