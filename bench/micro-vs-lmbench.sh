@@ -11,7 +11,7 @@
 # client's CPU); TWO_CPU=yes adds the -2cpu tests (UNIQUE or the server on
 # the second CPU: about 80 s more a round).  Not run by CI.
 #
-# usage: [ROUNDS=5] [PROFILE=quick|default] [MAIN=yes] [TWO_CPU=yes] [KEYS=k1,k2] [SCRATCH=DIR] bench/micro-vs-lmbench.sh LMBENCH_BIN_DIR BUILD_DIR
+# usage: [ROUNDS=5] [PROFILE=quick|default] [MAIN=yes] [TWO_CPU=yes] [KEYS=k1,k2] [SCRATCH=DIR] [RAW=FILE] bench/micro-vs-lmbench.sh LMBENCH_BIN_DIR BUILD_DIR
 #
 # SCRATCH=DIR: where both tools' files go (default /tmp).  File creates
 # are the file system's: on an ext4 without a journal both tools' creates
@@ -19,7 +19,14 @@
 # recently_deleted() scan); SCRATCH=/dev/shm compares them on tmpfs.
 #
 # KEYS=fork,exec,...: only the quantities with these keys (the first field
-# of each QUANTITIES line; all by default).
+# of each QUANTITIES line; all by default).  RAW=FILE keeps every round's
+# figures (lines TOOL KEY VALUE).
+#
+# The table gives per column the ratio of the two medians with its 95%
+# interval (a bootstrap over each tool's rounds) and a verdict: "yes"
+# within 0.9-1.1; "noise" outside, but the interval reaches the band (the
+# rounds cannot tell the ratio from one inside it); "no" the interval is
+# outside the band too: a difference that needs an explanation.
 #
 # PROFILE=quick (the default): underload --quick (5 batches of >= 10 ms)
 # against lmbench -N 5 with ENOUGH=10000 (5 repetitions of >= 10 ms);
@@ -288,8 +295,9 @@ for r in $(seq "$rounds"); do
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$tmp/load"
 
+[ -z "${RAW:-}" ] || cp "$rows" "$RAW"
 python3 - "$rows" "$rounds" "${PROFILE:-quick}" "$tmp/quantities" <<'PY'
-import statistics, sys
+import random, statistics, sys
 rows = [l.split() for l in open(sys.argv[1]) if len(l.split()) == 3]
 def vals(tool, key):
     return [float(v) for t, k, v in rows if t == tool and k == key]
@@ -299,20 +307,44 @@ def fmt(v):
     m = statistics.median(v)
     d = 3 if m < 10 else 1 if m < 100 else 0
     return f"{m:.{d}f} [{min(v):.{d}f}-{max(v):.{d}f}]"
-print(f"rounds: {sys.argv[2]}, profile {sys.argv[3]}; median over the rounds [min-max]")
-print(f"{'column':18s} {'unit':4s} {'underload':>26s} {'lmbench3':>26s} {'ratio':>6s} {'0.9-1.1':7s}  underload test | lmbench3 command")
-within = n = 0
+# The 95% interval of the ratio of medians: a percentile bootstrap that
+# resamples each tool's rounds apart (seeded, so a table is reproducible).
+rng = random.Random(20261202)
+def ratio_ci(u, l, reps=4000):
+    rs = []
+    for _ in range(reps):
+        ml = statistics.median(rng.choices(l, k=len(l)))
+        if ml > 0:
+            rs.append(statistics.median(rng.choices(u, k=len(u))) / ml)
+    rs.sort()
+    return (rs[int(0.025 * len(rs))], rs[int(0.975 * len(rs)) - 1]) if len(rs) >= 100 else None
+print(f"rounds: {sys.argv[2]}, profile {sys.argv[3]}; median over the rounds [min-max]; ratio with its 95% bootstrap interval")
+print("verdict: yes = ratio within 0.9-1.1; noise = outside, but its interval reaches the band; no = its interval is outside the band too")
+print(f"{'column':18s} {'unit':4s} {'underload':>26s} {'lmbench3':>26s} {'ratio':>6s} {'95% interval':>13s} {'verdict':7s}  underload test | lmbench3 command")
+count = {"yes": 0, "noise": 0, "no": 0}
+outside = []
 for line in open(sys.argv[4]).read().splitlines():
     key, title, unit, test, series, parser, cmd = line.split("|")
     u, l = vals("ul", key), vals("lm", key)
     ratio = statistics.median(u) / statistics.median(l) if u and l and statistics.median(l) > 0 else None
-    ok = "-" if ratio is None else "yes" if 0.9 <= ratio <= 1.1 else "no"
-    if ratio is not None:
-        n += 1
-        within += ok == "yes"
+    ci = ratio_ci(u, l) if ratio is not None else None
+    if ratio is None:
+        ok = "-"
+    elif 0.9 <= ratio <= 1.1:
+        ok = "yes"
+    elif ci and ci[0] <= 1.1 and ci[1] >= 0.9:
+        ok = "noise"
+    else:
+        ok = "no"
+        outside.append(key)
+    if ok in count:
+        count[ok] += 1
     r = f"{ratio:6.2f}" if ratio is not None else f"{'-':>6s}"
-    print(f"{title:18s} {unit:4s} {fmt(u):>26s} {fmt(l):>26s} {r} {ok:7s}  {test} {series} | {cmd}")
-print(f"within 0.9-1.1: {within} of {n}")
+    c = f"[{ci[0]:.2f}-{ci[1]:.2f}]" if ci else "-"
+    print(f"{title:18s} {unit:4s} {fmt(u):>26s} {fmt(l):>26s} {r} {c:>13s} {ok:7s}  {test} {series} | {cmd}")
+n = sum(count.values())
+print(f"within 0.9-1.1: {count['yes']} of {n}; outside but within the noise: {count['noise']}; "
+      f"outside beyond the noise: {count['no']}" + (f" ({','.join(outside)})" if outside else ""))
 PY
 cat "$tmp/load"
 echo "lmbench3's slowest quantities (s, all rounds):" $(awk '{ s[$2] += $1 } END { for (k in s) print s[k], k }' "$tmp/secs.lm-keys" | sort -rn | head -6)
