@@ -7,12 +7,15 @@
 # The affinity of every tagged process named ul:* (loads and probes), one
 # "comm list" line each.
 scene_affinity() {
-	local pid d comm
+	local pid d comm cpus
 	for pid in $(ul_pids); do
 		d=/proc/$pid
 		comm=$(cat "$d/comm" 2>/dev/null) || continue
 		case $comm in ul:*) ;; *) continue ;; esac
-		echo "$comm $(awk '/^Cpus_allowed_list:/ { print $2 }' "$d/status" 2>/dev/null)"
+		# A process that ended between the two reads has no affinity left.
+		cpus=$(awk '/^Cpus_allowed_list:/ { print $2 }' "$d/status" 2>/dev/null)
+		[ -n "$cpus" ] || continue
+		echo "$comm $cpus"
 	done
 }
 # The cpuset cgroup directory process $1 is in when it is one of ours.

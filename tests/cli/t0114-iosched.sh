@@ -34,7 +34,7 @@ MNT=$TMP/mnt
 LOOP=
 first=
 teardown() {
-	kill_all
+	ul_kill_all
 	mountpoint -q "$MNT" && umount "$MNT"
 	# The loop device outlives the detach: its scheduler goes back too.
 	[ -n "$first" ] && echo "$first" >"/sys/block/${LOOP#/dev/}/queue/scheduler"
