@@ -79,6 +79,26 @@ ul_kill_all() {
 # Scratch directories left in $SCRATCH.
 scratch_left() { find "$SCRATCH" -mindepth 1 -maxdepth 1 | wc -l; }
 
+# strace_usable WHAT: 0 when strace can trace a run of this build; else
+# prints a skip that gives the reason and "WHAT not checked" (WHAT such as
+# "the system calls are"), and returns 1.  LeakSanitizer cannot work in a
+# traced process (it ptrace-stops threads itself), and underload-forker
+# runs with an empty environment, where no ASAN_OPTIONS can turn it off:
+# on a sanitizer build the normal build's run checks WHAT.
+strace_usable() {
+	local sanitized
+	sanitized=$("$UL" --version | sed -n 's/.*sanitizers: //p')
+	if [ "$sanitized" != none ]; then
+		skip "a sanitizer build ($sanitized) cannot run under strace: $1 checked on the normal build"
+		return 1
+	fi
+	if ! command -v strace >/dev/null; then
+		skip "strace is not installed: $1 not checked"
+		return 1
+	fi
+	return 0
+}
+
 # Tiny sizes so a whole resp run takes seconds (never the defaults).
 TINY=(--dir "$SCRATCH" --db "$DB" --no-progress --interval 100ms --min-points 5 --max-points 6
 	-o resp.working-set=4M -o resp.files=20

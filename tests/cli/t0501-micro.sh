@@ -58,14 +58,7 @@ like "$(cat "$TMP/err")" "nosuch" "named in the message"
 # which execs underload-hello (through sh -c) with an empty environment,
 # as lat_proc execs /tmp/hello; lm-stat looks up a 1-component name from
 # a directory fd.
-# LeakSanitizer cannot work in a traced process (it ptrace-stops threads
-# itself), and the forker runs with an empty environment, so no
-# ASAN_OPTIONS can turn it off there: on a sanitizer build strace is not
-# usable, and the normal build of run-all checks these definitions.
-sanitized=$("$UL" --version | sed -n 's/.*sanitizers: //p')
-if [ "$sanitized" != none ]; then
-	skip "a sanitizer build ($sanitized) cannot run under strace: the exec'd target and the path are checked on the normal build"
-elif command -v strace >/dev/null; then
+if strace_usable "the exec'd target and the path are"; then
 	# -v: environments in full; -s: paths in full.
 	strace -f -qq -v -s 512 -e trace=execve,newfstatat,statx,openat -o "$TMP/strace" \
 		"$UL" run micro "${M[@]}" --quick --batches 1 --min-batch 1ms --label defs \
@@ -86,8 +79,6 @@ elif command -v strace >/dev/null; then
 	vm=$(jq '[.cells[] | select(.probe == "lm-exec") | .metrics.forker_vm_kib][0]' "$TMP/defs.json")
 	[ "${vm%.*}" -lt 8192 ]
 	ok $? "the helper is a small process as lat_proc is: VmSize $vm KiB, under 8 MiB"
-else
-	skip "strace is not installed: the exec'd target and the path are not checked"
 fi
 
 # procs_named NAME: processes of ours whose comm is NAME.

@@ -49,14 +49,8 @@ d=$(jq "[.cells[] | select(.probe == \"lm-protfault\")][0] |
 jq -e -n "$d < 0.01" >/dev/null
 ok $? "lm-protfault subtracts the median catch less the median kill(0), as lat_sig ($d ns off)"
 
-# What each test's loop calls, from outside.  (A sanitizer build cannot
-# run under strace: see t0501.)
-sanitized=$("$UL" --version | sed -n 's/.*sanitizers: //p')
-if [ "$sanitized" != none ]; then
-	skip "a sanitizer build ($sanitized) cannot run under strace: the system calls are checked on the normal build"
-elif ! command -v strace >/dev/null; then
-	skip "strace is not installed: the system calls are not checked"
-else
+# What each test's loop calls, from outside.
+if strace_usable "the system calls are"; then
 	strace -f -qq -o "$TMP/strace" \
 		-e trace=getppid,read,write,openat,select,pselect6,rt_sigaction,kill,lseek,mmap,msync,rt_sigreturn,setsockopt,fsync \
 		"$UL" run micro "${M[@]}" --batches 1 --min-batch 1ms --label traced \

@@ -21,12 +21,7 @@
 
 M=(--dir "$SCRATCH" --db "$DB" --no-progress --quick)
 
-sanitized=$("$UL" --version | sed -n 's/.*sanitizers: //p')
-if [ "$sanitized" != none ]; then
-	skip "a sanitizer build ($sanitized) cannot run under strace: the calls are checked on the normal build"
-elif ! command -v strace >/dev/null; then
-	skip "strace is not installed: the calls are not checked"
-else
+if strace_usable "the calls are"; then
 	# One file a process (-ff): no call is split by another's.
 	mkdir "$TMP/st"
 	strace -ff -qq -o "$TMP/st/s" -e trace=listen,write,read \
