@@ -99,6 +99,17 @@ strace_usable() {
 	return 0
 }
 
+# median: the median of the numbers on stdin, one a line (of an even
+# count, the mean of the two middle ones, to 17 significant digits);
+# nothing when there are none.
+median() {
+	sort -g | awk 'NF { v[++n] = $1 }
+		END {
+			if (n % 2) print v[(n + 1) / 2]
+			else if (n) printf "%.17g\n", (v[n / 2] + v[n / 2 + 1]) / 2
+		}'
+}
+
 # Tiny sizes so a whole resp run takes seconds (never the defaults).
 TINY=(--dir "$SCRATCH" --db "$DB" --no-progress --interval 100ms --min-points 5 --max-points 6
 	-o resp.working-set=4M -o resp.files=20

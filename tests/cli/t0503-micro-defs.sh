@@ -42,10 +42,11 @@ n=$(jq '[.cells[] | select(.probe == "lm-protfault") | .series | (.gross_ps | le
 # lat_sig prot subtracts lat_sig catch's figure: benchmp's median catch
 # less its median kill(me, 0) (min and median differ by far more than the
 # prot fault itself on a busy machine).
-med='sort | if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end'
-d=$(jq "[.cells[] | select(.probe == \"lm-protfault\")][0] |
-	([((.series.catch_ps | $med) - (.series.kill0_ps | $med)) / 1000, 0] | max) - .metrics.base_ns |
-	fabs" "$TMP/lm.json")
+pf='[.cells[] | select(.probe == "lm-protfault")][0]'
+catch=$(jq "$pf | .series.catch_ps[]" "$TMP/lm.json" | median)
+kill0=$(jq "$pf | .series.kill0_ps[]" "$TMP/lm.json" | median)
+d=$(jq --argjson c "$catch" --argjson k "$kill0" \
+	"$pf | ([(\$c - \$k) / 1000, 0] | max) - .metrics.base_ns | fabs" "$TMP/lm.json")
 jq -e -n "$d < 0.01" >/dev/null
 ok $? "lm-protfault subtracts the median catch less the median kill(0), as lat_sig ($d ns off)"
 

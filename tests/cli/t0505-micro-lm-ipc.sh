@@ -64,9 +64,10 @@ metric() { jq -r --arg p "$2" --arg m "$3" '.cells[] | select(.probe == $p) | .m
 "$UL" run micro "${M[@]}" --label ctx --tests ctx-2p0k-1cpu --format json="$TMP/ctx.json" >/dev/null 2>"$TMP/err"
 is $? 0 "run ctx-2p0k-1cpu"
 ovh=$(metric "$TMP/ctx.json" ctx-2p0k-1cpu overhead_ns)
-read -r med least n < <(jq -r '.cells[] | select(.probe == "ctx-2p0k-1cpu") | .series.overhead_ps |
-	sort | (if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end) as $m |
-	"\($m) \(.[0]) \(length)"' "$TMP/ctx.json")
+batches=$(jq '.cells[] | select(.probe == "ctx-2p0k-1cpu") | .series.overhead_ps[]' "$TMP/ctx.json")
+med=$(median <<<"$batches")
+least=$(sort -g <<<"$batches" | head -n 1)
+n=$(grep -c . <<<"$batches")
 [ "${n:-0}" -ge 3 ]; ok $? "ctxsw: $n overhead batches recorded"
 python3 -c "import sys; sys.exit(abs($ovh * 1000 - $med) > 1)"
 ok $? "ctxsw: the overhead subtracted (${ovh} ns a hop) is the median batch ($med ps; the fastest: $least ps)"
