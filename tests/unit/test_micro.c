@@ -52,7 +52,7 @@ static int pending_bytes(int fd)
  * fork test's child leaves through _exit(), which runs none. */
 START_TEST(test_fork_child_exit_as_lat_proc)
 {
-	struct ul_micro_proc lm = { .how = UL_MICRO_FORK, .quiet = true };
+	struct ul_micro_proc lm = { .how = UL_MICRO_FORK, .as_lat_proc = true };
 	struct ul_micro_proc native = { .how = UL_MICRO_FORK };
 	int fds[2];
 	int64_t elapsed = 0;

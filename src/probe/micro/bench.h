@@ -150,15 +150,16 @@ enum ul_micro_proc_how {
 	UL_MICRO_SH
 };
 /* One fork test: what the child does, the program it execs (directly or
- * through /bin/sh -c) with envp, and whether it does so as lat_proc does:
- * stdout closed first, the shell's argv[0] "sh", and a fork's child
- * leaving through exit() (atexit handlers and stdio run, and the pages
+ * through /bin/sh -c) with envp, and as_lat_proc: whether the child does
+ * the three things lat_proc's child does: closes stdout before the exec,
+ * gives the shell argv[0] "sh" (not "/bin/sh"), and, a fork's child,
+ * leaves through exit() (atexit handlers and stdio run, and the pages
  * they write are copied on write) rather than _exit(). */
 struct ul_micro_proc {
 	enum ul_micro_proc_how how;
 	const char *target;
 	char *const *envp;
-	bool quiet;
+	bool as_lat_proc;
 };
 /* A batch of fork + (exit | exec | sh) + waitpid; arg is a struct
  * ul_micro_proc.  bench_proc.c's native tests (/bin/true, the prober's

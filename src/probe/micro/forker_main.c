@@ -72,7 +72,7 @@ static int forker_measure(struct ul_micro_proc *p, int batches, int64_t min_batc
 
 int main(int argc, char **argv)
 {
-	struct ul_micro_proc p = { .how = UL_MICRO_FORK, .envp = environ, .quiet = true };
+	struct ul_micro_proc p = { .how = UL_MICRO_FORK, .envp = environ, .as_lat_proc = true };
 	struct ul_micro_out *out;
 	int64_t fd, batches, min_batch;
 	int32_t head[2] = { EINVAL, 0 };

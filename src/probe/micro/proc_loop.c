@@ -21,13 +21,14 @@ static void proc_child(const struct ul_micro_proc *p)
 {
 	static char path_sh[] = "/bin/sh", arg0_sh[] = "sh", dash_c[] = "-c";
 	char *const exec_argv[] = { (char *)p->target, NULL };
-	char *const sh_argv[] = { p->quiet ? arg0_sh : path_sh, dash_c, (char *)p->target, NULL };
+	char *const sh_argv[] = { p->as_lat_proc ? arg0_sh : path_sh, dash_c, (char *)p->target,
+				  NULL };
 
-	if (p->how == UL_MICRO_FORK && p->quiet)
+	if (p->how == UL_MICRO_FORK && p->as_lat_proc)
 		exit(0);
 	if (p->how == UL_MICRO_FORK)
 		_exit(0);
-	if (p->quiet)
+	if (p->as_lat_proc)
 		close(STDOUT_FILENO);
 	if (p->how == UL_MICRO_EXEC)
 		execve(p->target, exec_argv, p->envp);
