@@ -14,13 +14,23 @@
 # lasts some 10-30 s on a busy 2-CPU machine).
 # Not run by CI (a few minutes).  Prints one line per trial and a summary;
 # exits 1 if anything was left behind, a cell was lost, a status is wrong
-# or a cleanup failed.
+# or a cleanup failed, and 2 at once if a query of the results store fails.
 set -euo pipefail
 trials=${1:-40}
 ul=$(cd "${2:-build}" && pwd)/underload
 tests=${3:-noload,smallwrite,largewrite,cpuload,8ctx-mem}
 tmp=$(mktemp -d /tmp/ul-kill.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+pid= # the trial's run until it is waited for
+# Whatever ends the script (a failed query ends it mid-trial), a run still
+# going is stopped with SIGTERM, on which it cleans up after itself, and
+# waited for before its directory goes.
+finish() {
+	if [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null; then
+		wait "$pid" || echo "kill-trials: stopped the run of the trial under way (exit $?)" >&2
+	fi
+	rm -rf "$tmp"
+}
+trap finish EXIT
 export UL_JOURNAL_DIR=$tmp/journal # ours alone: other runs' journals stay out
 mkdir -m 0700 "$UL_JOURNAL_DIR" "$tmp/scratch"
 db=$tmp/r.db
@@ -32,7 +42,22 @@ opts=(--quick --tests "$tests" --db "$db" --dir "$tmp/scratch" --no-progress --i
 	--max-points 5 -o resp.working-set=4M -o resp.files=20 -o largewrite.size=64M
 	-o smallwrite.files=4 -o 8ctx-mem.footprint=64M -o 2ctx-mem.footprint=64M)
 
-q() { sqlite3 "$db" "$1" 2>/dev/null || true; }
+# q SQL: sqlite3's answer from the results store; nothing while no run has
+# made the store yet (no file, or a file with no tables at all).  A
+# failed query (a bad statement, a damaged or unreadable store, a lock
+# held past 10 s) is reported on stderr with sqlite3's own message and
+# returns 2, which ends the script (set -e) at the assignment calling q.
+sq() { sqlite3 -bail -cmd '.timeout 10000' "$db" "$1"; }
+q() {
+	local tables
+	[ -e "$db" ] || return 0
+	if tables=$(sq 'SELECT count(*) FROM sqlite_master') &&
+		{ [ "$tables" = 0 ] || sq "$1"; }; then
+		return 0
+	fi
+	echo "kill-trials: a query of $db failed: $1" >&2
+	return 2
+}
 # Processes whose environment carries this trial's tag.
 tagged() {
 	local n=0 f
@@ -74,18 +99,21 @@ for i in $(seq "$trials"); do
 	before=$(q "SELECT count(*) FROM cells c JOIN runs r ON c.run_id = r.id WHERE r.label = '$label'")
 	alive=1
 	exited "$pid" && alive=0
+	# A kill that fails found the run gone (bash reaped it meanwhile): the
+	# signal reached no live run, so it cannot have been swallowed.
 	case $sig in
 	STOP)
-		kill -STOP "$pid" 2>/dev/null || true
+		kill -STOP "$pid" 2>/dev/null || alive=0
 		sleep "$(awk -v r="$RANDOM" 'BEGIN { printf "%.2f", 0.2 + (r % 300) / 100 }')"
-		kill -CONT "$pid" 2>/dev/null || true
+		kill -CONT "$pid" 2>/dev/null || alive=0
 		;;
-	*) kill -"$sig" "$pid" 2>/dev/null || true ;;
+	*) kill -"$sig" "$pid" 2>/dev/null || alive=0 ;;
 	esac
 	set +e
 	wait "$pid"
 	rc=$?
 	set -e
+	pid=
 	cleanup_ok=1
 	if [ "$sig" = KILL ]; then
 		crc=0
