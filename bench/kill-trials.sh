@@ -22,10 +22,11 @@ tests=${3:-noload,smallwrite,largewrite,cpuload,8ctx-mem}
 tmp=$(mktemp -d /tmp/ul-kill.XXXXXX)
 pid= # the trial's run until it is waited for
 # Whatever ends the script (a failed query ends it mid-trial), a run still
-# going is stopped with SIGTERM, on which it cleans up after itself, and
+# going is stopped with SIGTERM, on which it cleans up after itself (a
+# STOP trial's run is continued first, or it would never act on it), and
 # waited for before its directory goes.
 finish() {
-	if [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null; then
+	if [ -n "$pid" ] && kill -CONT "$pid" 2>/dev/null && kill -TERM "$pid" 2>/dev/null; then
 		wait "$pid" || echo "kill-trials: stopped the run of the trial under way (exit $?)" >&2
 	fi
 	rm -rf "$tmp"
