@@ -174,6 +174,7 @@ out:
 	free(pids);
 	if (stopping && !err) {
 		/* Die of the SIGTERM we took, as an unhandled one would have. */
+		ul_load_note_stop_cpu();
 		signal(SIGTERM, SIG_DFL);
 		raise(SIGTERM);
 		sigprocmask(SIG_SETMASK, &old, NULL);
@@ -181,6 +182,18 @@ out:
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return ul_load_fail(ctx, err ? err : EPIPE);
+}
+
+/* The calling process's CPU, own and reaped children, in ns; false on error. */
+static bool read_own_cpu(int64_t *user_ns, int64_t *sys_ns)
+{
+	struct rusage self, children;
+
+	if (getrusage(RUSAGE_SELF, &self) || getrusage(RUSAGE_CHILDREN, &children))
+		return false;
+	*user_ns = ul_tv_to_ns(&self.ru_utime) + ul_tv_to_ns(&children.ru_utime);
+	*sys_ns = ul_tv_to_ns(&self.ru_stime) + ul_tv_to_ns(&children.ru_stime);
+	return true;
 }
 
 /*
@@ -191,13 +204,52 @@ out:
  */
 static void record_setup_cpu(struct ul_load_shared *shared)
 {
-	struct rusage self, children;
+	int64_t user, sys;
 
-	if (getrusage(RUSAGE_SELF, &self) || getrusage(RUSAGE_CHILDREN, &children))
+	if (!read_own_cpu(&user, &sys))
 		return;
-	shared->setup_user_ns = ul_tv_to_ns(&self.ru_utime) + ul_tv_to_ns(&children.ru_utime);
-	shared->setup_sys_ns = ul_tv_to_ns(&self.ru_stime) + ul_tv_to_ns(&children.ru_stime);
+	shared->setup_user_ns = user;
+	shared->setup_sys_ns = sys;
 	shared->setup_valid = true;
+}
+
+/* Set in the leader at "go", for ul_load_note_stop_cpu(). */
+static struct ul_load_shared *leader_shared;
+static pid_t leader_pid;
+
+void ul_load_note_stop_cpu(void)
+{
+	int saved = errno;
+	int64_t user, sys;
+
+	if (leader_shared && getpid() == leader_pid && read_own_cpu(&user, &sys)) {
+		leader_shared->stop_user_ns = user;
+		leader_shared->stop_sys_ns = sys;
+		leader_shared->stop_valid = true;
+	}
+	errno = saved;
+}
+
+/*
+ * For loads that leave SIGTERM to its default action (noload's pause(),
+ * the CPU loops): note the CPU, then die of the signal as before
+ * (SA_RESETHAND restores the default; SA_NODEFER lets raise() deliver it).
+ */
+static void stop_handler(int sig)
+{
+	ul_load_note_stop_cpu();
+	raise(sig);
+}
+
+/* From "go": the leader's SIGTERM notes its CPU before it kills it. */
+static void note_stop_cpu_on_sigterm(struct ul_load_shared *shared)
+{
+	struct sigaction sa = { .sa_handler = stop_handler, .sa_flags = SA_RESETHAND | SA_NODEFER };
+
+	leader_shared = shared;
+	leader_pid = getpid();
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
 }
 
 /*
@@ -223,6 +275,7 @@ int ul_load_leader_main(const struct ul_load *load, struct ul_load_ctx *ctx,
 	/* Workers forked by run() must not hold the barrier's pipes. */
 	ul_barrier_close(barrier);
 	record_setup_cpu(ctx->shared);
+	note_stop_cpu_on_sigterm(ctx->shared);
 
 	err = load->run(ctx, state);
 	ul_load_fail(ctx, err > 0 ? err : EPROTO);

@@ -345,11 +345,13 @@ int ul_load_stop_usage(struct ul_sup *sup, struct ul_running_load *rl, int64_t g
 		memset(usage, 0, sizeof(*usage));
 		usage->valid = rl->child.reaped;
 		if (usage->valid) {
-			bool precise = rl->shared->setup_valid;
+			bool precise = rl->shared->setup_valid, at_stop = rl->shared->stop_valid;
 
-			usage->user_ns = ul_tv_to_ns(&rl->child.ru.ru_utime) -
+			usage->user_ns = (at_stop ? rl->shared->stop_user_ns
+						  : ul_tv_to_ns(&rl->child.ru.ru_utime)) -
 					 (precise ? rl->shared->setup_user_ns : rl->go_user_ns);
-			usage->sys_ns = ul_tv_to_ns(&rl->child.ru.ru_stime) -
+			usage->sys_ns = (at_stop ? rl->shared->stop_sys_ns
+						 : ul_tv_to_ns(&rl->child.ru.ru_stime)) -
 					(precise ? rl->shared->setup_sys_ns : rl->go_sys_ns);
 			/* Tick-rounded set-up vs exact rusage: never below zero. */
 			usage->user_ns = usage->user_ns > 0 ? usage->user_ns : 0;

@@ -23,12 +23,13 @@ is "$(grep -E '^[a-z_]+:$' <<<"$out" | tr -d : | paste -sd' ')" \
 	"one block per load, in contest's order"
 is "$(grep -c -xF "$HEAD" <<<"$out")" 8 "the seed's header (tab stops) in every block"
 is "$(grep -cE "^cli-contest \\[1\\]$ROW" <<<"$out")" 8 "one row per block: label [runs] Time CPU% Loads LCPU% Ratio"
-# LCPU% of noload is its process's own CPU from "go" to its reap: 0.04-0.07%
-# in a normal build, but 0.33-0.46% under ASan, whose runtime costs the
-# process ~2.7 ms of sys time (measured on a quiet machine), so the integer
-# column may round to 1 there.  The JSON check below holds it under 1%.
-like "$(sed -n 3p <<<"$out")" "^cli-contest \\[1\\]"$'\t\t[0-9.]+\t[0-9]+\t0\t[01]\t1.00$' \
-	"noload: no Loads, LCPU% 0 (1 with a sanitizer's runtime), ratio 1.00"
+# LCPU% of noload is its leader's own CPU from "go" to the stop, which it
+# records as it takes SIGTERM: ~0.01% in both builds.  Its exit, which
+# unmaps what it inherited from the supervisor, is not counted: that cost
+# 0.5-1.2 ms of sys in a normal build and 3 ms (10 ms once in CI) under
+# ASan, which printed 1 here.  The JSON check below holds it under 0.5%.
+like "$(sed -n 3p <<<"$out")" "^cli-contest \\[1\\]"$'\t\t[0-9.]+\t[0-9]+\t0\t0\t1.00$' \
+	"noload: no Loads, LCPU% 0, ratio 1.00"
 is "$(grep -c '^$' <<<"$out")" 7 "a blank line between blocks, no 'Not counted' section"
 
 python3 - "$TMP/run.json" <<'PY'
@@ -43,7 +44,7 @@ for c in cells:
     assert wall > 0 and user > 0 and user + sys_ <= wall * 64, (c["load"], wall, user, sys_)
     m = c["metrics"]
     if c["load"] == "noload":
-        assert m["load_cpu_pct"] < 1.0, m  # it does nothing: under 1% of a CPU
+        assert m["load_cpu_pct"] < 0.5, m  # it sleeps: the integer column prints 0
     else:
         # Loads counts the work while the job ran; the total adds the lead time and the stop.
         assert m["load_units_total"] > 0, (c["load"], m)
