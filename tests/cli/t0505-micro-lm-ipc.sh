@@ -11,7 +11,8 @@
 #  - TCP bw: the client asks for the bytes of a batch and counts every
 #    byte it reads (bw_tcp counts 10 MiB a message and drops the excess of
 #    its last read() of each from its count): the helper's 10 MiB writes
-#    add up to what the client asked for, no more;
+#    add up to what the client asked for, no more; both ends' buffers
+#    start on a page, as bw_tcp's valloc()ed ones;
 #  - ctxsw: the overhead subtracted (the ring's pipes and sums in one
 #    process) is its median batch, as lat_ctx subtracts the median of its
 #    overhead repetitions (benchmp's figure), not the fastest.
@@ -57,6 +58,19 @@ PY
 	[ "${asked:-0}" -gt 0 ]; ok $? "TCP bw: the client asked for $asked bytes"
 	is "$got" "$asked" "TCP bw: it read, and counted, exactly what it asked for"
 	is "$((sent * 10485760))" "$asked" "TCP bw: the helper wrote exactly that ($sent x 10 MiB)"
+	# The buffers' addresses (raw arguments): each starts on a page, as
+	# bw_tcp's valloc()ed ones (a kernel copy into a buffer 16 bytes past a
+	# page, malloc's, is slower a byte).
+	mkdir "$TMP/raw"
+	strace -ff -qq -o "$TMP/raw/s" -e trace=read,write -e raw=read,write \
+		"$UL" run micro "${M[@]}" --batches 2 --min-batch 2ms --label raw \
+		--tests lm-bw-tcp-1cpu >/dev/null 2>"$TMP/err"
+	is $? 0 "lm-bw-tcp-1cpu under strace, raw arguments"
+	bufs=$(cat "$TMP"/raw/s.* | grep -E '^(read|write)\(0x[0-9a-f]+, 0x[0-9a-f]+, 0xa00000\)')
+	nr=$(grep -c '^read' <<<"$bufs") nw=$(grep -c '^write' <<<"$bufs")
+	[ "$nr" -gt 0 ] && [ "$nw" -gt 0 ]; ok $? "TCP bw: $nr 10 MiB reads and $nw writes traced"
+	is "$(grep -vcE '^[a-z]+\(0x[0-9a-f]+, 0x[0-9a-f]*000, ' <<<"$bufs")" 0 \
+		"TCP bw: every 10 MiB read and write has a page-aligned buffer"
 fi
 
 # metric JSON PROBE NAME: a metric of the cell measuring PROBE.
