@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Fingerprint source "sysctl": every readable vm.* and kernel.sched*
- * setting, keyed by its sysctl name ("vm.swappiness"), whitespace in
+ * setting, and net.ipv4.tcp_congestion_control (micro's TCP bandwidth
+ * depends on it: bw_tcp's 7.5 s warm-up slows a BBR connection ~1.2x and
+ * a cubic one not), keyed by its sysctl name ("vm.swappiness"), whitespace in
  * values collapsed to single blanks.  Actions are not settings and are left
  * out: write-only entries (vm.drop_caches, vm.compact_memory) and
  * vm.stat_refresh, which a read triggers.
@@ -48,6 +50,11 @@ static int want_sched(const struct dirent *e)
 	return !strncmp(e->d_name, "sched", 5);
 }
 
+static int want_tcp_cc(const struct dirent *e)
+{
+	return !strcmp(e->d_name, "tcp_congestion_control");
+}
+
 /* The settings under /proc/sys/DIR that `want` selects, as "PREFIX.NAME". */
 static int put_dir(json_t *obj, const char *dir, const char *prefix,
 		   int (*want)(const struct dirent *))
@@ -78,9 +85,10 @@ static int put_dir(json_t *obj, const char *dir, const char *prefix,
 static int collect(const struct ul_fp_ctx *ctx, json_t *obj)
 {
 	(void)ctx;
-	if (put_dir(obj, "/proc/sys/vm", "vm", want_vm))
+	if (put_dir(obj, "/proc/sys/vm", "vm", want_vm) ||
+	    put_dir(obj, "/proc/sys/kernel", "kernel", want_sched))
 		return -ENOMEM;
-	return put_dir(obj, "/proc/sys/kernel", "kernel", want_sched);
+	return put_dir(obj, "/proc/sys/net/ipv4", "net.ipv4", want_tcp_cc);
 }
 
 const struct ul_fp_source ul_fp_source_sysctl = {

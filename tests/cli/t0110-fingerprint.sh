@@ -19,13 +19,15 @@ for key in kernel.release kernel.version kernel.cmdline kernel.config_crc32 \
 	cpu.smt_control memory.ram_kb memory.swap_devices memory.zswap_enabled \
 	memory.thp_enabled memory.buddyinfo memory.page_cache_kb storage.fstype \
 	storage.mount_options storage.io_scheduler system.cgroup system.virtualization \
-	sysctl.vm.swappiness sysctl.vm.dirty_ratio activity.uptime_s activity.loadavg \
-	activity.top_cpu activity.top_memory; do
+	sysctl.vm.swappiness sysctl.vm.dirty_ratio sysctl.net.ipv4.tcp_congestion_control \
+	activity.uptime_s activity.loadavg activity.top_cpu activity.top_memory; do
 	grep -q "^  $key: " <<<"$env" || missing="${missing-} $key"
 done
 is "${missing-}" "" "show --env has every key"
 like "$env" "^  sysctl\\.vm\\.swappiness: +($sw_before|$sw_after)\$" \
 	"vm.swappiness is the machine's"
+like "$env" "^  sysctl\\.net\\.ipv4\\.tcp_congestion_control: +$(cat /proc/sys/net/ipv4/tcp_congestion_control)\$" \
+	"the TCP congestion control is the machine's"
 base_sw=$(sed -n 's/^  sysctl\.vm\.swappiness: *//p' <<<"$env")
 like "$env" "^  kernel\\.release: +$(uname -r)\$" "the kernel release is uname -r"
 like "$env" "^  storage\\.dir: +$(realpath "$SCRATCH")\$" "the storage facts are --dir's"
