@@ -233,6 +233,11 @@ START_TEST(test_lm_sizes)
 	ck_assert(rec(sel, "select_fds")->metric >= 90 && rec(sel, "select_fds")->metric < 100);
 	ck_assert_double_eq(rec(tcp, "xfer_bytes")->metric, 10 * 1024 * 1024);
 	ck_assert_double_eq(rec(nat, "xfer_bytes")->metric, 64 * 1024);
+	/* bw_tcp's warm-up before the timed batches, --quick (small_env) or
+	 * not; the native test has none. */
+	ck_assert_double_eq(rec(tcp, "warmup_ns")->metric, 7500 * UL_NS_PER_MS);
+	for (size_t i = 0; i < nat->n; i++)
+		ck_assert_str_ne(nat->rec[i].name, "warmup_ns");
 	free(tcp);
 	free(nat);
 	ck_assert_double_eq(rec(rd, "xfer_bytes")->metric, 65536);

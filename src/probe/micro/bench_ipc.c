@@ -24,7 +24,11 @@
  *    caps them at its net.core.[rw]mem_max).  Every bandwidth buffer
  *    starts on a page, as bw_tcp's (page_buf).  Every byte read is counted
  *    (bw_tcp counts 10 MiB a message and drops what its last read() of
- *    each returned beyond that: t0505).
+ *    each returned beyond that: t0505).  Before timing it streams on the
+ *    connection for bw_tcp's warm-up (its -W default, 7.5 s, in every
+ *    profile: --quick does not shorten bw_tcp's either), as benchmp does:
+ *    under BBR a connection that has streamed that long is ~1.2x slower
+ *    than a fresh one.
  */
 #include "core/compat.h"
 #include "core/file.h"
@@ -42,7 +46,8 @@
 #define BW_CHUNK (64 * 1024)
 #define LM_BW_XFER (10 * 1024 * 1024) /* lmbench's "10M": bytes() counts 2^20 */
 #define LM_SOCKBUF (1024 * 1024)
-#define UDP_MSG 4 /* lat_udp's message: an int sequence number */
+#define LM_BW_WARMUP_NS (7500 * UL_NS_PER_MS) /* bw_tcp's -W default (LONGER) */
+#define UDP_MSG 4			      /* lat_udp's message: an int sequence number */
 
 enum chan_kind {
 	CHAN_PIPE,
@@ -283,17 +288,34 @@ static int bw_batch(void *arg, uint64_t iters, int64_t *elapsed)
 	return rc;
 }
 
+/* Stream on c, untimed, for ns: bw_tcp's warm-up.  0 or -errno. */
+static int bw_warm_up(struct chan *c, int64_t ns)
+{
+	ul_nsec end = ul_now_ns() + ns;
+	int64_t elapsed;
+	int rc = 0;
+
+	while (!rc && ul_now_ns() < end)
+		rc = bw_batch(c, 1, &elapsed);
+	return rc;
+}
+
 /* xfer: a bandwidth test's read and write size (0: BW_CHUNK). */
 static int chan_bench(const struct ul_micro_env *env, struct ul_micro_out *out, enum chan_kind kind,
 		      bool bw, size_t xfer, enum ul_micro_place place)
 {
 	struct chan c = { .xfer = xfer };
 	size_t msg = bw ? 0 : kind == CHAN_UDP ? UDP_MSG : 1;
+	int64_t warm_ns = xfer == LM_BW_XFER ? LM_BW_WARMUP_NS : 0;
 	int rc = chan_open(&c, kind, msg, env, place);
 
+	if (!rc && warm_ns)
+		rc = bw_warm_up(&c, warm_ns);
 	if (!rc)
 		rc = ul_micro_simple(env, out, bw ? bw_batch : rtt_batch, &c, 1,
 				     bw ? (double)c.xfer : 0);
+	if (!rc && warm_ns)
+		rc = ul_micro_put_metric(out, "warmup_ns", (double)warm_ns);
 	if (!rc)
 		rc = ul_micro_put_metric(out, bw ? "xfer_bytes" : "msg_bytes",
 					 (double)(bw ? c.xfer : c.msg));
