@@ -173,10 +173,7 @@ out:
 	}
 	free(pids);
 	if (stopping && !err) {
-		/* Die of the SIGTERM we took, as an unhandled one would have. */
-		ul_load_note_stop_cpu();
-		signal(SIGTERM, SIG_DFL);
-		raise(SIGTERM);
+		ul_load_die_of_stop();
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		return EINTR; /* not reached: SIGTERM's default action ends us */
 	}
@@ -213,11 +210,14 @@ static void record_setup_cpu(struct ul_load_shared *shared)
 	shared->setup_valid = true;
 }
 
-/* Set in the leader at "go", for ul_load_note_stop_cpu(). */
+/* Set in the leader at "go", for note_stop_cpu(). */
 static struct ul_load_shared *leader_shared;
 static pid_t leader_pid;
 
-void ul_load_note_stop_cpu(void)
+/* In the leader, as it takes the stop: its CPU into the shared page.  A
+ * no-op in any other process (workers inherit the leader's handler).
+ * Async-signal-safe. */
+static void note_stop_cpu(void)
 {
 	int saved = errno;
 	int64_t user, sys;
@@ -237,8 +237,15 @@ void ul_load_note_stop_cpu(void)
  */
 static void stop_handler(int sig)
 {
-	ul_load_note_stop_cpu();
+	note_stop_cpu();
 	raise(sig);
+}
+
+void ul_load_die_of_stop(void)
+{
+	note_stop_cpu();
+	signal(SIGTERM, SIG_DFL);
+	raise(SIGTERM);
 }
 
 /* From "go": the leader's SIGTERM notes its CPU before it kills it. */

@@ -82,10 +82,7 @@ int ul_load_exec_wait(char *const argv[], const char *cwd, int *wstatus)
 		}
 	}
 	if (stopping) {
-		/* Die of the SIGTERM we took, as an unhandled one would have. */
-		ul_load_note_stop_cpu();
-		signal(SIGTERM, SIG_DFL);
-		raise(SIGTERM);
+		ul_load_die_of_stop();
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return err;

@@ -45,12 +45,14 @@ int ul_load_leader_main(const struct ul_load *load, struct ul_load_ctx *ctx,
 			struct ul_barrier *barrier);
 
 /*
- * In the leader, as it takes the supervisor's SIGTERM and before it dies
- * of it: record its CPU (own and reaped children) into the shared page,
- * so LCPU% ends there and not after the exit's teardown.  A no-op in any
- * other process (workers inherit the leader's handler).  Async-signal-safe.
+ * After taking the supervisor's SIGTERM synchronously (sigwaitinfo) and
+ * reaping what it must: die of it, as an unhandled one would have.  In the
+ * leader it first records its CPU (own and reaped children) into the
+ * shared page, so LCPU% ends there and not after the exit's teardown.
+ * SIGTERM is raised with its default action; while the caller still
+ * blocks it, it ends the process when the caller restores its mask.
  */
-void ul_load_note_stop_cpu(void);
+void ul_load_die_of_stop(void);
 
 /* write() all of buf, retrying short writes and EINTR; 0 or a positive errno. */
 int ul_load_write_all(int fd, const void *buf, size_t len);

@@ -129,8 +129,9 @@ int ul_load_stop(struct ul_sup *sup, struct ul_running_load *rl, int64_t grace_n
  * leader and ul_load_run_workers()/ul_load_exec_wait() reap their children
  * on SIGTERM so their time is counted.  Set-up time (prepare() and what it
  * ran) is subtracted: it is read from /proc at the moment of "go".  When
- * the leader recorded its CPU as it took the stop (ul_load_note_stop_cpu()),
- * that reading ends the count instead, so its exit's teardown is left out.
+ * the leader recorded its CPU as it took the stop (its SIGTERM handler,
+ * ul_load_die_of_stop()), that reading ends the count instead, so its
+ * exit's teardown is left out.
  */
 struct ul_load_usage {
 	int64_t user_ns, sys_ns; /* CPU since go, all processes of the load together */
