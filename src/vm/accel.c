@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The accelerator a VM gets: KVM when it works, TCG otherwise, whose
+ * The accelerator a VM gets: KVM when it runs a guest, TCG otherwise, whose
  * timings are an emulator's.  A /dev/kvm that opens and creates a VM is
- * not enough: under nested virtualisation qemu may still fail to set up
- * a vCPU (an MSR the outer hypervisor refuses) and exit at once.  So qemu
- * itself is tried: paused (-S) after its machine reset, a KVM guest that
- * is still there after PROBE_NS works.
+ * not enough: under nested virtualisation qemu may fail to set up a vCPU
+ * (an MSR the outer hypervisor refuses) and exit at once, or set it up and
+ * never run it, so that every boot would look like a kernel hang.  So qemu
+ * itself is tried with no kernel at all: its firmware (SeaBIOS) greets on
+ * the ISA debug console (port 0x402) within milliseconds of the first
+ * instruction.  A KVM guest whose first byte arrives within PROBE_NS runs.
  */
 #include "core/compat.h"
 #include "proc/supervise.h"
@@ -19,7 +21,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#define PROBE_NS (3 * UL_NS_PER_SEC)
+/* Long enough for qemu to start on a busy host; KVM firmware speaks in ms. */
+#define PROBE_NS (5 * UL_NS_PER_SEC)
 
 /* Does /dev/kvm create a VM?  0, or -1 with why. */
 static int kvm_device(char *why, size_t len)
@@ -43,56 +46,92 @@ static int kvm_device(char *why, size_t len)
 	return vm >= 0 ? 0 : -1;
 }
 
-/* The probe's child: qemu with its complaints silenced (they are ours to word). */
-static int quiet_exec(void *arg)
+struct probe {
+	char *const *argv;
+	int *out; /* the spawn's report pipe: [1] is the firmware's console */
+	char chardev[64];
+};
+
+/* The probe's child: qemu with its debug console on the report pipe and
+ * its complaints silenced (they are ours to word). */
+static int probe_exec(void *arg)
 {
-	char *const *argv = arg;
+	struct probe *p = arg;
 	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 
 	if (null >= 0)
 		dup2(null, STDERR_FILENO);
-	execv(argv[0], argv);
+	/* The pipe is made close-on-exec; qemu opens it as /dev/fd/N.  argv
+	 * holds a pointer to p->chardev: filled here, once the pipe exists. */
+	if (fcntl(p->out[1], F_SETFD, 0) < 0)
+		return 126;
+	snprintf(p->chardev, sizeof(p->chardev), "file,id=fw,path=/dev/fd/%d", p->out[1]);
+	execv(p->argv[0], p->argv);
 	return 127;
 }
 
-/* Does qemu keep a KVM guest up?  0, or -1 with why. */
+/* Does a KVM guest under qemu run its first instructions?  0, or -1 with why. */
 static int kvm_qemu(struct ul_sup *sup, const char *qemu, char *why, size_t len)
 {
-	char *argv[] = { (char *)qemu,	       (char *)"-accel", (char *)"kvm",
-			 (char *)"-cpu",       (char *)"host",	 (char *)"-smp",
-			 (char *)"1",	       (char *)"-m",	 (char *)"64M",
-			 (char *)"-display",   (char *)"none",	 (char *)"-nodefaults",
-			 (char *)"-no-reboot", (char *)"-S",	 NULL };
-	struct ul_spawn_opts o = { .name = "kvm-probe", .fn = quiet_exec, .arg = argv };
+	struct probe p;
+	char *argv[] = { (char *)qemu,	      (char *)"-accel",	     (char *)"kvm",
+			 (char *)"-cpu",      (char *)"host",	     (char *)"-smp",
+			 (char *)"1",	      (char *)"-m",	     (char *)"64M",
+			 (char *)"-display",  (char *)"none",	     (char *)"-nodefaults",
+			 (char *)"-no-reboot", (char *)"-chardev",   p.chardev,
+			 (char *)"-device",   (char *)"isa-debugcon,iobase=0x402,chardev=fw",
+			 NULL };
+	int out[2] = { -1, -1 };
+	struct ul_spawn_opts o = {
+		.name = "kvm-probe", .fn = probe_exec, .arg = &p, .report_pipe = out
+	};
 	struct ul_child c;
 	ul_nsec until = ul_now_ns() + PROBE_NS;
-	int rc = ul_spawn(sup, &o, &c);
+	bool spoke = false, gone = false;
+	int rc;
 
+	p.argv = argv;
+	p.out = out;
+	p.chardev[0] = '\0';
+	rc = ul_spawn(sup, &o, &c);
 	if (rc) {
 		snprintf(why, len, "cannot start %s: %s", qemu, strerror(-rc));
 		return -1;
 	}
-	for (;;) {
+	while (!spoke) {
 		struct ul_child *ex = NULL;
-		enum ul_wait_result w = ul_sup_wait(sup, -1, until, &ex);
+		enum ul_wait_result w = ul_sup_wait(sup, gone ? -1 : out[0], until, &ex);
+		char byte;
 
-		if (w == UL_WAIT_CHILD_EXITED && ex == &c) {
+		if (w == UL_WAIT_READY) {
+			ssize_t n = read(out[0], &byte, 1);
+
+			spoke = n > 0;
+			gone = n == 0; /* qemu closed it: its exit comes next */
+		} else if (w == UL_WAIT_CHILD_EXITED && ex == &c) {
 			char how[64];
 
 			ul_child_describe(&c, how, sizeof(how));
 			snprintf(why, len,
 				 "qemu cannot run a KVM guest here (it ended at once: %s)", how);
+			close(out[0]);
+			return -1;
+		} else if (w == UL_WAIT_TIMEOUT || w == UL_WAIT_INTERRUPTED) {
+			(void)ul_sup_stop(sup, &c, UL_NS_PER_SEC);
+			close(out[0]);
+			if (w == UL_WAIT_INTERRUPTED)
+				snprintf(why, len, "interrupted");
+			else
+				snprintf(why, len,
+					 "/dev/kvm creates a VM but its guest never ran "
+					 "(no firmware output in %d s)",
+					 (int)(PROBE_NS / UL_NS_PER_SEC));
 			return -1;
 		}
-		if (w == UL_WAIT_TIMEOUT || w == UL_WAIT_INTERRUPTED) {
-			(void)ul_sup_stop(sup, &c, UL_NS_PER_SEC);
-			if (w == UL_WAIT_INTERRUPTED) {
-				snprintf(why, len, "interrupted");
-				return -1;
-			}
-			return 0;
-		}
 	}
+	(void)ul_sup_stop(sup, &c, UL_NS_PER_SEC);
+	close(out[0]);
+	return 0;
 }
 
 const char *ul_vm_accel(struct ul_sup *sup, const char *qemu, char *why, size_t len)

@@ -51,9 +51,10 @@ int ul_vm_image_release(const char *image, char *out, size_t len);
  * -ENOEXEC dynamic or not an ELF, -errno. */
 int ul_vm_static_elf(const char *path);
 
-/* accel.c: "kvm" when /dev/kvm creates a VM and qemu keeps a KVM guest
- * up (a paused one, for a few seconds: under nested virtualisation the
- * device works but qemu may not), else "tcg" with why in `why`.  An
+/* accel.c: "kvm" when /dev/kvm creates a VM and a KVM guest under qemu
+ * runs (its firmware speaks within seconds: under nested virtualisation
+ * the device may work while qemu's guest exits or never runs), else "tcg"
+ * with why in `why`.  An
  * interrupt during the probe is left for the caller's next wait. */
 const char *ul_vm_accel(struct ul_sup *sup, const char *qemu, char *why, size_t len);
 

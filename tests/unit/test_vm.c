@@ -3,10 +3,13 @@
  * `underload vm`'s pure parts (src/vm/): the release a bzImage names, the
  * static-ELF check, and the initramfs: a newc archive the kernel unpacks,
  * the modules in load order (dependencies first, from modules.dep), a
- * module modules.dep lacks taken as built in.
+ * module modules.dep lacks taken as built in.  And the accelerator probe,
+ * against stand-ins for qemu: a guest that speaks runs under KVM; one
+ * that exits at once, or never says a word, sends the VM to TCG.
  */
 #include "unit.h"
 #include "proc/scratch.h"
+#include "proc/supervise.h"
 #include "report/notes.h"
 #include "vm/vm.h"
 
@@ -15,6 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <linux/kvm.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -179,6 +185,71 @@ START_TEST(test_runs_outcome)
 }
 END_TEST
 
+/* Does /dev/kvm create a VM here (the probe's first step)? */
+static bool kvm_creates_vm(void)
+{
+	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	int vm = fd >= 0 ? ioctl(fd, KVM_CREATE_VM, 0) : -1;
+
+	if (vm >= 0)
+		close(vm);
+	if (fd >= 0)
+		close(fd);
+	return vm >= 0;
+}
+
+/* ul_vm_accel() with a stand-in qemu whose body is `script`: the answer,
+ * and why in `why`. */
+static const char *accel_with(const char *dir, const char *name, const char *script, char *why,
+			      size_t len)
+{
+	char path[PATH_MAX];
+	struct ul_sup sup;
+	const char *accel;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "#!/bin/sh\n%s\n", script);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(chmod(path, 0700), 0);
+	ck_assert_int_eq(ul_sup_init(&sup), 0);
+	accel = ul_vm_accel(&sup, path, why, len);
+	ul_sup_fini(&sup);
+	ck_assert_int_eq(unlink(path), 0);
+	return accel;
+}
+
+START_TEST(test_accel_probe)
+{
+	/* The firmware's greeting, written where -chardev's path= points. */
+	static const char speaks[] =
+		"for a; do case $a in file,id=fw,path=*) out=${a#*path=};; esac; done\n"
+		"printf 'SeaBIOS' >\"$out\" || exit 3\nexec sleep 30";
+	char dir[] = "/tmp/ul-unit-accel.XXXXXX", why[256];
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	if (!kvm_creates_vm()) {
+		/* Without a working /dev/kvm qemu is never asked. */
+		ck_assert_str_eq(accel_with(dir, "speaks", speaks, why, sizeof(why)), "tcg");
+		ck_assert_msg(strstr(why, "/dev/kvm") != NULL, "why: %s", why);
+		fprintf(stderr, "test_accel_probe: skipped the qemu cases: /dev/kvm creates no VM "
+				"here (%s)\n", why);
+		ck_assert_int_eq(rmdir(dir), 0);
+		return;
+	}
+	ck_assert_str_eq(accel_with(dir, "speaks", speaks, why, sizeof(why)), "kvm");
+	ck_assert_str_eq(why, "");
+	ck_assert_str_eq(accel_with(dir, "aborts", "kill -ABRT $$", why, sizeof(why)), "tcg");
+	ck_assert_msg(strstr(why, "it ended at once") != NULL, "why: %s", why);
+	/* A VM created, its vCPU never run: silence, then TCG. */
+	ck_assert_str_eq(accel_with(dir, "silent", "exec sleep 30", why, sizeof(why)), "tcg");
+	ck_assert_msg(strstr(why, "guest never ran") != NULL, "why: %s", why);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 Suite *ul_test_suite_vm(void)
 {
 	Suite *s = suite_create("vm");
@@ -187,6 +258,10 @@ Suite *ul_test_suite_vm(void)
 	tcase_add_test(tc, test_image_release);
 	tcase_add_test(tc, test_initramfs);
 	tcase_add_test(tc, test_runs_outcome);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("accel");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_accel_probe);
 	suite_add_tcase(s, tc);
 	return s;
 }
