@@ -74,12 +74,23 @@ static int probe_exec(void *arg)
 static int kvm_qemu(struct ul_sup *sup, const char *qemu, char *why, size_t len)
 {
 	struct probe p;
-	char *argv[] = { (char *)qemu,	      (char *)"-accel",	     (char *)"kvm",
-			 (char *)"-cpu",      (char *)"host",	     (char *)"-smp",
-			 (char *)"1",	      (char *)"-m",	     (char *)"64M",
-			 (char *)"-display",  (char *)"none",	     (char *)"-nodefaults",
-			 (char *)"-no-reboot", (char *)"-chardev",   p.chardev,
-			 (char *)"-device",   (char *)"isa-debugcon,iobase=0x402,chardev=fw",
+	char *argv[] = { (char *)qemu,
+			 (char *)"-accel",
+			 (char *)"kvm",
+			 (char *)"-cpu",
+			 (char *)"host",
+			 (char *)"-smp",
+			 (char *)"1",
+			 (char *)"-m",
+			 (char *)"64M",
+			 (char *)"-display",
+			 (char *)"none",
+			 (char *)"-nodefaults",
+			 (char *)"-no-reboot",
+			 (char *)"-chardev",
+			 p.chardev,
+			 (char *)"-device",
+			 (char *)"isa-debugcon,iobase=0x402,chardev=fw",
 			 NULL };
 	int out[2] = { -1, -1 };
 	struct ul_spawn_opts o = {

@@ -234,8 +234,10 @@ START_TEST(test_accel_probe)
 		/* Without a working /dev/kvm qemu is never asked. */
 		ck_assert_str_eq(accel_with(dir, "speaks", speaks, why, sizeof(why)), "tcg");
 		ck_assert_msg(strstr(why, "/dev/kvm") != NULL, "why: %s", why);
-		fprintf(stderr, "test_accel_probe: skipped the qemu cases: /dev/kvm creates no VM "
-				"here (%s)\n", why);
+		fprintf(stderr,
+			"test_accel_probe: skipped the qemu cases: /dev/kvm creates no VM "
+			"here (%s)\n",
+			why);
 		ck_assert_int_eq(rmdir(dir), 0);
 		return;
 	}
