@@ -38,6 +38,15 @@ int ul_cell_where_format(const struct ul_cell *cell, int round, char *out, size_
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+/* A word of "at" into a model name field: -EINVAL when it does not fit
+ * (word_ok() bounds it; this keeps the copy from cutting one silently). */
+static int copy_word(char dst[UL_NAME_LEN], const char *word)
+{
+	int n = snprintf(dst, UL_NAME_LEN, "%s", word);
+
+	return n < 0 || n >= UL_NAME_LEN ? -EINVAL : 0;
+}
+
 int ul_cell_where_parse(const char *text, struct ul_cell *out, int *round)
 {
 	char suite[UL_NAME_LEN + 1], load[UL_NAME_LEN + 1], probe[UL_NAME_LEN + 1];
@@ -49,12 +58,10 @@ int ul_cell_where_parse(const char *text, struct ul_cell *out, int *round)
 	    sscanf(text, "%d %d %" SCNd64 " %48s %48s %48s%n", &seq, &r, &started, suite, load,
 		   probe, &end) != 6 ||
 	    text[end] || seq < 0 || r < 1 || started < 0 || !word_ok(suite) || !word_ok(load) ||
-	    !word_ok(probe))
+	    !word_ok(probe) || copy_word(out->suite, suite) || copy_word(out->load, load) ||
+	    copy_word(out->probe, probe))
 		return -EINVAL;
 	out->seq = seq;
-	snprintf(out->suite, sizeof(out->suite), "%s", suite);
-	snprintf(out->load, sizeof(out->load), "%s", load);
-	snprintf(out->probe, sizeof(out->probe), "%s", probe);
 	out->outcome = UL_CELL_CRASHED;
 	out->started_wall_ns = started;
 	out->finished_wall_ns = started; /* its end is unknown: the machine went down */

@@ -106,6 +106,22 @@ static bool boot_id_ok(const char *s)
 	       strspn(s, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-") == n;
 }
 
+/* s into out when it is a boot id (boot_id_ok() bounds it, and the copy
+ * checks it was not cut); -EINVAL when it is not one. */
+static int copy_boot_id(char out[UL_JOURNAL_BOOT_LEN], const char *s)
+{
+	int n;
+
+	if (!boot_id_ok(s))
+		return -EINVAL;
+	n = snprintf(out, UL_JOURNAL_BOOT_LEN, "%s", s);
+	if (n < 0 || n >= UL_JOURNAL_BOOT_LEN) {
+		out[0] = '\0';
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int ul_journal_boot_id(char out[UL_JOURNAL_BOOT_LEN])
 {
 	const char *test = getenv("UL_TEST_BOOT_ID");
@@ -113,20 +129,13 @@ int ul_journal_boot_id(char out[UL_JOURNAL_BOOT_LEN])
 	ssize_t n;
 
 	out[0] = '\0';
-	if (test && test[0]) {
-		if (!boot_id_ok(test))
-			return -EINVAL;
-		snprintf(out, UL_JOURNAL_BOOT_LEN, "%s", test);
-		return 0;
-	}
+	if (test && test[0])
+		return copy_boot_id(out, test);
 	n = ul_read_file(BOOT_ID_FILE, buf, sizeof(buf));
 	if (n < 0)
 		return (int)n;
 	buf[strcspn(buf, "\n")] = '\0';
-	if (!boot_id_ok(buf))
-		return -EINVAL;
-	snprintf(out, UL_JOURNAL_BOOT_LEN, "%s", buf);
-	return 0;
+	return copy_boot_id(out, buf);
 }
 
 bool ul_journal_other_boot(const char *journal_boot, const char *current_boot)

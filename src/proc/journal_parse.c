@@ -91,11 +91,13 @@ static int parse_header(const char *line, struct ul_journal_parsed *p)
 	if (strncmp(line, UL_JOURNAL_HEADER, strlen(UL_JOURNAL_HEADER)))
 		return -EINVAL;
 	n = sscanf(line + strlen(UL_JOURNAL_HEADER), "%d %" SCNu64 " %40s", &pid, &start, boot);
-	if (n < 2 || strlen(boot) >= UL_JOURNAL_BOOT_LEN)
+	if (n < 2)
 		return -EINVAL;
+	n = snprintf(p->boot, sizeof(p->boot), "%s", boot);
+	if (n < 0 || (size_t)n >= sizeof(p->boot))
+		return -EINVAL; /* longer than a boot id */
 	p->pid = pid;
 	p->start = start;
-	snprintf(p->boot, sizeof(p->boot), "%s", boot);
 	return 0;
 }
 
