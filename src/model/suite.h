@@ -100,11 +100,13 @@ struct ul_suite {
 	 * NULL = `format` when it has write_runs. */
 	const char *compare_format;
 	/* Optional: the values of metric m in a stored cell when they are not
-	 * simply the cell's series m->series (derived values).  Returns how
-	 * many, *v pointing into storage the cell or the hook owns until the
-	 * next call.  NULL = that series. */
+	 * simply the cell's series m->series (derived values).  Writes at most
+	 * `room` of them to out (NULL when room is 0) and returns how many the
+	 * cell has, as snprintf does: call with 0 to size a buffer.  A value
+	 * that cannot be derived (a round of no measured time) is left out,
+	 * never made up.  NULL = that series. */
 	size_t (*metric_values)(const struct ul_cell *cell, const struct ul_suite_metric *m,
-				const int64_t **v);
+				int64_t *out, size_t room);
 };
 
 /*

@@ -40,7 +40,7 @@ struct ul_runcmp_metric {
 	/* Optional, the suite's metric_values hook: the values of `src` in a
 	 * cell when they are not simply its series.  NULL = the series. */
 	size_t (*values)(const struct ul_cell *cell, const struct ul_suite_metric *src,
-			 const int64_t **v);
+			 int64_t *out, size_t room);
 	const struct ul_suite_metric *src;
 };
 

@@ -37,21 +37,37 @@ static int push_values(double **v, size_t *n, size_t *cap, const int64_t *x, siz
 	return 0;
 }
 
-/* The values of m in cell c: the hook's, or the series'; 0 when none (and
- * for a count metric, which has one rate per cell: count_of()). */
-static size_t cell_values(const struct ul_cell *c, const struct ul_runcmp_metric *m,
-			  const int64_t **v)
+/* How many values of m cell c holds: the hook's, or the series'; 0 when
+ * none (and for a count metric, which has one rate per cell: count_of()). */
+static size_t cell_values(const struct ul_cell *c, const struct ul_runcmp_metric *m)
 {
 	const struct ul_series *s;
 
-	*v = NULL;
 	if (m->exposure)
 		return 0;
 	if (m->values)
-		return m->values(c, m->src, v);
+		return m->values(c, m->src, NULL, 0);
 	s = ul_cell_find_series(c, m->series);
-	*v = s ? s->v : NULL;
-	return s ? s->n : 0;
+	return s && s->v ? s->n : 0;
+}
+
+/* Append the first `take` values of m in cell c (take <= cell_values()). */
+static int push_cell_values(const struct ul_cell *c, const struct ul_runcmp_metric *m, size_t take,
+			    double **v, size_t *n, size_t *cap)
+{
+	int64_t *derived;
+	size_t got;
+	int rc;
+
+	if (!m->values)
+		return push_values(v, n, cap, ul_cell_find_series(c, m->series)->v, take);
+	derived = malloc(take * sizeof(*derived));
+	if (!derived)
+		return -ENOMEM;
+	got = m->values(c, m->src, derived, take); /* the same cell: the same count */
+	rc = push_values(v, n, cap, derived, got < take ? got : take);
+	free(derived);
+	return rc;
 }
 
 /* A count metric's count and exposure in cell c; false unless both are
@@ -66,10 +82,9 @@ static bool count_of(const struct ul_cell *c, const struct ul_runcmp_metric *m, 
 /* Does cell c hold values of m? */
 bool ul_runcmp_cell_has(const struct ul_cell *c, const struct ul_runcmp_metric *m)
 {
-	const int64_t *x;
 	double n, t;
 
-	return m->exposure ? count_of(c, m, &n, &t) : cell_values(c, m, &x) && x;
+	return m->exposure ? count_of(c, m, &n, &t) : cell_values(c, m) > 0;
 }
 
 /* Append one value to the growing array. */
@@ -88,7 +103,6 @@ static int push_one(double **v, size_t *n, size_t *cap, double x)
 static int cell_points(const struct ul_cell *c, const struct ul_runcmp_metric *m, double **v,
 		       size_t *n, size_t *cap, size_t *prefix)
 {
-	const int64_t *x = NULL;
 	double fixed, count, exposure;
 	size_t take;
 
@@ -96,15 +110,15 @@ static int cell_points(const struct ul_cell *c, const struct ul_runcmp_metric *m
 		return count_of(c, m, &count, &exposure)
 			       ? push_one(v, n, cap, 100.0 * count / exposure)
 			       : 0;
-	take = cell_values(c, m, &x);
-	if (!take || !x)
+	take = cell_values(c, m);
+	if (!take)
 		return 0;
 	if (ul_cell_metric(c, UL_RUNCMP_FIXED_N, &fixed) && fixed >= 1 && fixed < (double)take) {
 		take = (size_t)fixed;
 		if (take > *prefix)
 			*prefix = take;
 	}
-	return push_values(v, n, cap, x, take);
+	return push_cell_values(c, m, take, v, n, cap);
 }
 
 /* Is c an ok cell of m's suite and this test with values of m? */

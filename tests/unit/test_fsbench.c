@@ -17,6 +17,8 @@
 #include "probe/fsbench.h"
 #include "probe/probe.h"
 #include "proc/supervise.h"
+#include "model/suite.h"
+#include "stats/runcmp.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -521,6 +523,50 @@ START_TEST(test_fsbench_probe_failures)
 }
 END_TEST
 
+/* A cell fsbench/noload of one round: `ops` operations in `elapsed_ns`. */
+static void ops_cell(struct ul_run *run, int64_t ops, int64_t elapsed_ns)
+{
+	struct ul_cell *c = ul_run_add_cell(run);
+
+	ck_assert_ptr_nonnull(c);
+	snprintf(c->suite, sizeof(c->suite), "fsbench");
+	snprintf(c->load, sizeof(c->load), "noload");
+	snprintf(c->probe, sizeof(c->probe), "fsbench");
+	ck_assert_int_eq(ul_series_push(ul_cell_series(c, "fsbench_ops"), ops), 0);
+	ck_assert_int_eq(ul_series_push(ul_cell_series(c, "fsbench_elapsed_ns"), elapsed_ns), 0);
+}
+
+/* compare's ops/s: a round of no elapsed time has no rate (not 0 ops/s),
+ * and each call writes where its caller says. */
+START_TEST(test_fsbench_ops_per_s_no_made_up_rate)
+{
+	const struct ul_suite *suite = ul_suite_find("fsbench");
+	const struct ul_suite_metric *src = &suite->metrics[1];
+	struct ul_runcmp_metric m = { .suite = "fsbench",
+				      .series = src->series,
+				      .values = suite->metric_values,
+				      .src = src };
+	struct ul_run run;
+	const struct ul_run *runs[1] = { &run };
+	struct ul_runcmp_group g = { .label = "a", .runs = runs, .n_runs = 1 };
+	struct ul_runcmp_pooled out;
+
+	ck_assert_str_eq(src->series, "fsbench_ops_per_s");
+	ul_run_init(&run);
+	ops_cell(&run, 500, UL_NS_PER_SEC);
+	ops_cell(&run, 0, 0); /* a zero-length round */
+	ops_cell(&run, 300, UL_NS_PER_SEC / 2);
+	ck_assert(ul_runcmp_cell_has(&run.cells[0], &m));
+	ck_assert(!ul_runcmp_cell_has(&run.cells[1], &m));
+	ck_assert_int_eq(ul_runcmp_pool(&g, &m, "noload", &out), 0);
+	ck_assert_uint_eq(out.n, 2);
+	ck_assert_uint_eq(out.cells, 2);
+	ck_assert(out.v[0] == 500.0 && out.v[1] == 600.0);
+	free(out.v);
+	ul_run_release(&run);
+}
+END_TEST
+
 Suite *ul_test_suite_fsbench(void)
 {
 	Suite *s = suite_create("fsbench");
@@ -533,6 +579,7 @@ Suite *ul_test_suite_fsbench(void)
 	tcase_add_test(tc, test_fsb_loadfile_not_regular);
 	tcase_add_test(tc, test_replay_mismatches_and_bytes);
 	tcase_add_test(tc, test_builtin_trace);
+	tcase_add_test(tc, test_fsbench_ops_per_s_no_made_up_rate);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(probe, 60);
 	tcase_add_test(probe, test_fsbench_probe_pass);

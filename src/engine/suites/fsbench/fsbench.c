@@ -268,34 +268,34 @@ static int fsbench_preflight(struct ul_engine *eng, const struct ul_suite *suite
 	return ul_engine_preflight(eng, under, n);
 }
 
-/* The derived values compare tests: operations per second of each round. */
+/*
+ * The derived values compare tests: operations per second of each round
+ * that measured time (a round of no elapsed time has no rate, and no
+ * made-up one), into out as the hook's contract says (model/suite.h).
+ */
 static size_t fsbench_metric_values(const struct ul_cell *cell, const struct ul_suite_metric *m,
-				    const int64_t **v)
+				    int64_t *out, size_t room)
 {
-	static int64_t *buf;
-	static size_t cap;
 	const struct ul_series *ops = ul_cell_find_series(cell, "fsbench_ops");
 	const struct ul_series *el = ul_cell_find_series(cell, "fsbench_elapsed_ns");
 	const struct ul_series *s = ul_cell_find_series(cell, m->series);
-	size_t n;
+	size_t n, have = 0;
 
 	if (strcmp(m->series, "fsbench_ops_per_s")) {
-		*v = s ? s->v : NULL;
-		return s ? s->n : 0;
+		n = s && s->v ? s->n : 0;
+		if (n && room)
+			memcpy(out, s->v, (n < room ? n : room) * sizeof(*out));
+		return n;
 	}
 	n = ops && el ? (ops->n < el->n ? ops->n : el->n) : 0;
-	if (n > cap) {
-		int64_t *p = realloc(buf, n * sizeof(*p));
-
-		if (!p)
-			return 0;
-		buf = p;
-		cap = n;
+	for (size_t i = 0; i < n; i++) {
+		if (el->v[i] <= 0)
+			continue;
+		if (have < room)
+			out[have] = (int64_t)((double)ops->v[i] * 1e9 / (double)el->v[i]);
+		have++;
 	}
-	for (size_t i = 0; i < n; i++)
-		buf[i] = el->v[i] > 0 ? (int64_t)((double)ops->v[i] * 1e9 / (double)el->v[i]) : 0;
-	*v = buf;
-	return n;
+	return have;
 }
 
 /* Settings of the rounds from the options, the run and the host. */
