@@ -93,11 +93,17 @@ struct ul_vm_boot {
 /* Boot it and watch it to its end (see enum ul_vm_end): 0, or -errno
  * with why when qemu could not be started or the disk not made. */
 int ul_vm_boot_run(struct ul_sup *sup, struct ul_vm_boot *b, char *why, size_t len);
+/* The console (console.c) is the guest's: untrusted bytes.  What these
+ * read of it is valid UTF-8, a byte outside a valid sequence read as '?'. */
 /* The last `max_lines` lines of the boot's console (CRs removed) into
- * out; "" when there is none. */
+ * out, at most len - 1 bytes never cut inside a character; "" when there
+ * is none. */
 void ul_vm_console_tail(const struct ul_vm_boot *b, int max_lines, char *out, size_t len);
 /* The console's last line that names a panic/oops, or "" (into out). */
 void ul_vm_console_panic(const struct ul_vm_boot *b, char *out, size_t len);
+/* Make the n bytes at s valid UTF-8 in place: each byte that is not part
+ * of a valid sequence becomes '?'; s[n] (which must exist) becomes NUL. */
+void ul_vm_text_clean(char *s, size_t n);
 /* Human name of an end ("finished", "panicked"...). */
 const char *ul_vm_end_name(enum ul_vm_end e);
 

@@ -10,6 +10,7 @@
 #include "unit.h"
 #include "proc/scratch.h"
 #include "proc/supervise.h"
+#include "core/escape.h"
 #include "report/notes.h"
 #include "vm/vm.h"
 
@@ -185,6 +186,33 @@ START_TEST(test_runs_outcome)
 }
 END_TEST
 
+/* The console is the guest's bytes: what is read of it is valid UTF-8 (a
+ * stray byte is '?'), and a tail is never cut inside a character. */
+START_TEST(test_console_utf8)
+{
+	struct ul_vm_boot b = { 0 };
+	char path[PATH_MAX + 16], out[7],
+		clean[] = "a\xff\xfe"
+			  "b\xc3\xa9\xe2\x82";
+	/* "ééé" (2 bytes each) then "x": 6 bytes of room cut an "é" in half. */
+	const char console[] = "boot\r\n\xff\xfe\x00ok\n\xc3\xa9\xc3\xa9\xc3\xa9x\n";
+	char tail[64];
+
+	ul_vm_text_clean(clean, strlen(clean));
+	ck_assert_str_eq(clean, "a??b\xc3\xa9??");
+	ck_assert_int_eq(ul_scratch_create("/tmp", b.dir, sizeof(b.dir)), 0);
+	snprintf(path, sizeof(path), "%s/console.log", b.dir);
+	write_bytes(path, console, sizeof(console) - 1);
+	ul_vm_console_tail(&b, 10, tail, sizeof(tail));
+	ck_assert_str_eq(tail, "boot\n??ok\n\xc3\xa9\xc3\xa9\xc3\xa9x");
+	ck_assert_int_ge(ul_utf8_count(tail, sizeof(tail)), 0);
+	ul_vm_console_tail(&b, 1, out, sizeof(out));
+	ck_assert_str_eq(out, "\xc3\xa9\xc3\xa9x");
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(ul_scratch_remove(b.dir), 0);
+}
+END_TEST
+
 /* Does /dev/kvm create a VM here (the probe's first step)? */
 static bool kvm_creates_vm(void)
 {
@@ -260,6 +288,7 @@ Suite *ul_test_suite_vm(void)
 	tcase_add_test(tc, test_image_release);
 	tcase_add_test(tc, test_initramfs);
 	tcase_add_test(tc, test_runs_outcome);
+	tcase_add_test(tc, test_console_utf8);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("accel");
 	tcase_set_timeout(tc, 30);
