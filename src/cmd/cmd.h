@@ -26,6 +26,7 @@ enum ul_exit {
 	UL_EXIT_USAGE = 2,
 	UL_EXIT_UNSUPPORTED = 3,
 	UL_EXIT_FLAGGED = 4,
+	UL_EXIT_GATE = 5, /* compare --fail-on: a row's verdict is the one named */
 	UL_EXIT_INTERRUPTED = 130,
 };
 

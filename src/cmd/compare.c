@@ -25,6 +25,7 @@
 static const char compare_help[] =
 	"usage: underload compare [LABEL|RUN]... [--baseline LABEL|RUN] [--suite NAME]\n"
 	"                         [--test mwu|welch] [--alpha A] [--per-run] [--strict]\n"
+	"                         [--fail-on slower|faster|changed]\n"
 	"                         [--format text|json|csv|lmbench2] [--host H]...\n"
 	"                         [--db PATH|URL]\n"
 	"\n"
@@ -37,6 +38,8 @@ static const char compare_help[] =
 	"of this host and configuration; without any, a call reads 'unconfirmed'.  A\n"
 	"test a run's machine went down in reads 'CRASHED in K of N' (runs), whatever\n"
 	"the others measured: a crash is a result (exit 0), never pooled silently.\n"
+	"With --fail-on, a row whose verdict (surviving Holm) is the one named makes\n"
+	"the exit status 5: a CI job's regression gate.\n"
 	"\n"
 	"A LABEL pools every stored run with that label; a RUN (id, UUID, UUID prefix,\n"
 	"'last') is that run alone (runs named with the same label are pooled).  A name\n"
@@ -66,6 +69,7 @@ struct cmp_args {
 	const char *format;
 	const char *test;
 	const char *expect;
+	const char *fail_on;
 	struct ul_cmd_hosts hosts;
 	bool strict;
 	enum ul_runcmp_unit unit;
@@ -117,6 +121,10 @@ static const struct ul_opt compare_opts[] = {
 	{ "strict", UL_OPT_FLAG, 0, 1, 0, A(strict),
 	  .help = "exit 2 when the runs differ in a way that makes the comparison unfair "
 		  "(probe options, memory budget or limit, tool version)" },
+	{ "fail-on", UL_OPT_CHOICE, .arg = "slower|faster|changed", A(fail_on), .def_text = "none",
+	  .help = "exit 5 when a row's verdict, surviving Holm, is slower, faster, or either "
+		  "(changed): a CI gate; an unconfirmed call, no difference proven or a crash "
+		  "never fails it" },
 	{ "expect", UL_OPT_STRING, .arg = "LIST", A(expect), .def_text = "none",
 	  .help = "differences the comparison is about, never unfair: comma-separated patterns "
 		  "on a fingerprint key (sysctl.vm.swappiness) or property (memory limit); "
@@ -365,6 +373,34 @@ static int compare_env(const struct ul_compare_state *st, const struct cmp_args 
 	return rc;
 }
 
+/*
+ * compare --fail-on: the rows whose verdict is the one the gate names
+ * (changed: slower or faster) and survives Holm, named on stderr.  A call
+ * on within-run points alone (unconfirmed) never fails it: the gate
+ * stands on the same ground as a bare verdict.  The count of such rows.
+ */
+static size_t gate_rows(const struct ul_runcmp *c, const char *fail_on)
+{
+	bool slower = !strcmp(fail_on, "slower") || !strcmp(fail_on, "changed");
+	bool faster = !strcmp(fail_on, "faster") || !strcmp(fail_on, "changed");
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->n_rows; i++) {
+		const struct ul_runcmp_row *r = &c->rows[i];
+		enum ul_cmp_verdict v = r->res.verdict;
+
+		if (!r->tested || !r->holm_survives ||
+		    !((slower && v == UL_VERDICT_SLOWER) || (faster && v == UL_VERDICT_FASTER)))
+			continue;
+		ul_error("compare --fail-on %s: %s %s %s: '%s' is %s than '%s'", fail_on,
+			 r->metric->suite, r->metric->label, ul_esc(r->test),
+			 ul_esc(c->groups[r->cand].label), ul_cmp_verdict_name(v),
+			 ul_esc(c->groups[0].label));
+		n++;
+	}
+	return n;
+}
+
 static int run_compare(struct ul_compare_state *st, const struct cmp_args *a)
 {
 	struct ul_runcmp_metric metrics[CMP_MAX_METRICS];
@@ -406,6 +442,8 @@ static int run_compare(struct ul_compare_state *st, const struct cmp_args *a)
 			 "comparison unfair (see the warnings)",
 			 c.n_unfair, c.n_unfair == 1 ? "" : "s");
 		ret = UL_EXIT_USAGE;
+	} else if (a->fail_on && gate_rows(&c, a->fail_on)) {
+		ret = UL_EXIT_GATE;
 	}
 	ul_runcmp_free(&c);
 	return ret;
