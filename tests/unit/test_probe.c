@@ -6,6 +6,8 @@
 #include "unit.h"
 #include "core/clock.h"
 #include "core/opt.h"
+#include "engine/engine.h"
+#include "engine/suites/resp/internal.h"
 #include "probe/probe.h"
 #include "proc/scratch.h"
 #include "proc/supervise.h"
@@ -13,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -521,6 +524,73 @@ START_TEST(test_lsdir)
 }
 END_TEST
 
+/* A child that exits after arg milliseconds. */
+static int exit_after_ms(void *arg)
+{
+	usleep((useconds_t)(intptr_t)arg * 1000);
+	return 0;
+}
+
+/*
+ * resp's sample has one deadline, fixed when the sample is asked for: a
+ * hung probe fails after --sample-timeout even while unrelated children
+ * keep exiting (each used to push the deadline back by a whole timeout).
+ */
+START_TEST(test_resp_sample_deadline_fixed)
+{
+	enum {
+		TIMEOUT_MS = 300,
+		EXITS = 6,
+		EVERY_MS = 150
+	};
+	struct ul_engine_config cfg = { .sample_timeout_ns = TIMEOUT_MS * UL_NS_PER_MS,
+					.min_points = 1,
+					.max_points = 1 };
+	struct ul_engine eng = { .cfg = &cfg };
+	struct resp_state st = { .eng = &eng, .step = { .n = 1, .rounds = 1 } };
+	struct ul_child others[EXITS] = { 0 }, *ex;
+	struct ul_cell cell = { 0 };
+	struct ul_probe_ctx ctx = { 0 };
+	char scratch[4096], why[512] = "";
+	int64_t elapsed_ms;
+	ul_nsec t0;
+
+	ck_assert_int_eq(ul_scratch_create(suite_dir, scratch, sizeof(scratch)), 0);
+	ck_assert_int_eq(ul_sup_init(&eng.sup), 0);
+	ctx.scratch_dir = scratch;
+	ctx.self_exe = self_exe();
+	ctx.ncpu = 1;
+	tiny_ctx(find("null"), &ctx);
+	ck_assert_msg(ul_probe_start(&eng.sup, find("null"), &ctx, START_TIMEOUT_NS, &st.rp, why,
+				     sizeof(why)) == 0,
+		      "%s", why);
+	ck_assert_int_eq(kill(ul_probe_child(st.rp)->pid, SIGSTOP), 0); /* it hangs */
+	for (int i = 0; i < EXITS; i++) {
+		struct ul_spawn_opts so = { .name = "exits",
+					    .fn = exit_after_ms,
+					    .arg = (void *)(intptr_t)((i + 1) * EVERY_MS) };
+
+		ck_assert_int_eq(ul_spawn(&eng.sup, &so, &others[i]), 0);
+	}
+	t0 = ul_now_ns();
+	ck_assert_int_eq(ul_resp_sample_cell(&st, &cell, NULL), UL_ENGINE_OK);
+	elapsed_ms = (int64_t)(ul_now_ns() - t0) / UL_NS_PER_MS;
+	ck_assert_int_eq(cell.outcome, UL_CELL_PROBE_FAILED);
+	ck_assert_msg(strstr(cell.note, "no answer within"), "%s", cell.note);
+	ck_assert_ptr_null(st.rp);
+	/* Not TIMEOUT + EXITS * EVERY_MS (1.2 s): the deadline did not move. */
+	ck_assert_int_ge(elapsed_ms, TIMEOUT_MS - 10);
+	ck_assert_msg(elapsed_ms < TIMEOUT_MS + 2 * EVERY_MS, "waited %lld ms",
+		      (long long)elapsed_ms);
+	while (eng.sup.n_children)
+		ck_assert_int_eq(ul_sup_wait(&eng.sup, -1, ul_now_ns() + 2 * UL_NS_PER_SEC, &ex),
+				 UL_WAIT_CHILD_EXITED);
+	ul_cell_release(&cell);
+	ul_sup_fini(&eng.sup);
+	ck_assert_int_eq(ul_scratch_remove(scratch), 0);
+}
+END_TEST
+
 Suite *ul_test_suite_probe(void)
 {
 	Suite *s = suite_create("probe");
@@ -538,6 +608,7 @@ Suite *ul_test_suite_probe(void)
 	tcase_add_test(tc, test_resp_cpu_work_counts);
 	tcase_add_test(tc, test_other_child_exit);
 	tcase_add_test(tc, test_probe_child_dies);
+	tcase_add_test(tc, test_resp_sample_deadline_fixed);
 	tcase_add_test(tc, test_lsdir);
 	suite_add_tcase(s, tc);
 	return s;

@@ -17,6 +17,7 @@
 #include "core/log.h"
 #include "core/parse.h"
 #include "engine/engine.h"
+#include "engine/suites/resp/internal.h"
 #include "load/load.h"
 #include "probe/probe.h"
 #include "stats/runcmp.h"
@@ -59,16 +60,6 @@ static bool enough_points(const struct ul_engine *eng, const struct ul_series *s
 		return false;
 	return s->n >= (size_t)eng->cfg->max_points || ci_within_target(eng, s);
 }
-
-struct resp_state {
-	struct ul_engine *eng;
-	const struct ul_probe *probe;
-	struct ul_running_probe *rp;
-	/* Measured for the ETA: wall time of the points and tests so far. */
-	int64_t point_ns_sum, test_extra_ns_sum;
-	size_t points_done, tests_done;
-	struct ul_engine_step step; /* the cell being measured */
-};
 
 /*
  * The points a test takes when every CI is narrow at once: min points, but
@@ -128,18 +119,14 @@ static int start_probe(struct resp_state *st)
 	return UL_ENGINE_OK;
 }
 
-/*
- * Sample the probe while `rl` runs.  Fills cell's outcome; returns an
- * engine result (a ul_engine_window).
- */
-static int sample_cell(void *arg, struct ul_cell *cell, struct ul_running_load *rl)
+int ul_resp_sample_cell(void *arg, struct ul_cell *cell, struct ul_running_load *rl)
 {
 	struct resp_state *st = arg;
 	struct ul_engine *eng = st->eng;
 	const struct ul_engine_config *cfg = eng->cfg;
 	struct ul_series *s = ul_cell_series(cell, "delay_ns");
 	int64_t think = cfg->interval_ns;
-	ul_nsec t0 = ul_now_ns();
+	ul_nsec t0 = ul_now_ns(), deadline = 0;
 	char how[96];
 
 	if (!s)
@@ -148,12 +135,12 @@ static int sample_cell(void *arg, struct ul_cell *cell, struct ul_running_load *
 		int64_t value = 0;
 		int err = 0;
 		struct ul_child *exited = NULL;
-		ul_nsec deadline = ul_now_ns() + (think > 0 ? think : 0) + cfg->sample_timeout_ns;
 		enum ul_measure_result r;
 
-		if (think >= 0) {
+		if (think >= 0) { /* a new sample: its deadline, kept while other children exit */
 			progress(st, s->n);
 			t0 = ul_now_ns();
+			deadline = t0 + (think > 0 ? think : 0) + cfg->sample_timeout_ns;
 		}
 		r = ul_probe_measure(&eng->sup, st->rp, think, deadline, &value, &err, &exited);
 		switch (r) {
@@ -246,7 +233,7 @@ static int run_test(void *arg, const struct ul_load *load, const struct ul_engin
 {
 	struct resp_state *st = arg;
 	struct ul_engine *eng = st->eng;
-	const struct ul_engine_window w = { .measure = sample_cell,
+	const struct ul_engine_window w = { .measure = ul_resp_sample_cell,
 					    .end = after_sampling,
 					    .arg = st };
 	struct ul_cell *cell;
