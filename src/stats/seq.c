@@ -76,8 +76,7 @@ static size_t first_below(double target, double sd, double alpha, double rho, si
 	return 0;
 }
 
-size_t ul_seq_needed(double mean, double sd, double margin, double alpha, double rho,
-		     size_t max_n)
+size_t ul_seq_needed(double mean, double sd, double margin, double alpha, double rho, size_t max_n)
 {
 	size_t change = first_below(fabs(mean), sd, alpha, rho, max_n);
 	size_t equal = margin > 0 ? first_below(margin - fabs(mean), sd, alpha, rho, max_n) : 0;

@@ -49,11 +49,11 @@ enum ul_seq_verdict {
 };
 
 struct ul_seq_state {
-	size_t n;	  /* differences so far */
-	double mean;	  /* their mean */
-	double sd;	  /* their sample S.D. (n-1); 0 for n < 2 */
-	double half;	  /* the interval's half-width; +inf while unbounded */
-	double lo, hi;	  /* mean -/+ half */
+	size_t n;      /* differences so far */
+	double mean;   /* their mean */
+	double sd;     /* their sample S.D. (n-1); 0 for n < 2 */
+	double half;   /* the interval's half-width; +inf while unbounded */
+	double lo, hi; /* mean -/+ half */
 	enum ul_seq_verdict verdict;
 };
 
@@ -86,8 +86,7 @@ int ul_seq_update(const double *d, size_t n, double alpha, double rho, double ma
  * half-width is below |mean| (a change) and below margin - |mean| (equal),
  * each only where it exists.  0 when neither is reached by max_n.
  */
-size_t ul_seq_needed(double mean, double sd, double margin, double alpha, double rho,
-		     size_t max_n);
+size_t ul_seq_needed(double mean, double sd, double margin, double alpha, double rho, size_t max_n);
 
 const char *ul_seq_verdict_name(enum ul_seq_verdict v);
 

@@ -130,7 +130,10 @@ END_TEST
  */
 START_TEST(test_seq_coverage_under_optional_stopping)
 {
-	enum { STREAMS = 2000, LOOKS = 200 };
+	enum {
+		STREAMS = 2000,
+		LOOKS = 200
+	};
 	struct rng r = { 12345 };
 	int seq_wrong = 0, t_wrong = 0;
 
