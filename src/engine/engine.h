@@ -146,6 +146,17 @@ size_t ul_suite_tests(const struct ul_suite *suite, const struct ul_engine_confi
 int ul_engine_run(const struct ul_engine_config *cfg, struct ul_store *store, struct ul_run *run,
 		  const struct ul_suite *const *suites, size_t n_suites);
 
+struct ul_meminfo;
+/*
+ * The memory loads' hard ceiling: 90% of what the host can give
+ * (MemAvailable + SwapFree in mi), and in the run's memory cgroup never
+ * more than --mem-limit plus the swap it may use (--swap, else SwapFree).
+ * mi NULL means /proc/meminfo could not be read: half the memory budget,
+ * and inside the cgroup no swap counted, since none is known to be free.
+ */
+uint64_t ul_engine_mem_ceiling(const struct ul_engine_config *cfg, bool in_cgroup,
+			       uint64_t budget_bytes, const struct ul_meminfo *mi);
+
 /* The --under loads (noload when none was given); returns how many. */
 size_t ul_engine_under(const struct ul_engine_config *cfg, const char *const **loads);
 

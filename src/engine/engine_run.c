@@ -45,29 +45,37 @@ static int preflight_all(struct ul_engine *eng, const struct ul_suite *const *su
 	return result;
 }
 
-/*
- * The memory loads' hard ceiling: 90% of what the host can give
- * (MemAvailable + SwapFree, read after our swap file is on), and inside a
- * cgroup never more than its limit plus the swap it may use.
- */
-static void compute_ceiling(struct ul_engine *eng)
+uint64_t ul_engine_mem_ceiling(const struct ul_engine_config *cfg, bool in_cgroup,
+			       uint64_t budget_bytes, const struct ul_meminfo *mi)
 {
-	const struct ul_engine_config *cfg = eng->cfg;
-	struct ul_meminfo mi;
-	uint64_t ceiling;
+	uint64_t ceiling = mi ? (mi->available + mi->swap_free) / 10 * 9 : budget_bytes / 2;
 
-	if (ul_meminfo_read(&mi) == 0)
-		ceiling = (mi.available + mi.swap_free) / 10 * 9;
-	else
-		ceiling = eng->run->params.mem_budget_bytes / 2;
-	if (eng->have_cgroup) {
-		uint64_t swap = cfg->swap_bytes ? cfg->swap_bytes : mi.swap_free;
+	if (in_cgroup) {
+		/* Unread meminfo: no swap is known to be free, so none is counted. */
+		uint64_t swap = cfg->swap_bytes ? cfg->swap_bytes : mi ? mi->swap_free : 0;
 		uint64_t inside = cfg->mem_limit_bytes + swap;
 
 		if (inside < ceiling)
 			ceiling = inside;
 	}
-	eng->mem_ceiling_bytes = ceiling;
+	return ceiling;
+}
+
+/* The ceiling of this run, after our swap file is on; an unreadable
+ * /proc/meminfo is said, with what the ceiling falls back to. */
+static void compute_ceiling(struct ul_engine *eng)
+{
+	struct ul_meminfo mi;
+	int rc = ul_meminfo_read(&mi);
+
+	eng->mem_ceiling_bytes = ul_engine_mem_ceiling(
+		eng->cfg, eng->have_cgroup, eng->run->params.mem_budget_bytes, rc ? NULL : &mi);
+	if (rc)
+		ul_warning("cannot read /proc/meminfo (%s): memory loads are capped at half the "
+			   "memory budget%s",
+			   rc == -EINVAL ? "a field is missing" : strerror(-rc),
+			   eng->have_cgroup ? ", and inside --mem-limit as if no swap were free"
+					    : "");
 }
 
 /* The journal, or NULL when none could be opened. */
