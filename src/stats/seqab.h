@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The sequential A/B of two labels, test by test (`sweep --until-decided`,
+ * `vm --until-decided`): the runs of each label are paired in the order
+ * they were measured (the i-th A with the i-th B, which the balanced blocks
+ * A B B A ... make neighbours in time), each pair gives one difference per
+ * test, the log ratio of B's run median to A's, and the confidence sequence
+ * of stats/seq.h decides on those differences.
+ *
+ * Signs: a positive difference is always "worse" for the candidate B: the
+ * log ratio for a lower-is-better metric (a delay), its negative for a
+ * higher-is-better one.  Verdicts: "slower" (B worse), "faster" (B better),
+ * "equal" (within +-margin), "open".
+ *
+ * Multiplicity: every row's sequence runs at alpha / rows (Bonferroni),
+ * which keeps the chance of any wrong call at most alpha over all rows and
+ * all looks; the stopping rule may then wait for every row.
+ *
+ * Only sample metrics take part (a count metric's rate, zero in most runs,
+ * has no log ratio).  A pair where either run lacks the test (it crashed
+ * there, or the test failed) is left out of that row.  stats/ reads the
+ * model's plain structs (no I/O).
+ */
+#ifndef UL_STATS_SEQAB_H
+#define UL_STATS_SEQAB_H
+
+#include "core/compat.h"
+#include "stats/runcmp.h"
+#include "stats/seq.h"
+
+/* The default margin of "equal": +-5% (stated in the man page). */
+#define UL_SEQAB_MARGIN_DEFAULT_PCT 5.0
+/* Pairs beyond which the estimate of pairs still needed gives up. */
+#define UL_SEQAB_NEED_MAX 1000
+
+struct ul_seqab_opts {
+	double alpha;	   /* family-wise, over all rows and looks: 0.05 */
+	double margin_pct; /* equal within +-this %; 0: never say equal */
+	double rho;	   /* stats/seq.h's; 0: UL_SEQ_RHO_DEFAULT */
+};
+
+struct ul_seqab_row {
+	const struct ul_runcmp_metric *metric;
+	char test[UL_NAME_LEN];
+	size_t pairs;		 /* differences so far */
+	struct ul_seq_state seq; /* on the log scale */
+	double change_pct;	 /* exp(mean) - 1 in %, the candidate's change (+ = worse) */
+	double lo_pct, hi_pct;	 /* the interval, the same way; +-inf while unbounded */
+	size_t needed;		 /* pairs in all for a verdict at today's S.D.; 0 unknown */
+};
+
+struct ul_seqab {
+	struct ul_seqab_opts opts;
+	double row_alpha; /* alpha / n_rows */
+	struct ul_seqab_row *rows;
+	size_t n_rows;
+	size_t pairs; /* pairs of runs (the fewer side's runs) */
+	size_t open;  /* rows without a verdict */
+};
+
+/*
+ * The rows for every metric and every test the runs of a and b hold (in
+ * the order first seen in a's oldest run, then b's).  a and b list their
+ * runs newest first, as compare's groups do.  0, -EINVAL (bad options) or
+ * -ENOMEM; on error nothing is left allocated.
+ */
+int ul_seqab_build(const struct ul_runcmp_group *a, const struct ul_runcmp_group *b,
+		   const struct ul_runcmp_metric *metrics, size_t n_metrics,
+		   const struct ul_seqab_opts *opts, struct ul_seqab *out) UL_MUST_CHECK;
+void ul_seqab_free(struct ul_seqab *s);
+
+/* "slower", "faster", "equal", "open". */
+const char *ul_seqab_verdict_name(enum ul_seq_verdict v);
+
+/*
+ * The smallest change (in %, of either sign) the pairs so far could have
+ * told from none: the widest row's half-width as a ratio; +inf while some
+ * row is unbounded.  What a budget that ran out can still say.
+ */
+double ul_seqab_detectable_pct(const struct ul_seqab *s);
+
+#endif
