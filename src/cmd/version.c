@@ -34,5 +34,7 @@ int ul_print_version(FILE *out)
 	for (size_t i = 0; i < ul_format_count(); i++)
 		fprintf(out, " %s", ul_format_at(i)->name);
 	fprintf(out, "\nbuild: %s, sanitizers: %s\n", UL_BUILDTYPE, UL_SANITIZE);
+	/* A test build obeys UL_TEST_* (core/testhook.h); a release never. */
+	fprintf(out, "test hooks: %s\n", UL_TEST_HOOKS ? "yes" : "no");
 	return 0;
 }

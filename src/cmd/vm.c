@@ -15,6 +15,7 @@
 #include "core/escape.h"
 #include "core/log.h"
 #include "core/parse.h"
+#include "core/testhook.h"
 #include "proc/changes.h"
 #include "proc/journal.h"
 #include "proc/supervise.h"
@@ -303,7 +304,7 @@ static const char *test_hook(int boot_no)
 	};
 
 	for (size_t i = 0; i < UL_ARRAY_SIZE(hooks); i++) {
-		const char *v = getenv(hooks[i].env);
+		const char *v = ul_test_hook(hooks[i].env);
 
 		if (v && atoi(v) == boot_no)
 			return hooks[i].word;

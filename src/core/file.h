@@ -45,7 +45,8 @@ int ul_path_join(char *out, size_t len, const char *dir, const char *name);
  * A test seam: when the environment variable env_name names a file, create
  * that file (exclusively, never through a symlink) and sleep 2 s, so that a
  * test which waits for the file can send a signal at exactly this point.
- * Does nothing when the variable is unset or empty (every real run).
+ * Does nothing when the variable is unset or empty, and in a build without
+ * test hooks (core/testhook.h).
  */
 void ul_test_hold(const char *env_name);
 

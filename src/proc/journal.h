@@ -26,7 +26,7 @@
  * directory's fd.  Anything else is skipped, as if absent.
  *
  * A journal is stale when it was written in another boot (its boot id is
- * not /proc/sys/kernel/random/boot_id, or $UL_TEST_BOOT_ID in tests): pids
+ * not /proc/sys/kernel/random/boot_id, or $UL_TEST_BOOT_ID in a test build): pids
  * mean nothing across a reboot.  Within this boot (or without a boot id,
  * from an older version) it is stale when its pid is dead: kill(pid, 0)
  * says ESRCH, or the process has another start time (the pid was reused),
@@ -109,7 +109,7 @@ int ul_journal_read_stale(const char *dir, ul_journal_visit_fn fn, void *arg) UL
 /* How many stale journals with something pending are in dir (NULL: the
  * default directories): for the "run 'underload cleanup'" hint. */
 int ul_journal_stale(const char *dir, int *n) UL_MUST_CHECK;
-/* This boot's id (UL_TEST_BOOT_ID when set, for tests): 0, or -errno
+/* This boot's id (UL_TEST_BOOT_ID when set, in a build with test hooks): 0, or -errno
  * with out "" (then only pids tell a stale journal). */
 int ul_journal_boot_id(char out[UL_JOURNAL_BOOT_LEN]);
 /* Is a journal of journal_boot from another boot than current_boot?

@@ -6,6 +6,7 @@
  */
 #include "core/compat.h"
 #include "core/file.h"
+#include "core/testhook.h"
 #include "proc/journal_parse.h"
 
 #include <errno.h>
@@ -124,12 +125,12 @@ static int copy_boot_id(char out[UL_JOURNAL_BOOT_LEN], const char *s)
 
 int ul_journal_boot_id(char out[UL_JOURNAL_BOOT_LEN])
 {
-	const char *test = getenv("UL_TEST_BOOT_ID");
+	const char *test = ul_test_hook("UL_TEST_BOOT_ID");
 	char buf[64];
 	ssize_t n;
 
 	out[0] = '\0';
-	if (test && test[0])
+	if (test)
 		return copy_boot_id(out, test);
 	n = ul_read_file(BOOT_ID_FILE, buf, sizeof(buf));
 	if (n < 0)

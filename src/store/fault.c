@@ -2,6 +2,7 @@
 /* The store's fault-injection seam (see fault.h). */
 #include "core/compat.h"
 #include "store/fault.h"
+#include "core/testhook.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -177,12 +178,12 @@ int ul_store_fault_set(struct ul_store *st, const char *op, long from, long coun
 
 void ul_store_fault_arm(struct ul_store *st)
 {
-	const char *spec = getenv("UL_TEST_STORE_FAULT");
+	const char *spec = ul_test_hook("UL_TEST_STORE_FAULT");
 	char op[32], errname[16];
 	long from = 0, count = 0;
 	int err = 0;
 
-	if (!spec || !*spec)
+	if (!spec)
 		return;
 	if (sscanf(spec, "%31[a-z_]:%ld:%15[A-Z]:%ld", op, &from, errname, &count) < 3)
 		return;

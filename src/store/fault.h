@@ -9,7 +9,8 @@
  * by ul_store_open*(): calls N .. N+COUNT-1 (1-based; COUNT 0 or absent =
  * every later call) of op OP (begin_run, add_cell, finish_run, load_run,
  * list_runs, import_runs, ...) fail with ERRNAME (ENOSPC, EBUSY, EIO,
- * ESTALE, EACCES).  Only tests set it.
+ * ESTALE, EACCES).  Only tests set it, and only a build with test hooks
+ * reads it (core/testhook.h).
  */
 #ifndef UL_STORE_FAULT_H
 #define UL_STORE_FAULT_H
@@ -17,7 +18,8 @@
 #include "core/compat.h"
 #include "store/store.h"
 
-/* Arm from UL_TEST_STORE_FAULT (nothing happens when it is unset). */
+/* Arm from UL_TEST_STORE_FAULT (nothing happens when it is unset, or
+ * without test hooks). */
 void ul_store_fault_arm(struct ul_store *st);
 /* Arm explicitly (unit tests); returns 0, -EINVAL for an unknown op, -ENOMEM. */
 int ul_store_fault_set(struct ul_store *st, const char *op, long from, long count, int err);

@@ -50,6 +50,11 @@ UL_REAL=$UL
 UL=$TMP/underload
 printf '#!/bin/sh\nUL_TEST_TAG=%s exec %s "$@"\n' "$TMP" "$UL_REAL" >"$UL"
 chmod +x "$UL"
+# The checks that inject a fault or hold a run (UL_TEST_*) need a build
+# that obeys the hooks: tests/run-all configures -Dtest_hooks=true.
+if "$UL_REAL" --version 2>/dev/null | grep -qx 'test hooks: no'; then
+	diag "$UL_REAL has no test hooks (-Dtest_hooks=true): checks that rely on a UL_TEST_* hook fail"
+fi
 # The pids of the processes started through "$UL" still alive (underload
 # or its children), one a line.
 ul_pids() {

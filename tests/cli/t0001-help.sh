@@ -9,6 +9,7 @@ like "$out" '^underload [0-9]+\.[0-9]+\.[0-9]+( \(git [0-9a-f]{7,}\+?\))?$' \
 like "$out" '^stores: (postgresql )?sqlite$' "--version names the stores built in"
 like "$out" '^suites: .*resp' "--version names the suites built in"
 like "$out" '^build: [a-z]+, sanitizers: ' "--version names the build type and sanitizers"
+like "$out" '^test hooks: (yes|no)$' "--version says whether the test hooks are built in"
 out=$("$UL" --help); ok $? "--help exits 0"
 for c in run list show; do
 	out=$("$UL" "$c" --help); ok $? "$c --help exits 0"
