@@ -25,7 +25,7 @@
 static const char compare_help[] =
 	"usage: underload compare [LABEL|RUN]... [--baseline LABEL|RUN] [--suite NAME]\n"
 	"                         [--test mwu|welch] [--alpha A] [--per-run] [--strict]\n"
-	"                         [--fail-on slower|faster|changed]\n"
+	"                         [--margin PCT] [--fail-on slower|faster|changed]\n"
 	"                         [--format text|json|csv|lmbench2] [--host H]...\n"
 	"                         [--db PATH|URL]\n"
 	"\n"
@@ -38,6 +38,8 @@ static const char compare_help[] =
 	"of this host and configuration; without any, a call reads 'unconfirmed'.  A\n"
 	"test a run's machine went down in reads 'CRASHED in K of N' (runs), whatever\n"
 	"the others measured: a crash is a result (exit 0), never pooled silently.\n"
+	"With --margin, a row is 'equal within +-PCT%' when two one-sided tests (TOST)\n"
+	"show its shift inside the margin; without it nothing is ever called equal.\n"
 	"With --fail-on, a row whose verdict (surviving Holm) is the one named makes\n"
 	"the exit status 5: a CI job's regression gate.\n"
 	"\n"
@@ -88,6 +90,24 @@ static int set_suite(void *base, const char *arg, char *err, size_t errlen)
 	return 0;
 }
 
+/* --margin PCT: "5" or "5%", a relative equivalence margin in (0, 100). */
+static int set_margin(void *base, const char *arg, char *err, size_t errlen)
+{
+	double *margin = &((struct cmp_args *)base)->opts.margin_rel, pct;
+	char *end;
+
+	errno = 0;
+	pct = strtod(arg, &end);
+	if (end != arg && *end == '%')
+		end++;
+	if (errno || end == arg || *end || !(pct > 0.0) || !(pct < 100.0)) {
+		snprintf(err, errlen, "--margin: '%.64s' is not a percentage in (0, 100)", arg);
+		return -EINVAL;
+	}
+	*margin = pct / 100.0;
+	return 0;
+}
+
 static int set_alpha(void *base, const char *arg, char *err, size_t errlen)
 {
 	double *alpha = &((struct cmp_args *)base)->opts.alpha;
@@ -115,6 +135,11 @@ static const struct ul_opt compare_opts[] = {
 	{ "alpha", UL_OPT_CALL, .arg = "A", .set = set_alpha, .def_text = CMP_STR(CMP_ALPHA),
 	  .help = "significance level, 0 < A <= 0.5; Holm's correction over each suite's rows "
 		  "says which rows survive" },
+	{ "margin", UL_OPT_CALL, .arg = "PCT", .set = set_margin, .def_text = "none",
+	  .help = "equivalence margin in % of the baseline: a row whose shift two one-sided "
+		  "tests (TOST) at alpha place inside +-PCT% (its 1 - 2 alpha interval inside "
+		  "the margin) reads 'equal within +-PCT%'; without it no row is ever equal; "
+		  "replicates (or a learned variance) are needed" },
 	{ "per-run", UL_OPT_FLAG, 0, UL_RUNCMP_RUNS, UL_RUNCMP_POINTS, A(unit),
 	  .help = "a replicate is a whole run (the median of its points) instead of a cell: "
 		  "when the cells of one run are not independent of each other" },
@@ -123,8 +148,8 @@ static const struct ul_opt compare_opts[] = {
 		  "(probe options, memory budget or limit, tool version)" },
 	{ "fail-on", UL_OPT_CHOICE, .arg = "slower|faster|changed", A(fail_on), .def_text = "none",
 	  .help = "exit 5 when a row's verdict, surviving Holm, is slower, faster, or either "
-		  "(changed): a CI gate; an unconfirmed call, no difference proven or a crash "
-		  "never fails it" },
+		  "(changed): a CI gate; an unconfirmed call, no difference proven, equal or a "
+		  "crash never fails it" },
 	{ "expect", UL_OPT_STRING, .arg = "LIST", A(expect), .def_text = "none",
 	  .help = "differences the comparison is about, never unfair: comma-separated patterns "
 		  "on a fingerprint key (sysctl.vm.swappiness) or property (memory limit); "

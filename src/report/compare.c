@@ -42,6 +42,8 @@ static void fmt_p(char *buf, size_t len, double p)
 		snprintf(buf, len, "%.4f", p);
 }
 
+#define PLUSMINUS "\xc2\xb1" /* ± in UTF-8 */
+
 static int stream_status(FILE *out)
 {
 	return ferror(out) ? -EIO : 0;
@@ -160,6 +162,52 @@ static void basis_note(char *buf, size_t len, const struct ul_runcmp_row *r)
 	}
 }
 
+/* The margin as people write it: "5", "2.5". */
+static void fmt_margin(char *buf, size_t len, double margin_rel)
+{
+	snprintf(buf, len, "%g", margin_rel * 100.0);
+}
+
+/* The 1 - 2 alpha interval of the TOST, relative: "[-1.2%, +3.4%]". */
+static void fmt_tost_ci(char *buf, size_t len, const struct ul_runcmp_row *r)
+{
+	char lo[16], hi[16];
+	double centre = fabs(r->rep.mean_base);
+
+	fmt_pct(lo, sizeof(lo), r->tost.lo / centre);
+	fmt_pct(hi, sizeof(hi), r->tost.hi / centre);
+	snprintf(buf, len, "[%s, %s]", lo, hi);
+}
+
+/* What the equivalence test found (--margin), in words. */
+static void tost_note(char *buf, size_t len, const struct ul_runcmp *c,
+		      const struct ul_runcmp_row *r)
+{
+	char m[16], ci[40];
+	double level = 100.0 * (1.0 - 2.0 * c->opts.alpha);
+
+	if (!(c->opts.margin_rel > 0.0))
+		return;
+	fmt_margin(m, sizeof(m), c->opts.margin_rel);
+	if (!r->tost_done) {
+		note_add(buf, len, "no equivalence test: %s",
+			 r->basis == UL_BASIS_UNMEASURED ? "run-to-run variation not measured"
+							 : "the baseline's mean is 0");
+		return;
+	}
+	fmt_tost_ci(ci, sizeof(ci), r);
+	if (r->tost.equivalent)
+		note_add(buf, len, "TOST p %.2g: the %g%% CI %s lies within " PLUSMINUS "%s%%",
+			 r->tost.p, level, ci, m);
+	else
+		note_add(buf, len,
+			 "not shown equal within " PLUSMINUS "%s%%: TOST p %.2g, %g%% CI %s", m,
+			 r->tost.p, level, ci);
+	if (r->tost.equivalent && r->verdict_diff != UL_VERDICT_NONE)
+		note_add(buf, len, "it differs from 0 too (p %.2g), by less than the margin",
+			 r->res.p);
+}
+
 /* Did a side crash in the row's test? */
 static bool row_crashed(const struct ul_runcmp_row *r)
 {
@@ -168,7 +216,8 @@ static bool row_crashed(const struct ul_runcmp_row *r)
 
 /* The verdict column: the statistical verdict, or the crash first (a
  * kernel that went down under a test is the finding above any shift). */
-static void fmt_verdict(char *buf, size_t len, const struct ul_runcmp_row *r)
+static void fmt_verdict(char *buf, size_t len, const struct ul_runcmp *c,
+			const struct ul_runcmp_row *r)
 {
 	const struct ul_runcmp_crash *b = &r->crash[0], *k = &r->crash[1];
 
@@ -179,6 +228,8 @@ static void fmt_verdict(char *buf, size_t len, const struct ul_runcmp_row *r)
 		snprintf(buf, len, "CRASHED in %zu of %zu", k->crashed, k->reached);
 	else if (b->crashed)
 		snprintf(buf, len, "BASE CRASHED %zu of %zu", b->crashed, b->reached);
+	else if (r->tested && r->res.verdict == UL_VERDICT_EQUAL)
+		snprintf(buf, len, "equal within " PLUSMINUS "%g%%", c->opts.margin_rel * 100.0);
 	else
 		snprintf(buf, len, "%s", r->tested ? ul_cmp_verdict_name(r->res.verdict) : "-");
 }
@@ -203,7 +254,8 @@ static void crash_note(char *buf, size_t len, const struct ul_runcmp_row *r)
 
 /* The note of a row: crashes, why untested, what the verdict rests on,
  * counts, disturbed cells. */
-static void row_note(char *buf, size_t len, const struct ul_runcmp_row *r)
+static void row_note(char *buf, size_t len, const struct ul_runcmp *c,
+		     const struct ul_runcmp_row *r)
 {
 	buf[0] = '\0';
 	crash_note(buf, len, r);
@@ -212,6 +264,7 @@ static void row_note(char *buf, size_t len, const struct ul_runcmp_row *r)
 			note_add(buf, len, "not tested: %s", r->why);
 		return;
 	}
+	tost_note(buf, len, c, r);
 	basis_note(buf, len, r);
 	if (r->metric->exposure)
 		note_add(buf, len, "%.0f of %.0f base, %.0f of %.0f cand (rate test p %.2g)",
@@ -260,6 +313,12 @@ static void table_head(FILE *out, const struct ul_runcmp *c, const struct ul_run
 		m->exposure		       ? "an exact conditional rate test of the counts"
 		: c->opts.test == UL_CMP_WELCH ? "Welch's t (difference of means)"
 					       : "Mann-Whitney U (Hodges-Lehmann shift)");
+	if (c->opts.margin_rel > 0.0)
+		fprintf(out,
+			"(equivalence: two one-sided tests at alpha %g, margin " PLUSMINUS
+			"%g%% of the baseline: equal when the %g%% CI of the shift lies inside it)\n",
+			c->opts.alpha, c->opts.margin_rel * 100.0,
+			100.0 * (1.0 - 2.0 * c->opts.alpha));
 	if (first)
 		fprintf(out,
 			"(adaptively sampled cells: only the first %zu points of each run, "
@@ -279,9 +338,9 @@ static void table_row(FILE *out, const struct ul_runcmp *c, const struct ul_runc
 
 	clean(lab, sizeof(lab), c->groups[r->cand].label);
 	clean(test, sizeof(test), r->test);
-	row_note(note, sizeof(note), r);
+	row_note(note, sizeof(note), c, r);
 	snprintf(reps, sizeof(reps), "%zu/%zu", r->reps_base, r->reps_cand);
-	fmt_verdict(verdict, sizeof(verdict), r);
+	fmt_verdict(verdict, sizeof(verdict), c, r);
 	if (!r->tested) {
 		fprintf(out,
 			"%-12s %-16s %5s %6s %6s %12s %12s %8s %-19s %8s %-20s %-4s %5s %-10s %s\n",
@@ -300,12 +359,12 @@ static void table_row(FILE *out, const struct ul_runcmp *c, const struct ul_runc
 		snprintf(ci, sizeof(ci), "-");
 	fmt_p(p, sizeof(p), x->p);
 	fmt_need(need, sizeof(need), r);
-	fprintf(out, "%-12s %-16s %5s %6zu %6zu %*s %*s %8s %-19s %8s %-20s %-4s %5s %-10s %s\n",
+	fprintf(out, "%-12s %-16s %5s %6zu %6zu %*s %*s %8s %-19s %8s %-*s %-4s %5s %-10s %s\n",
 		test, lab, reps, x->n_base, x->n_cand, ul_fmt_width(mb, 12), mb,
-		ul_fmt_width(mc, 12), mc, ch, ci, p, verdict,
-		x->verdict == UL_VERDICT_NONE ? "-"
-		: r->holm_survives	      ? "yes"
-					      : "no",
+		ul_fmt_width(mc, 12), mc, ch, ci, p, ul_fmt_width(verdict, 20), verdict,
+		x->verdict == UL_VERDICT_NONE || x->verdict == UL_VERDICT_EQUAL ? "-"
+		: r->holm_survives						? "yes"
+										: "no",
 		need, ul_runcmp_basis_name(r->basis), note);
 }
 
@@ -426,6 +485,9 @@ static json_t *json_row(const struct ul_runcmp *c, const struct ul_runcmp_row *r
 				     "exposure_base", jnum(r->exposure_base), "count_cand",
 				     jnum(r->count_cand), "exposure_cand", jnum(r->exposure_cand),
 				     "p_rate", jnum(r->p_rate)));
+	json_object_set_new(o, "margin_rel",
+			    c->opts.margin_rel > 0.0 ? json_real(c->opts.margin_rel) : json_null());
+	json_object_set_new(o, "equivalent", json_boolean(r->res.verdict == UL_VERDICT_EQUAL));
 	json_object_set_new(o, "outcome",
 			    json_string(row_crashed(r) ? "crashed"
 					: r->tested    ? "compared"
@@ -464,6 +526,15 @@ static json_t *json_row(const struct ul_runcmp *c, const struct ul_runcmp_row *r
 			o, json_pack("{s:o,s:o,s:o,s:o}", "rep_mean_base", jnum(r->rep.mean_base),
 				     "rep_mean_cand", jnum(r->rep.mean_cand), "rep_sd_base",
 				     jnum(r->rep.sd_base), "rep_sd_cand", jnum(r->rep.sd_cand)));
+	if (r->tost_done)
+		json_object_update_new(
+			o,
+			json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:o}", "verdict_difference",
+				  ul_cmp_verdict_name(r->verdict_diff), "tost_margin",
+				  jnum(r->tost.margin), "tost_p", jnum(r->tost.p), "tost_p_lower",
+				  jnum(r->tost.p_lower), "tost_p_upper", jnum(r->tost.p_upper),
+				  "tost_lo_rel", jnum(r->tost.lo / fabs(r->rep.mean_base)),
+				  "tost_hi_rel", jnum(r->tost.hi / fabs(r->rep.mean_base))));
 	if (r->basis == UL_BASIS_LEARNED)
 		json_object_update_new(o,
 				       json_pack("{s:o,s:I}", "learned_cv", jnum(r->learned_cv),
@@ -488,10 +559,11 @@ int ul_report_compare_json(FILE *out, const struct ul_runcmp *c)
 		json_array_append_new(env, json_pack("{s:s,s:o,s:b}", "what", c->env[i].what,
 						     "values", vals, "unfair", c->env[i].unfair));
 	}
-	root = json_pack("{s:s,s:i,s:s,s:f,s:s,s:o,s:o,s:o,s:I}", "format", "underload-compare",
+	root = json_pack("{s:s,s:i,s:s,s:f,s:o,s:s,s:o,s:o,s:o,s:I}", "format", "underload-compare",
 			 "format_version", UL_REPORT_COMPARE_VERSION, "test",
-			 ul_cmp_test_name(c->opts.test), "alpha", c->opts.alpha, "unit",
-			 c->unit == UL_RUNCMP_RUNS ? "run" : "point", "groups", groups,
+			 ul_cmp_test_name(c->opts.test), "alpha", c->opts.alpha, "margin_rel",
+			 c->opts.margin_rel > 0.0 ? json_real(c->opts.margin_rel) : json_null(),
+			 "unit", c->unit == UL_RUNCMP_RUNS ? "run" : "point", "groups", groups,
 			 "environment", env, "rows", rows, "unfair", (json_int_t)c->n_unfair);
 	if (!root)
 		return -ENOMEM;
@@ -530,6 +602,7 @@ int ul_report_compare_csv(FILE *out, const struct ul_runcmp *c)
 		"exact",       "verdict",      "p_holm",       "holm_survives", "need_per_side",
 		"note",	       "reps_base",    "reps_cand",    "basis",		"need_is_floor",
 		"p_rate",      "crashed_base", "reached_base", "crashed_cand",	"reached_cand",
+		"margin_rel",  "equivalent",   "tost_p",       "tost_lo_rel",	"tost_hi_rel",
 	};
 	for (size_t i = 0; i < UL_ARRAY_SIZE(head); i++)
 		csv_field(out, head[i], i + 1 == UL_ARRAY_SIZE(head));
@@ -544,7 +617,7 @@ int ul_report_compare_csv(FILE *out, const struct ul_runcmp *c)
 		snprintf(nb, sizeof(nb), "%zu", x->n_base);
 		snprintf(ncnd, sizeof(ncnd), "%zu", x->n_cand);
 		snprintf(need, sizeof(need), "%zu", x->need_per_side);
-		row_note(note, sizeof(note), r);
+		row_note(note, sizeof(note), c, r);
 		csv_field(out, r->metric->suite, false);
 		csv_field(out, r->metric->series, false);
 		csv_field(out, r->metric->unit, false);
@@ -581,7 +654,16 @@ int ul_report_compare_csv(FILE *out, const struct ul_runcmp *c)
 		csv_num(out, (double)r->crash[0].crashed, false);
 		csv_num(out, (double)r->crash[0].reached, false);
 		csv_num(out, (double)r->crash[1].crashed, false);
-		csv_num(out, (double)r->crash[1].reached, true);
+		csv_num(out, (double)r->crash[1].reached, false);
+		csv_num(out, c->opts.margin_rel > 0.0 ? c->opts.margin_rel : NAN, false);
+		csv_field(out,
+			  !r->tested			       ? ""
+			  : r->res.verdict == UL_VERDICT_EQUAL ? "1"
+							       : "0",
+			  false);
+		csv_num(out, r->tost_done ? r->tost.p : NAN, false);
+		csv_num(out, r->tost_done ? r->tost.lo / fabs(r->rep.mean_base) : NAN, false);
+		csv_num(out, r->tost_done ? r->tost.hi / fabs(r->rep.mean_base) : NAN, true);
 	}
 	return stream_status(out);
 }

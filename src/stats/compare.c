@@ -30,6 +30,8 @@ const char *ul_cmp_verdict_name(enum ul_cmp_verdict v)
 		return "faster (unconfirmed)";
 	case UL_VERDICT_SLOWER_UNCONFIRMED:
 		return "slower (unconfirmed)";
+	case UL_VERDICT_EQUAL:
+		return "equal";
 	case UL_VERDICT_NONE:
 		break;
 	}

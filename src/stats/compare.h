@@ -54,12 +54,20 @@ enum ul_cmp_verdict {
 	 * only, never ul_stats_compare()'s. */
 	UL_VERDICT_FASTER_UNCONFIRMED,
 	UL_VERDICT_SLOWER_UNCONFIRMED,
+	/* Equal within a margin (stats/tost.h), runcmp's rows with a margin
+	 * only: both one-sided tests reject, whatever the test of a
+	 * difference said (a shift smaller than the margin). */
+	UL_VERDICT_EQUAL,
 };
 
 struct ul_cmp_opts {
 	enum ul_cmp_test test;
 	double alpha; /* two-sided level in (0, 0.5]; 0 means 0.05 */
 	enum ul_cmp_better better;
+	/* The equivalence margin relative to the baseline (0.05: +-5%) of
+	 * stats/runcmp.h's rows (TOST); 0 = none.  ul_stats_compare()
+	 * ignores it. */
+	double margin_rel;
 };
 
 struct ul_cmp_result {
@@ -91,7 +99,8 @@ struct ul_cmp_result {
 int ul_stats_compare(const double *base, size_t nb, const double *cand, size_t nc,
 		     const struct ul_cmp_opts *opts, struct ul_cmp_result *out) UL_MUST_CHECK;
 
-/* "faster", "slower", "no difference proven", "faster (unconfirmed)", "slower (unconfirmed)". */
+/* "faster", "slower", "no difference proven", "faster (unconfirmed)", "slower (unconfirmed)",
+ * "equal". */
 const char *ul_cmp_verdict_name(enum ul_cmp_verdict v);
 /* "mwu", "welch"; parse returns -EINVAL for anything else. */
 const char *ul_cmp_test_name(enum ul_cmp_test t);

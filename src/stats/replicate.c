@@ -59,6 +59,7 @@ static void t_result(double shift, double se, double df, double alpha, struct ul
 	double q;
 
 	r->shift = shift;
+	r->se = se;
 	r->df = df;
 	if (se == 0.0) { /* no spread: equal means prove nothing, unequal ones everything */
 		r->t = shift == 0.0 ? 0.0 : copysign(INFINITY, shift);

@@ -55,6 +55,7 @@ struct ul_rep_result {
 	double sd_base, sd_cand;     /* between-replicate S.D. (learned: cv x mean) */
 	double shift;		     /* mean_cand - mean_base */
 	double shift_lo, shift_hi;   /* its 1-alpha CI */
+	double se;		     /* the standard error of shift */
 	double t, df, p;	     /* two-sided */
 	size_t need_per_side;	     /* replicates per side for power 0.8; 0 = no shift */
 };

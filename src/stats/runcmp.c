@@ -128,7 +128,7 @@ static int holm_per_suite(struct ul_runcmp *c)
 				continue;
 			c->rows[j].p_holm = adj[j];
 			c->rows[j].holm_survives = keep[j] &&
-						   c->rows[j].res.verdict != UL_VERDICT_NONE;
+						   c->rows[j].verdict_diff != UL_VERDICT_NONE;
 		}
 	}
 	free(p);

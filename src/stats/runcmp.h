@@ -20,6 +20,7 @@
 #include "model/model.h"
 #include "stats/compare.h"
 #include "stats/replicate.h"
+#include "stats/tost.h"
 
 /* The cell metric naming the fixed prefix of its primary series. */
 #define UL_RUNCMP_FIXED_N "fixed_n"
@@ -107,7 +108,15 @@ struct ul_runcmp_row {
 	 * (with replicates the verdict needs it and Welch on rates). */
 	double count_base, exposure_base, count_cand, exposure_cand, p_rate;
 	double p_holm;	    /* NAN when not tested */
-	bool holm_survives; /* still significant after Holm within its suite */
+	bool holm_survives; /* the test of a difference still significant after Holm */
+	/* With a margin (opts.margin_rel > 0) and a replicate-level test
+	 * (REPLICATES, LEARNED): Schuirmann's TOST with that test's shift,
+	 * standard error and df, margin_rel x |the baseline's replicate mean|.
+	 * When it shows equivalence res.verdict is UL_VERDICT_EQUAL and
+	 * verdict_diff keeps the test of a difference's call. */
+	bool tost_done;
+	struct ul_tost tost;
+	enum ul_cmp_verdict verdict_diff;
 	/* Crashes in this test, per side (ul_runcmp_crashes): never hidden
 	 * by the pooling, which has no cell of them to pool. */
 	struct ul_runcmp_crash crash[2]; /* base, cand */

@@ -182,8 +182,9 @@ static int points_test(const struct ul_runcmp *c, struct ul_runcmp_row *row,
 	return rc;
 }
 
-int ul_runcmp_decide(const struct ul_runcmp *c, struct ul_runcmp_row *row,
-		     const struct ul_runcmp_sides *s)
+/* The test of a difference: the row's basis, shift, CI, p and call. */
+static int decide_difference(const struct ul_runcmp *c, struct ul_runcmp_row *row,
+			     const struct ul_runcmp_sides *s)
 {
 	bool count = row->metric->exposure != NULL;
 	double alpha = c->opts.alpha, p_rate = NAN;
@@ -241,5 +242,35 @@ int ul_runcmp_decide(const struct ul_runcmp *c, struct ul_runcmp_row *row,
 	rc = points_test(c, row, s, count);
 	if (!rc && row->tested)
 		unmeasured(row, alpha);
+	return rc;
+}
+
+/*
+ * With a margin: TOST on the replicate-level test's shift, standard error
+ * and df, the margin relative to the baseline's replicate mean (the centre
+ * the CI is printed against).  Within-run points alone never show
+ * equivalence: their interval leaves out the run-to-run variation, so it
+ * would be too narrow and "equal" too easy.
+ */
+static void equivalence(const struct ul_runcmp *c, struct ul_runcmp_row *row)
+{
+	double margin = c->opts.margin_rel * fabs(row->rep.mean_base);
+
+	if (!(c->opts.margin_rel > 0.0) || !row->tested || row->basis == UL_BASIS_UNMEASURED ||
+	    ul_tost_t(row->rep.shift, row->rep.se, row->rep.df, margin, c->opts.alpha, &row->tost))
+		return;
+	row->tost_done = true;
+	if (row->tost.equivalent)
+		row->res.verdict = UL_VERDICT_EQUAL;
+}
+
+int ul_runcmp_decide(const struct ul_runcmp *c, struct ul_runcmp_row *row,
+		     const struct ul_runcmp_sides *s)
+{
+	int rc = decide_difference(c, row, s);
+
+	row->verdict_diff = row->res.verdict;
+	if (!rc)
+		equivalence(c, row);
 	return rc;
 }
