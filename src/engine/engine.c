@@ -196,6 +196,16 @@ int64_t ul_engine_stop_grace(const struct ul_engine *eng)
 	return ul_sup_aborting(&eng->sup) ? 0 : eng->cfg->stop_grace_ns;
 }
 
+void ul_engine_drop_cell(struct ul_engine *eng, struct ul_cell *cell)
+{
+	struct ul_run *run = eng->run;
+
+	if (!run->n_cells || cell != &run->cells[run->n_cells - 1])
+		UL_BUG("cell %d is not the run's last: it cannot be taken back", cell->seq);
+	ul_cell_release(cell);
+	run->n_cells--;
+}
+
 struct ul_cell *ul_engine_new_cell_named(struct ul_engine *eng, const char *suite, const char *load,
 					 const char *unit, const char *probe,
 					 const char *const *series)
@@ -211,12 +221,13 @@ struct ul_cell *ul_engine_new_cell_named(struct ul_engine *eng, const char *suit
 	snprintf(cell->probe, sizeof(cell->probe), "%s", probe);
 	snprintf(cell->load_unit, sizeof(cell->load_unit), "%s", unit);
 	cell->started_wall_ns = ul_wall_ns();
-	ul_engine_journal_at(eng, cell);
 	for (size_t i = 0; series && series[i]; i++)
 		if (!ul_cell_series(cell, series[i])) {
+			ul_engine_drop_cell(eng, cell);
 			ul_oom();
 			return NULL;
 		}
+	ul_engine_journal_at(eng, cell); /* only a whole cell: the run is there now */
 	return cell;
 }
 
@@ -274,8 +285,10 @@ struct ul_cell *ul_engine_begin_cell(struct ul_engine *eng, const char *suite,
 {
 	struct ul_cell *cell = ul_engine_new_cell(eng, suite, load, probe);
 
-	if (!cell || ul_engine_cell_step(eng, cell, suite, step, what))
+	if (cell && ul_engine_cell_step(eng, cell, suite, step, what)) {
+		ul_engine_drop_cell(eng, cell);
 		return NULL;
+	}
 	return cell;
 }
 

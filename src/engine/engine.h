@@ -185,9 +185,13 @@ int ul_engine_preflight(const struct ul_engine *eng, const char *const *loads, s
 /* For suites: the SIGTERM -> SIGKILL grace, 0 once a second interrupt came. */
 int64_t ul_engine_stop_grace(const struct ul_engine *eng);
 /* For suites: append a cell named suite/load/probe, started now; NULL
- * (error printed) when out of memory. */
+ * (error printed, nothing appended) when out of memory. */
 struct ul_cell *ul_engine_new_cell(struct ul_engine *eng, const char *suite,
 				   const struct ul_load *load, const char *probe);
+/* For suites: take back the cell just made (the run's last, never
+ * committed) when it cannot be completed, say out of memory before its
+ * window: the run keeps no half-made cell.  Its memory is freed. */
+void ul_engine_drop_cell(struct ul_engine *eng, struct ul_cell *cell);
 /* The same by names (a suite whose test is its own work: mtest01), with
  * the cell's series made first in this order (NULL-terminated, may be
  * NULL): series[0] is the primary measurement. */
@@ -226,14 +230,15 @@ int ul_engine_each_test(struct ul_engine *eng, const struct ul_suite *suite,
  * cell per test: a new cell suite/load/probe started now, its replicate
  * round recorded as the metric "round" (1-based, as contest records it:
  * model.h, ul_cell_round), and the progress line "STEP: WHAT" (STEP from
- * ul_engine_step_name).  NULL (error printed) when out of memory.
+ * ul_engine_step_name).  NULL (error printed, nothing appended) when
+ * out of memory.
  */
 struct ul_cell *ul_engine_begin_cell(struct ul_engine *eng, const char *suite,
 				     const struct ul_load *load, const char *probe,
 				     const struct ul_engine_step *step, const char *what);
 /* Its second half, for a cell made with ul_engine_new_cell_named (mtest's,
  * whose test is no registered load): the round metric and the progress
- * line.  0, or -ENOMEM (printed). */
+ * line.  0, or -ENOMEM (printed; the caller drops the cell). */
 int ul_engine_cell_step(struct ul_engine *eng, struct ul_cell *cell, const char *suite,
 			const struct ul_engine_step *step, const char *what) UL_MUST_CHECK;
 struct ul_running_load;

@@ -361,9 +361,11 @@ static int run_cell(struct contest *ct, const struct ul_load *load, int round)
 	snprintf(cc.prog, sizeof(cc.prog), "[contest %zu/%zu] %s, round %d/%d", ct->cells_done + 1,
 		 ct->cells_total, load->name, round + 1, ct->runs);
 	rc = ul_contest_cell_dir(eng, cell, dir, sizeof(dir));
-	if (rc)
+	if (rc) {
+		ul_engine_drop_cell(eng, cell);
 		return ul_engine_fail_errno(rc, "contest: cannot create a directory in '%s'",
 					    eng->scratch);
+	}
 	return finish_cell(ct, cell, dir, ul_engine_measure_cell(eng, cell, load, &w));
 }
 

@@ -250,8 +250,10 @@ static int run_cell(struct fsb_suite *st, const struct ul_load *load)
 	cell = ul_engine_begin_cell(eng, "fsbench", load, "fsbench", &st->step, how);
 	if (!cell)
 		return UL_ENGINE_ERROR;
-	if (prepare_cell(st, cell))
+	if (prepare_cell(st, cell)) {
+		ul_engine_drop_cell(eng, cell);
 		return ul_engine_oom();
+	}
 	result = ul_engine_measure_cell(eng, cell, load, &w);
 	ul_engine_progress_done(eng);
 	snprintf(what, sizeof(what), "fsbench under %.*s", UL_NAME_LEN - 1, cell->load);

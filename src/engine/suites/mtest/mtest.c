@@ -391,10 +391,18 @@ static int run_round(struct mtest_state *st, const struct ul_suite *suite,
 	snprintf(what, sizeof(what), "allocating and touching %s", size);
 	st->cell = ul_engine_new_cell_named(eng, suite->name, suite->tests[0].load, "bytes",
 					    suite->probe, probe->whole->series);
-	if (!st->cell || ul_engine_cell_step(eng, st->cell, suite->name, &st->step, what))
+	if (!st->cell)
 		return UL_ENGINE_ERROR;
-	if (record_plan(st, 1))
-		return ul_engine_oom();
+	result = UL_ENGINE_OK;
+	if (ul_engine_cell_step(eng, st->cell, suite->name, &st->step, what))
+		result = UL_ENGINE_ERROR; /* printed */
+	else if (record_plan(st, 1))
+		result = ul_engine_oom();
+	if (result != UL_ENGINE_OK) { /* before the window: no half-made cell stays */
+		ul_engine_drop_cell(eng, st->cell);
+		st->cell = NULL;
+		return result;
+	}
 	result = ul_engine_measure_cell(eng, st->cell, NULL, &w);
 	b = ul_cell_find_series(st->cell, UL_MTEST_BYTES_SERIES);
 	for (size_t i = 0; b && i < b->n; i++)
