@@ -11,12 +11,14 @@
 #include "core/file.h"
 #include "core/log.h"
 #include "core/parse.h"
+#include "core/signals.h"
 #include "core/sysinfo.h"
 #include "proc/changes.h"
 #include "store/store.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -363,6 +365,26 @@ static int engine_teardown(struct ul_engine *eng, int result, bool begun)
 	return result;
 }
 
+/*
+ * The store's question while a write waits for a lock (store.h): has the
+ * run been interrupted?  While the supervisor runs, its signals are read
+ * (and counted, as everywhere); in the teardown after it, a pending one is
+ * only looked at, so that the teardown still counts it for the exit code.
+ */
+static bool store_wait_interrupted(void *arg)
+{
+	struct ul_engine *eng = arg;
+	sigset_t pending, term;
+
+	if (eng->sup.sigfd >= 0)
+		return ul_sup_check_signals(&eng->sup);
+	if (ul_sup_interrupted(&eng->sup))
+		return true;
+	ul_term_sigset(&term);
+	return !sigpending(&pending) && sigandset(&pending, &pending, &term) == 0 &&
+	       !sigisemptyset(&pending);
+}
+
 int ul_engine_run(const struct ul_engine_config *cfg, struct ul_store *store, struct ul_run *run,
 		  const struct ul_suite *const *suites, size_t n_suites)
 {
@@ -384,10 +406,15 @@ int ul_engine_run(const struct ul_engine_config *cfg, struct ul_store *store, st
 		ul_sup_unblock_signals(&saved_mask);
 		return ul_engine_fail_errno(rc, "cannot set up process supervision");
 	}
+	/* A Ctrl-C ends a wait for a locked store (the cells are kept). */
+	store->interrupted = store_wait_interrupted;
+	store->interrupted_arg = &eng;
 	result = engine_prepare(&eng, suites, n_suites);
 	if (result == UL_ENGINE_OK)
 		result = engine_measure(&eng, suites, n_suites, &begun);
 	result = engine_teardown(&eng, result, begun);
+	store->interrupted = NULL;
+	store->interrupted_arg = NULL;
 	/* One that came after the status was stored still ends the command
 	 * as interrupted; the run keeps the status it has. */
 	if (ul_sup_unblock_signals(&saved_mask) > 0 &&

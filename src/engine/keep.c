@@ -31,17 +31,24 @@ static int try_store(struct ul_engine *eng, const struct ul_cell *cell)
 	return rc == -EEXIST ? 0 : rc;
 }
 
-/* Retry the kept cells in run order; those stored leave the list. */
+/*
+ * Retry the kept cells in run order; those stored leave the list.  The
+ * first the store still refuses ends the retry: the rest wait behind it
+ * (run order), and a locked store costs one busy wait per commit, not one
+ * per kept cell.
+ */
 static void retry_kept(struct ul_engine *eng)
 {
-	size_t left = 0;
+	size_t stored = 0;
 
-	for (size_t i = 0; i < eng->n_kept; i++)
-		if (try_store(eng, &eng->run->cells[eng->kept[i]]))
-			eng->kept[left++] = eng->kept[i];
-	if (left < eng->n_kept && !left)
+	while (stored < eng->n_kept && !try_store(eng, &eng->run->cells[eng->kept[stored]]))
+		stored++;
+	if (!stored)
+		return;
+	memmove(eng->kept, eng->kept + stored, (eng->n_kept - stored) * sizeof(*eng->kept));
+	eng->n_kept -= stored;
+	if (!eng->n_kept)
 		ul_note("the store accepts cells again: every kept cell is now stored");
-	eng->n_kept = left;
 }
 
 int ul_engine_store_cell(struct ul_engine *eng, struct ul_cell *cell)

@@ -14,14 +14,13 @@
 /* Slack so that p == alpha exactly counts as significant (as compare.c). */
 #define P_SLACK 1e-9
 
-int ul_tost_t(double shift, double se, double df, double margin, double alpha,
-	      struct ul_tost *out)
+int ul_tost_t(double shift, double se, double df, double margin, double alpha, struct ul_tost *out)
 {
 	double q;
 
 	memset(out, 0, sizeof(*out));
-	if (!(margin > 0.0) || !isfinite(margin) || !(se >= 0.0) || !isfinite(se) ||
-	    !(df > 0.0) || !(alpha > 0.0) || alpha > 0.5 || !isfinite(shift))
+	if (!(margin > 0.0) || !isfinite(margin) || !(se >= 0.0) || !isfinite(se) || !(df > 0.0) ||
+	    !(alpha > 0.0) || alpha > 0.5 || !isfinite(shift))
 		return -EDOM;
 	out->margin = margin;
 	if (se == 0.0) { /* no spread: the shift is known exactly */

@@ -11,6 +11,7 @@
  * https://www.sqlite.org/wal.html ("Read-Only Databases").
  */
 #include "core/compat.h"
+#include "core/clock.h"
 #include "store/sqlite_int.h"
 
 #include <errno.h>
@@ -75,6 +76,31 @@ static int reopen_immutable(struct ul_store_sqlite *st)
 	return sqlite3_open_v2(uri, &st->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
 }
 
+/*
+ * SQLite's busy handler: while another connection holds the lock, sleep
+ * (1 ms, growing to 100 ms) and try again, until st->busy_wait_ns have
+ * passed since the first try, or at once when the store's interrupted()
+ * says so (store.h).  Nonzero: try again; 0: the statement fails busy.
+ */
+static int busy_wait(void *arg, int tries)
+{
+	static const int64_t step_ms[] = { 1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100 };
+	struct ul_store_sqlite *st = arg;
+	int64_t now = (int64_t)ul_now_ns(), left, nap;
+	size_t i = (size_t)tries;
+
+	if (tries == 0)
+		st->busy_since = now;
+	if (st->base.interrupted && st->base.interrupted(st->base.interrupted_arg))
+		return 0;
+	left = st->busy_since + st->busy_wait_ns - now;
+	if (left <= 0)
+		return 0;
+	nap = step_ms[i < UL_ARRAY_SIZE(step_ms) ? i : UL_ARRAY_SIZE(step_ms) - 1] * UL_NS_PER_MS;
+	ul_sleep_until_ns((ul_nsec)(now + (nap < left ? nap : left)));
+	return 1;
+}
+
 int ul_sq_connect(struct ul_store_sqlite *st, int64_t busy_wait_ms, char *err, size_t errlen)
 {
 	int flags = st->read_only ? SQLITE_OPEN_READONLY
@@ -94,8 +120,10 @@ int ul_sq_connect(struct ul_store_sqlite *st, int64_t busy_wait_ms, char *err, s
 		st->ino = sb.st_ino;
 	}
 	sqlite3_extended_result_codes(st->db, 1);
-	sqlite3_busy_timeout(st->db, busy_wait_ms > 0 && busy_wait_ms < INT_MAX
-					     ? (int)busy_wait_ms
-					     : UL_STORE_BUSY_WAIT_DEFAULT_MS);
+	st->busy_wait_ns = (busy_wait_ms > 0 && busy_wait_ms < INT64_MAX / UL_NS_PER_MS
+				    ? busy_wait_ms
+				    : UL_STORE_BUSY_WAIT_DEFAULT_MS) *
+			   UL_NS_PER_MS;
+	sqlite3_busy_handler(st->db, busy_wait, st);
 	return 0;
 }

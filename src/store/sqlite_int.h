@@ -81,7 +81,9 @@ struct ul_store_sqlite {
 	bool on_disk;	 /* a file (not ":memory:"): dev/ino say which */
 	dev_t dev;
 	ino_t ino;
-	char path[]; /* as given, for messages */
+	int64_t busy_wait_ns; /* how long a write waits for a lock (sqlite_connect.c) */
+	int64_t busy_since;   /* CLOCK_MONOTONIC ns when the current wait began */
+	char path[];	      /* as given, for messages */
 };
 
 static inline struct ul_store_sqlite *sq(struct ul_store *st)

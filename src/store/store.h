@@ -127,6 +127,12 @@ struct ul_store {
 	char note[256];	   /* "" or one line for people, set by open */
 	const char *where; /* the file or place it lives in, for files kept beside it; may be NULL */
 	struct ul_store_fault *fault; /* the test seam (store_fault.c), NULL normally */
+	/* Asked between tries while a write waits for a store another process
+	 * has locked (SQLite's busy wait): true ends the wait at once, the
+	 * write failing -EBUSY, so an interrupted run does not sit out the
+	 * lock.  NULL: the whole busy wait.  Set by the store's user. */
+	bool (*interrupted)(void *arg);
+	void *interrupted_arg;
 };
 
 /* Choose the backend from the URI and open it for writing (see ops->open). */

@@ -95,7 +95,8 @@ START_TEST(test_tost_interval_duality)
 				struct ul_tost t;
 				bool inside;
 
-				ck_assert_int_eq(ul_tost_t(shift, 1.3, df[d], 5.0, alpha[a], &t), 0);
+				ck_assert_int_eq(ul_tost_t(shift, 1.3, df[d], 5.0, alpha[a], &t),
+						 0);
 				inside = t.lo > -5.0 && t.hi < 5.0;
 				ck_assert_msg(t.equivalent == inside,
 					      "df %g alpha %g shift %g: p %g, [%g, %g]", df[d],
@@ -243,8 +244,9 @@ START_TEST(test_row_equivalence_learned)
 		struct ul_runcmp c;
 		const struct ul_runcmp_row *r;
 
-		ck_assert_int_eq(
-			ul_runcmp_build_hist(g, 2, &delay, 1, &o, UL_RUNCMP_POINTS, hist, 1, &c), 0);
+		ck_assert_int_eq(ul_runcmp_build_hist(g, 2, &delay, 1, &o, UL_RUNCMP_POINTS, hist,
+						      1, &c),
+				 0);
 		r = &c.rows[0];
 		ck_assert_int_eq(r->basis, UL_BASIS_LEARNED);
 		ck_assert_double_eq_tol(r->rep.se, se, 1e-6);
