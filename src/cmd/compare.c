@@ -57,8 +57,6 @@ static const char compare_epilog[] =
 	"resp samples adaptively; only the first --min-points points of each cell (taken\n"
 	"before the stopping rule looked at the data) enter the test.  See underload(1).\n";
 
-/* At most this many metrics over all suites are compared at once. */
-#define CMP_MAX_METRICS 64
 /* The default significance level: a number, and the same words for --help. */
 #define CMP_ALPHA 0.05
 #define CMP_STR_(x) #x
@@ -241,9 +239,8 @@ static int seed_tables(const struct ul_compare_state *st, const struct ul_suite 
 	return rc;
 }
 
-/* The metrics the selected suites with results declare (struct ul_suite's metrics). */
-static size_t pick_metrics(const struct ul_compare_state *st, const char *only,
-			   struct ul_runcmp_metric *out)
+size_t ul_compare_pick_metrics(const struct ul_compare_state *st, const char *only,
+			       struct ul_runcmp_metric *out)
 {
 	size_t n = 0;
 
@@ -254,7 +251,7 @@ static size_t pick_metrics(const struct ul_compare_state *st, const char *only,
 		    !groups_have_suite(st, suite->name))
 			continue;
 		for (const struct ul_suite_metric *m = suite->metrics; m->series; m++) {
-			if (n == CMP_MAX_METRICS)
+			if (n == UL_COMPARE_MAX_METRICS)
 				return n;
 			out[n++] = (struct ul_runcmp_metric){
 				.suite = suite->name,
@@ -428,9 +425,9 @@ static size_t gate_rows(const struct ul_runcmp *c, const char *fail_on)
 
 static int run_compare(struct ul_compare_state *st, const struct cmp_args *a)
 {
-	struct ul_runcmp_metric metrics[CMP_MAX_METRICS];
+	struct ul_runcmp_metric metrics[UL_COMPARE_MAX_METRICS];
 	struct ul_runcmp c;
-	size_t nm = pick_metrics(st, a->suite, metrics);
+	size_t nm = ul_compare_pick_metrics(st, a->suite, metrics);
 	int rc, ret = UL_EXIT_OK;
 
 	rc = ul_compare_vm_check(st->groups, st->n_groups, !strcmp(a->format, "text"));

@@ -43,6 +43,13 @@ int ul_compare_select(struct ul_compare_state *st, char **names, size_t n_names,
  * or UL_EXIT_ERROR.
  */
 int ul_compare_pick_history(struct ul_compare_state *st);
+/* At most this many metrics over all suites are compared at once. */
+#define UL_COMPARE_MAX_METRICS 64
+/* The metrics the groups' suites declare (struct ul_suite's metrics), of
+ * the suite `only` alone unless NULL; at most UL_COMPARE_MAX_METRICS
+ * (cmd/compare.c). */
+size_t ul_compare_pick_metrics(const struct ul_compare_state *st, const char *only,
+			       struct ul_runcmp_metric *out);
 /* Free what the state holds (its store is the caller's to close). */
 void ul_compare_state_free(struct ul_compare_state *st);
 

@@ -51,6 +51,9 @@ void ul_run_opts_read_by(const char *suite, char *buf, size_t len);
  * tests drive every option x suite combination from it.
  */
 void ul_run_opts_list(FILE *out);
+/* Is "ITEM.NAME=VALUE" a valid -o of run (a load's or probe's option, in
+ * range)?  0, or -EINVAL with why in err (sweep checks its -o values). */
+int ul_run_item_option_check(const char *arg, char *err, size_t errlen);
 /* run's option groups outside the command (`help run`, the man page). */
 size_t ul_run_opt_groups(struct ul_opt_group *groups, size_t max);
 

@@ -160,6 +160,14 @@ static int set_item_option(void *base, const char *arg, char *err, size_t errlen
 	return -EINVAL;
 }
 
+int ul_run_item_option_check(const char *arg, char *err, size_t errlen)
+{
+	static struct run_args scratch; /* large: its values are thrown away */
+
+	memset(&scratch, 0, sizeof(scratch));
+	return set_item_option(&scratch, arg, err, errlen);
+}
+
 #define A(member) UL_OPT_AT(struct run_args, member)
 
 /* Every option of `run` but the suites' own (each suite's table). */

@@ -20,6 +20,7 @@
 #include "cmd/cmd.h"
 #include "core/log.h"
 #include "cmd/run.h"
+#include "cmd/decide.h"
 #include "proc/changes.h"
 #include "proc/iosched.h"
 #include "proc/journal.h"
@@ -48,7 +49,8 @@
 #define SWEEP_LOCK "underload-sweep"
 
 static const char sweep_help[] =
-	"usage: underload sweep SETTING=V1,V2,... [SETTING=...] [--repeat N] -- run ARGS...\n"
+	"usage: underload sweep SETTING=V1,V2,... [SETTING=...] [-o ITEM.NAME=V1,V2,...]\n"
+	"                       [--repeat N | --until-decided] -- run ARGS...\n"
 	"\n"
 	"One run per combination of the settings' values, interleaved over the\n"
 	"repetitions (A B A B), each labelled by its setting (vm.swappiness=10), then\n"
@@ -60,34 +62,67 @@ static const char sweep_help[] =
 	"iosched, the I/O scheduler of the disk under the run's --dir (the names its\n"
 	"/sys/block/DISK/queue/scheduler offers: none, mq-deadline, bfq, kyber);\n"
 	"or cpus or mem-limit, which become the run's --cpus and --mem-limit (a value\n"
-	"holds no comma: a CPU list in a sweep is a range, 0-1).  Every sysctl and\n"
+	"holds no comma: a CPU list in a sweep is a range, 0-1); or with -o a load's or\n"
+	"probe's option (-o resp.cpu-work=34000000,37400000), which becomes the run's -o.\n"
+	"A value given twice is an A/A: the second's runs are labelled VALUE#2.  Every\n"
+	"sysctl and\n"
 	"scheduler is journalled before it changes and written back at the end, after\n"
 	"a failed run, on SIGINT or SIGTERM, and by 'underload cleanup' after a kill\n"
 	"-9.  The sweep stops at the first run that fails (exit other than 0 or 4).\n"
+	"\n"
+	"With --until-decided (two combinations), the runs go in pairs A B, B A, ...\n"
+	"until every test is slower, faster or equal within --margin, by an\n"
+	"anytime-valid confidence sequence on the paired run medians, or until\n"
+	"--max-runs or --budget; see underload(1), \"UNTIL DECIDED\".\n"
 	"\n";
 
 static const char sweep_epilog[] =
 	"\n"
 	"Exit status: compare's (0, or 2 with --strict on an unfair difference), 1 a run\n"
-	"or a restore failed, 2 bad usage, 4 some run finished flagged, 130 interrupted.\n";
+	"or a restore failed, 2 bad usage, 4 some run finished flagged, 5 --fail-on\n"
+	"matched, 130 interrupted.\n";
 
 extern const struct ul_cmd ul_cmd_desc_sweep;
 
+/* The -o settings, as given (ITEM.NAME=V1,V2,...). */
+struct item_settings {
+	const char *arg[SWEEP_MAX_SETTINGS];
+	size_t n;
+};
+
 struct sweep_args {
 	int repeat;
+	struct item_settings items;
+	struct ul_decide_args decide;
 };
+
+/* -o ITEM.NAME=V1,V2,...: collected; parse_item_setting() checks each. */
+static int collect_item(void *base, const char *arg, char *err, size_t errlen)
+{
+	struct item_settings *it = base;
+
+	if (it->n == SWEEP_MAX_SETTINGS) {
+		snprintf(err, errlen, "at most %d -o settings", SWEEP_MAX_SETTINGS);
+		return -ERANGE;
+	}
+	it->arg[it->n++] = arg;
+	return 0;
+}
 
 #define A(member) UL_OPT_AT(struct sweep_args, member)
 static const struct ul_opt sweep_opts[] = {
 	{ "repeat", UL_OPT_COUNT, 1, 1000, 1, "runs of each combination, interleaved", .arg = "N",
 	  A(repeat) },
+	{ "option", UL_OPT_CALL, .short_name = 'o', .arg = "ITEM.NAME=V1,V2,...", A(items),
+	  .set = collect_item, .help = "sweep a load's or probe's option (the run's -o)" },
+	UL_DECIDE_OPTS(struct sweep_args, decide),
 	{ NULL },
 };
 #undef A
 
 struct setting {
-	char name[64];	     /* "vm.swappiness", "iosched", "cpus", "mem-limit" */
-	const char *run_opt; /* "--cpus" for a run argument; NULL for a system setting */
+	char name[64];	     /* "vm.swappiness", "iosched", "cpus", "mem-limit", "resp.cpu-work" */
+	const char *run_opt; /* "--cpus" or "-o" for a run argument; NULL for a system setting */
 	const char *kind;    /* the journal kind of a system setting: "sysctl", "iosched" */
 	char disk[UL_IOSCHED_NAME_MAX]; /* iosched: the disk under the run's --dir */
 	char expect[96];		/* compare --expect patterns for it */
@@ -101,6 +136,7 @@ struct sweep {
 	struct setting set[SWEEP_MAX_SETTINGS];
 	size_t n_set, n_combos;
 	int repeat;
+	struct ul_decide_args decide;
 	char **run_args; /* "run" ARGS... */
 	int n_run_args;
 	const char *db;	 /* the runs' --db, for compare */
@@ -158,7 +194,9 @@ static int parse_setting(const char *arg, struct setting *s)
 					      "%s, where present; or iosched, cpus, mem-limit)",
 					      s->name, list);
 		}
-		snprintf(s->expect, sizeof(s->expect), "sysctl.%s", s->name);
+		/* From arg, not s->name: gcc 12's -Wrestrict, once run_decided()
+		 * changed what is inlined, took the two members for one object. */
+		snprintf(s->expect, sizeof(s->expect), "sysctl.%.*s", (int)(eq - arg), arg);
 	}
 	snprintf(s->buf, sizeof(s->buf), "%s", eq + 1);
 	for (tok = strtok_r(s->buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -177,6 +215,51 @@ static int parse_setting(const char *arg, struct setting *s)
 	return 0;
 }
 
+/* -o's "ITEM.NAME=V1,V2" into s, each value checked as run would check
+ * it; UL_EXIT_USAGE after printing why. */
+static int parse_item_setting(const char *arg, struct setting *s)
+{
+	const char *eq = strchr(arg, '=');
+	char *save = NULL, *tok, one[256], why[256];
+
+	memset(s, 0, sizeof(*s));
+	if (!eq || eq == arg || !memchr(arg, '.', (size_t)(eq - arg)) ||
+	    (size_t)(eq - arg) >= sizeof(s->name) || strlen(eq) >= sizeof(s->buf))
+		return ul_usage_error("sweep", "-o '%s' is not ITEM.NAME=V1,V2,...", arg);
+	snprintf(s->name, sizeof(s->name), "%.*s", (int)(eq - arg), arg);
+	s->run_opt = "-o";
+	snprintf(s->expect, sizeof(s->expect), "probe options,load options");
+	snprintf(s->buf, sizeof(s->buf), "%s", eq + 1);
+	for (tok = strtok_r(s->buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (s->n_values == SWEEP_MAX_VALUES)
+			return ul_usage_error("sweep", "at most %d values for %s", SWEEP_MAX_VALUES,
+					      s->name);
+		snprintf(one, sizeof(one), "%s=%s", s->name, tok);
+		if (ul_run_item_option_check(one, why, sizeof(why)))
+			return ul_usage_error("sweep", "-o %s", why);
+		s->values[s->n_values++] = tok;
+	}
+	if (!s->n_values)
+		return ul_usage_error("sweep", "%s: no value", s->name);
+	return 0;
+}
+
+/* Does run argument i set the -o option `name` (-o NAME=, -oNAME=,
+ * --option NAME=, --option=NAME=)? */
+static bool sets_item(char **args, int n, int i, const char *name)
+{
+	size_t len = strlen(name);
+	const char *v = NULL;
+
+	if ((!strcmp(args[i], "-o") || !strcmp(args[i], "--option")) && i + 1 < n)
+		v = args[i + 1];
+	else if (!strncmp(args[i], "--option=", 9))
+		v = args[i] + 9;
+	else if (!strncmp(args[i], "-o", 2) && args[i][2])
+		v = args[i] + 2;
+	return v && !strncmp(v, name, len) && v[len] == '=';
+}
+
 /* The run arguments: "run" first; --label and the swept options are the
  * sweep's; --db is remembered for compare. */
 static int check_run_args(struct sweep *sw)
@@ -189,8 +272,14 @@ static int check_run_args(struct sweep *sw)
 		if (!strcmp(a, "--label") || !strncmp(a, "--label=", 8) || !strncmp(a, "-l", 2))
 			return ul_usage_error("sweep", "the sweep labels its runs: no --label");
 		for (size_t s = 0; s < sw->n_set; s++)
-			if (sw->set[s].run_opt &&
-			    !strncmp(a, sw->set[s].run_opt, strlen(sw->set[s].run_opt)))
+			if (sw->set[s].run_opt && !strcmp(sw->set[s].run_opt, "-o")) {
+				if (sets_item(sw->run_args, sw->n_run_args, i, sw->set[s].name))
+					return ul_usage_error("sweep",
+							      "-o %s is swept: not in the run's "
+							      "arguments too",
+							      sw->set[s].name);
+			} else if (sw->set[s].run_opt &&
+				   !strncmp(a, sw->set[s].run_opt, strlen(sw->set[s].run_opt)))
 				return ul_usage_error("sweep",
 						      "%s is swept: not in the run's "
 						      "arguments too",
@@ -215,6 +304,24 @@ static size_t value_of(const struct sweep *sw, size_t k, size_t s)
 	return k % sw->set[s].n_values;
 }
 
+/* A combination whose label an earlier one has (a value given twice: an
+ * A/A) is labelled LABEL#2, LABEL#3 ..., as vm labels an image given twice.
+ * 0, or -1 when that does not fit. */
+static int repeat_label(struct sweep *sw, size_t k)
+{
+	size_t same = 0, len = strlen(sw->labels[k]);
+
+	for (size_t j = 0; j < k; j++)
+		same += !strncmp(sw->labels[j], sw->labels[k], len) &&
+			(sw->labels[j][len] == '\0' || sw->labels[j][len] == '#');
+	if (!same)
+		return 0;
+	if (len + 12 > sizeof(sw->labels[k]))
+		return -1;
+	snprintf(sw->labels[k] + len, sizeof(sw->labels[k]) - len, "#%zu", same + 1);
+	return 0;
+}
+
 static int plan(struct sweep *sw)
 {
 	sw->n_combos = 1;
@@ -236,6 +343,8 @@ static int plan(struct sweep *sw)
 				return ul_usage_error("sweep", "label of combination %zu too long",
 						      k + 1);
 		}
+		if (repeat_label(sw, k))
+			return ul_usage_error("sweep", "label of combination %zu too long", k + 1);
 		if (ul_label_check("sweep", "label", sw->labels[k]))
 			return UL_EXIT_USAGE;
 	}
@@ -361,46 +470,89 @@ static char **child_argv(const struct sweep *sw, size_t k, char **out, size_t ma
 		out[n++] = sw->run_args[i];
 	out[n++] = (char *)"--label";
 	out[n++] = (char *)sw->labels[k];
+	static char item_arg[SWEEP_MAX_SETTINGS][320]; /* -o's NAME=VALUE, until exec */
+
 	for (size_t s = 0; s < sw->n_set; s++)
 		if (sw->set[s].run_opt) {
+			const char *v = sw->set[s].values[value_of(sw, k, s)];
+
 			out[n++] = (char *)sw->set[s].run_opt;
-			out[n++] = (char *)sw->set[s].values[value_of(sw, k, s)];
+			if (!strcmp(sw->set[s].run_opt, "-o")) {
+				snprintf(item_arg[s], sizeof(item_arg[s]), "%s=%s", sw->set[s].name,
+					 v);
+				v = item_arg[s];
+			}
+			out[n++] = (char *)v;
 		}
 	out[n] = NULL;
 	return out;
 }
 
+/* One run of combination k, its settings applied: UL_EXIT_OK,
+ * UL_EXIT_FLAGGED, or the failure (UL_EXIT_INTERRUPTED, UL_EXIT_ERROR). */
+static int run_combo(struct sweep *sw, size_t k)
+{
+	char *argv[256];
+	int st, code;
+
+	if (stop_signal)
+		return UL_EXIT_INTERRUPTED;
+	if (apply(sw, k))
+		return UL_EXIT_ERROR;
+	st = run_child(sw, child_argv(sw, k, argv, UL_ARRAY_SIZE(argv)));
+	if (st < 0)
+		return UL_EXIT_ERROR;
+	code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	if (stop_signal || code == UL_EXIT_INTERRUPTED)
+		return UL_EXIT_INTERRUPTED;
+	if (code != UL_EXIT_OK && code != UL_EXIT_FLAGGED) {
+		ul_error("sweep: the run %s failed (exit %d): the sweep stops", sw->labels[k],
+			 code);
+		return UL_EXIT_ERROR;
+	}
+	return code;
+}
+
 /* Every run, interleaved: UL_EXIT_OK, UL_EXIT_FLAGGED, or the failure. */
 static int run_all(struct sweep *sw)
 {
-	char *argv[256];
 	int ret = UL_EXIT_OK;
 
 	for (int r = 0; r < sw->repeat; r++)
 		for (size_t k = 0; k < sw->n_combos; k++) {
-			int st, code;
+			int code;
 
 			fprintf(stderr, "sweep: round %d/%d, run %zu/%zu: %s\n", r + 1, sw->repeat,
 				k + 1, sw->n_combos, sw->labels[k]);
-			if (stop_signal)
-				return UL_EXIT_INTERRUPTED;
-			if (apply(sw, k))
-				return UL_EXIT_ERROR;
-			st = run_child(sw, child_argv(sw, k, argv, UL_ARRAY_SIZE(argv)));
-			if (st < 0)
-				return UL_EXIT_ERROR;
-			code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-			if (stop_signal || code == UL_EXIT_INTERRUPTED)
-				return UL_EXIT_INTERRUPTED;
-			if (code == UL_EXIT_FLAGGED) {
+			code = run_combo(sw, k);
+			if (code == UL_EXIT_FLAGGED)
 				ret = UL_EXIT_FLAGGED;
-			} else if (code != UL_EXIT_OK) {
-				ul_error("sweep: the run %s failed (exit %d): the sweep stops",
-					 sw->labels[k], code);
-				return UL_EXIT_ERROR;
-			}
+			else if (code != UL_EXIT_OK)
+				return code;
 		}
 	return ret;
+}
+
+/* --until-decided: one run of side 0 or 1 (decide.h's run_side). */
+static int decide_side(void *ctx, int side)
+{
+	struct sweep *sw = ctx;
+
+	fprintf(stderr, "sweep: run: %s\n", sw->labels[side]);
+	return run_combo(sw, (size_t)side);
+}
+
+/* --until-decided: pairs until every test is decided (cmd/decide.h). */
+static int run_decided(struct sweep *sw)
+{
+	struct ul_decide d = { .cmd = "sweep",
+			       .db = sw->db,
+			       .labels = { sw->labels[0], sw->labels[1] },
+			       .a = sw->decide,
+			       .run_side = decide_side,
+			       .ctx = sw };
+
+	return ul_decide_run(&d);
 }
 
 /* compare LABEL... --expect PATTERNS [--db DB]: its exit code. */
@@ -419,6 +571,10 @@ static int compare(struct sweep *sw)
 					sw->set[s].expect);
 	argv[n++] = (char *)"--expect";
 	argv[n++] = expect;
+	if (sw->decide.fail_on) {
+		argv[n++] = (char *)"--fail-on";
+		argv[n++] = (char *)sw->decide.fail_on;
+	}
 	if (sw->db) {
 		argv[n++] = (char *)"--db";
 		argv[n++] = (char *)sw->db;
@@ -498,6 +654,7 @@ static int parse(struct sweep *sw, int argc, char **argv)
 	if (!dd)
 		return ul_usage_error("sweep", "expected '-- run ARGS...' after the settings");
 	sw->repeat = a.repeat;
+	sw->decide = a.decide;
 	for (int i = first; i < dd; i++) {
 		if (sw->n_set == SWEEP_MAX_SETTINGS)
 			return ul_usage_error("sweep", "at most %d settings", SWEEP_MAX_SETTINGS);
@@ -508,12 +665,26 @@ static int parse(struct sweep *sw, int argc, char **argv)
 			if (!strcmp(sw->set[s].name, sw->set[sw->n_set - 1].name))
 				return ul_usage_error("sweep", "%s named twice", argv[i]);
 	}
+	for (size_t i = 0; i < a.items.n; i++) {
+		if (sw->n_set == SWEEP_MAX_SETTINGS)
+			return ul_usage_error("sweep", "at most %d settings", SWEEP_MAX_SETTINGS);
+		rc = parse_item_setting(a.items.arg[i], &sw->set[sw->n_set++]);
+		if (rc)
+			return rc;
+		for (size_t s = 0; s + 1 < sw->n_set; s++)
+			if (!strcmp(sw->set[s].name, sw->set[sw->n_set - 1].name))
+				return ul_usage_error("sweep", "%s named twice",
+						      sw->set[sw->n_set - 1].name);
+	}
 	if (!sw->n_set)
 		return ul_usage_error("sweep", "no SETTING=V1,V2,... given");
 	sw->run_args = argv + dd + 1;
 	sw->n_run_args = argc - dd - 1;
-	if ((rc = check_run_args(sw)) || (rc = plan(sw)))
+	if ((rc = check_run_args(sw)) || (rc = plan(sw)) ||
+	    (rc = ul_decide_check("sweep", &sw->decide, sw->n_combos)))
 		return rc;
+	if (sw->decide.until_decided && sw->repeat != 1)
+		return ul_usage_error("sweep", "--until-decided chooses the runs: no --repeat");
 	return 0;
 }
 
@@ -545,7 +716,7 @@ int ul_cmd_sweep(int argc, char **argv)
 		return UL_EXIT_ERROR;
 	}
 	catch_signals();
-	ret = run_all(&sw);
+	ret = sw.decide.until_decided ? run_decided(&sw) : run_all(&sw);
 	if (restore(&sw))
 		ret = UL_EXIT_ERROR;
 	ul_journal_finish(&sw.journal);
@@ -553,6 +724,8 @@ int ul_cmd_sweep(int argc, char **argv)
 		ul_note("sweep interrupted; every setting is restored");
 	if (ret != UL_EXIT_OK && ret != UL_EXIT_FLAGGED)
 		return ret;
+	if (sw.decide.until_decided)
+		return ret; /* its result is printed; compare LABELS shows the rest */
 	rc = compare(&sw);
 	return rc == UL_EXIT_OK ? ret : rc;
 }

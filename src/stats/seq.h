@@ -30,7 +30,10 @@
  * nonasymptotic confidence sequences", Ann. Statist. 49).
  *
  * rho sets the effect size (in S.D.s) at which the sequence is tightest
- * soonest; 1 (the unit-information prior) serves effects of 1-3 S.D.s.
+ * soonest.  0.25 bounds the interval from fewer values than the
+ * unit-information 1: by simulation (normal differences, S.D. 2-4%, alpha
+ * 0.05/7), a 10% change was called after a median 5.5-7 pairs against 7-8,
+ * and "equal within 5%" of an A/A after 8-18 against 9-18.
  * Pure functions: no I/O, no global state.
  */
 #ifndef UL_STATS_SEQ_H
@@ -38,7 +41,7 @@
 
 #include "core/compat.h"
 
-#define UL_SEQ_RHO_DEFAULT 1.0
+#define UL_SEQ_RHO_DEFAULT 0.25
 
 /* Where the confidence sequence stands against 0 and the margin. */
 enum ul_seq_verdict {

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Run until decided (decide.h): the blocks, the look after every pair,
+ * the stopping rule and the result.
+ */
+#include "cmd/decide.h"
+#include "cmd/cmd.h"
+#include "cmd/compare.h"
+#include "core/clock.h"
+#include "core/log.h"
+#include "core/parse.h"
+#include "store/store.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The family-wise error rate of the sequence's calls. */
+#define DECIDE_ALPHA 0.05
+
+int ul_decide_check(const char *cmd, const struct ul_decide_args *a, size_t n_sides)
+{
+	if (!a->until_decided && (a->max_runs || a->budget_ns))
+		return ul_usage_error(cmd, "--max-runs and --budget go with --until-decided");
+	if (a->until_decided && n_sides != 2)
+		return ul_usage_error(cmd,
+				      "--until-decided compares two sides: %zu given (one setting "
+				      "with two values, or two kernels)",
+				      n_sides);
+	return UL_EXIT_OK;
+}
+
+/* Keep only the group's runs that started at or after `since` (wall ns). */
+static void keep_since(struct ul_runcmp_group *g, int64_t since)
+{
+	size_t k = 0;
+
+	for (size_t r = 0; r < g->n_runs; r++)
+		if (g->runs[r]->started_wall_ns >= since)
+			g->runs[k++] = g->runs[r];
+	g->n_runs = k;
+}
+
+/* The sequence's runs read back and decided into *out: 0, or an exit code
+ * after printing why. */
+static int look(const struct ul_decide *d, int64_t since, struct ul_seqab *out)
+{
+	static struct ul_runcmp_metric metrics[UL_COMPARE_MAX_METRICS];
+	struct ul_compare_state st = { 0 };
+	struct ul_cmd_hosts no_hosts = { 0 };
+	char *names[2] = { (char *)d->labels[0], (char *)d->labels[1] };
+	struct ul_store *store;
+	struct ul_seqab_opts o = { .alpha = DECIDE_ALPHA,
+				   .margin_pct = (double)d->a.margin_centi / 100.0 };
+	size_t nm;
+	int ret = ul_cmd_open_store_settled(d->db, &store);
+
+	if (ret)
+		return ret;
+	ret = ul_cmd_scope_open(store, &no_hosts, &st.sc);
+	if (!ret)
+		ret = ul_compare_select(&st, names, 2, names[0]);
+	if (!ret && st.n_groups != 2) {
+		ul_error("%s: the store holds runs of %zu of the two labels", d->cmd, st.n_groups);
+		ret = UL_EXIT_ERROR;
+	}
+	if (!ret) {
+		keep_since(&st.groups[0], since);
+		keep_since(&st.groups[1], since);
+		nm = ul_compare_pick_metrics(&st, NULL, metrics);
+		if (ul_seqab_build(&st.groups[0], &st.groups[1], metrics, nm, &o, out)) {
+			ul_error("%s: out of memory deciding the runs", d->cmd);
+			ret = UL_EXIT_ERROR;
+		}
+	}
+	ul_compare_state_free(&st);
+	ul_store_close(store);
+	return ret;
+}
+
+/* "resp spawnload delay" */
+static void row_name(const struct ul_seqab_row *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s %s %s", r->metric->suite, r->test, r->metric->label);
+}
+
+/* "+9.8% [+4.1%, +15.9%]", an unbounded end as "inf" */
+static void row_interval(const struct ul_seqab_row *r, char *buf, size_t len)
+{
+	if (!r->pairs)
+		snprintf(buf, len, "no pair");
+	else if (isfinite(r->lo_pct))
+		snprintf(buf, len, "%+.1f%% [%+.1f%%, %+.1f%%]", r->change_pct, r->lo_pct,
+			 r->hi_pct);
+	else
+		snprintf(buf, len, "%+.1f%% [unbounded]", r->change_pct);
+}
+
+/* The progress line after a look: decided rows, the least decided open
+ * row, and the pairs that the S.D.s so far say are still needed. */
+static void progress(const struct ul_decide *d, const struct ul_seqab *s)
+{
+	const struct ul_seqab_row *worst = NULL;
+	size_t more = 0;
+	bool beyond = false;
+	char name[3 * UL_NAME_LEN], iv[96];
+
+	for (size_t i = 0; i < s->n_rows; i++) {
+		const struct ul_seqab_row *r = &s->rows[i];
+
+		if (r->seq.verdict != UL_SEQ_OPEN)
+			continue;
+		if (!worst || r->seq.half > worst->seq.half)
+			worst = r;
+		if (!r->needed)
+			beyond = true;
+		else if (r->needed > s->pairs && r->needed - s->pairs > more)
+			more = r->needed - s->pairs;
+	}
+	fprintf(stderr, "%s: pair %zu: %zu of %zu tests decided", d->cmd, s->pairs,
+		s->n_rows - s->open, s->n_rows);
+	if (worst) {
+		row_name(worst, name, sizeof(name));
+		row_interval(worst, iv, sizeof(iv));
+		fprintf(stderr, "; least decided: %s %s", name, iv);
+		if (s->pairs < 2)
+			fprintf(stderr, "; pairs still needed: known after 2");
+		else if (beyond)
+			fprintf(stderr, "; at this spread over %d pairs in all", UL_SEQAB_NEED_MAX);
+		else
+			fprintf(stderr, "; about %zu more pair%s", more ? more : 1,
+				more == 1 ? "" : "s");
+	}
+	fputc('\n', stderr);
+}
+
+/* The result table (stdout). */
+static void result(const struct ul_decide *d, const struct ul_seqab *s, size_t runs,
+		   int64_t took_ns, const char *why_stopped)
+{
+	char took[64], name[3 * UL_NAME_LEN], iv[96];
+	int w = 4;
+
+	/* Rounded to the second: ul_fmt_duration() gives a value exactly. */
+	ul_fmt_duration(took, sizeof(took), took_ns / UL_NS_PER_SEC * UL_NS_PER_SEC);
+	printf("until decided: '%s' against '%s' (the baseline): %s after %zu pair%s (%zu runs, "
+	       "%s)\n",
+	       d->labels[1], d->labels[0], why_stopped, s->pairs, s->pairs == 1 ? "" : "s", runs,
+	       took);
+	printf("anytime-valid %.0f%% intervals of the change (alpha %.2f over %zu test%s); equal "
+	       "means within +-%.4g%%\n",
+	       100 * (1 - s->opts.alpha), s->opts.alpha, s->n_rows, s->n_rows == 1 ? "" : "s",
+	       s->opts.margin_pct);
+	for (size_t i = 0; i < s->n_rows; i++) {
+		row_name(&s->rows[i], name, sizeof(name));
+		if ((int)strlen(name) > w)
+			w = (int)strlen(name);
+	}
+	printf("%-*s  %-32s  %s\n", w, "test", "change [interval]", "verdict");
+	for (size_t i = 0; i < s->n_rows; i++) {
+		const struct ul_seqab_row *r = &s->rows[i];
+
+		row_name(r, name, sizeof(name));
+		row_interval(r, iv, sizeof(iv));
+		printf("%-*s  %-32s  %s\n", w, name, iv, ul_seqab_verdict_name(r->seq.verdict));
+	}
+	if (s->open) {
+		double det = ul_seqab_detectable_pct(s);
+
+		if (isfinite(det))
+			printf("%zu test%s open: these runs could tell a change of about +-%.1f%% "
+			       "from none\n",
+			       s->open, s->open == 1 ? "" : "s", det);
+		else
+			printf("%zu test%s open: too few pairs to bound a change\n", s->open,
+			       s->open == 1 ? "" : "s");
+	}
+}
+
+/* Does a row's verdict match --fail-on? */
+static bool gate(const struct ul_decide *d, const struct ul_seqab *s)
+{
+	bool slower, faster;
+
+	if (!d->a.fail_on)
+		return false;
+	slower = !strcmp(d->a.fail_on, "slower") || !strcmp(d->a.fail_on, "changed");
+	faster = !strcmp(d->a.fail_on, "faster") || !strcmp(d->a.fail_on, "changed");
+	for (size_t i = 0; i < s->n_rows; i++)
+		if ((slower && s->rows[i].seq.verdict == UL_SEQ_ABOVE) ||
+		    (faster && s->rows[i].seq.verdict == UL_SEQ_BELOW))
+			return true;
+	return false;
+}
+
+/* One block: both sides, in the order of block `b` (A B, then B A, ...). */
+static int block(const struct ul_decide *d, size_t b, bool *flagged)
+{
+	for (int i = 0; i < 2; i++) {
+		int side = (int)(b % 2) ^ i;
+		int rc = d->run_side(d->ctx, side);
+
+		if (rc == UL_EXIT_FLAGGED)
+			*flagged = true;
+		else if (rc != UL_EXIT_OK)
+			return rc;
+	}
+	return UL_EXIT_OK;
+}
+
+int ul_decide_run(const struct ul_decide *d)
+{
+	int64_t since = ul_wall_ns();
+	ul_nsec t0 = ul_now_ns();
+	struct ul_seqab s = { 0 };
+	const char *why = "budget reached";
+	bool flagged = false;
+	size_t runs = 0;
+	int rc;
+
+	for (size_t b = 0;; b++) {
+		ul_nsec spent = ul_now_ns() - t0;
+
+		if (d->a.max_runs && runs + 2 > (size_t)d->a.max_runs)
+			break;
+		/* A pair takes about what the pairs so far took on average. */
+		if (d->a.budget_ns && b && spent + spent / (ul_nsec)b > d->a.budget_ns)
+			break;
+		rc = block(d, b, &flagged);
+		if (rc) {
+			/* The last look's intervals are still valid: say them. */
+			if (s.n_rows)
+				result(d, &s, runs, (int64_t)(ul_now_ns() - t0),
+				       rc == UL_EXIT_INTERRUPTED ? "interrupted" : "a run failed");
+			ul_seqab_free(&s);
+			return rc;
+		}
+		runs += 2;
+		ul_seqab_free(&s);
+		rc = look(d, since, &s);
+		if (rc)
+			return rc;
+		progress(d, &s);
+		if (s.n_rows && !s.open) {
+			why = "decided";
+			break;
+		}
+	}
+	fflush(stderr);
+	result(d, &s, runs, (int64_t)(ul_now_ns() - t0), why);
+	rc = gate(d, &s) ? UL_EXIT_GATE : flagged ? UL_EXIT_FLAGGED : UL_EXIT_OK;
+	ul_seqab_free(&s);
+	return rc;
+}

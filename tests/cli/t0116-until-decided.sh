@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# underload sweep -o ITEM.NAME=V1,V2 and --until-decided: a probe option
+# swept like a setting (the run's -o), a value given twice an A/A labelled
+# VALUE and VALUE#2, and the sequential A/B: runs in pairs A B, B A, ...
+# until every test is decided, or --max-runs or --budget; --fail-on's exit
+# 5; the options it refuses.  Nothing is left.
+. "$(dirname "$0")/lib.bash"
+
+RUN=(run --tests noload --dir "$SCRATCH" --db "$DB" --no-progress --interval 100ms
+	--min-points 5 --max-points 6 -o resp.working-set=4M -o resp.files=20)
+labels() { sqlite3 "$1" "SELECT label FROM runs ORDER BY id" | paste -sd ' '; }
+
+# Refused before anything runs.
+refuse() { # refuse WHY ARGS...: exit 2, nothing stored
+	local why=$1
+	shift
+	"$UL" sweep "$@" >/dev/null 2>"$TMP/err"
+	is $? 2 "refused: $why"
+}
+refuse "--until-decided with three values" -o resp.cpu-work=1,2,3 --until-decided -- "${RUN[@]}"
+refuse "--max-runs without --until-decided" -o resp.cpu-work=1,2 --max-runs 4 -- "${RUN[@]}"
+refuse "--budget without --until-decided" -o resp.cpu-work=1,2 --budget 1m -- "${RUN[@]}"
+refuse "--repeat with --until-decided" -o resp.cpu-work=1,2 --repeat 2 --until-decided \
+	-- "${RUN[@]}"
+refuse "--fail-on of an unknown verdict" -o resp.cpu-work=1,2 --fail-on worse -- "${RUN[@]}"
+refuse "-o of no such option" -o resp.nosuch=1,2 -- "${RUN[@]}"
+like "$(cat "$TMP/err")" "probe 'resp'" "and says whose option it is not"
+refuse "-o out of range" -o resp.cpu-work=-5,2 -- "${RUN[@]}"
+refuse "-o without ITEM." -o cpu-work=1,2 -- "${RUN[@]}"
+refuse "the swept -o in the run's arguments too" -o resp.cpu-work=1,2 -- "${RUN[@]}" \
+	-o resp.cpu-work=7
+like "$(cat "$TMP/err")" "resp.cpu-work is swept" "and says which"
+[ -e "$DB" ]
+is $? 1 "nothing was stored"
+
+# A 4x task decided slower; --fail-on slower exits 5.
+"$UL" sweep -o resp.cpu-work=3000000,12000000 --until-decided --max-runs 24 --fail-on slower \
+	-- "${RUN[@]}" >"$TMP/out" 2>"$TMP/err"
+is $? 5 "a 4x task: --fail-on slower exits 5"
+grep '^sweep: pair' "$TMP/err" | sed 's/^/# /'
+res=$(sed -n '/^until decided:/,$p' "$TMP/out")
+like "$res" "^until decided: 'resp.cpu-work=12000000' against 'resp.cpu-work=3000000' \(the baseline\): decided after [0-9]+ pairs" \
+	"it stops once decided, and says so"
+like "$res" "^resp noload delay +\+[0-9.]+% \[\+[0-9.]+%, \+[0-9.]+%\] +slower$" \
+	"the row: the change, its interval above 0, slower"
+pairs=$(sed -n 's/.*decided after \([0-9]*\) pairs.*/\1/p' <<<"$res")
+n=$(sqlite3 "$DB" "SELECT count(*) FROM runs WHERE status = 'complete'")
+is "$n" "$((2 * pairs))" "every run of every pair is stored"
+# Balanced blocks: A B, B A, A B, ...
+want=$(for ((p = 0; p < pairs; p++)); do
+	if ((p % 2)); then echo B A; else echo A B; fi
+done | paste -sd ' ')
+got=$(labels "$DB" | sed 's/resp.cpu-work=3000000/A/g; s/resp.cpu-work=12000000/B/g')
+is "$got" "$want" "the sides run A B, B A, ..."
+grep -q '^sweep: pair 1: 0 of 1 tests decided; least decided: resp noload delay .*; pairs still needed: known after 2$' "$TMP/err"
+ok $? "the progress line after a pair gives the interval and what is still needed"
+
+# An A/A by repetition, stopped by --max-runs before it could bound anything.
+"$UL" sweep -o resp.cpu-work=3000000,3000000 --until-decided --max-runs 5 \
+	-- "${RUN[@]}" --db "$TMP/aa.db" >"$TMP/out" 2>"$TMP/err"
+is $? 0 "an A/A stopped by --max-runs exits 0"
+is "$(labels "$TMP/aa.db")" "resp.cpu-work=3000000 resp.cpu-work=3000000#2 resp.cpu-work=3000000#2 resp.cpu-work=3000000" \
+	"a value given twice: VALUE and VALUE#2, two pairs (a third would pass 5 runs)"
+like "$(cat "$TMP/out")" "budget reached after 2 pairs \(4 runs" "it says the budget ended it"
+like "$(cat "$TMP/out")" "^resp noload delay +[-+][0-9.]+% \[unbounded\] +open$" \
+	"two pairs bound nothing: the row stays open"
+like "$(cat "$TMP/out")" "^1 test open: too few pairs to bound a change$" "and it says why"
+
+# --budget: no pair is started that would end after it.
+"$UL" sweep -o resp.cpu-work=3000000,3000000 --until-decided --budget 1s \
+	-- "${RUN[@]}" --db "$TMP/b.db" >"$TMP/out" 2>"$TMP/err"
+is $? 0 "--budget 1s exits 0"
+like "$(cat "$TMP/out")" "budget reached after 1 pair \(2 runs" "one pair, then the budget"
+
+# Without --until-decided, -o sweeps as any setting, and compare's --fail-on.
+"$UL" sweep -o resp.cpu-work=3000000,3000001 -- "${RUN[@]}" --db "$TMP/o.db" >"$TMP/out" 2>"$TMP/err"
+is $? 0 "sweep -o exits 0"
+is "$(labels "$TMP/o.db")" "resp.cpu-work=3000000 resp.cpu-work=3000001" "a run per value"
+like "$(cat "$TMP/out")" "^candidate 'resp.cpu-work=3000001'" "then compare"
+is "$(grep -c '^warning: unfair' "$TMP/out")" 0 "the swept probe option is the expected difference"
+is "$(ul_procs)" 0 "no process is left"
+is "$(scratch_left)" 0 "no scratch is left"
+done_testing
