@@ -14,7 +14,14 @@
 #  2. REPS replicates a side (REPS runs per label, alternated b c b c):
 #     the same A/A and A/B tables, judged by Welch on replicate medians;
 #  3. QUICK_PAIRS A/A pairs of a whole `run --quick` (every test of the
-#     default suite, Holm within it): pairs with any call.
+#     default suite, Holm within it): pairs with any call;
+#  4. sequential: SEQ_AA sequences of `sweep --until-decided` A/A (the
+#     same work twice: called slower or faster in at most alpha, with the
+#     binomial p, and "equal" within MARGIN% in most) and SEQ_AB with PCT%
+#     more work (called "slower"), each stopped at SEQ_MAX runs at most:
+#     the verdicts, the median pairs and machine time to a decision, and
+#     beside them the time of the fixed 3-runs-a-side design (6 runs at
+#     the mean run time measured here).
 # Pairs alternate which side runs first so a drift of the machine does
 # not always favour one side.  The CPU work is only part of the probe's
 # task, so the delay grows by less than the work: the median change of
@@ -24,7 +31,8 @@
 # usage: bench/verdict-calibration.sh [BUILD_DIR]
 #   env: AA_PAIRS (60), AB_PAIRS (10), HIST (16), REPS (3), REP_AA (20),
 #        REP_AB (10), QUICK_PAIRS (10), PCT (10), WORK (34000000),
-#        ALPHA (0.05); SERIES ("1 2 3") picks series; VERBOSE=1 prints
+#        ALPHA (0.05), SEQ_AA (40), SEQ_AB (20), SEQ_MAX (60), MARGIN (5);
+#        SERIES ("1 2 3") picks series (4: sequential); VERBOSE=1 prints
 #        every pair's verdict, change and basis under its table.
 # Not run by CI.  A failed run stops the script.  Report the load average
 # it prints with every figure.
@@ -41,6 +49,10 @@ pct=${PCT:-10}
 work=${WORK:-34000000}
 alpha=${ALPHA:-0.05}
 series=${SERIES:-1 2 3}
+seq_aa=${SEQ_AA:-40}
+seq_ab=${SEQ_AB:-20}
+seq_max=${SEQ_MAX:-60}
+margin=${MARGIN:-5}
 tmp=$(mktemp -d /tmp/ul-calib.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 resp=(--no-progress --tests noload --interval 200ms --min-points 10 --max-points 10
@@ -178,6 +190,57 @@ if [[ " $series " == *" 3 "* ]]; then
 	cat "$tmp/quick.log"
 	echo "   pairs with any call: $any of $quick_pairs;" \
 		"pairs with a qualified (unconfirmed) call: $qualified of $quick_pairs"
+fi
+# sequence NAME BASE_WORK CAND_WORK OUTFILE: one sweep --until-decided, one
+# "verdict pairs seconds runs" line (its store is its own).
+sequence() {
+	local db=$tmp/$1.db t0 out
+	t0=$(date +%s.%N)
+	out=$("$ul" sweep -o resp.cpu-work="$2,$3" --until-decided --max-runs "$seq_max" \
+		--margin "$margin" -- run --db "$db" --dir "$tmp" "${resp[@]}" 2>/dev/null |
+		sed -n '/^until decided:/,$p')
+	awk -v t0="$t0" -v t1="$(date +%s.%N)" '
+		/^until decided:/ { match($0, /after [0-9]+ pairs? \([0-9]+ runs/)
+			split(substr($0, RSTART, RLENGTH), w, /[ (]+/); pairs = w[2]; runs = w[4] }
+		/^resp noload delay / { verdict = $NF }
+		END { printf "%s %d %.1f %d\n", verdict, pairs, t1 - t0, runs }' <<<"$out" >>"$4"
+	rm -f "$db"
+}
+
+# seq_summary NAME FILE: verdicts, median pairs and seconds to the end
+seq_summary() {
+	sort -k3,3g "$2" | awk -v name="$1" '
+		{ n++; v[$1]++; s[n] = $3; r += $4; t += $3; p[n] = $2 }
+		END {
+			ms = n % 2 ? s[(n + 1) / 2] : (s[n / 2] + s[n / 2 + 1]) / 2
+			printf "%-6s %5d %6d %6d %6d %6d %10.0f s  (mean run %.1f s)\n", name, n,
+				v["slower"], v["faster"], v["equal"], v["open"], ms, t / r
+		}'
+	sort -k2,2n "$2" | awk '{ p[++n] = $2 } END {
+		printf "       median pairs %s\n", n % 2 ? p[(n + 1) / 2] : (p[n / 2] + p[n / 2 + 1]) / 2 }'
+}
+
+if [[ " $series " == *" 4 "* ]]; then
+	: >"$tmp/seq-aa"
+	: >"$tmp/seq-ab"
+	for i in $(seq "$seq_aa"); do sequence "saa$i" "$work" "$work" "$tmp/seq-aa"; done
+	for i in $(seq "$seq_ab"); do sequence "sab$i" "$work" "$cand" "$tmp/seq-ab"; done
+	echo
+	echo "4. sequential (sweep --until-decided, margin $margin%, at most $seq_max runs;" \
+		"load average $(load))"
+	printf "%-6s %5s %6s %6s %6s %6s %12s\n" "seqs" "n" "slower" "faster" "equal" "open" \
+		"median time"
+	seq_summary "A/A" "$tmp/seq-aa"
+	seq_summary "+$pct%" "$tmp/seq-ab"
+	wrong=$(count '^(slower|faster) ' "$tmp/seq-aa")
+	printf "       A/A called slower or faster: %s of %s; P(X >= that | Binomial(n, %s)) = %s\n" \
+		"$wrong" "$seq_aa" "$alpha" "$(binom_tail "$wrong" "$seq_aa")"
+	awk '{ t += $3; r += $4 } END { printf "       the fixed design, 3 runs a side: %.0f s (6 runs at the mean run time)\n", 6 * t / r }' \
+		"$tmp/seq-aa" "$tmp/seq-ab"
+	if [ "${VERBOSE:-0}" = 1 ]; then
+		sed 's/^/       A\/A: /' "$tmp/seq-aa"
+		sed 's/^/       AB: /' "$tmp/seq-ab"
+	fi
 fi
 echo
 echo "load average $(load) at end; $(($(date +%s) - start)) s"
