@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -230,6 +231,55 @@ int ul_opt_parse_argv(struct ul_opt_group *groups, size_t n, int argc, char **ar
 	}
 	*operands = optind;
 	return 0;
+}
+
+int ul_opt_scan_argv(const struct ul_opt_group *groups, size_t n, int argc, char **argv,
+		     ul_opt_scan_fn fn, void *arg, char *err, size_t errlen)
+{
+	struct option longs[MAX_LONG];
+	char shorts[2 * MAX_LONG + 2], **copy;
+	int c, rc = 0, saved_opterr = opterr;
+
+	if (argc < 1)
+		return 0;
+	/* getopt_long permutes what it reads: a copy, the caller's argv stays. */
+	copy = calloc((size_t)argc + 1, sizeof(*copy));
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, argv, (size_t)argc * sizeof(*copy));
+	/* ':' first: a missing argument is ':', told apart from an unknown '?'. */
+	shorts[0] = ':';
+	build(groups, n, longs, shorts + 1, sizeof(shorts) - 1);
+	opterr = 0;
+	optind = 0;
+	while (!rc && (c = getopt_long(argc, copy, shorts, longs, NULL)) != -1) {
+		size_t gi, oi;
+
+		if (c == 'h') {
+			rc = fn(arg, NULL, "help", NULL);
+		} else if (c == '?' || c == ':' ||
+			   !decode((struct ul_opt_group *)groups, n, c, &gi, &oi)) {
+			/* A short option's letter is optopt (it may sit inside a
+			 * cluster); a long one's optopt is 0 (unknown, ambiguous) or
+			 * its code (no value), its word the one before optind. */
+			const char *w = optind > 1 && optind <= argc ? copy[optind - 1] : "?";
+
+			if (optopt == 0 || optopt >= CODE_BASE)
+				snprintf(err, errlen, "%s '%s'",
+					 c == ':' ? "no value for" : "unknown or ambiguous option",
+					 w);
+			else
+				snprintf(err, errlen, "%s '-%c'",
+					 c == ':' ? "no value for" : "unknown option", optopt);
+			rc = -EINVAL;
+		} else {
+			rc = fn(arg, &groups[gi], groups[gi].opts[oi].name, optarg);
+		}
+	}
+	opterr = saved_opterr;
+	optind = 0;
+	free(copy);
+	return rc;
 }
 
 bool ul_opt_given(const struct ul_opt_group *g, const char *name)

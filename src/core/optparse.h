@@ -42,6 +42,22 @@ void ul_opt_apply_defaults(const struct ul_opt *opts, void *base);
 int ul_opt_parse_argv(struct ul_opt_group *groups, size_t n, int argc, char **argv, int *operands,
 		      char *err, size_t errlen);
 
+/*
+ * Each option of argv[1..] as getopt_long resolves it against the groups,
+ * storing nothing: an abbreviation ("--lab" for --label), "--label=X",
+ * "-lX" and a cluster ("-ql X") all come out as the option's full name,
+ * so a caller that must refuse an option of another command's table
+ * (sweep, vm: run's --label) cannot be fooled.  fn gets the group (NULL
+ * for -h/--help, named "help") and the option's argument (NULL without);
+ * a nonzero return stops the scan and is returned.  argv is not
+ * permuted.  0, fn's return, -ENOMEM, or -EINVAL with err naming an
+ * option that getopt_long refuses (unknown, ambiguous, missing value).
+ */
+typedef int (*ul_opt_scan_fn)(void *arg, const struct ul_opt_group *g, const char *name,
+			      const char *value);
+int ul_opt_scan_argv(const struct ul_opt_group *groups, size_t n, int argc, char **argv,
+		     ul_opt_scan_fn fn, void *arg, char *err, size_t errlen) UL_MUST_CHECK;
+
 /* True when the option `name` of this group was given. */
 bool ul_opt_given(const struct ul_opt_group *g, const char *name);
 /* The long names of a group's options that were given, "--job, --lead-time". */
