@@ -8,6 +8,7 @@
 #include "cmd/cmd.h"
 #include "core/log.h"
 #include "proc/changes.h"
+#include "proc/settings_lock.h"
 #include "store/store.h"
 
 #include <errno.h>
@@ -22,8 +23,9 @@ static const char cleanup_help[] =
 	"Undo the system changes of runs that did not end normally (killed with\n"
 	"SIGKILL, machine crash): swap files are turned off and deleted, memory\n"
 	"and cpuset cgroups emptied and removed, scratch directories deleted, the\n"
-	"sysctls a sweep changed written back, and each such\n"
-	"run is marked 'interrupted' in its results database, finished at the time\n"
+	"sysctls and I/O schedulers a sweep changed written back (never while a\n"
+	"live sweep holds the settings lock: they wait for a later cleanup), and\n"
+	"each such run is marked 'interrupted' in its results database, finished at the time\n"
 	"of its last stored cell; a run whose machine went down under it (its\n"
 	"journal is of an earlier boot) is marked 'crashed' in the test and round\n"
 	"it was in.  Runs find them in their journals under /var/lib/underload/journal\n"
@@ -35,7 +37,8 @@ static const char cleanup_help[] =
 	"An entry that fails its check, or whose undo failed 3 times, is reported\n"
 	"once and retired: never tried again.  A swap file still in use after a\n"
 	"minute of retries (pages of a process whose memory cgroup is full are in\n"
-	"it) is never retired: a later cleanup removes it.\n"
+	"it) is never retired: a later cleanup removes it; nor is a setting that\n"
+	"cannot be written here (a read-only /proc/sys, no sysfs on /sys).\n"
 	"Exit status 0 when everything was undone, 1 otherwise.\n";
 
 /* Repair a run's status in the store the journal named. */
@@ -78,21 +81,62 @@ static int mark_crashed(void *arg, const char *store_uri, const char *uuid, cons
 	return ul_cmd_mark_crashed(store_uri, uuid, where, why, len);
 }
 
+static bool is_setting(const char *kind)
+{
+	return !strcmp(kind, "sysctl") || !strcmp(kind, "iosched");
+}
+
 static void report(void *arg, const char *kind, const char *what, int rc, const char *why,
 		   bool retired)
 {
 	(void)arg;
-	if (!rc) {
+	if (!rc && why[0]) {
+		printf("nothing to undo for %s %s: %s\n", kind, what, why);
+	} else if (!rc) {
 		if (strcmp(kind, "run"))
 			printf("%s %s %s\n",
-			       !strcmp(kind, "sysctl") ? "restored"
+			       is_setting(kind)	       ? "restored"
 			       : !strcmp(kind, "qemu") ? "stopped"
 						       : "removed",
 			       kind, what);
-		return;
+	} else {
+		ul_error("cannot undo %s '%s': %s%s", kind, what, why[0] ? why : strerror(-rc),
+			 retired	      ? " (retired: it will not be tried again)"
+			 : ul_change_kept(rc) ? " (kept: a later cleanup tries again)"
+					      : "");
 	}
-	ul_error("cannot undo %s '%s': %s%s", kind, what, why[0] ? why : strerror(-rc),
-		 retired ? " (retired: it will not be tried again)" : "");
+}
+
+/* The settings lock (proc/settings_lock.h), taken at the first setting
+ * entry: a killed sweep's settings are written back only while no live
+ * sweep is changing them, and no sweep starts meanwhile. */
+struct settings {
+	int lock_fd; /* -1 until taken */
+	bool busy;   /* a live sweep (or another cleanup) holds it */
+};
+
+static bool takes(void *arg, const char *kind)
+{
+	struct settings *s = arg;
+	char why[256];
+	int rc;
+
+	if (!is_setting(kind) || s->lock_fd >= 0)
+		return true;
+	if (s->busy)
+		return false;
+	rc = ul_settings_lock(&s->lock_fd, why, sizeof(why));
+	if (!rc)
+		return true;
+	s->busy = true;
+	if (rc == -EWOULDBLOCK)
+		ul_note("a sweep is changing system settings: the sysctls and schedulers killed "
+			"sweeps left are left for a cleanup after it");
+	else
+		ul_error("cannot take the settings lock: %s: the sysctls and schedulers killed "
+			 "sweeps left are not restored",
+			 why);
+	return false;
 }
 
 extern const struct ul_cmd ul_cmd_desc_cleanup;
@@ -100,9 +144,12 @@ extern const struct ul_cmd ul_cmd_desc_cleanup;
 int ul_cmd_cleanup(int argc, char **argv);
 int ul_cmd_cleanup(int argc, char **argv)
 {
+	struct settings settings = { .lock_fd = -1 };
 	const struct ul_changes_hooks hooks = { .mark_interrupted = mark_interrupted,
 						.mark_crashed = mark_crashed,
-						.report = report };
+						.report = report,
+						.takes = takes,
+						.arg = &settings };
 	int first, rc, n = 0;
 
 	/* No options but --help: the help says everything (no table). */
@@ -112,6 +159,10 @@ int ul_cmd_cleanup(int argc, char **argv)
 	if (first != argc)
 		return ul_usage_error("cleanup", "no arguments expected");
 	rc = ul_changes_cleanup(NULL, &hooks, &n);
+	if (settings.lock_fd >= 0)
+		close(settings.lock_fd);
+	if (!rc && settings.busy)
+		rc = -EBUSY; /* something is left for later: not "everything undone" */
 	if (rc) {
 		ul_error("cleanup incomplete (%d change%s undone)", n, n == 1 ? "" : "s");
 		return UL_EXIT_ERROR;

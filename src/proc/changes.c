@@ -62,6 +62,11 @@ static const struct change_kind *find_kind(const char *name)
 	return NULL;
 }
 
+bool ul_change_kept(int rc)
+{
+	return rc == -EBUSY || rc == -EROFS || rc == -EAGAIN;
+}
+
 bool ul_change_known(const char *kind)
 {
 	return kind && find_kind(kind);
@@ -275,11 +280,7 @@ static int undo_cgroup(const struct change_ctx *c, const char *arg)
 
 static int check_sysctl(const struct change_ctx *c, const char *arg)
 {
-	int rc = ul_sysctl_entry_check(arg);
-
-	if (rc == -EPERM)
-		say(c, "not a sysctl a sweep may change, or not an integer value");
-	return rc;
+	return ul_sysctl_entry_check(arg, c->why, c->whylen);
 }
 
 static int undo_sysctl(const struct change_ctx *c, const char *arg)
@@ -289,11 +290,7 @@ static int undo_sysctl(const struct change_ctx *c, const char *arg)
 
 static int check_iosched(const struct change_ctx *c, const char *arg)
 {
-	int rc = ul_iosched_entry_check(arg);
-
-	if (rc == -EPERM)
-		say(c, "not a disk name and a scheduler name");
-	return rc;
+	return ul_iosched_entry_check(arg, c->why, c->whylen);
 }
 
 static int undo_iosched(const struct change_ctx *c, const char *arg)
@@ -331,8 +328,14 @@ int ul_change_run_end(struct ul_journal *j, const char *uuid, const char *store_
 
 int ul_change_undo(struct ul_journal *j, const char *kind, const char *arg)
 {
+	return ul_change_undo_why(j, kind, arg, NULL, 0);
+}
+
+int ul_change_undo_why(struct ul_journal *j, const char *kind, const char *arg, char *why,
+		       size_t whylen)
+{
 	const struct change_kind *k = kind ? find_kind(kind) : NULL;
-	struct change_ctx c = { 0 };
+	struct change_ctx c = { .why = why, .whylen = whylen };
 	int rc;
 
 	if (!k || !arg)
@@ -366,7 +369,7 @@ static int settle(struct cleanup *cl, struct ul_journal *j, struct ul_journal_en
 	struct ul_journal *w = j->fd >= 0 ? j : NULL;
 	char why[256] = "";
 	struct change_ctx c = { run_uuid, info, cl->hooks, why, sizeof(why) };
-	bool refused = false;
+	bool refused = false, gone = false;
 	int rc;
 
 	if (!k) {
@@ -375,24 +378,26 @@ static int settle(struct cleanup *cl, struct ul_journal *j, struct ul_journal_en
 	} else {
 		rc = k->check(&c, e->arg);
 		if (rc == -ENOENT)
-			rc = 0; /* gone already: nothing to undo */
-		else if (rc)
+			gone = true; /* nothing to undo; why may say what is gone */
+		else if (rc && !ul_change_kept(rc))
 			refused = true; /* not ours: never acted on, never retried */
-		else
+		else if (!rc)
 			rc = k->undo(&c, e->arg);
 	}
-	if (!rc) {
+	if (!rc || gone) {
 		e->state = UL_JOURNAL_DONE;
-		cl->undone++;
+		/* Counted as before unless the check said what is gone. */
+		cl->undone += !(gone && why[0]);
 		if (w)
 			(void)ul_journal_done(w, e->kind, e->arg);
-		report(cl, e->kind, e->arg, 0, "", false);
+		report(cl, e->kind, e->arg, 0, gone ? why : "", false);
 		return 0;
 	}
-	/* Still in use (a swap file other processes' pages keep on, see
-	 * proc/swapoff.c): not counted, never retired, which would leave it
-	 * for good; the next cleanup tries again. */
-	if (!refused && rc == -EBUSY) {
+	/* Cannot be undone now, but maybe later (ul_change_kept(): a swap
+	 * file other processes' pages keep on, see proc/swapoff.c; a
+	 * read-only /proc/sys; a /sys out of sight): not counted, never
+	 * retired, which would leave it for good; the next cleanup tries. */
+	if (!refused && ul_change_kept(rc)) {
 		/* stays pending */
 	} else if (refused || ++e->failures >= UL_CHANGES_MAX_TRIES) {
 		e->state = UL_JOURNAL_RETIRED;
@@ -420,7 +425,8 @@ static int visit(void *arg, struct ul_journal *j, struct ul_journal_entry *e, si
 	for (size_t i = n; i-- > 0;) {
 		int rc;
 
-		if (e[i].state != UL_JOURNAL_PENDING)
+		if (e[i].state != UL_JOURNAL_PENDING ||
+		    (cl->hooks && cl->hooks->takes && !cl->hooks->takes(cl->hooks->arg, e[i].kind)))
 			continue;
 		rc = settle(cl, j, &e[i], run_uuid, info);
 		if (rc && !err)

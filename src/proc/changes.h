@@ -16,8 +16,10 @@
  * and a scheduler's name).  An entry that fails its check is reported once
  * and retired; one whose undo keeps failing is
  * retired after UL_CHANGES_MAX_TRIES attempts; neither is tried again.
- * An undo failing with -EBUSY (still in use: a swap file whose pages do
- * not fit in memory yet) is neither counted nor retired.
+ * An entry that cannot be undone now but may be later (ul_change_kept():
+ * a swap file whose pages do not fit in memory yet, a read-only /proc/sys,
+ * a /sys that cannot be seen here) is neither counted nor retired.  An
+ * entry whose target is gone is settled as done, not counted as undone.
  */
 #ifndef UL_CHANGES_H
 #define UL_CHANGES_H
@@ -45,9 +47,13 @@ struct ul_changes_hooks {
 	 */
 	int (*mark_crashed)(void *arg, const char *store_uri, const char *uuid, const char *where,
 			    char *why, size_t len);
-	/* One line per entry handled: rc 0 undone; retired: given up for good. */
+	/* One line per entry handled: rc 0 undone, or nothing to undo when why
+ * is not empty (it says what is gone); retired: given up for good. */
 	void (*report)(void *arg, const char *kind, const char *what, int rc, const char *why,
 		       bool retired);
+	/* Whether to settle the pending entries of this kind now; false leaves
+	 * them pending, untouched and unreported.  NULL: every kind. */
+	bool (*takes)(void *arg, const char *kind);
 	void *arg;
 };
 
@@ -94,6 +100,9 @@ int ul_change_iosched_save(struct ul_journal *j, const char *disk, char *arg, si
  * for an unknown kind or one only cleanup can undo (run).
  */
 int ul_change_undo(struct ul_journal *j, const char *kind, const char *arg);
+/* The same with the reason of a failure in why (may be NULL). */
+int ul_change_undo_why(struct ul_journal *j, const char *kind, const char *arg, char *why,
+		       size_t whylen);
 
 /* ---- cleanup --------------------------------------------------------- */
 
@@ -111,6 +120,10 @@ int ul_changes_cleanup(const char *dir, const struct ul_changes_hooks *h,
 typedef int (*ul_changes_crashed_fn)(void *arg, const char *uuid, const char *store_uri,
 				     const char *where);
 int ul_changes_crashed_runs(const char *dir, ul_changes_crashed_fn fn, void *arg);
+/* Is rc (of a check or an undo) one that keeps the entry for a later
+ * cleanup: -EBUSY (in use), -EROFS (read-only here), -EAGAIN (not
+ * visible here)? */
+bool ul_change_kept(int rc);
 /* Is kind a change this version knows? */
 bool ul_change_known(const char *kind);
 

@@ -17,7 +17,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/vfs.h>
 #include <unistd.h>
+#include <linux/magic.h>
 
 #define SCHED_TEXT_MAX 256 /* "none [mq-deadline] kyber bfq" */
 #define MAX_DEPTH 4	   /* dm on dm on a partition is as deep as we follow */
@@ -113,14 +115,34 @@ bool ul_iosched_offered(const char *disk, const char *name)
 	return false;
 }
 
-int ul_iosched_write(const char *disk, const char *name)
+int ul_iosched_write(const char *disk, const char *name, char *why, size_t wlen)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], back[UL_IOSCHED_NAME_MAX];
+	int rc;
 
 	if (!ul_iosched_disk_ok(disk) || !ul_iosched_name_ok(name) ||
-	    sched_path(disk, path, sizeof(path)))
+	    sched_path(disk, path, sizeof(path))) {
+		ul_whyf(why, wlen, "%s of %s: not a disk with a scheduler and a scheduler name",
+			name, disk);
 		return -EINVAL;
-	return ul_write_file(path, name);
+	}
+	rc = ul_write_file(path, name);
+	if (rc) {
+		ul_whyf(why, wlen, "cannot select %s on %s: %s", name, disk, strerror(-rc));
+		return rc;
+	}
+	/* What counts is what the disk runs now. */
+	rc = ul_iosched_read(disk, back, sizeof(back), NULL, 0);
+	if (rc) {
+		ul_whyf(why, wlen, "selected %s on %s, then cannot read it back: %s", name, disk,
+			strerror(-rc));
+		return rc;
+	}
+	if (strcmp(back, name)) {
+		ul_whyf(why, wlen, "selected %s on %s, but it reads back as %s", name, disk, back);
+		return -EIO;
+	}
+	return 0;
 }
 
 /* Does the device at sysfs directory dev offer more than one scheduler? */
@@ -217,23 +239,40 @@ static const char *split_entry(const char *arg, char *disk, size_t len)
 	return ul_iosched_name_ok(sp + 1) ? sp + 1 : NULL;
 }
 
-int ul_iosched_entry_check(const char *arg)
+int ul_iosched_entry_check(const char *arg, char *why, size_t wlen)
 {
-	char disk[UL_IOSCHED_NAME_MAX];
+	char disk[UL_IOSCHED_NAME_MAX], dir[PATH_MAX];
+	struct statfs sfs;
 
-	if (!split_entry(arg, disk, sizeof(disk)) || !disk_name_ok(disk))
+	if (!split_entry(arg, disk, sizeof(disk)) || !disk_name_ok(disk)) {
+		ul_whyf(why, wlen, "not a disk name and a scheduler name");
 		return -EPERM;
-	return ul_iosched_disk_ok(disk) ? 0 : -ENOENT;
+	}
+	if (ul_iosched_disk_ok(disk))
+		return 0;
+	/* Only a sysfs that shows the disks can tell one is gone; without it
+	 * (none mounted here, or something else on /sys) it is out of sight. */
+	if (statfs("/sys/block", &sfs) < 0 || sfs.f_type != SYSFS_MAGIC) {
+		ul_whyf(why, wlen, "no sysfs at /sys/block here: %s's scheduler cannot be seen",
+			disk);
+		return -EAGAIN;
+	}
+	snprintf(dir, sizeof(dir), "/sys/block/%s", disk);
+	if (access(dir, F_OK) == 0) {
+		ul_whyf(why, wlen, "%s has no queue/scheduler to write", disk);
+		return -EAGAIN;
+	}
+	ul_whyf(why, wlen, "%s is gone (a loop device detached?): no scheduler to select", disk);
+	return -ENOENT;
 }
 
 int ul_iosched_entry_undo(const char *arg, char *why, size_t wlen)
 {
 	char disk[UL_IOSCHED_NAME_MAX];
 	const char *orig = split_entry(arg, disk, sizeof(disk));
-	int rc = orig ? ul_iosched_write(disk, orig) : -EINVAL;
-
-	if (rc)
-		ul_whyf(why, wlen, "cannot select %s back on %s: %s", orig ? orig : "?", disk,
-			strerror(-rc));
-	return rc;
+	if (!orig) {
+		ul_whyf(why, wlen, "malformed iosched entry");
+		return -EINVAL;
+	}
+	return ul_iosched_write(disk, orig, why, wlen);
 }

@@ -39,12 +39,15 @@ int ul_iosched_read(const char *disk, char *cur, size_t len, char *avail,
 		    size_t alen) UL_MUST_CHECK;
 /* Does the disk offer scheduler name? */
 bool ul_iosched_offered(const char *disk, const char *name);
-/* Select scheduler name (checked as above) for disk: 0 or -errno. */
-int ul_iosched_write(const char *disk, const char *name) UL_MUST_CHECK;
+/* Select scheduler name (checked as above) for disk, then read it back:
+ * 0, or -errno with a reason in why; -EIO when the disk runs another. */
+int ul_iosched_write(const char *disk, const char *name, char *why, size_t wlen) UL_MUST_CHECK;
 /* A journal entry "DISK ORIGINAL" (proc/changes.h): 0 when well formed and
- * the disk is there, -ENOENT when it is gone (a loop device detached
- * since: nothing to undo), -EPERM when malformed. */
-int ul_iosched_entry_check(const char *arg);
+ * the disk is there; -ENOENT when sysfs shows it is gone (a loop device
+ * detached since: nothing to undo); -EAGAIN when it cannot be seen here
+ * (no sysfs on /sys, no queue/scheduler: try later); -EPERM when
+ * malformed.  why says which. */
+int ul_iosched_entry_check(const char *arg, char *why, size_t wlen);
 /* Select its ORIGINAL back: 0, or -errno with a reason in why. */
 int ul_iosched_entry_undo(const char *arg, char *why, size_t wlen);
 

@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The sweepable sysctls (contract: sysctl.h).  The list is short on
- * purpose: settings that change how memory, writeback and the scheduler
- * behave under load, each an integer, none that can take the machine
- * down on a value within its own range (the kernel checks the range).
+ * Reading and writing the sweepable sysctls through /proc/sys (contract:
+ * sysctl.h; the allow-list and its bounds: sysctl_allow.c).
  */
 #include "core/compat.h"
 #include "core/file.h"
@@ -11,25 +9,10 @@
 #include "proc/sysctl.h"
 
 #include <errno.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-/* fnmatch(3) patterns on the dotted name. */
-static const char *const allowed[] = {
-	"vm.swappiness",
-	"vm.dirty_ratio",
-	"vm.dirty_background_ratio",
-	"vm.dirty_expire_centisecs",
-	"vm.dirty_writeback_centisecs",
-	"vm.vfs_cache_pressure",
-	"vm.min_free_kbytes",
-	"vm.watermark_scale_factor",
-	"vm.page-cluster",
-	"kernel.sched_*",
-};
 
 /* /proc/sys/ + name with dots as slashes; 0 or -EINVAL. */
 static int sysctl_path(const char *name, char *buf, size_t len)
@@ -44,25 +27,26 @@ static int sysctl_path(const char *name, char *buf, size_t len)
 	return 0;
 }
 
+/* The path of a listed sysctl; 0 or -EINVAL. */
+static int listed_path(const char *name, char *buf, size_t len)
+{
+	return ul_sysctl_listed(name) ? sysctl_path(name, buf, len) : -EINVAL;
+}
+
 bool ul_sysctl_allowed(const char *name)
 {
 	char path[PATH_MAX];
-	bool listed = false;
 
-	if (!name || strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789._-") != strlen(name))
-		return false;
-	for (size_t i = 0; i < UL_ARRAY_SIZE(allowed); i++)
-		listed |= !fnmatch(allowed[i], name, 0);
-	return listed && !sysctl_path(name, path, sizeof(path)) && access(path, W_OK) == 0;
+	return !listed_path(name, path, sizeof(path)) && access(path, F_OK) == 0;
 }
 
-void ul_sysctl_allow_list(char *buf, size_t len)
+int ul_sysctl_writable(const char *name)
 {
-	size_t off = 0;
+	char path[PATH_MAX];
 
-	buf[0] = '\0';
-	for (size_t i = 0; i < UL_ARRAY_SIZE(allowed) && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "", allowed[i]);
+	if (listed_path(name, path, sizeof(path)))
+		return -EINVAL;
+	return access(path, W_OK) == 0 ? 0 : -errno;
 }
 
 bool ul_sysctl_value_ok(const char *value)
@@ -70,8 +54,11 @@ bool ul_sysctl_value_ok(const char *value)
 	size_t n = value ? strlen(value) : 0;
 	const char *digits = value && value[0] == '-' ? value + 1 : value;
 
+	/* One spelling per number: no leading zero (the kernel reads "010"
+	 * as octal 8), no "-0"; so a value reads back exactly as written. */
 	return n && n < UL_SYSCTL_VALUE_MAX && digits[0] &&
-	       strspn(digits, "0123456789") == strlen(digits);
+	       strspn(digits, "0123456789") == strlen(digits) &&
+	       (digits[0] != '0' || (digits[1] == '\0' && digits == value));
 }
 
 int ul_sysctl_read(const char *name, char *buf, size_t len)
@@ -79,7 +66,7 @@ int ul_sysctl_read(const char *name, char *buf, size_t len)
 	char path[PATH_MAX];
 	ssize_t n;
 
-	if (!ul_sysctl_allowed(name) || sysctl_path(name, path, sizeof(path)))
+	if (listed_path(name, path, sizeof(path)))
 		return -EINVAL;
 	n = ul_read_file(path, buf, len);
 	if (n < 0)
@@ -88,14 +75,34 @@ int ul_sysctl_read(const char *name, char *buf, size_t len)
 	return ul_sysctl_value_ok(buf) ? 0 : -EINVAL;
 }
 
-int ul_sysctl_write(const char *name, const char *value)
+int ul_sysctl_write(const char *name, const char *value, char *why, size_t wlen)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], back[UL_SYSCTL_VALUE_MAX + 8];
+	int rc;
 
-	if (!ul_sysctl_allowed(name) || !ul_sysctl_value_ok(value) ||
-	    sysctl_path(name, path, sizeof(path)))
+	if (listed_path(name, path, sizeof(path)) || !ul_sysctl_value_ok(value)) {
+		ul_whyf(why, wlen, "%s=%s: not a sysctl and an integer a sweep may write", name,
+			value);
 		return -EINVAL;
-	return ul_write_file(path, value);
+	}
+	rc = ul_write_file(path, value);
+	if (rc) {
+		ul_whyf(why, wlen, "cannot write %s to %s: %s", value, name, strerror(-rc));
+		return rc;
+	}
+	/* The kernel may clamp, round or misread what it took: what counts is
+	 * what it holds now. */
+	rc = ul_sysctl_read(name, back, sizeof(back));
+	if (rc) {
+		ul_whyf(why, wlen, "wrote %s to %s, then cannot read it back: %s", value, name,
+			strerror(-rc));
+		return rc;
+	}
+	if (strcmp(back, value)) {
+		ul_whyf(why, wlen, "wrote %s to %s, but it reads back as %s", value, name, back);
+		return -EIO;
+	}
+	return 0;
 }
 
 /* "NAME ORIGINAL": the name into name[len], the value after it; NULL if malformed. */
@@ -109,21 +116,33 @@ static const char *split_entry(const char *arg, char *name, size_t len)
 	return ul_sysctl_value_ok(sp + 1) ? sp + 1 : NULL;
 }
 
-int ul_sysctl_entry_check(const char *arg)
+int ul_sysctl_entry_check(const char *arg, char *why, size_t wlen)
 {
-	char name[128];
+	char name[128], path[PATH_MAX];
 
-	return split_entry(arg, name, sizeof(name)) && ul_sysctl_allowed(name) ? 0 : -EPERM;
+	if (!split_entry(arg, name, sizeof(name)) || listed_path(name, path, sizeof(path))) {
+		ul_whyf(why, wlen, "not a sysctl a sweep may change, or not an integer value");
+		return -EPERM;
+	}
+	if (access(path, F_OK) == 0)
+		return 0;
+	/* No /proc/sys here (procfs not mounted in this namespace): the
+	 * sysctl is not gone, only out of sight. */
+	if (access("/proc/sys/kernel", F_OK) < 0) {
+		ul_whyf(why, wlen, "/proc/sys is not visible here (%s)", strerror(errno));
+		return -EAGAIN;
+	}
+	return -ENOENT; /* not on this kernel: nothing to write back */
 }
 
 int ul_sysctl_entry_undo(const char *arg, char *why, size_t wlen)
 {
 	char name[128];
 	const char *orig = split_entry(arg, name, sizeof(name));
-	int rc = orig ? ul_sysctl_write(name, orig) : -EINVAL;
 
-	if (rc)
-		ul_whyf(why, wlen, "cannot write %s back to %s: %s", orig ? orig : "?", name,
-			strerror(-rc));
-	return rc;
+	if (!orig) {
+		ul_whyf(why, wlen, "malformed sysctl entry");
+		return -EINVAL;
+	}
+	return ul_sysctl_write(name, orig, why, wlen);
 }

@@ -137,4 +137,39 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2
 else
 	for _ in 1 2 3 4 5 6 7; do skip "needs root, setpriv and a 'nobody' user"; done
 fi
+
+# A killed sweep's sysctl under a read-only /proc/sys (a container's):
+# cleanup says why, and keeps the entry for a cleanup that can write it,
+# instead of retiring it for good as "not ours".
+ro_proc_sys() { # CMD...: run in a mount namespace where /proc/sys is read-only
+	unshare -m sh -c 'mount --bind /proc/sys /proc/sys &&
+		mount -o remount,ro,bind /proc/sys && exec "$@"' sh "$@"
+}
+SW=/proc/sys/vm/swappiness
+if [ "$(id -u)" = 0 ] && [ -w "$SW" ] && ro_proc_sys true 2>/dev/null; then
+	sw0=$(cat "$SW")
+	left=$((sw0 < 50 ? sw0 + 7 : sw0 - 7))
+	trap 'echo "$sw0" >"$SW"; rm -rf "$TMP"' EXIT
+	rm -f "$UL_JOURNAL_DIR"/*
+	chmod 0700 "$UL_JOURNAL_DIR"
+	# What a sweep killed at vm.swappiness=$left leaves: the original journalled.
+	printf 'underload-journal 1 999999995 0\nsysctl vm.swappiness %s\n' "$sw0" \
+		>"$UL_JOURNAL_DIR/999999995.journal"
+	chmod 0600 "$UL_JOURNAL_DIR/999999995.journal"
+	echo "$left" >"$SW"
+	for try in 1 2 3 4; do
+		ro_proc_sys "$UL" cleanup >"$TMP/out" 2>"$TMP/err"
+		is $? 1 "cleanup $try under a read-only /proc/sys exits 1"
+	done
+	like "$(cat "$TMP/err")" "cannot write $sw0 to vm.swappiness: Read-only file system \(kept: a later cleanup tries again\)" \
+		"saying why, and that the entry is kept"
+	is "$(cat "$SW")" "$left" "vm.swappiness is still $left"
+	"$UL" cleanup >"$TMP/out" 2>"$TMP/err"
+	is $? 0 "a cleanup that can write exits 0"
+	like "$(cat "$TMP/out")" "restored sysctl vm.swappiness $sw0" "and restores the sysctl"
+	is "$(cat "$SW")" "$sw0" "vm.swappiness is $sw0 again"
+	is "$(find "$UL_JOURNAL_DIR" -type f | wc -l)" 0 "the journal is settled"
+else
+	for _ in 1 2 3 4 5 6 7 8 9; do skip "needs root and a mount namespace"; done
+fi
 done_testing

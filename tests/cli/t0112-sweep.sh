@@ -19,12 +19,43 @@ wait_change() { # wait_change FILE ORIGINAL: until it differs (at most 60 s)
 }
 
 # Bad input is refused before anything changes.
-for args in "vm.nosuch=1" "vm.swappiness=ten" "vm.swappiness=" "kernel.hostname=1" "=1"; do
+for args in "vm.nosuch=1" "vm.swappiness=ten" "vm.swappiness=" "kernel.hostname=1" "=1" \
+	"kernel.sched_rt_period_us=1000000"; do
 	"$UL" sweep "$args" -- "${RUN[@]}" >/dev/null 2>"$TMP/err"
 	is $? 2 "sweep $args is refused with exit 2"
 done
-"$UL" sweep vm.swappiness=10 -- "${RUN[@]}" --label x >/dev/null 2>"$TMP/err"
-is $? 2 "a --label in the run's arguments is refused"
+# The run's arguments are read as run reads them (getopt_long): every
+# abbreviation of --label, and of a swept option, is refused.
+for label in "--label x" "--label=x" "--lab x" "--labe=x"; do
+	# shellcheck disable=SC2086 # the words of $label are the arguments
+	"$UL" sweep vm.swappiness=10 -- "${RUN[@]}" $label >/dev/null 2>"$TMP/err"
+	is $? 2 "'$label' in the run's arguments is refused"
+	like "$(cat "$TMP/err")" "the sweep labels its runs: no --label" "and says why"
+done
+"$UL" sweep mem-limit=64M,128M -- "${RUN[@]}" --mem-lim=64M >/dev/null 2>"$TMP/err"
+is $? 2 "a swept option abbreviated in the run's arguments (--mem-lim) is refused"
+like "$(cat "$TMP/err")" "--mem-limit is swept" "and says why"
+# A leading zero is octal to the kernel (010 is 8): refused, not run as 8.
+"$UL" sweep vm.swappiness=010,011 -- "${RUN[@]}" >/dev/null 2>"$TMP/err"
+is $? 2 "vm.swappiness=010,011 is refused with exit 2"
+like "$(cat "$TMP/err")" "vm.swappiness=010: .*leading zeros .*octal" "saying the kernel reads it as octal"
+# Every allowed sysctl is bounded: no allowed value can take the machine
+# down.  vfs_cache_pressure=0 never reclaims the dentry and inode caches.
+"$UL" sweep vm.vfs_cache_pressure=0 -- "${RUN[@]}" >/dev/null 2>"$TMP/err"
+is $? 2 "vm.vfs_cache_pressure=0 is refused with exit 2"
+like "$(cat "$TMP/err")" "out of the sweep's bounds 10\.\.1000" "naming the bounds"
+# Half the memory as a reserve would starve the host: tried only when the
+# harmless out-of-bounds value above was refused, never on a build that
+# does not bound (it would run it).
+half=$(($(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo) / 2))
+if grep -q "out of the sweep's bounds" "$TMP/err"; then
+	"$UL" sweep "vm.min_free_kbytes=$half" -- "${RUN[@]}" >/dev/null 2>"$TMP/err"
+	is $? 2 "vm.min_free_kbytes=$half (half of MemTotal) is refused with exit 2"
+	like "$(cat "$TMP/err")" "5% of MemTotal" "saying why"
+else
+	ok 1 "vm.min_free_kbytes=$half not tried: this build does not bound sysctls"
+	ok 1 "and so cannot refuse it"
+fi
 "$UL" sweep vm.swappiness=10 "${RUN[@]}" >/dev/null 2>"$TMP/err"
 is $? 2 "without '-- run' the sweep is refused"
 like "$(cat "$TMP/err")" "expected '-- run ARGS" "and says what it expected"
@@ -35,6 +66,14 @@ if [ "$(id -u)" != 0 ] || [ ! -w "$SW" ]; then
 fi
 sw0=$(cat "$SW")
 vp0=$(cat "$VP")
+# Whatever happens, the host gets its values back (after our processes).
+teardown() {
+	ul_kill_all
+	echo "$sw0" >"$SW"
+	echo "$vp0" >"$VP"
+	rm -rf "$TMP"
+}
+trap teardown EXIT
 
 # The small sweep: four runs, A B A B, the original back afterwards.
 "$UL" sweep vm.swappiness=10,100 --repeat 2 -- "${RUN[@]}" >"$TMP/out" 2>"$TMP/err"
@@ -89,9 +128,19 @@ wait_change "$VP" "$vp0"
 ok $? "the second sweep changed the settings"
 "$UL" sweep vm.swappiness=1 -- "${RUN[@]}" >/dev/null 2>"$TMP/err2"
 is $? 1 "a second sweep of sysctls at the same time is refused"
-like "$(cat "$TMP/err2")" "another sweep is changing system settings" "and says why"
-like "$(cat /proc/net/unix)" " @underload-sweep$" "the lock is an abstract socket the sweep holds"
-is "$(find "/proc/$pid/fd" -lname '*underload-sweep*' | wc -l)" 0 "and no file"
+like "$(cat "$TMP/err2")" "another sweep .*is changing system settings" "and says why"
+# The lock is a file lock: it holds in another network namespace too (an
+# abstract socket name does not).
+if unshare -n true 2>/dev/null; then
+	unshare -n "$UL" sweep vm.swappiness=1 -- "${RUN[@]}" >/dev/null 2>"$TMP/err2"
+	is $? 1 "a second sweep in another network namespace is refused"
+	like "$(cat "$TMP/err2")" "another sweep .*is changing system settings" "and says why"
+else
+	skip "unshare -n is not permitted here"
+	skip "unshare -n is not permitted here"
+fi
+flock -n -E 99 /run/underload/settings.lock true
+is $? 99 "the lock is a flock on /run/underload/settings.lock, held by the sweep"
 sleep 1
 kill -INT "$pid"
 wait "$pid"
@@ -101,5 +150,9 @@ is "$(cat "$VP")" "$vp0" "after SIGINT vm.vfs_cache_pressure is $vp0"
 for _ in $(seq 100); do [ "$(ul_procs)" = 0 ] && break; sleep 0.1; done
 is "$(ul_procs)" 0 "no process is left"
 is "$(ls "$UL_JOURNAL_DIR" | wc -l)" 0 "nothing is left for cleanup"
-ok $(grep -q " @underload-sweep$" /proc/net/unix; echo $((!$?))) "the lock ended with the sweep"
+flock -n /run/underload/settings.lock true
+ok $? "the lock ended with the sweep"
+. "$(dirname "$0")/t0112/killed.bash"
+. "$(dirname "$0")/t0112/signals.bash"
+. "$(dirname "$0")/t0112/readonly.bash"
 done_testing

@@ -122,4 +122,29 @@ is "$(current)" "$orig" "cleanup selected $orig again"
 like "$(cat "$TMP/clean")" "iosched $DISK $orig" "cleanup names the scheduler it restored"
 is "$(ls "$UL_JOURNAL_DIR" | wc -l)" 0 "cleanup settled every journal"
 is "$(ul_procs)" 0 "no process is left"
+
+# A killed sweep's scheduler where sysfs cannot be seen (a mount namespace
+# without it on /sys): cleanup does not claim a restore it did not do, and
+# keeps the entry for a cleanup that sees the disk.
+no_sysfs() { unshare -m sh -c 'mount -t tmpfs none /sys && exec "$@"' sh "$@"; }
+if no_sysfs true 2>/dev/null; then
+	printf 'underload-journal 1 999999999 0\niosched %s %s\n' "$DISK" "$orig" \
+		>"$UL_JOURNAL_DIR/999999999.journal"
+	chmod 0600 "$UL_JOURNAL_DIR/999999999.journal"
+	echo none >"$SCHED"
+	no_sysfs "$UL" cleanup >"$TMP/clean" 2>&1
+	is $? 1 "cleanup without sysfs exits 1"
+	ok $(grep -q "restored iosched\|removed iosched" "$TMP/clean"; echo $((!$?))) \
+		"and does not claim to have restored the scheduler"
+	like "$(cat "$TMP/clean")" "no sysfs at /sys/block here.*kept: a later cleanup tries again" \
+		"it says why, and keeps the entry"
+	is "$(current)" none "the scheduler is still none"
+	"$UL" cleanup >"$TMP/clean" 2>&1
+	is $? 0 "a cleanup that sees the disk exits 0"
+	like "$(cat "$TMP/clean")" "restored iosched $DISK $orig" "and restores the scheduler"
+	is "$(current)" "$orig" "the scheduler is $orig again"
+	is "$(ls "$UL_JOURNAL_DIR" | wc -l)" 0 "the journal is settled"
+else
+	for _ in 1 2 3 4 5 6 7 8; do skip "no mount namespace here"; done
+fi
 done_testing # teardown selects $first again
