@@ -26,8 +26,8 @@ static const char compare_help[] =
 	"usage: underload compare [LABEL|RUN]... [--baseline LABEL|RUN] [--suite NAME]\n"
 	"                         [--test mwu|welch] [--alpha A] [--per-run] [--strict]\n"
 	"                         [--margin PCT] [--fail-on slower|faster|changed]\n"
-	"                         [--format text|json|csv|lmbench2] [--host H]...\n"
-	"                         [--db PATH|URL]\n"
+	"                         [--env default|all] [--format text|json|csv|lmbench2]\n"
+	"                         [--host H]... [--db PATH|URL]\n"
 	"\n"
 	"Compare labels (kernels or settings) against a baseline, for every suite with\n"
 	"results: the seed-style cross-label tables, then one row per test and\n"
@@ -70,6 +70,7 @@ struct cmp_args {
 	const char *test;
 	const char *expect;
 	const char *fail_on;
+	const char *env;
 	struct ul_cmd_hosts hosts;
 	bool strict;
 	enum ul_runcmp_unit unit;
@@ -152,6 +153,11 @@ static const struct ul_opt compare_opts[] = {
 	  .help = "differences the comparison is about, never unfair: comma-separated patterns "
 		  "on a fingerprint key (sysctl.vm.swappiness) or property (memory limit); "
 		  "sweep passes its settings" },
+	{ "env", UL_OPT_CHOICE, .arg = "default|all", A(env), .def_str = "default",
+	  .help = "the environment differences the text header lists: settings, hardware, "
+		  "the kernel, and states that cross a threshold that matters (free memory "
+		  "below the memory budget, a doctor warning), or every one (all: uptime, "
+		  "load, page cache, top processes ...); JSON has every one" },
 	UL_CMD_OPT_HOST(struct cmp_args, hosts,
 			"; given twice or more, each label of each host is a group of its own, "
 			"LABEL@HOST, and the machines' own differences (host, CPU, RAM, "
@@ -276,7 +282,7 @@ static int print_text(const struct ul_compare_state *st, const struct cmp_args *
 	int rc = 0;
 
 	if (st->n_groups > 1)
-		rc = ul_report_compare_header(stdout, c);
+		rc = ul_report_compare_header(stdout, c, !strcmp(a->env, "all"));
 	for (size_t i = 0; i < ul_suite_count() && !rc; i++) {
 		const struct ul_suite *suite = ul_suite_at(i);
 

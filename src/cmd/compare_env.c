@@ -101,9 +101,10 @@ static const struct prop {
 	enum prop_kind kind;
 	bool unfair; /* a difference makes the comparison unfair */
 	bool in_fp;  /* the fingerprint says it too: left out when every run has one */
+	enum ul_runcmp_env_kind env_kind; /* the kernel is compared; the rest: settings */
 } props[] = {
-	{ "kernel release", P_RELEASE, false, true },
-	{ "kernel version", P_VERSION, false, true },
+	{ "kernel release", P_RELEASE, false, true, UL_ENV_COMPARED },
+	{ "kernel version", P_VERSION, false, true, UL_ENV_COMPARED },
 	{ "host", P_HOST, false, false },
 	{ "CPU count", P_CPUS, false, false },
 	{ "CPU model", P_MODEL, false, true },
@@ -224,10 +225,66 @@ static void add_distinct(char *buf, size_t len, const char *one)
 	put(buf + off, len - off, one);
 }
 
+/* A fingerprint class as the kind of an environment difference. */
+static enum ul_runcmp_env_kind fp_kind(const char *key)
+{
+	switch (ul_fp_classify(key)) {
+	case UL_FP_EXPECTED:
+		return UL_ENV_COMPARED;
+	case UL_FP_VOLATILE:
+		return UL_ENV_STATE;
+	case UL_FP_UNFAIR:
+		break;
+	}
+	return UL_ENV_SETTING;
+}
+
+/*
+ * Does run's value of the state `key` cross a threshold that changes what
+ * the run measured?  Then note says which, and where:
+ *  - memory.available_kb below the run's memory budget when that is a
+ *    --mem-limit (below MemTotal): its memory loads and mtest were sized
+ *    for memory the machine could not give without reclaiming it (page
+ *    cache, swap).  The default budget, MemTotal, is never available, so
+ *    a threshold there would trip on every run; the doctor's memory
+ *    checks speak for the whole machine;
+ *  - a doctor finding (doctor.*) at warn or blocker level: the doctor
+ *    judged the machine doubtful or unfit for measuring at that moment.
+ * Every other state (uptime, load average, page cache, top processes,
+ * free blocks ...) differs between any two runs and is shown by --env all.
+ */
+static bool state_matters(const char *key, const char *value, const struct ul_run *run,
+			  const char *label, char *note, size_t len)
+{
+	uint64_t budget = run->params.mem_budget_bytes;
+
+	if (!strcmp(key, "memory.available_kb")) {
+		char *end;
+		unsigned long long kb;
+
+		errno = 0;
+		kb = strtoull(value, &end, 10);
+		if (errno || end == value || *end || !budget ||
+		    budget >= run->host.mem_total_bytes || kb * 1024 >= budget)
+			return false;
+		snprintf(note, len, "below the memory budget (%llu MiB) in '%s'",
+			 (unsigned long long)(budget >> 20), label);
+		return true;
+	}
+	if (!strncmp(key, "doctor.", 7) &&
+	    (!strncmp(value, "warn:", 5) || !strncmp(value, "blocker:", 8))) {
+		snprintf(note, len, "a doctor %.*s in '%s'", (int)strcspn(value, ":"), value,
+			 label);
+		return true;
+	}
+	return false;
+}
+
 /*
  * The fact `key` across every run (flat[i]: run i's flat fingerprint, in
  * group order): listed when any two runs differ, unfair when its class
- * says so and the values differ in what decides fairness.
+ * says so and the values differ in what decides fairness; shown by
+ * default unless it is a state no run's value of which matters.
  */
 static int fingerprint_fact(struct ul_runcmp *c, json_t *const *flat, const char *key,
 			    const char *expect)
@@ -239,12 +296,17 @@ static int fingerprint_fact(struct ul_runcmp *c, json_t *const *flat, const char
 
 	memset(&e, 0, sizeof(e));
 	put(e.what, sizeof(e.what), key);
+	e.kind = fp_kind(key);
+	e.shown = e.kind != UL_ENV_STATE;
 	for (size_t g = 0; g < c->n_groups; g++)
 		for (size_t r = 0; r < c->groups[g].n_runs; r++, i++) {
 			const char *v = json_string_value(json_object_get(flat[i], key));
 
 			v = v ? v : "(not recorded)";
 			add_distinct(e.value[g], sizeof(e.value[g]), v);
+			if (e.kind == UL_ENV_STATE && !e.shown)
+				e.shown = state_matters(key, v, c->groups[g].runs[r],
+							c->groups[g].label, e.note, sizeof(e.note));
 			ul_fp_fair_value(key, v, fair, sizeof(fair));
 			if (!i)
 				snprintf(first, sizeof(first), "%s", fair);
@@ -255,6 +317,7 @@ static int fingerprint_fact(struct ul_runcmp *c, json_t *const *flat, const char
 	if (!differ)
 		return 0;
 	e.unfair = unfair && ul_fp_classify(key) == UL_FP_UNFAIR && !expected(expect, key);
+	e.shown |= e.unfair;
 	return ul_runcmp_add_env(c, &e);
 }
 
@@ -337,7 +400,7 @@ static int mtest_bytes_env(struct ul_runcmp *c)
 			return 0; /* a side without mtest: nothing to compare */
 		differ |= strstr(e.value[g], " | ") || (g && strcmp(e.value[g], e.value[0]));
 	}
-	e.unfair = true;
+	e.unfair = e.shown = true;
 	return differ ? ul_runcmp_add_env(c, &e) : 0;
 }
 
@@ -362,6 +425,8 @@ int ul_compare_env(struct ul_runcmp *c, const char *expect)
 		if (!differ)
 			continue;
 		e.unfair = props[i].unfair && !expected(expect, props[i].what);
+		e.kind = props[i].env_kind;
+		e.shown = true;
 		if (ul_runcmp_add_env(c, &e))
 			return -ENOMEM;
 	}
@@ -373,6 +438,7 @@ int ul_compare_env(struct ul_runcmp *c, const char *expect)
 		struct ul_runcmp_env e;
 
 		memset(&e, 0, sizeof(e));
+		e.shown = true;
 		snprintf(e.what, sizeof(e.what), "fingerprint");
 		for (size_t g = 0; g < c->n_groups; g++)
 			for (size_t r = 0; r < c->groups[g].n_runs; r++)

@@ -74,9 +74,60 @@ int ul_report_compare_group_line(FILE *out, const struct ul_runcmp_group *g)
 	return stream_status(out);
 }
 
-int ul_report_compare_header(FILE *out, const struct ul_runcmp *c)
+/* Print `s` left-aligned in `width` terminal columns (UTF-8 labels). */
+static void pad(FILE *out, const char *s, size_t width)
 {
-	char lab[160], val[200];
+	size_t cols = ul_fmt_columns(s);
+
+	fprintf(out, "%s%*s", s, cols < width ? (int)(width - cols) : 0, "");
+}
+
+/*
+ * The environment differences: the shown ones (or all), one line a group,
+ * in columns as wide as the widest property and label, so values of any
+ * width start in one column; "(unfair)" and a state's note end the
+ * baseline's line.
+ */
+static void env_lines(FILE *out, const struct ul_runcmp *c, bool all)
+{
+	char lab[160], val[200], note[256];
+	size_t what_w = 0, lab_w = 0;
+
+	for (size_t i = 0; i < c->n_env; i++)
+		if (all || c->env[i].shown) {
+			clean(val, sizeof(val), c->env[i].what);
+			if (ul_fmt_columns(val) > what_w)
+				what_w = ul_fmt_columns(val);
+		}
+	for (size_t g = 0; g < c->n_groups; g++) {
+		clean(lab, sizeof(lab), c->groups[g].label);
+		if (ul_fmt_columns(lab) > lab_w)
+			lab_w = ul_fmt_columns(lab);
+	}
+	for (size_t i = 0; i < c->n_env; i++) {
+		const struct ul_runcmp_env *e = &c->env[i];
+
+		if (!all && !e->shown)
+			continue;
+		clean(note, sizeof(note), e->note);
+		for (size_t g = 0; g < c->n_groups; g++) {
+			clean(lab, sizeof(lab), c->groups[g].label);
+			clean(val, sizeof(val), e->value[g]);
+			fprintf(out, "  ");
+			pad(out, g ? "" : e->what, what_w);
+			fprintf(out, "  ");
+			pad(out, lab, lab_w);
+			fprintf(out, "  %s%s%s%s%s\n", val,
+				g == 0 && e->unfair ? "   (unfair)" : "",
+				g == 0 && note[0] ? "   (" : "", g == 0 ? note : "",
+				g == 0 && note[0] ? ")" : "");
+		}
+	}
+}
+
+int ul_report_compare_header(FILE *out, const struct ul_runcmp *c, bool all)
+{
+	size_t shown = 0;
 
 	fprintf(out, "baseline ");
 	describe_group(out, &c->groups[0]);
@@ -86,21 +137,25 @@ int ul_report_compare_header(FILE *out, const struct ul_runcmp *c)
 		describe_group(out, &c->groups[g]);
 		fprintf(out, "\n");
 	}
+	for (size_t i = 0; i < c->n_env; i++)
+		shown += all || c->env[i].shown;
 	if (!c->n_env) {
 		fprintf(out, "environment: no differences between the compared runs\n");
 		return stream_status(out);
 	}
-	fprintf(out, "environment differences:\n");
-	for (size_t i = 0; i < c->n_env; i++) {
-		const struct ul_runcmp_env *e = &c->env[i];
-
-		for (size_t g = 0; g < c->n_groups; g++) {
-			clean(lab, sizeof(lab), c->groups[g].label);
-			clean(val, sizeof(val), e->value[g]);
-			fprintf(out, "  %-16s %-20s %s%s\n", g ? "" : e->what, lab, val,
-				g == 0 && e->unfair ? "   (unfair)" : "");
-		}
-	}
+	if (!shown)
+		fprintf(out,
+			"environment: no differences in settings, hardware or kernel (%zu of the "
+			"moment, such as uptime and load: --env all)\n",
+			c->n_env);
+	else if (shown < c->n_env)
+		fprintf(out,
+			"environment differences (%zu more of the moment, such as uptime and load: "
+			"--env all):\n",
+			c->n_env - shown);
+	else
+		fprintf(out, "environment differences:\n");
+	env_lines(out, c, all);
 	for (size_t i = 0; i < c->n_env; i++)
 		if (c->env[i].unfair)
 			fprintf(out,
@@ -556,8 +611,14 @@ int ul_report_compare_json(FILE *out, const struct ul_runcmp *c)
 
 		for (size_t g = 0; g < c->n_groups; g++)
 			json_array_append_new(vals, jstr(c->env[i].value[g]));
-		json_array_append_new(env, json_pack("{s:s,s:o,s:b}", "what", c->env[i].what,
-						     "values", vals, "unfair", c->env[i].unfair));
+		json_t *e = json_pack("{s:s,s:o,s:b,s:s,s:b}", "what", c->env[i].what, "values",
+				      vals, "unfair", c->env[i].unfair, "kind",
+				      ul_runcmp_env_kind_name(c->env[i].kind), "shown",
+				      c->env[i].shown);
+
+		if (e && c->env[i].note[0])
+			json_object_set_new(e, "note", jstr(c->env[i].note));
+		json_array_append_new(env, e);
 	}
 	root = json_pack("{s:s,s:i,s:s,s:f,s:o,s:s,s:o,s:o,s:o,s:I}", "format", "underload-compare",
 			 "format_version", UL_REPORT_COMPARE_VERSION, "test",

@@ -13,9 +13,9 @@
 
 #include <stdio.h>
 
-/* Text: who is compared (runs pooled), the environment differences and
- * the unfairness warning lines. */
-int ul_report_compare_header(FILE *out, const struct ul_runcmp *c);
+/* Text: who is compared (runs pooled), the environment differences (the
+ * shown ones, or with `all` every one) and the unfairness warning lines. */
+int ul_report_compare_header(FILE *out, const struct ul_runcmp *c, bool all);
 /* Text: "label 'B' (runs 4, 5 pooled)" above a seed table of that label. */
 int ul_report_compare_group_line(FILE *out, const struct ul_runcmp_group *g);
 /* Text: the native comparison table of one suite (its rows). */

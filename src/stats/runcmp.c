@@ -253,6 +253,19 @@ int ul_runcmp_add_env(struct ul_runcmp *c, const struct ul_runcmp_env *e)
 	return 0;
 }
 
+const char *ul_runcmp_env_kind_name(enum ul_runcmp_env_kind k)
+{
+	switch (k) {
+	case UL_ENV_COMPARED:
+		return "compared";
+	case UL_ENV_STATE:
+		return "state";
+	case UL_ENV_SETTING:
+		break;
+	}
+	return "setting";
+}
+
 void ul_runcmp_free(struct ul_runcmp *c)
 {
 	free(c->rows);

@@ -122,13 +122,29 @@ struct ul_runcmp_row {
 	struct ul_runcmp_crash crash[2]; /* base, cand */
 };
 
+/* What kind of fact an environment difference is (fingerprint/diff.h's classes). */
+enum ul_runcmp_env_kind {
+	UL_ENV_SETTING = 0, /* a setting or the hardware: runs that differ may not compare */
+	UL_ENV_COMPARED,    /* the kernel, the usual thing compared */
+	UL_ENV_STATE,	    /* a moment: uptime, load, page cache, top processes, doctor */
+};
+
 /* One environment property that differs between the compared groups. */
 #define UL_RUNCMP_MAX_GROUPS 16
 struct ul_runcmp_env {
 	char what[48];			       /* "kernel release" */
 	char value[UL_RUNCMP_MAX_GROUPS][160]; /* per group; several runs joined by " | " */
 	bool unfair;			       /* makes the comparison unfair (warning, --strict) */
+	enum ul_runcmp_env_kind kind;
+	/* Shown by default (compare's text header; --env all shows every
+	 * one): settings, hardware and the kernel, and a state only when a
+	 * run's value crosses a threshold that matters, said in `note`. */
+	bool shown;
+	char note[192]; /* "below the memory budget (512 MiB) in 'b'"; "" = none */
 };
+
+/* "setting", "compared", "state". */
+const char *ul_runcmp_env_kind_name(enum ul_runcmp_env_kind k);
 
 /* What one observation is. */
 enum ul_runcmp_unit {

@@ -89,7 +89,7 @@ like "$out" "^warning: unfair comparison: sysctl\\.vm\\.swappiness" "a warning n
 is $? 2 "compare --strict exits 2 on it"
 like "$(cat "$TMP/err")" "--strict: the compared runs differ in 1 way" "and says why"
 
-out=$("$UL" compare --db "$DB" --strict base later 2>"$TMP/err")
+out=$("$UL" compare --db "$DB" --strict base later --env all 2>"$TMP/err")
 is $? 0 "a difference in uptime alone: --strict exits 0"
 like "$out" "^  activity\\.uptime_s +base " "the uptime difference is listed"
 is "$(grep -c 'unfair' <<<"$out")" 0 "without a warning"

@@ -5,7 +5,8 @@
 # give "no difference proven" with the points needed; runs of one label
 # pool; resp compares only the fixed first --min-points points; deadline,
 # mtest and contest comparisons print their seed tables and verdict rows;
-# json and csv carry the same rows; bad options are usage errors.
+# json and csv carry the same rows; the header lists settings and states
+# that matter, aligned (--env all: every one); bad options are usage errors.
 . "$(dirname "$0")/lib.bash"
 
 # The probe reduced to its CPU work, so the work ratio is the delay ratio.
@@ -148,6 +149,95 @@ assert all(len(g["runs"]) == 1 for g in d["groups"]), d["groups"]
 assert d["groups"][1]["runs"][0]["id"] == 4, d["groups"][1]
 PY
 ok $? "default: every label, newest run of each, oldest first"
+
+# The header shows what matters: a settings difference, and states only
+# when they cross a threshold (a doctor warning, free memory below a
+# --mem-limit budget); every other state (uptime, load, page cache, top
+# processes) only with --env all, and always in the JSON.  Made by editing
+# an export of run 1, so nothing else differs.
+"$UL" export --db "$DB" 1 >"$TMP/one.json"
+python3 - "$TMP/one.json" "$TMP/env.json" <<'PY'
+import copy, json, sys, uuid
+d = json.load(open(sys.argv[1]))
+(base,) = d["runs"]
+base["label"] = "base"
+base["fingerprint"]["doctor"]["busy"] = "info: quiet"
+def variant(label, edit):
+    r = copy.deepcopy(base)
+    r["uuid"], r["label"] = str(uuid.uuid4()), label
+    r["started_ns"] += 10**9
+    r["finished_ns"] += 10**9
+    fp = r["fingerprint"]
+    fp["activity"]["uptime_s"] = 123456
+    fp["activity"]["loadavg"] = "9.99 9.99 9.99 3/333 33333"
+    fp["activity"]["top_cpu"] = ["a-much-longer-process-name[4242] 99% CPU"]
+    fp["memory"]["page_cache_kb"] = 1
+    edit(r, fp)
+    return r
+def moments(r, fp):
+    pass
+def setting(r, fp):
+    fp["sysctl"]["vm.swappiness"] = "1" if fp["sysctl"].get("vm.swappiness") != "1" else "2"
+    fp["doctor"]["busy"] = "warn: other processes used 40% of a CPU"
+def limited(r, fp):
+    r["params"]["mem_limit_bytes"] = r["params"]["mem_budget_bytes"] = 256 << 20
+    fp["memory"]["available_kb"] = 100000
+d["runs"] = [base, variant("later", moments), variant("a-long-candidate-label", setting),
+             variant("limited", limited)]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$UL" import --db "$TMP/env.db" "$TMP/env.json" >/dev/null
+is $? 0 "runs differing in states, a setting and a limit imported"
+out=$("$UL" compare --db "$TMP/env.db" base later)
+like "$out" "^environment: no differences in settings, hardware or kernel \\([0-9]+ of the moment, such as uptime and load: --env all\\)$" \
+	"states alone: no difference listed, their count and --env all named"
+! grep -Eq "uptime_s|loadavg|top_cpu|page_cache" <<<"$out"
+ok $? "uptime, load, top processes and page cache are not listed by default"
+out=$("$UL" compare --db "$TMP/env.db" base later --env all)
+like "$out" "^environment differences:$" "--env all: every difference"
+like "$out" "^  activity\\.uptime_s +base +[0-9]+$" "the uptime listed"
+like "$out" "^ +later +123456$" "with the candidate's value"
+out=$("$UL" compare --db "$TMP/env.db" base a-long-candidate-label limited)
+like "$out" "^environment differences \\([0-9]+ more of the moment, such as uptime and load: --env all\\):$" \
+	"a setting differs: listed, and the states left out counted"
+like "$out" "^  sysctl\\.vm\\.swappiness +base +[0-9]+ +\\(unfair\\)$" "the setting, unfair"
+like "$out" "^  doctor\\.busy +base +info: quiet +\\(a doctor warn in 'a-long-candidate-label'\\)$" \
+	"a doctor warning is a state that matters, with why"
+like "$out" "^  memory\\.available_kb +base +[0-9]+ +\\(below the memory budget \\(256 MiB\\) in 'limited'\\)$" \
+	"free memory below a --mem-limit budget matters, with why"
+! grep -Eq "uptime_s|loadavg|top_cpu|page_cache" <<<"$out"
+ok $? "but not the uptime, load, top processes or page cache"
+"$UL" compare --db "$TMP/env.db" base a-long-candidate-label limited --env all >"$TMP/all.txt"
+python3 - "$TMP/all.txt" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().split("\n")
+start = lines.index("environment differences:") + 1
+block = []
+for l in lines[start:]:
+    if not l.startswith("  "):
+        break
+    block.append(l)
+labels = ("base", "a-long-candidate-label", "limited")
+cols = set()
+for l in block:
+    m = re.match(r"^  (.*?) +(" + "|".join(labels) + r")( +)", l)
+    assert m, l
+    cols.add((m.start(2), m.end(3)))
+assert len(block) >= 3 * 6 and len(cols) == 1, (cols, block)
+PY
+ok $? "--env all: labels and values start in one column whatever the widths"
+"$UL" compare --db "$TMP/env.db" base later a-long-candidate-label limited --format json >"$TMP/env.out"
+python3 - "$TMP/env.out" <<'PY'
+import json, sys
+env = {e["what"]: e for e in json.load(open(sys.argv[1]))["environment"]}
+for k in ("activity.uptime_s", "activity.loadavg", "activity.top_cpu", "memory.page_cache_kb"):
+    assert env[k]["shown"] is False and env[k]["kind"] == "state", env[k]
+assert env["sysctl.vm.swappiness"]["shown"] and env["sysctl.vm.swappiness"]["kind"] == "setting", env
+assert env["doctor.busy"]["shown"] and env["doctor.busy"]["note"].startswith("a doctor warn"), env
+assert env["memory.available_kb"]["shown"] and "memory budget" in env["memory.available_kb"]["note"], env
+assert env["memory budget"]["shown"] and env["memory budget"]["unfair"], env
+PY
+ok $? "JSON: every difference kept, each with its kind and whether it is shown"
 
 # Bad input.
 "$UL" compare --db "$DB" fast slow --alpha 0 2>"$TMP/err"; is $? 2 "--alpha 0 is a usage error"
