@@ -35,6 +35,10 @@ is "$(comp run '' | line)" "$("$UL" list suites | awk '{ print $1 }' | line)" \
 is "$(comp run --tests noload,cpu)" "noload,cpuload" "run --tests completes a load"
 is "$(comp compare --format '' | line)" "csv json lmbench2 text" \
 	"compare --format <TAB> offers the words of its choice"
+is "$(comp compare --fail-on '' | line)" "changed faster slower" \
+	"compare --fail-on <TAB> offers the verdicts the gate takes"
+is "$(comp compare --env '' | line)" "all default" "compare --env <TAB> offers default and all"
+is "$(comp compare --mar)" "--margin" "compare --mar<TAB> completes --margin"
 like "$(comp run -o resp.work)" '^resp\.working-set=$' "-o completes a probe option"
 is "$(comp r | line)" "relabel report rm run" "a command name completes"
 mkdir -p "$TMP/files/sub" && touch "$TMP/files/loadfile.txt"
