@@ -19,14 +19,16 @@
 #include <unistd.h>
 
 #define FILE_DIRECTORY_FILE 0x1
-#define RESERVE_CHECK_EVERY 64
+/* A client's budget is 1/RESERVE_SHARE_PART of its share of the headroom. */
+#define RESERVE_SHARE_PART 2
 
 int ul_fsb_client_init(struct ul_fsb_client *c, const struct ul_fsb_trace *t, int root_fd,
-		       int index, uint64_t disk_reserve_bytes)
+		       int index, int n_clients, uint64_t disk_reserve_bytes)
 {
 	memset(c, 0, sizeof(*c));
 	c->t = t;
 	c->root_fd = root_fd;
+	c->n_clients = n_clients > 0 ? n_clients : 1;
 	c->disk_reserve_bytes = disk_reserve_bytes;
 	snprintf(c->name, sizeof(c->name), "client%d", index + 1);
 	c->name_len = strlen(c->name);
@@ -151,19 +153,45 @@ static int do_close(struct ul_fsb_client *c, int h)
 	return rc_of(r);
 }
 
-static int check_reserve(struct ul_fsb_client *c)
+uint64_t ul_fsb_write_budget(uint64_t free_bytes, uint64_t reserve_bytes, int n_clients,
+			     uint64_t write_bytes)
+{
+	uint64_t budget;
+
+	if (free_bytes <= reserve_bytes || n_clients < 1)
+		return 0;
+	budget = (free_bytes - reserve_bytes) / (uint64_t)n_clients / RESERVE_SHARE_PART;
+	return budget < write_bytes ? 0 : budget;
+}
+
+/*
+ * Before a write of `size` bytes: within the budget it just goes; else
+ * the free space is looked at (below the reserve: fatal, -ENOSPC) and a
+ * new budget drawn from it, this write included.
+ */
+static int check_reserve(struct ul_fsb_client *c, uint64_t size)
 {
 	struct statvfs sv;
+	uint64_t free_bytes;
 
-	if (!c->disk_reserve_bytes || ++c->writes % RESERVE_CHECK_EVERY)
+	if (!c->disk_reserve_bytes)
 		return 0;
+	if (size <= c->write_budget) {
+		c->write_budget -= size;
+		return 0;
+	}
+	c->write_budget = 0;
 	if (fstatvfs(c->root_fd, &sv) < 0)
-		return 0;
-	if ((uint64_t)sv.f_bavail * sv.f_frsize < c->disk_reserve_bytes) {
+		return 0; /* unknown: the write's own ENOSPC still stops the client */
+	free_bytes = (uint64_t)sv.f_bavail * sv.f_frsize;
+	if (free_bytes < c->disk_reserve_bytes) {
 		if (c->stats)
 			c->stats->reserve_hit = true;
 		return -ENOSPC;
 	}
+	c->write_budget = ul_fsb_write_budget(free_bytes, c->disk_reserve_bytes, c->n_clients,
+					      c->t->max_io_bytes);
+	c->write_budget -= size < c->write_budget ? size : c->write_budget;
 	return 0;
 }
 
@@ -174,7 +202,7 @@ static int do_io(struct ul_fsb_client *c, const struct ul_fsb_op *op, int h)
 	int rc;
 
 	if (op->kind == UL_FSB_WRITEX) {
-		rc = check_reserve(c);
+		rc = check_reserve(c, size);
 		if (rc)
 			return rc;
 		r = pwrite(c->open[h].fd, c->buf, size, (off_t)op->arg[1]);

@@ -21,7 +21,10 @@
  *  - bytes are those actually read and written (dbench counts the sizes
  *    asked for);
  *  - running out of space (ENOSPC, EDQUOT, or free space falling below
- *    the disk reserve, checked every 64 writes) is fatal to the client.
+ *    the disk reserve) is fatal to the client.  The reserve is checked by
+ *    bytes written: after each look at the free space a client may write
+ *    its budget (ul_fsb_write_budget) before it looks again, and near the
+ *    reserve it looks before every write.
  *
  * All files live under root_fd, in clients/clientN (the trace's `client1`
  * component renamed).  Nothing here prints or exits.
@@ -84,12 +87,25 @@ struct ul_fsb_client {
 	size_t n_open;
 	char *buf;
 	char path[2][PATH_MAX];
-	uint64_t writes;
+	int n_clients;	       /* replaying at once on the same file system */
+	uint64_t write_budget; /* bytes it may write before it looks at the free space */
 };
 
-/* Prepare client `index` (0-based; named client<index+1>).  0 or -errno. */
+/* Prepare client `index` (0-based; named client<index+1>) of n_clients
+ * writing to the same file system.  0 or -errno. */
 int ul_fsb_client_init(struct ul_fsb_client *c, const struct ul_fsb_trace *t, int root_fd,
-		       int index, uint64_t disk_reserve_bytes) UL_MUST_CHECK;
+		       int index, int n_clients, uint64_t disk_reserve_bytes) UL_MUST_CHECK;
+
+/*
+ * The bytes one of n_clients may write before it looks at the free space
+ * again: 1/2 of its share of the headroom above the reserve,
+ * (free - reserve) / n_clients / 2, so that all of them writing their
+ * budgets at once stay above the reserve; 0, looking before every write,
+ * once that is less than one write of write_bytes (the trace's largest)
+ * or there is no headroom.
+ */
+uint64_t ul_fsb_write_budget(uint64_t free_bytes, uint64_t reserve_bytes, int n_clients,
+			     uint64_t write_bytes);
 void ul_fsb_client_fini(struct ul_fsb_client *c);
 
 /*

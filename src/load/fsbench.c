@@ -95,7 +95,8 @@ static int fsbench_worker(struct ul_load_ctx *ctx, void *state, int index)
 	_Atomic int phase = UL_FSB_MEASURE;
 	int rc;
 
-	rc = ul_fsb_client_init(&c, &s->trace, s->root_fd, index, ctx->disk_reserve_bytes);
+	rc = ul_fsb_client_init(&c, &s->trace, s->root_fd, index, (int)ctx->opt[OPT_CLIENTS],
+				ctx->disk_reserve_bytes);
 	if (rc)
 		return -rc;
 	c.units = &ctx->shared->units;

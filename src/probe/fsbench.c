@@ -168,7 +168,7 @@ static int fsbench_child(const struct ul_probe_ctx *ctx, void *state, int i,
 	int rc;
 
 	(void)ctx;
-	if (ul_fsb_client_init(&c, s->trace, s->root_fd, i, s->disk_reserve_bytes))
+	if (ul_fsb_client_init(&c, s->trace, s->root_fd, i, s->clients, s->disk_reserve_bytes))
 		return 2;
 	c.stats = &f->sh->stats[i];
 	if (ul_barrier_child_ready(barrier) || ul_barrier_child_wait_go(barrier)) {

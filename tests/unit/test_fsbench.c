@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -225,7 +226,7 @@ static void replay_once(const struct ul_fsb_trace *t, struct ul_fsb_stats *st, i
 	int root = open(tmpdir, O_RDONLY | O_DIRECTORY);
 
 	ck_assert_int_ge(root, 0);
-	ck_assert_int_eq(ul_fsb_client_init(&c, t, root, index, 0), 0);
+	ck_assert_int_eq(ul_fsb_client_init(&c, t, root, index, 1, 0), 0);
 	c.stats = st;
 	ck_assert_int_eq(ul_fsb_client_run(&c, &phase, true, 0), 0);
 	ul_fsb_client_cleanup(&c);
@@ -523,6 +524,90 @@ START_TEST(test_fsbench_probe_failures)
 }
 END_TEST
 
+/* The reserve's budget: half a client's share of the headroom, and a look
+ * before every write once that is less than one write. */
+START_TEST(test_write_budget)
+{
+	const uint64_t MiB = 1024 * 1024, write = 64 * 1024;
+
+	ck_assert_uint_eq(ul_fsb_write_budget(10 * MiB, 2 * MiB, 2, write), 2 * MiB);
+	ck_assert_uint_eq(ul_fsb_write_budget(10 * MiB, 2 * MiB, 1, write), 4 * MiB);
+	ck_assert_uint_eq(ul_fsb_write_budget(10 * MiB, 2 * MiB, 8, write), MiB / 2);
+	/* Every client writing its budget from one look stays above the reserve. */
+	for (int n = 1; n <= 64; n++)
+		ck_assert_uint_le(n * ul_fsb_write_budget(103 * MiB + 7, 3 * MiB, n, write),
+				  50 * MiB + 3);
+	/* Less than one write each: look before every write. */
+	ck_assert_uint_eq(ul_fsb_write_budget(2 * MiB + 4 * write, 2 * MiB, 2, write), write);
+	ck_assert_uint_eq(ul_fsb_write_budget(2 * MiB + 4 * write - 1, 2 * MiB, 2, write), 0);
+	ck_assert_uint_eq(ul_fsb_write_budget(2 * MiB + write, 2 * MiB, 1, write), 0);
+	/* No headroom, or below the reserve. */
+	ck_assert_uint_eq(ul_fsb_write_budget(2 * MiB, 2 * MiB, 1, write), 0);
+	ck_assert_uint_eq(ul_fsb_write_budget(MiB, 2 * MiB, 1, write), 0);
+	ck_assert_uint_eq(ul_fsb_write_budget(UINT64_MAX, 0, 1, 1), UINT64_MAX / 2);
+}
+END_TEST
+
+/*
+ * A client stops at the reserve having written little more than the
+ * headroom it found: the reserve is checked by bytes, not every 64 writes
+ * (64 writes of 64 KiB went 4 MiB past it).  tmpdir's file system is
+ * shared: the bound leaves 1 MiB for others' frees meanwhile.
+ */
+START_TEST(test_reserve_checked_by_bytes)
+{
+	const uint64_t MiB = 1024 * 1024, headroom = 2 * MiB;
+	struct ul_fsb_stats *st = calloc(1, sizeof(*st));
+	char text[128], err[256];
+	struct ul_fsb_client c;
+	struct ul_fsb_trace t;
+	struct statvfs sv;
+	_Atomic int phase = UL_FSB_MEASURE;
+	int root;
+
+	ck_assert_ptr_nonnull(st);
+	make_tmpdir();
+	root = open(tmpdir, O_RDONLY | O_DIRECTORY);
+	ck_assert_int_ge(root, 0);
+	ul_fsb_trace_init(&t);
+	ck_assert_int_eq(ul_fsb_trace_parse_line(&t, "Mkdir \"\\clients\" NT_STATUS_OK", 1, err,
+						 sizeof(err)),
+			 0);
+	ck_assert_int_eq(ul_fsb_trace_parse_line(&t,
+						 "NTCreateX \"\\clients\\client1\" 0x1 0x2 100 "
+						 "NT_STATUS_OK",
+						 2, err, sizeof(err)),
+			 0);
+	ck_assert_int_eq(ul_fsb_trace_parse_line(&t,
+						 "NTCreateX \"\\clients\\client1\\a.dat\" 0x40 "
+						 "0x2 7 NT_STATUS_OK",
+						 3, err, sizeof(err)),
+			 0);
+	for (unsigned i = 0; i < 128; i++) { /* 8 MiB */
+		snprintf(text, sizeof(text), "WriteX 7 %u 65536 65536 NT_STATUS_OK", i * 65536);
+		ck_assert_msg(ul_fsb_trace_parse_line(&t, text, 4 + i, err, sizeof(err)) == 0, "%s",
+			      err);
+	}
+	ck_assert_int_eq(fstatvfs(root, &sv), 0);
+	ck_assert_uint_gt((uint64_t)sv.f_bavail * sv.f_frsize, 2 * headroom);
+	ck_assert_int_eq(ul_fsb_client_init(&c, &t, root, 0, 1,
+					    (uint64_t)sv.f_bavail * sv.f_frsize - headroom),
+			 0);
+	c.stats = st;
+	ck_assert_int_eq(ul_fsb_client_run(&c, &phase, false, 0), -ENOSPC);
+	ck_assert(st->reserve_hit);
+	ck_assert_uint_ge(st->write_bytes, headroom / 2);
+	ck_assert_msg(st->write_bytes <= headroom + MiB, "wrote %llu bytes past a %llu headroom",
+		      (unsigned long long)st->write_bytes, (unsigned long long)headroom);
+	ul_fsb_client_cleanup(&c);
+	ul_fsb_client_fini(&c);
+	close(root);
+	ul_fsb_trace_free(&t);
+	free(st);
+	remove_tmpdir();
+}
+END_TEST
+
 /* A cell fsbench/noload of one round: `ops` operations in `elapsed_ns`. */
 static void ops_cell(struct ul_run *run, int64_t ops, int64_t elapsed_ns)
 {
@@ -580,6 +665,8 @@ Suite *ul_test_suite_fsbench(void)
 	tcase_add_test(tc, test_replay_mismatches_and_bytes);
 	tcase_add_test(tc, test_builtin_trace);
 	tcase_add_test(tc, test_fsbench_ops_per_s_no_made_up_rate);
+	tcase_add_test(tc, test_write_budget);
+	tcase_add_test(tc, test_reserve_checked_by_bytes);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(probe, 60);
 	tcase_add_test(probe, test_fsbench_probe_pass);
