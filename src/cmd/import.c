@@ -81,6 +81,8 @@ static int parse_doc(const char *path, char *buf, size_t len, struct ul_run **ru
 	int rc = ul_exchange_read_json(buf, len, runs, n, why, sizeof(why));
 
 	free(buf);
+	if (rc == -ENOMEM) /* the file may be fine: no "refused" */
+		return ul_error("cannot import '%s', nothing imported: %s", path, why);
 	if (rc)
 		return ul_error("'%s' refused, nothing imported: %s", path, why);
 	return 0;

@@ -42,8 +42,10 @@ void ul_engine_load_died(struct ul_cell *cell, const char *when, struct ul_runni
 /*
  * Start the cell's load with the run's settings and the window's.  Returns
  * UL_ENGINE_OK with *rl set; UL_ENGINE_OK with *rl NULL when the load did
- * not start (cell load-failed, reason printed and in the note); or
- * UL_ENGINE_INTERRUPTED (cell interrupted).
+ * not start (cell load-failed, reason printed and in the note);
+ * UL_ENGINE_ERROR when the run itself is out of file descriptors (cell
+ * interrupted: the run stops, no test failed); or UL_ENGINE_INTERRUPTED
+ * (cell interrupted).
  */
 static int start_load(struct ul_engine *eng, struct ul_cell *cell, const struct ul_load *load,
 		      const struct ul_engine_window *w, struct ul_running_load **rl)
@@ -69,6 +71,14 @@ static int start_load(struct ul_engine *eng, struct ul_cell *cell, const struct 
 		cell->outcome = UL_CELL_INTERRUPTED;
 		snprintf(cell->note, sizeof(cell->note), "interrupted while starting the load");
 		return UL_ENGINE_INTERRUPTED;
+	}
+	if (rc == -EMFILE || rc == -ENFILE) {
+		/* ulimit -n, or the system's table: an error of the run. */
+		cell->outcome = UL_CELL_INTERRUPTED;
+		snprintf(cell->note, sizeof(cell->note), "%s", why);
+		ul_engine_progress_done(eng);
+		ul_error("%s; the run stops (out of file descriptors: see ulimit -n)", why);
+		return UL_ENGINE_ERROR;
 	}
 	if (rc) {
 		*rl = NULL;

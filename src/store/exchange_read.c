@@ -26,6 +26,7 @@ struct rd {
 	char *why;
 	size_t whylen;
 	bool failed;
+	bool oom; /* it failed for want of memory, not for what it read */
 };
 
 static void rd_fail(struct rd *rd, const char *key, const char *what)
@@ -38,6 +39,14 @@ static void rd_fail(struct rd *rd, const char *key, const char *what)
 	else
 		snprintf(rd->why, rd->whylen, "%s%s%s: %s", rd->path, *rd->path && key ? "." : "",
 			 key ? key : "", what);
+}
+
+/* Out of memory at the current place: the document may be fine. */
+static void rd_oom(struct rd *rd)
+{
+	if (!rd->failed)
+		rd->oom = true;
+	rd_fail(rd, NULL, "out of memory");
 }
 
 static json_t *get(struct rd *rd, json_t *o, const char *key, json_type type)
@@ -189,7 +198,7 @@ static void rd_series(struct rd *rd, json_t *o, void *cell)
 		return;
 	ser = ul_cell_add_series(cell, s);
 	if (!ser) {
-		rd_fail(rd, NULL, strerror(ENOMEM));
+		rd_oom(rd);
 		return;
 	}
 	json_array_foreach (vals, i, x) {
@@ -198,7 +207,7 @@ static void rd_series(struct rd *rd, json_t *o, void *cell)
 			return;
 		}
 		if (ul_series_push(ser, json_integer_value(x))) {
-			rd_fail(rd, NULL, strerror(ENOMEM));
+			rd_oom(rd);
 			return;
 		}
 	}
@@ -216,7 +225,7 @@ static void rd_metric(struct rd *rd, json_t *m, void *cell)
 	}
 	s = rd_name(rd, name);
 	if (s && ul_cell_add_metric(cell, s, rd_real(rd, value, "value")))
-		rd_fail(rd, NULL, strerror(ENOMEM));
+		rd_oom(rd);
 }
 
 /* The fields of `base` the table describes, as the exchange format writes them. */
@@ -272,7 +281,7 @@ static void rd_cell(struct rd *rd, json_t *o, void *run)
 	struct ul_cell *c = ul_run_add_cell(run);
 
 	if (!c) {
-		rd_fail(rd, NULL, strerror(ENOMEM));
+		rd_oom(rd);
 		return;
 	}
 	rd_fields(rd, o, c, &ul_json_cell_table);
@@ -296,7 +305,7 @@ static struct ul_run *rd_new_run(struct rd *rd, struct rd_runs *runs)
 		struct ul_run *v = realloc(runs->v, cap * sizeof(*v));
 
 		if (!v) {
-			rd_fail(rd, NULL, strerror(ENOMEM));
+			rd_oom(rd);
 			return NULL;
 		}
 		runs->v = v;
@@ -379,6 +388,7 @@ void ul_exchange_free(struct ul_run *runs, size_t n)
 static _Atomic long long tree_bytes;
 static _Atomic long long tree_limit = LLONG_MAX;
 static _Atomic bool tree_refused;
+static _Atomic bool tree_oom; /* malloc itself failed (ulimit -v, no memory) */
 
 static void *tree_malloc(size_t n)
 {
@@ -391,6 +401,8 @@ static void *tree_malloc(size_t n)
 	p = malloc(n);
 	if (p)
 		tree_bytes += (long long)malloc_usable_size(p);
+	else
+		tree_oom = true;
 	return p;
 }
 
@@ -408,17 +420,21 @@ static void tree_hooks(void)
 	json_set_alloc_funcs(tree_malloc, tree_free);
 }
 
-/* Parse the document under the memory budget; NULL with jerr (or *over) set. */
-static json_t *load_bounded(const char *buf, size_t len, json_error_t *jerr, bool *over)
+/* Parse the document under the memory budget; NULL with jerr set, or
+ * with *over (past the budget) or *oom (out of memory: jansson then says
+ * "line -1 column -1" and nothing more). */
+static json_t *load_bounded(const char *buf, size_t len, json_error_t *jerr, bool *over, bool *oom)
 {
 	json_t *doc;
 
 	pthread_once(&tree_hooks_once, tree_hooks);
 	tree_refused = false;
+	tree_oom = false;
 	tree_limit = tree_bytes + UL_EXCHANGE_MAX_TREE_BYTES;
 	doc = json_loadb(buf, len, JSON_REJECT_DUPLICATES, jerr);
 	tree_limit = LLONG_MAX;
 	*over = !doc && tree_refused;
+	*oom = !doc && tree_oom;
 	return doc;
 }
 
@@ -429,7 +445,7 @@ int ul_exchange_read_json(const char *buf, size_t len, struct ul_run **out, size
 	struct rd_runs runs = { 0 };
 	json_error_t jerr;
 	json_t *doc, *arr;
-	bool over;
+	bool over, oom;
 
 	*out = NULL;
 	*nout = 0;
@@ -438,13 +454,17 @@ int ul_exchange_read_json(const char *buf, size_t len, struct ul_run **out, size
 			 (int)(UL_EXCHANGE_MAX_BYTES / UL_MiB));
 		return -EINVAL;
 	}
-	doc = load_bounded(buf, len, &jerr, &over);
+	doc = load_bounded(buf, len, &jerr, &over, &oom);
 	if (!doc && over) {
 		snprintf(why, whylen,
 			 "too many values: parsing it would take over %d MiB of memory "
 			 "(export fewer runs per file)",
 			 (int)(UL_EXCHANGE_MAX_TREE_BYTES / UL_MiB));
 		return -EINVAL;
+	}
+	if (!doc && oom) {
+		snprintf(why, whylen, "out of memory while parsing it");
+		return -ENOMEM;
 	}
 	if (!doc) {
 		snprintf(why, whylen, "line %d column %d: %s", jerr.line, jerr.column,
@@ -457,7 +477,7 @@ int ul_exchange_read_json(const char *buf, size_t len, struct ul_run **out, size
 	json_decref(doc);
 	if (rd.failed) {
 		ul_exchange_free(runs.v, runs.n);
-		return -EINVAL;
+		return rd.oom ? -ENOMEM : -EINVAL;
 	}
 	*out = runs.v;
 	*nout = runs.n;

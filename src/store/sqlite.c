@@ -313,7 +313,7 @@ static int migrate(struct ul_store_sqlite *st, char *err, size_t errlen)
 					      st->path, UL_STORE_SCHEMA_VERSION,
 					      (rc & 0xff) == SQLITE_READONLY && st->ro_errno
 						      ? strerror(st->ro_errno)
-						      : sqlite3_errmsg(st->db));
+						      : ul_sq_errmsg(st->db, rc));
 
 			ul_sq_rollback(st);
 			return r;
@@ -365,7 +365,7 @@ static int check_identity(struct ul_store_sqlite *st, char *err, size_t errlen)
 				     "cannot write '%s': %s", st->path, strerror(st->ro_errno));
 	if (rc != SQLITE_OK)
 		return ul_sq_set_err(err, errlen, ul_sq_errno(st->db, rc, st->ro_errno),
-				     "cannot read '%s': %s", st->path, sqlite3_errmsg(st->db));
+				     "cannot read '%s': %s", st->path, ul_sq_errmsg(st->db, rc));
 	if (app != UL_SQLITE_APP_ID && app != 0)
 		return ul_sq_set_err(err, errlen, -EPROTO,
 				     "'%s' is not an underload database (application_id 0x%08llx)",
@@ -415,7 +415,7 @@ static int check_health(struct ul_store_sqlite *st, char *err, size_t errlen)
 
 	if (rc != SQLITE_OK)
 		return ul_sq_set_err(err, errlen, ul_sq_errno(st->db, rc, st->ro_errno),
-				     "cannot check '%s': %s", st->path, sqlite3_errmsg(st->db));
+				     "cannot check '%s': %s", st->path, ul_sq_errmsg(st->db, rc));
 	rc = sqlite3_step(s);
 	t = rc == SQLITE_ROW ? sqlite3_column_text(s, 0) : NULL;
 	if (t && !strcmp((const char *)t, "ok")) {
@@ -424,7 +424,7 @@ static int check_health(struct ul_store_sqlite *st, char *err, size_t errlen)
 	}
 	rc = ul_sq_set_err(err, errlen, -EPROTO,
 			   "'%s' is damaged (integrity check: %.120s); it was not modified",
-			   st->path, t ? (const char *)t : sqlite3_errmsg(st->db));
+			   st->path, t ? (const char *)t : ul_sq_errmsg(st->db, rc));
 	sqlite3_finalize(s);
 	return rc;
 }
@@ -456,7 +456,8 @@ static int configure_journal(struct ul_store_sqlite *st, char *err, size_t errle
 		rc = sqlite3_exec(st->db, "PRAGMA synchronous = FULL", NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
 		return ul_sq_set_err(err, errlen, ul_sq_errno(st->db, rc, st->ro_errno),
-				     "cannot configure '%s': %s", st->path, sqlite3_errmsg(st->db));
+				     "cannot configure '%s': %s", st->path,
+				     ul_sq_errmsg(st->db, rc));
 	return 0;
 }
 
@@ -506,7 +507,8 @@ static int open_checked(struct ul_store_sqlite *st, const struct ul_store_config
 	rc = sqlite3_exec(st->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
 		return ul_sq_set_err(err, errlen, ul_sq_errno(st->db, rc, st->ro_errno),
-				     "cannot configure '%s': %s", st->path, sqlite3_errmsg(st->db));
+				     "cannot configure '%s': %s", st->path,
+				     ul_sq_errmsg(st->db, rc));
 	if (st->read_only)
 		return 0;
 	rc = query_int(st->db, "SELECT count(*) FROM sqlite_master", &tables);

@@ -113,8 +113,7 @@ int ul_sq_connect(struct ul_store_sqlite *st, int64_t busy_wait_ms, char *err, s
 		rc = reopen_immutable(st);
 	if (rc != SQLITE_OK)
 		return ul_sq_set_err(err, errlen, ul_sq_errno(st->db, rc, 0),
-				     "cannot open '%s': %s", st->path,
-				     st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+				     "cannot open '%s': %s", st->path, ul_sq_errmsg(st->db, rc));
 	if (st->on_disk && !stat(st->path, &sb)) {
 		st->dev = sb.st_dev;
 		st->ino = sb.st_ino;

@@ -102,6 +102,12 @@ int ul_sq_connect(struct ul_store_sqlite *st, int64_t busy_wait_ms, char *err, s
 int ul_sq_set_err(char *err, size_t errlen, int code, const char *fmt, ...) UL_PRINTF(4, 5);
 /* The negative errno for SQLite result `rc` (store.h lists the codes). */
 int ul_sq_errno(sqlite3 *db, int rc, int ro_errno);
+/* EFBIG, ENOSPC or EDQUOT when that is what SQLite's I/O error or "disk
+ * full" `rc` came from (it says "disk I/O error"), else 0. */
+int ul_sq_resource_errno(sqlite3 *db, int rc);
+/* The reason for failed `rc` on db (may be NULL), in words: the resource
+ * error's (ul_sq_resource_errno) when there is one, else SQLite's. */
+const char *ul_sq_errmsg(sqlite3 *db, int rc);
 /*
  * Fill the store's err with "WHAT: sqlite's reason" and return the errno
  * for rc.  Call before anything else touches the connection (a ROLLBACK
@@ -192,10 +198,12 @@ int ul_sq_bind_series(sqlite3_stmt *s, int col, const struct ul_series *ser);
 /*
  * Append the values of the packed BLOB in column col of s to ser, which is
  * checked to hold exactly `expect` values (the stored count, never trusted
- * for an allocation).  NULL, or what is wrong with it (ser is then left
- * as it was).
+ * for an allocation).  0; -EIO with *bad saying what is wrong with it; or
+ * -ENOMEM when the values do not fit in memory (nothing is wrong with
+ * them).  ser is left as it was on error.
  */
-const char *ul_sq_column_series(sqlite3_stmt *s, int col, int64_t expect, struct ul_series *ser);
+int ul_sq_column_series(sqlite3_stmt *s, int col, int64_t expect, struct ul_series *ser,
+			const char **bad);
 /* Register ul_pack_samples(), the aggregate migration 4 packs series with. */
 int ul_sq_add_pack_function(sqlite3 *db);
 

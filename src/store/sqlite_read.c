@@ -220,6 +220,7 @@ struct samples {
 	struct ul_series *ser;
 	int64_t expect;	 /* the stored count */
 	const char *bad; /* what is wrong with the rows */
+	bool oom;	 /* they did not fit in memory */
 };
 
 static int sample_row(struct ul_store_sqlite *st, sqlite3_stmt *s, void *ctx)
@@ -234,8 +235,8 @@ static int sample_row(struct ul_store_sqlite *st, sqlite3_stmt *s, void *ctx)
 	else if (sqlite3_column_type(s, 1) != SQLITE_INTEGER)
 		x->bad = "a sample that is not an integer";
 	else if (ul_series_push(x->ser, column_i64(s, 1)))
-		x->bad = "more samples than fit in memory";
-	return x->bad ? -EIO : 0;
+		x->oom = true; /* nothing wrong with the store */
+	return x->oom ? -ENOMEM : x->bad ? -EIO : 0;
 }
 
 /*
@@ -254,6 +255,10 @@ static int load_samples(struct ul_store_sqlite *st, int64_t series_id, struct ul
 	s = ul_sq_stmt_key(st, S_LOAD_SAMPLES, series_id, &rc);
 	r = ul_sq_rows(st, s, rc, sample_row, &x, "cannot load series '%s' from '%s'", ser->name,
 		       st->path);
+	if (x.oom)
+		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -ENOMEM,
+				     "cannot load series '%s' from '%s': out of memory", ser->name,
+				     st->path);
 	if (r < 0 && !x.bad)
 		return r;
 	if (!x.bad && (int64_t)ser->n != expect)
@@ -303,11 +308,16 @@ static int packed_row(struct ul_store_sqlite *st, sqlite3_stmt *s, void *ctx)
 	struct ul_series *ser = add_series(st, ctx, s, 0);
 	int64_t n = column_i64(s, 1);
 	const char *bad;
+	int r;
 
 	if (!ser)
 		return -ENOMEM;
-	bad = ul_sq_column_series(s, 2, n, ser);
-	if (!bad)
+	r = ul_sq_column_series(s, 2, n, ser, &bad);
+	if (r == -ENOMEM)
+		return ul_sq_set_err(st->base.err, sizeof(st->base.err), -ENOMEM,
+				     "cannot load series '%s' from '%s': out of memory", ser->name,
+				     st->path);
+	if (!r)
 		return 0;
 	return ul_sq_set_err(st->base.err, sizeof(st->base.err), -EIO,
 			     "series '%s' in '%s' is malformed: %s (%lld)", ser->name, st->path,

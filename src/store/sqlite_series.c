@@ -28,23 +28,29 @@ int ul_sq_bind_series(sqlite3_stmt *s, int col, const struct ul_series *ser)
 	return sqlite3_bind_blob64(s, col, buf, len, free);
 }
 
-const char *ul_sq_column_series(sqlite3_stmt *s, int col, int64_t expect, struct ul_series *ser)
+int ul_sq_column_series(sqlite3_stmt *s, int col, int64_t expect, struct ul_series *ser,
+			const char **bad)
 {
 	const void *blob;
 	size_t len;
 
+	*bad = NULL;
 	if (sqlite3_column_type(s, col) != SQLITE_BLOB)
-		return "its values are not a BLOB";
+		*bad = "its values are not a BLOB";
+	if (*bad)
+		return -EIO;
 	blob = sqlite3_column_blob(s, col);
 	len = (size_t)sqlite3_column_bytes(s, col);
+	if (!blob && len) /* SQLite could not copy it out */
+		return -ENOMEM;
 	if (len % sizeof(int64_t))
-		return "its BLOB is not a whole number of values";
+		*bad = "its BLOB is not a whole number of values";
 	/* The count is compared with the bytes there, never used to allocate. */
-	if (expect < 0 || (uint64_t)expect != len / sizeof(int64_t))
-		return "its BLOB holds another number of values than its count";
-	if (len && ul_series_unpack(blob, len, ser))
-		return "more values than fit in memory";
-	return NULL;
+	else if (expect < 0 || (uint64_t)expect != len / sizeof(int64_t))
+		*bad = "its BLOB holds another number of values than its count";
+	if (*bad)
+		return -EIO;
+	return len ? ul_series_unpack(blob, len, ser) : 0; /* whole values: -ENOMEM at worst */
 }
 
 /* ---- migration 4: ul_pack_samples(series_id, idx, value) ---- */

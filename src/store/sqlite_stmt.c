@@ -75,11 +75,60 @@ int ul_sq_set_err(char *err, size_t errlen, int code, const char *fmt, ...)
 	return code;
 }
 
+/* The last errno a file of db's main database saw: the database file's
+ * or, with journal set, its WAL or rollback journal's; 0 when unknown. */
+static int file_errno(sqlite3 *db, bool journal)
+{
+	sqlite3_file *f = NULL;
+	int e = 0;
+
+	if (!journal)
+		return sqlite3_file_control(db, "main", SQLITE_FCNTL_LAST_ERRNO, &e) == SQLITE_OK
+			       ? e
+			       : 0;
+	if (sqlite3_file_control(db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &f) != SQLITE_OK || !f ||
+	    !f->pMethods || f->pMethods->xFileControl(f, SQLITE_FCNTL_LAST_ERRNO, &e))
+		return 0;
+	return e;
+}
+
+int ul_sq_resource_errno(sqlite3 *db, int rc)
+{
+	int seen[3] = { 0 };
+
+	if ((rc & 0xff) != SQLITE_IOERR && (rc & 0xff) != SQLITE_FULL)
+		return 0;
+	/* sqlite3_system_errno() is errno when SQLite noted the error, often
+	 * cleared by then: the unix VFS keeps each file's failed call. */
+	if (db) {
+		seen[0] = sqlite3_system_errno(db);
+		seen[1] = file_errno(db, true);
+		seen[2] = file_errno(db, false);
+	}
+	for (size_t i = 0; i < UL_ARRAY_SIZE(seen); i++)
+		if (seen[i] == EFBIG || seen[i] == ENOSPC || seen[i] == EDQUOT)
+			return seen[i];
+	/* The unix VFS says SQLITE_FULL for a write that ENOSPC cut short
+	 * (and forgets the errno); the store sets no max_page_count. */
+	return (rc & 0xff) == SQLITE_FULL ? ENOSPC : 0;
+}
+
+const char *ul_sq_errmsg(sqlite3 *db, int rc)
+{
+	int res = ul_sq_resource_errno(db, rc);
+
+	if (res)
+		return strerror(res);
+	return db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+}
+
 /* The negative errno for SQLite result `rc` (store.h lists the codes). */
 int ul_sq_errno(sqlite3 *db, int rc, int ro_errno)
 {
 	int sys = db ? sqlite3_system_errno(db) : 0;
 
+	if (ul_sq_resource_errno(db, rc))
+		return -ul_sq_resource_errno(db, rc);
 	switch (rc & 0xff) {
 	case SQLITE_NOMEM:
 		return -ENOMEM;
@@ -118,7 +167,7 @@ int ul_sq_vfail(struct ul_store_sqlite *st, int rc, const char *fmt, va_list ap)
 			 strerror(st->ro_errno));
 	else
 		snprintf(st->base.err, sizeof(st->base.err), "%s: %s", what,
-			 st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+			 ul_sq_errmsg(st->db, rc));
 	return ul_sq_errno(st->db, rc, st->ro_errno);
 }
 

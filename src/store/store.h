@@ -18,6 +18,7 @@
  *   -ENOENT   run not found          -EPROTO  file is not a database of ours
  *   -EPROTONOSUPPORT  schema newer than this program understands
  *   -EACCES / -EROFS  cannot open or write   -EIO  other backend error
+ *   -ENOSPC / -EFBIG / -EDQUOT  disk full, file too large (ulimit -f), quota
  */
 #ifndef UL_STORE_H
 #define UL_STORE_H
