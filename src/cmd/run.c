@@ -7,6 +7,7 @@
 #include "core/compat.h"
 #include "cmd/cmd.h"
 #include "cmd/run.h"
+#include "core/escape.h"
 #include "core/log.h"
 #include "core/optparse.h"
 #include "core/parse.h"
@@ -403,12 +404,19 @@ static int fingerprint(const struct run_args *a, const struct ul_doctor_report *
 static int fill_run(const struct run_args *a, const struct ul_doctor_report *doc, int argc,
 		    char **argv, struct ul_run *run)
 {
+	const char *vm_uuid = getenv("UL_VM_RUN_UUID");
 	int rc;
 
 	ul_run_init(run);
 	rc = ul_run_new_uuid(run);
 	if (rc)
 		return ul_error_errno(rc, "cannot make a run id");
+	/* In a guest of `underload vm`: the id the host made for this boot,
+	 * the only run it will take back (cmd/vm_collect.c). */
+	if (vm_uuid && *vm_uuid && !ul_uuid_valid(vm_uuid))
+		return ul_error("UL_VM_RUN_UUID '%s' is not a UUID", ul_esc(vm_uuid));
+	if (vm_uuid && *vm_uuid)
+		snprintf(run->uuid, sizeof(run->uuid), "%s", vm_uuid);
 	rc = ul_host_read(&run->host);
 	if (rc)
 		return ul_error_errno(rc, "cannot read host facts from /proc");

@@ -40,8 +40,9 @@ static const char vm_help[] =
 	"KVM when /dev/kvm works, else TCG, whose runs are flagged emulated), the\n"
 	"kernels alternated over the boots (A B A B), and run 'underload run ARGS'\n"
 	"inside: the host's root read-only over 9p, a scratch disk on /tmp and\n"
-	"/var/tmp.  Every run is imported into the host's store under its kernel's\n"
-	"label, then the labels are compared.  A kernel that panics or stops\n"
+	"/var/tmp.  Each boot's run (only the one vm started: the guest is untrusted)\n"
+	"is imported into the host's store under its kernel's label, then the labels\n"
+	"are compared.  A kernel that panics or stops\n"
 	"answering ends its boot; its run is stored as crashed at the test it was in,\n"
 	"with the console's tail in its fingerprint (show --env), and the next boot\n"
 	"goes on.  Needs root (the 9p export of /), a static busybox and mkfs.ext4.\n"
@@ -235,18 +236,25 @@ static int guest_env(const struct ul_vm_kernel *k, char **run_args, int n_args, 
 	return ok ? 0 : ul_error("vm: the run's arguments are too long");
 }
 
-/* `-- run ARGS`: the operands, checked (vm sets --label and --db itself). */
+/* `-- run ARGS`: the operands, checked (vm sets --label and --db itself,
+ * however ARGS spell them: vm_args.c). */
 static int check_run_args(char **ops, int n)
 {
+	const char *which;
+	int rc;
+
 	if (n < 1 || strcmp(ops[0], "run"))
 		return ul_usage_error("vm", "expected '-- run ARGS...' after the options");
-	for (int i = 1; i < n; i++)
-		if (!strcmp(ops[i], "--label") || !strncmp(ops[i], "--label=", 8) ||
-		    !strcmp(ops[i], "--db") || !strncmp(ops[i], "--db=", 5))
-			return ul_usage_error("vm",
-					      "'%s': vm sets the run's label (--label-from) "
-					      "and store (the host's --db)",
-					      ops[i]);
+	rc = ul_vm_run_sets_own(n, ops, &which);
+	if (rc < 0) {
+		ul_error_errno(rc, "vm: cannot read the run's arguments");
+		return UL_EXIT_ERROR;
+	}
+	if (rc)
+		return ul_usage_error("vm",
+				      "run's --%s: vm sets the run's label (--label-from) "
+				      "and store (the host's --db)",
+				      which);
 	return 0;
 }
 
@@ -322,10 +330,17 @@ static int one_boot(struct vm_state *s, int i, int total)
 				.mkfs = s->tools.mkfs,
 				.journal = &s->journal };
 	char why[512];
+	struct ul_run id;
 	size_t added = 0;
 
 	if (ul_sup_check_signals(&s->sup))
 		return 1;
+	/* The guest's run gets its id from us: the only run taken back. */
+	ul_run_init(&id);
+	if (ul_run_new_uuid(&id))
+		return ul_error("vm: boot %d: cannot make a run id", i + 1);
+	snprintf(b.run_uuid, sizeof(b.run_uuid), "%s", id.uuid);
+	ul_run_release(&id);
 	b.cmdline_extra = test_hook(i + 1);
 	snprintf(b.dir, sizeof(b.dir), "%s/boot-%d", s->work, i + 1);
 	if (mkdir(b.dir, 0700) < 0)

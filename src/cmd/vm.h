@@ -22,6 +22,14 @@ int ul_cmd_vm_collect(struct ul_store *host, const struct ul_vm_boot *b, int boo
 		      size_t *added);
 
 /*
+ * Does `run ARGS` (argv[0] = "run") give an option vm sets itself
+ * (--label, --db), as run's getopt_long would read it: an abbreviation
+ * ("--lab"), "--db=PATH", not an option's value ("--job --label")?  1 with
+ * *which its name, 0, or -ENOMEM (vm_args.c).
+ */
+int ul_vm_run_sets_own(int argc, char **argv, const char **which);
+
+/*
  * compare's rule for runs made in VMs (cmd/compare_vm.c): runs of another
  * accelerator or VM shape (or one on the machine itself against one in a
  * VM) are not compared: prints why and returns UL_EXIT_USAGE.  Runs under

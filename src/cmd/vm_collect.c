@@ -5,12 +5,19 @@
  * hang, an unexpected end) leaves its run `running` in the guest's store:
  * it is marked crashed at the test the guest's journal last recorded, as
  * cleanup does for a machine that went down, with the console's tail.
- * Every run's fingerprint gains a "vm" section: the accelerator and the
+ * The run's fingerprint gains a "vm" section: the accelerator and the
  * VM's shape (what compare refuses to mix), the image, the boot.
+ *
+ * The guest is untrusted: its store is read from the host's copy (see
+ * vm/guest_store.c), and only the run the host named for this boot (its
+ * UUID, written to the share before the boot) under the kernel's label is
+ * taken; any other run in the guest's store is refused with a warning, so
+ * a guest cannot add runs to other labels or cells to the host's runs.
  */
 #include "core/compat.h"
 #include "cmd/cmd.h"
 #include "cmd/vm.h"
+#include "core/escape.h"
 #include "core/log.h"
 #include "proc/changes.h"
 #include "store/exchange.h"
@@ -116,31 +123,65 @@ static void note_panic(struct ul_run *run, const struct ul_vm_boot *b)
 	}
 }
 
-/* Load every run of the guest's store, stamped, into runs[] (*n of them). */
-static int load_all(struct ul_store *st, const struct ul_vm_boot *b, int boot_no, int n_boots,
-		    struct ul_run **out, size_t *n)
+/* Is the guest's run s the one this boot was to make?  Else a warning
+ * (the first few of them; *refused counts them all). */
+static bool wanted(const struct ul_run_summary *s, const struct ul_vm_boot *b, int boot_no,
+		   size_t *refused)
+{
+	bool ours = !strcmp(s->uuid, b->run_uuid);
+
+	if (ours && !strcmp(s->label, b->kernel->label))
+		return true;
+	if (++*refused <= 3)
+		ul_warning("vm: boot %d: run %s (label '%s') in the guest's store refused: %s",
+			   boot_no, ul_esc(s->uuid), ul_esc(s->label),
+			   ours ? "not under the kernel's label" : "not the run this boot started");
+	return false;
+}
+
+/* The run this boot started (b->run_uuid, under the kernel's label),
+ * stamped, into *out (*n = 1), or none (*n = 0); other runs refused. */
+static int load_ours(struct ul_store *st, const struct ul_vm_boot *b, int boot_no, int n_boots,
+		     struct ul_run **out, size_t *n)
 {
 	struct ul_run_summary *sum = NULL;
-	struct ul_run *runs;
-	int rc = st->ops->list_runs(st, &sum, n);
+	struct ul_run *run;
+	size_t n_sum = 0, refused = 0;
+	int rc = st->ops->list_runs(st, &sum, &n_sum);
 
+	*n = 0;
 	if (rc)
 		return rc;
-	runs = calloc(*n ? *n : 1, sizeof(*runs));
-	if (!runs) {
+	run = calloc(1, sizeof(*run));
+	if (!run) {
 		free(sum);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < *n && !rc; i++) {
-		ul_run_init(&runs[i]);
-		rc = st->ops->load_run(st, sum[i].uuid, &runs[i]);
-		if (!rc && runs[i].status == UL_RUN_CRASHED)
-			note_panic(&runs[i], b);
+	ul_run_init(run);
+	*out = run;
+	for (size_t i = 0; i < n_sum && !rc; i++) {
+		if (!wanted(&sum[i], b, boot_no, &refused) || *n)
+			continue;
+		rc = st->ops->load_run(st, sum[i].uuid, run);
+		*n = 1;
+		/* load_run() resolves a reference: what it loaded is checked again. */
+		if (!rc &&
+		    (strcmp(run->uuid, b->run_uuid) || strcmp(run->label, b->kernel->label))) {
+			ul_warning(
+				"vm: boot %d: the guest's store gave another run for %s: refused",
+				boot_no, b->run_uuid);
+			*n = 0;
+			break;
+		}
+		if (!rc && run->status == UL_RUN_CRASHED)
+			note_panic(run, b);
 		if (!rc)
-			rc = stamp(&runs[i], b, boot_no, n_boots);
+			rc = stamp(run, b, boot_no, n_boots);
 	}
+	if (refused > 3)
+		ul_warning("vm: boot %d: %zu runs in the guest's store refused in all", boot_no,
+			   refused);
 	free(sum);
-	*out = runs;
 	return rc;
 }
 
@@ -173,27 +214,38 @@ int ul_cmd_vm_collect(struct ul_store *host, const struct ul_vm_boot *b, int boo
 
 	*added = 0;
 	snprintf(share, sizeof(share), "%s/share", b->dir);
-	snprintf(db, sizeof(db), "%s/" UL_VM_GUEST_DB, share);
 	snprintf(exp, sizeof(exp), "%s/export.json", b->dir);
-	if (access(db, F_OK) < 0) {
+	rc = ul_vm_guest_store_copy(b->dir, db, sizeof(db), err, sizeof(err));
+	if (rc == -ENOENT) {
 		ul_warning("vm: boot %d stored no run (the guest %s before its run began)", boot_no,
 			   ul_vm_end_name(b->end));
 		return 0;
 	}
-	if (ul_store_open(db, &st, err, sizeof(err)))
-		return ul_error("vm: boot %d: cannot open the guest's store: %s", boot_no, err);
+	/* What the guest left is its own doing: that boot's run is lost, the
+	 * next boot goes on. */
+	if (rc) {
+		ul_warning("vm: boot %d: the guest's store refused: %s", boot_no, err);
+		return 0;
+	}
+	if (ul_store_open(db, &st, err, sizeof(err))) {
+		ul_warning("vm: boot %d: cannot open the guest's store: %s", boot_no, err);
+		return 0;
+	}
 	if (b->end != UL_VM_END_DONE)
 		settle_crash(st, share);
-	rc = load_all(st, b, boot_no, n_boots, &runs, &n);
+	rc = load_ours(st, b, boot_no, n_boots, &runs, &n);
 	if (rc)
-		ul_error("vm: boot %d: cannot read the guest's runs: %s", boot_no,
+		ul_error("vm: boot %d: cannot read the guest's run: %s", boot_no,
 			 rc == -ENOMEM ? strerror(ENOMEM) : st->err);
 	ul_store_close(st);
-	if (!rc && (rc = export_to(exp, runs, n)) != 0)
+	if (!rc && !n)
+		ul_warning("vm: boot %d: the guest's store holds no run %s under '%s'", boot_no,
+			   b->run_uuid, ul_esc(b->kernel->label));
+	if (!rc && n && (rc = export_to(exp, runs, n)) != 0)
 		ul_error_errno(rc, "vm: boot %d: cannot write %s", boot_no, exp);
 	if (runs)
-		ul_exchange_free(runs, n);
+		ul_exchange_free(runs, 1);
 	if (rc)
 		return -1;
-	return ul_cmd_import_file(host, exp, added);
+	return n ? ul_cmd_import_file(host, exp, added) : 0;
 }

@@ -80,7 +80,24 @@ static int sparse_file(const char *path, uint64_t bytes)
 	return rc;
 }
 
-/* The scratch disk (sparse) with an ext4 on it, and the share. */
+/* The run's id for the guest (the share is empty before the boot): 0 or -errno. */
+static int write_run_uuid(const char *share, const char *uuid)
+{
+	char p[PATH_MAX + 32];
+	FILE *f;
+	int rc;
+
+	snprintf(p, sizeof(p), "%s/" UL_VM_RUN_UUID_FILE, share);
+	f = fopen(p, "wxe");
+	if (!f)
+		return -errno;
+	rc = fprintf(f, "%s\n", uuid) < 0 ? -EIO : 0;
+	if (fclose(f) && !rc)
+		rc = -errno;
+	return rc;
+}
+
+/* The scratch disk (sparse) with an ext4 on it, and the share with the run's id. */
 static int make_disk(struct ul_sup *sup, const struct ul_vm_boot *b, char *why, size_t len)
 {
 	char disk[PATH_MAX + 16], share[PATH_MAX + 16];
@@ -93,6 +110,12 @@ static int make_disk(struct ul_sup *sup, const struct ul_vm_boot *b, char *why, 
 	if (mkdir(share, 0700) < 0) {
 		snprintf(why, len, "cannot make %s: %s", share, strerror(errno));
 		return -errno;
+	}
+	rc = write_run_uuid(share, b->run_uuid);
+	if (rc) {
+		snprintf(why, len, "cannot write %s/" UL_VM_RUN_UUID_FILE ": %s", share,
+			 strerror(-rc));
+		return rc;
 	}
 	rc = sparse_file(disk, DISK_BYTES);
 	if (!rc)
@@ -143,7 +166,10 @@ static void build_argv(const struct ul_vm_boot *b, const char *qemu, struct qemu
 	ARG("-virtfs");
 	ARG("local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap");
 	ARG("-virtfs");
-	FMT(4, "local,path=%s/share,mount_tag=ulshare,security_model=none,multidevs=remap", b->dir);
+	/* mapped-xattr: the guest's links, devices, owners and modes are
+	 * attributes of plain files here, never a host link to follow. */
+	FMT(4, "local,path=%s/share,mount_tag=ulshare,security_model=mapped-xattr,multidevs=remap",
+	    b->dir);
 	q->v[n] = NULL;
 #undef ARG
 #undef FMT

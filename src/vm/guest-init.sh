@@ -4,7 +4,8 @@
 # disk on /tmp and /var/tmp, cgroup v2, the share read-write on
 # /run/underload-vm; run `underload run` there, print UL-VM-RUN-DONE and
 # power off.  /env (written by the host) sets UL_EXE, UL_PATH, UL_LABEL
-# and the run's arguments (set --).  Test hooks, set on the kernel's command
+# and the run's arguments (set --); the share's run-uuid is the run's id
+# the host made for this boot (the only run it takes back).  Test hooks, set on the kernel's command
 # line (cmd/vm.c: UL_TEST_VM_PANIC, UL_TEST_VM_HANG), act once the run is
 # inside a test: ul_panic_test=1 crashes the kernel; ul_hang_test=1 makes
 # the guest stop making progress.
@@ -65,7 +66,7 @@ if [ -n "${ul_hang_test:-}" ]; then
 fi
 echo "ul-vm: kernel $(uname -r) up, $(grep -c ^processor /proc/cpuinfo) CPUs"
 chroot $n /usr/bin/env -i PATH="$UL_PATH" HOME=/tmp TERM=dumb LANG=C.UTF-8 \
-	UL_JOURNAL_DIR=/run/underload-vm/journal "$UL_EXE" run \
+	UL_JOURNAL_DIR=/run/underload-vm/journal UL_VM_RUN_UUID="$(cat $s/run-uuid)" "$UL_EXE" run \
 	--db /run/underload-vm/guest.db --label "$UL_LABEL" "$@" 2>&1
 st=$?
 echo "UL-VM-RUN-DONE $st"

@@ -7,8 +7,13 @@
  *
  * A boot's directory holds: disk.img (the guest's /tmp and /var/tmp),
  * console.log (the serial console), share/ (a 9p share, read-write: the
- * guest's store guest.db, its journal directory journal/, and "alive",
- * rewritten every 2 s by the guest while its kernel answers).
+ * run's id run-uuid written by the host before the boot, the guest's
+ * store guest.db, its journal directory journal/, and "alive",
+ * rewritten every 2 s by the guest while its kernel answers), and after
+ * the boot guest.db: the host's copy of the guest's store.  Everything the
+ * guest wrote is untrusted: the share maps the guest's symbolic links,
+ * devices and modes to plain files (security_model=mapped-xattr), and
+ * the host reads the store only as regular files it copies.
  */
 #ifndef UL_VM_H
 #define UL_VM_H
@@ -27,6 +32,8 @@ struct ul_journal;
 #define UL_VM_GUEST_SHARE "/run/underload-vm"
 #define UL_VM_GUEST_DB "guest.db"
 #define UL_VM_JOURNAL_DIR "journal"
+/* The run's id the host made for the boot, written before it (a UUID and a newline). */
+#define UL_VM_RUN_UUID_FILE "run-uuid"
 /* The line the guest's init prints when `underload run` returned. */
 #define UL_VM_DONE_MARK "UL-VM-RUN-DONE "
 
@@ -85,6 +92,8 @@ struct ul_vm_boot {
 	const char *qemu, *mkfs;    /* the programs */
 	struct ul_journal *journal; /* qemu's pid is journalled there (proc/qemu.h) */
 	const char *cmdline_extra;  /* appended to the kernel's command line, or NULL */
+	char run_uuid[40];	    /* the guest's run's id, made by the host (share/run-uuid;
+				     * the only run taken back: cmd/vm_collect.c) */
 	/* results */
 	enum ul_vm_end end;
 	int guest_status; /* UL_VM_END_DONE: the guest's `underload run` exit status */
@@ -104,6 +113,13 @@ void ul_vm_console_panic(const struct ul_vm_boot *b, char *out, size_t len);
 /* Make the n bytes at s valid UTF-8 in place: each byte that is not part
  * of a valid sequence becomes '?'; s[n] (which must exist) becomes NUL. */
 void ul_vm_text_clean(char *s, size_t n);
+/* guest_store.c: copy the guest's store (share/guest.db, and its -wal and
+ * -journal when present) into the boot's directory as guest.db, each
+ * opened in the directory without following a link and only when it is a
+ * regular file; the copy's path into `copy`.  0; -ENOENT when the guest
+ * stored nothing; else -errno with why (a link: -ELOOP; not a regular
+ * file: -EINVAL). */
+int ul_vm_guest_store_copy(const char *boot_dir, char *copy, size_t len, char *why, size_t whylen);
 /* Human name of an end ("finished", "panicked"...). */
 const char *ul_vm_end_name(enum ul_vm_end e);
 

@@ -10,6 +10,7 @@
 #include "unit.h"
 #include "proc/scratch.h"
 #include "proc/supervise.h"
+#include "cmd/vm.h"
 #include "core/escape.h"
 #include "report/notes.h"
 #include "vm/vm.h"
@@ -213,6 +214,88 @@ START_TEST(test_console_utf8)
 }
 END_TEST
 
+/* The guest's store is copied out of the share only as regular files,
+ * never through a link (to another store of the host) or from a FIFO. */
+START_TEST(test_guest_store_copy)
+{
+	char dir[256], p[PATH_MAX + 8], copy[PATH_MAX], why[256], got[16] = { 0 };
+	FILE *f;
+
+	ck_assert_int_eq(ul_scratch_create("/tmp", dir, sizeof(dir)), 0);
+	snprintf(p, sizeof(p), "%s/share", dir);
+	ck_assert_int_eq(mkdir(p, 0700), 0);
+	ck_assert_int_eq(ul_vm_guest_store_copy(dir, copy, sizeof(copy), why, sizeof(why)),
+			 -ENOENT);
+	snprintf(p, sizeof(p), "%s/share/guest.db", dir);
+	write_bytes(p, "store", 5);
+	snprintf(p, sizeof(p), "%s/share/guest.db-wal", dir);
+	write_bytes(p, "wal", 3);
+	ck_assert_int_eq(ul_vm_guest_store_copy(dir, copy, sizeof(copy), why, sizeof(why)), 0);
+	f = fopen(copy, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fread(got, 1, sizeof(got) - 1, f), 5);
+	fclose(f);
+	ck_assert_str_eq(got, "store");
+	snprintf(p, sizeof(p), "%s-wal", copy);
+	ck_assert_int_eq(access(p, F_OK), 0);
+	ck_assert_int_eq(unlink(p), 0);
+	ck_assert_int_eq(unlink(copy), 0);
+	/* A link to another store of the host (even a valid one) is refused. */
+	snprintf(p, sizeof(p), "%s/share/guest.db-wal", dir);
+	ck_assert_int_eq(unlink(p), 0);
+	ck_assert_int_eq(symlink(copy, p), 0);
+	ck_assert_int_eq(ul_vm_guest_store_copy(dir, copy, sizeof(copy), why, sizeof(why)), -ELOOP);
+	ck_assert_str_eq(why, "share/guest.db-wal is a symbolic link");
+	ck_assert_int_eq(unlink(p), 0);
+	ck_assert_int_eq(unlink(copy), 0);
+	snprintf(p, sizeof(p), "%s/share/guest.db", dir);
+	ck_assert_int_eq(unlink(p), 0);
+	ck_assert_int_eq(mkfifo(p, 0600), 0);
+	ck_assert_int_eq(ul_vm_guest_store_copy(dir, copy, sizeof(copy), why, sizeof(why)),
+			 -EINVAL);
+	ck_assert_str_eq(why, "share/guest.db is not a regular file");
+	ck_assert_int_eq(unlink(p), 0);
+	ck_assert_int_eq(ul_scratch_remove(dir), 0);
+}
+END_TEST
+
+/* vm sets the guest's run's --label and --db: refused however run's
+ * getopt_long would read them, abbreviated or not, and only as options. */
+START_TEST(test_run_sets_own)
+{
+	static const struct {
+		const char *args[6];
+		const char *which;
+	} cases[] = {
+		{ { "run", "--label", "x" }, "label" },
+		{ { "run", "--lab", "x" }, "label" },
+		{ { "run", "--labe=x" }, "label" },
+		{ { "run", "--quick", "--db=/tmp/x.db" }, "db" },
+		{ { "run", "contest", "--tests", "noload", "--lab=y" }, "label" },
+		{ { "run", "--quick", "--dir", "/tmp" }, NULL },
+		{ { "run", "contest", "--job", "--label" }, NULL },
+		{ { "run", "--quick", "--", "--label" }, NULL },
+		{ { "run", "--d", "x" }, NULL }, /* ambiguous: run refuses it */
+	};
+
+	for (size_t i = 0; i < UL_ARRAY_SIZE(cases); i++) {
+		char *argv[6] = { NULL };
+		const char *which = "?";
+		int argc = 0;
+
+		for (; cases[i].args[argc]; argc++)
+			argv[argc] = (char *)cases[i].args[argc];
+		ck_assert_int_eq(ul_vm_run_sets_own(argc, argv, &which), cases[i].which ? 1 : 0);
+		if (cases[i].which)
+			ck_assert_str_eq(which, cases[i].which);
+		else
+			ck_assert_ptr_null(which);
+		/* argv is left in its order (getopt_long permutes a copy). */
+		ck_assert_str_eq(argv[1], cases[i].args[1]);
+	}
+}
+END_TEST
+
 /* Does /dev/kvm create a VM here (the probe's first step)? */
 static bool kvm_creates_vm(void)
 {
@@ -289,6 +372,8 @@ Suite *ul_test_suite_vm(void)
 	tcase_add_test(tc, test_initramfs);
 	tcase_add_test(tc, test_runs_outcome);
 	tcase_add_test(tc, test_console_utf8);
+	tcase_add_test(tc, test_guest_store_copy);
+	tcase_add_test(tc, test_run_sets_own);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("accel");
 	tcase_set_timeout(tc, 30);
