@@ -11,6 +11,7 @@
  */
 #include "core/compat.h"
 #include "cmd/cmd.h"
+#include "cmd/decide.h"
 #include "cmd/vm.h"
 #include "core/escape.h"
 #include "core/log.h"
@@ -34,7 +35,9 @@
 static const char vm_help[] =
 	"usage: underload vm --kernel IMAGE [--kernel IMAGE]... [--boots N] [--cpus N]\n"
 	"                    [--mem SIZE] [--label-from release|file] [--modules DIR]\n"
-	"                    [--hang-timeout DURATION] [--db PATH|URL] -- run ARGS...\n"
+	"                    [--hang-timeout DURATION] [--db PATH|URL]\n"
+	"                    [--until-decided [--margin PCT] [--max-runs N] [--budget DURATION]]\n"
+	"                    [--fail-on VERDICT] -- run ARGS...\n"
 	"\n"
 	"Boot each kernel image in a fresh VM of the same shape (qemu-system-x86_64;\n"
 	"KVM when /dev/kvm works, else TCG, whose runs are flagged emulated), the\n"
@@ -46,6 +49,8 @@ static const char vm_help[] =
 	"answering ends its boot; its run is stored as crashed at the test it was in,\n"
 	"with the console's tail in its fingerprint (show --env), and the next boot\n"
 	"goes on.  Needs root (the 9p export of /), a static busybox and mkfs.ext4.\n"
+	"With --until-decided (two kernels), the boots go in pairs A B, B A, ... until\n"
+	"every test is decided (see underload(1), \"UNTIL DECIDED\").\n"
 	"\n";
 
 struct vm_args {
@@ -54,6 +59,7 @@ struct vm_args {
 	int n_kernels;
 	int boots, cpus;
 	int64_t mem_bytes, hang_ns;
+	struct ul_decide_args decide;
 };
 
 static int add_kernel(void *base, const char *arg, char *err, size_t errlen)
@@ -94,6 +100,7 @@ static const struct ul_opt vm_opts[] = {
 	  "a kernel gets at least 2 min to boot",
 	  .arg = "DURATION", A(hang_ns) },
 	UL_CMD_OPT_DB(struct vm_args),
+	UL_DECIDE_OPTS(struct vm_args, decide),
 	{ NULL },
 };
 
@@ -269,6 +276,7 @@ struct vm_state {
 	char work[PATH_MAX / 2]; /* short: the boots' paths are made in it */
 	char db[PATH_MAX];
 	int crashed;
+	int booted; /* boots so far (--until-decided numbers them) */
 };
 
 /* The work directory (journalled) and an initramfs per kernel. */
@@ -320,10 +328,11 @@ static const char *test_hook(int boot_no)
 	return NULL;
 }
 
-/* Boot i (0-based) of total: boot, watch, bring its runs home.  1 when interrupted. */
-static int one_boot(struct vm_state *s, int i, int total)
+/* Boot i (0-based) of total (0: not known yet), of kernel `kernel`: boot,
+ * watch, bring its runs home.  1 when interrupted. */
+static int one_boot(struct vm_state *s, int i, int total, int kernel)
 {
-	struct ul_vm_boot b = { .kernel = &s->k[i % s->a.n_kernels],
+	struct ul_vm_boot b = { .kernel = &s->k[kernel],
 				.shape = &s->shape,
 				.hang_ns = s->a.hang_ns,
 				.qemu = s->tools.qemu,
@@ -345,14 +354,18 @@ static int one_boot(struct vm_state *s, int i, int total)
 	snprintf(b.dir, sizeof(b.dir), "%s/boot-%d", s->work, i + 1);
 	if (mkdir(b.dir, 0700) < 0)
 		return ul_error_errno(errno, "vm: cannot make %s", b.dir);
-	printf("vm: boot %d of %d: %s (label '%s'), %s\n", i + 1, total, b.kernel->image,
+	char of[32] = "";
+
+	if (total)
+		snprintf(of, sizeof(of), " of %d", total);
+	printf("vm: boot %d%s: %s (label '%s'), %s\n", i + 1, of, b.kernel->image,
 	       ul_esc(b.kernel->label), s->shape.accel);
 	fflush(stdout);
 	if (ul_vm_boot_run(&s->sup, &b, why, sizeof(why)))
 		return ul_sup_interrupted(&s->sup) ? 1 : ul_error("vm: boot %d: %s", i + 1, why);
 	if (b.end == UL_VM_END_INTERRUPTED)
 		return 1;
-	printf("vm: boot %d of %d: %s after %.1f s", i + 1, total, ul_vm_end_name(b.end), b.wall_s);
+	printf("vm: boot %d%s: %s after %.1f s", i + 1, of, ul_vm_end_name(b.end), b.wall_s);
 	if (b.end == UL_VM_END_DONE)
 		printf(" (underload run exited %d)\n", b.guest_status);
 	else
@@ -369,7 +382,7 @@ static int one_boot(struct vm_state *s, int i, int total)
 /* `underload compare --db DB label:A label:B ...`, as the last word. */
 static int compare_labels(struct vm_state *s)
 {
-	char *argv[4 + VM_MAX_KERNELS] = { (char *)"compare", (char *)"--db", s->db };
+	char *argv[6 + VM_MAX_KERNELS] = { (char *)"compare", (char *)"--db", s->db };
 	char names[VM_MAX_KERNELS][140];
 	int n = 3;
 
@@ -383,6 +396,10 @@ static int compare_labels(struct vm_state *s)
 		snprintf(names[i], sizeof(names[i]), "label:%s", s->k[i].label);
 		argv[n++] = names[i];
 	}
+	if (s->a.decide.fail_on) {
+		argv[n++] = (char *)"--fail-on";
+		argv[n++] = (char *)s->a.decide.fail_on;
+	}
 	argv[n] = NULL;
 	fflush(stdout);
 	return ul_cmd_find("compare")->fn(n, argv);
@@ -393,7 +410,7 @@ static int boots(struct vm_state *s)
 	int total = s->a.boots * s->a.n_kernels, rc = 0;
 
 	for (int i = 0; i < total && !rc; i++)
-		rc = one_boot(s, i, total);
+		rc = one_boot(s, i, total, i % s->a.n_kernels);
 	if (!rc && s->crashed)
 		printf("vm: %d of %d boots did not finish (a panic or a hang): their runs are stored "
 		       "as crashed\n",
@@ -403,6 +420,33 @@ static int boots(struct vm_state *s)
 		return UL_EXIT_INTERRUPTED;
 	}
 	return rc ? UL_EXIT_ERROR : 0;
+}
+
+/* --until-decided: one boot of kernel `side` (decide.h's run_side). */
+static int decide_side(void *ctx, int side)
+{
+	struct vm_state *s = ctx;
+	int rc = one_boot(s, s->booted++, 0, side);
+
+	return rc > 0 ? UL_EXIT_INTERRUPTED : rc ? UL_EXIT_ERROR : UL_EXIT_OK;
+}
+
+/* --until-decided: pairs of boots until every test is decided. */
+static int boots_decided(struct vm_state *s)
+{
+	struct ul_decide d = { .cmd = "vm",
+			       .db = s->db,
+			       .labels = { s->k[0].label, s->k[1].label },
+			       .a = s->a.decide,
+			       .run_side = decide_side,
+			       .ctx = s };
+	int rc = ul_decide_run(&d);
+
+	if (s->crashed)
+		printf("vm: %d of %d boots did not finish (a panic or a hang): their runs are stored "
+		       "as crashed\n",
+		       s->crashed, s->booted);
+	return rc;
 }
 
 static int vm_main(struct vm_state *s, char **run_args, int n_args)
@@ -429,14 +473,16 @@ static int vm_main(struct vm_state *s, char **run_args, int n_args)
 	printf("vm: %s, %d CPUs, %lld MiB a VM%s%s%s\n", s->shape.accel, s->shape.cpus,
 	       (long long)(s->a.mem_bytes >> 20), why[0] ? " (emulated: " : "", why,
 	       why[0] ? ")" : "");
-	ret = prepare(s, run_args, n_args) ? UL_EXIT_ERROR : boots(s);
+	ret = prepare(s, run_args, n_args) ? UL_EXIT_ERROR
+	      : s->a.decide.until_decided  ? boots_decided(s)
+					   : boots(s);
 	ul_sup_fini(&s->sup);
 	if (s->work[0] && ul_change_undo(&s->journal, "scratch", s->work))
 		ul_warning("vm: cannot remove %s ('underload cleanup' will)", s->work);
 	ul_journal_finish(&s->journal);
 	ul_store_close(s->store);
 	s->store = NULL;
-	if (!ret)
+	if (!ret && !s->a.decide.until_decided)
 		ret = compare_labels(s);
 	return ret;
 }
@@ -454,6 +500,11 @@ int ul_cmd_vm(int argc, char **argv)
 		return ret == UL_CMD_HELP_SHOWN ? UL_EXIT_OK : ret;
 	if (!s.a.n_kernels)
 		return ul_usage_error("vm", "--kernel IMAGE is required");
+	ret = ul_decide_check("vm", &s.a.decide, (size_t)s.a.n_kernels);
+	if (ret)
+		return ret;
+	if (s.a.decide.until_decided && s.a.boots != 1)
+		return ul_usage_error("vm", "--until-decided chooses the boots: no --boots");
 	ret = check_run_args(argv + first, argc - first);
 	if (ret)
 		return ret;
