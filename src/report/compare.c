@@ -337,12 +337,13 @@ static void row_note(char *buf, size_t len, const struct ul_runcmp *c,
 			 r->cells_base, r->disturbed_cand, r->cells_cand);
 }
 
-/* Replicates a side the observed shift needs: "4", ">=3" (a floor), "-". */
+/* Replicates a side the observed shift needs: "4", ">=3" (a floor), "-"
+ * (also for an equal row: a shift inside the margin is not worth chasing). */
 static void fmt_need(char *buf, size_t len, const struct ul_runcmp_row *r)
 {
 	size_t n = r->res.need_per_side;
 
-	if (!n)
+	if (!n || r->res.verdict == UL_VERDICT_EQUAL)
 		snprintf(buf, len, "-");
 	else if (n >= UL_REP_NEED_MAX)
 		snprintf(buf, len, ">%d", UL_REP_NEED_MAX - 1);
