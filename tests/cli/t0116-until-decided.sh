@@ -78,6 +78,31 @@ is $? 0 "sweep -o exits 0"
 is "$(labels "$TMP/o.db")" "resp.cpu-work=3000000 resp.cpu-work=3000001" "a run per value"
 like "$(cat "$TMP/out")" "^candidate 'resp.cpu-work=3000001'" "then compare"
 is "$(grep -c '^warning: unfair' "$TMP/out")" 0 "the swept probe option is the expected difference"
+# The same sequence on PostgreSQL: the looks read the runs back from there.
+if [ -z "${UL_TEST_PG_URI:-}" ]; then
+	skip "PostgreSQL: UL_TEST_PG_URI is unset (tests/pg-cluster start prints one)"
+elif ! "$UL" --version | grep -Eq '^stores:.* postgresql( |$)'; then
+	skip "PostgreSQL: this underload is built without it (-Dpostgresql)"
+elif ! command -v psql >/dev/null; then
+	skip "PostgreSQL: no psql (postgresql-client) to make a schema"
+else
+	schema=ul_t0116_$$
+	sep='?'
+	[[ $UL_TEST_PG_URI == *\?* ]] && sep='&'
+	PG="$UL_TEST_PG_URI${sep}options=-csearch_path%3D$schema"
+	psql -X -q -v ON_ERROR_STOP=1 -d "$UL_TEST_PG_URI" -c "CREATE SCHEMA $schema"
+	ok $? "PostgreSQL: a schema of this test"
+	trap 'psql -X -q -d "$UL_TEST_PG_URI" -c "DROP SCHEMA IF EXISTS $schema CASCADE" \
+		>/dev/null 2>&1; rm -rf "$TMP"' EXIT
+	"$UL" sweep -o resp.cpu-work=3000000,12000000 --until-decided --max-runs 24 \
+		-- "${RUN[@]}" --db "$PG" >"$TMP/out" 2>"$TMP/err"
+	is $? 0 "PostgreSQL: a 4x task, until decided, exits 0"
+	like "$(cat "$TMP/out")" "^resp noload delay +\+[0-9.]+% \[\+[0-9.]+%, \+[0-9.]+%\] +slower$" \
+		"PostgreSQL: decided slower"
+	pairs=$(sed -n 's/^until decided:.* decided after \([0-9]*\) pairs.*/\1/p' "$TMP/out")
+	is "$(psql -X -At -d "$PG" -c "SELECT count(*) FROM runs WHERE status = 'complete'")" \
+		"$((2 * pairs))" "PostgreSQL: every run of every pair is stored there"
+fi
 is "$(ul_procs)" 0 "no process is left"
 is "$(scratch_left)" 0 "no scratch is left"
 done_testing
