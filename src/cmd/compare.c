@@ -14,6 +14,7 @@
 #include "engine/engine.h"
 #include "report/compare.h"
 #include "report/format.h"
+#include "report/variance.h"
 #include "store/store.h"
 
 #include <errno.h>
@@ -26,6 +27,7 @@ static const char compare_help[] =
 	"usage: underload compare [LABEL|RUN]... [--baseline LABEL|RUN] [--suite NAME]\n"
 	"                         [--test mwu|welch] [--alpha A] [--per-run] [--strict]\n"
 	"                         [--margin PCT] [--fail-on slower|faster|changed]\n"
+	"                         [--variance [--precision PCT]]\n"
 	"                         [--env default|all] [--format text|json|csv|lmbench2]\n"
 	"                         [--host H]... [--db PATH|URL]\n"
 	"\n"
@@ -73,6 +75,8 @@ struct cmp_args {
 	const char *env;
 	struct ul_cmd_hosts hosts;
 	bool strict;
+	bool variance;	  /* --variance: the components and design instead */
+	double precision; /* --precision, relative */
 	enum ul_runcmp_unit unit;
 	struct ul_cmp_opts opts;
 	char **names;
@@ -104,6 +108,25 @@ static int set_margin(void *base, const char *arg, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	*margin = pct / 100.0;
+	return 0;
+}
+
+/* --precision PCT: "2" or "2%", the CI half-width compare --variance
+ * designs for, in (0, 100). */
+static int set_precision(void *base, const char *arg, char *err, size_t errlen)
+{
+	double pct;
+	char *end;
+
+	errno = 0;
+	pct = strtod(arg, &end);
+	if (end != arg && *end == '%')
+		end++;
+	if (errno || end == arg || *end || !(pct > 0.0) || !(pct < 100.0)) {
+		snprintf(err, errlen, "--precision: '%.64s' is not a percentage in (0, 100)", arg);
+		return -EINVAL;
+	}
+	((struct cmp_args *)base)->precision = pct / 100.0;
 	return 0;
 }
 
@@ -139,6 +162,16 @@ static const struct ul_opt compare_opts[] = {
 		  "tests (TOST) at alpha place inside +-PCT% (its 1 - 2 alpha interval inside "
 		  "the margin) reads 'equal within +-PCT%'; without it no row is ever equal; "
 		  "replicates (or a learned variance) are needed" },
+	{ "variance", UL_OPT_FLAG, 0, 1, 0, A(variance),
+	  .help = "instead of the comparison, each label's variance components per test "
+		  "(within a cell: points; between the rounds of a run; between runs, for vm "
+		  "runs between boots), each as a CV of the mean and a share of the variance "
+		  "of the mean, and the cheapest design (points per cell, cells per run, runs) "
+		  "reaching --precision (Kalibera and Jones 2013); needs 2 runs of --runs 2 "
+		  "or more a label" },
+	{ "precision", UL_OPT_CALL, .arg = "PCT", .set = set_precision, .def_text = "2",
+	  .help = "with --variance: the half-width of the 95% CI of the mean, in % of the "
+		  "mean, that the design reaches" },
 	{ "per-run", UL_OPT_FLAG, 0, UL_RUNCMP_RUNS, UL_RUNCMP_POINTS, A(unit),
 	  .help = "a replicate is a whole run (the median of its points) instead of a cell: "
 		  "when the cells of one run are not independent of each other" },
@@ -180,11 +213,17 @@ static int parse_args(int argc, char **argv, struct cmp_args *a)
 	int first, rc;
 
 	a->opts.alpha = CMP_ALPHA; /* set_alpha's target: no default applied */
+	a->precision = 0.02;	   /* set_precision's */
 	rc = ul_cmd_parse(&ul_cmd_desc_compare, a, argc, argv, &first);
 	if (rc)
 		return rc == UL_CMD_HELP_SHOWN ? -1 : rc;
 	if (ul_cmp_test_parse(a->test, &a->opts.test))
 		UL_BUG("--test '%s' passed the table's check", a->test);
+	if (a->variance && !strcmp(a->format, "lmbench2")) {
+		ul_error("compare --variance: --format lmbench2 has no variance; use text, json "
+			 "or csv");
+		return UL_EXIT_USAGE;
+	}
 	a->names = argv + first;
 	a->n_names = (size_t)(argc - first);
 	return 0;
@@ -429,6 +468,18 @@ static size_t gate_rows(const struct ul_runcmp *c, const char *fail_on)
 	return n;
 }
 
+/* compare --variance: the components and the cheapest design. */
+static int variance(const struct ul_compare_state *st, const struct cmp_args *a,
+		    const struct ul_runcmp_metric *metrics, size_t nm)
+{
+	int rc = ul_report_variance(stdout, st->groups, st->n_groups, metrics, nm, a->precision,
+				    a->format);
+
+	if (rc)
+		ul_error("cannot write the variance components: %s", strerror(-rc));
+	return rc ? UL_EXIT_ERROR : UL_EXIT_OK;
+}
+
 static int run_compare(struct ul_compare_state *st, const struct cmp_args *a)
 {
 	struct ul_runcmp_metric metrics[UL_COMPARE_MAX_METRICS];
@@ -442,6 +493,8 @@ static int run_compare(struct ul_compare_state *st, const struct cmp_args *a)
 	crash_findings(st, !strcmp(a->format, "text"));
 	if (!strcmp(a->format, "lmbench2"))
 		return lmbench2_by_label(st, a);
+	if (a->variance)
+		return variance(st, a, metrics, nm);
 	if (st->n_groups < 2) {
 		memset(&c, 0, sizeof(c));
 		c.opts = a->opts;
