@@ -44,10 +44,11 @@
  * with equality when the terms are proportional, c3 / s3 = r2^2 c2 / s2 =
  * (r2 r1)^2 c1 / s1, that is
  *   r_i = sqrt(c_(i+1) s_i / (c_i s_(i+1)))   (i = 1, 2),
- * Kalibera and Jones's optimal counts, rounded up (at least 1).  The
- * paper writes them with the component estimates T_i^2; with S_i^2 (the
- * variance of level-i means, which holds the levels below) the counts
- * would be too large, so this uses the components.  A level whose
+ * Kalibera and Jones's optimal counts, rounded up (at least 1).  (The
+ * paper's text was not at hand to check; this derivation puts the
+ * components T_i^2 in the formula.  S_i^2, the variance of level-i means,
+ * also holds the levels below: with it the counts would come out larger
+ * than the optimum whenever a lower level varies.)  A level whose
  * component is 0 (above the points) gets 1 repetition and its cost goes
  * to the level above (repeating it buys nothing); levels above the top
  * non-zero component get 1.  A level that costs nothing would be
