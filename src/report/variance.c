@@ -309,6 +309,23 @@ static json_t *jnum(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* A JSON string of stored text; invalid UTF-8 bytes become '?' (as
+ * compare's JSON). */
+static json_t *jstr(const char *s)
+{
+	json_t *v = json_string(s);
+	char *copy;
+
+	if (v || !(copy = strdup(s)))
+		return v;
+	for (char *c = copy; *c; c++)
+		if ((unsigned char)*c >= 0x80)
+			*c = '?';
+	v = json_string(copy);
+	free(copy);
+	return v;
+}
+
 static json_t *json_level(const struct var_row *r, enum ul_varcomp_level l)
 {
 	return json_pack("{s:o,s:o,s:o,s:o,s:I,s:b,s:o}", "variance", jnum(r->v.comp[l]), "cv",
@@ -343,9 +360,9 @@ static json_t *json_row(const struct var_row *r, double precision)
 		json_object_set_new(var, "design", json_null());
 	if (r->why)
 		json_object_set_new(var, "why", json_string(r->why));
-	return json_pack("{s:s%,s:s,s:s,s:s,s:s,s:o}", "label", r->g->label, strlen(r->g->label),
-			 "suite", r->m->suite, "metric", r->m->series, "unit", r->m->unit, "test",
-			 r->test, "variance", var);
+	return json_pack("{s:o,s:s,s:s,s:s,s:o,s:o}", "label", jstr(r->g->label), "suite",
+			 r->m->suite, "metric", r->m->series, "unit", r->m->unit, "test",
+			 jstr(r->test), "variance", var);
 }
 
 /* ---- CSV ---- */
