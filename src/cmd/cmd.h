@@ -165,8 +165,8 @@ void ul_cmd_settle_crashed(const char *db, struct ul_store *st);
  * store's answer (-ENOENT, -EALREADY, or -EIO with why). */
 int ul_cmd_mark_crashed(const char *store_uri, const char *uuid, const char *where, char *why,
 			size_t len);
-/* Where the stored run uuid crashed (model.h: ul_run_crash_where); the
- * store's answer. */
+/* Where the stored run uuid crashed, as the words after "crashed"
+ * (model.h: ul_run_crash_phrase); the store's answer. */
 int ul_cmd_crash_where(struct ul_store *st, const char *uuid, char *out, size_t len);
 /*
  * ul_run_init() `run`, then load the stored run `ref` names (an id, a UUID or

@@ -390,6 +390,7 @@ static int lmbench2_by_label(const struct ul_compare_state *st, const struct cmp
 static void crash_findings(const struct ul_compare_state *st, bool text)
 {
 	char where[256];
+	bool in_test;
 
 	for (size_t g = 0; g < st->n_groups; g++)
 		for (size_t r = 0; r < st->groups[g].n_runs; r++) {
@@ -397,13 +398,14 @@ static void crash_findings(const struct ul_compare_state *st, bool text)
 
 			if (run->status != UL_RUN_CRASHED)
 				continue;
-			(void)ul_run_crash_where(run, where, sizeof(where));
+			in_test = ul_run_crash_phrase(run, where, sizeof(where)) >= 0;
 			if (text)
-				printf("crashed: %s: run %.8s crashed in %s (its finished tests are "
-				       "compared; that test has no measurement)\n",
-				       ul_esc(st->groups[g].label), run->uuid, where);
+				printf("crashed: %s: run %.8s crashed %s (its finished tests are "
+				       "compared%s)\n",
+				       ul_esc(st->groups[g].label), run->uuid, where,
+				       in_test ? "; that test has no measurement" : "");
 			else
-				ul_warning("label '%s': run %.8s crashed in %s",
+				ul_warning("label '%s': run %.8s crashed %s",
 					   ul_esc(st->groups[g].label), run->uuid, where);
 		}
 }

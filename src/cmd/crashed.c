@@ -18,20 +18,33 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Mark it in st, *where_text saying where (or "an unknown test").
- * The store's answer: 0, -EALREADY, -ENOENT or an error in st->err. */
+/*
+ * Mark it in st, *where_text saying where, as the words after "crashed"
+ * (ul_run_crash_phrase): read back from the store once marked, so that
+ * this note and every later view (list, show, compare) say one thing.  A
+ * test the journal names that had ended and been stored gets no crashed
+ * cell: the run went down after it.  The store's answer: 0, -EALREADY,
+ * -ENOENT or an error in st->err.
+ */
 static int mark_in(struct ul_store *st, const char *uuid, const char *where, char *where_text,
 		   size_t len)
 {
 	struct ul_cell at;
 	int round = 0;
 	bool known = ul_cell_where_parse(where, &at, &round) == 0;
+	char desc[192];
+	int rc;
 
-	if (known)
-		ul_cell_where_describe(&at, round, where_text, len);
-	else
-		snprintf(where_text, len, "an unknown test (its journal recorded none)");
-	return st->ops->mark_crashed(st, uuid, known ? &at : NULL, NULL);
+	if (known) {
+		ul_cell_where_describe(&at, round, desc, sizeof(desc));
+		snprintf(where_text, len, "in %s", desc);
+	} else {
+		snprintf(where_text, len, "in an unknown test (its journal recorded none)");
+	}
+	rc = st->ops->mark_crashed(st, uuid, known ? &at : NULL, NULL);
+	if (!rc)
+		(void)ul_cmd_crash_where(st, uuid, where_text, len); /* else the journal's words */
+	return rc;
 }
 
 int ul_cmd_mark_crashed(const char *store_uri, const char *uuid, const char *where, char *why,
@@ -53,7 +66,7 @@ int ul_cmd_mark_crashed(const char *store_uri, const char *uuid, const char *whe
 		snprintf(why, len, "%s", st->err);
 	ul_store_close(st);
 	if (!rc)
-		printf("marked run %s crashed in %s, in %s\n", uuid, at, store_uri);
+		printf("marked run %s crashed %s, in %s\n", uuid, at, store_uri);
 	return rc;
 }
 
@@ -95,7 +108,7 @@ static int settle_one(void *arg, const char *uuid, const char *store_uri, const 
 		return 0;
 	rc = mark_in(s->st, uuid, where, at, sizeof(at));
 	if (!rc)
-		ul_note("run %.8s crashed (its machine went down) in %s: marked 'crashed'; "
+		ul_note("run %.8s crashed (its machine went down) %s: marked 'crashed'; "
 			"'underload cleanup' removes what it left on disk",
 			uuid, at);
 	else if (rc != -EALREADY && rc != -ENOENT)
@@ -121,7 +134,7 @@ int ul_cmd_crash_where(struct ul_store *st, const char *uuid, char *out, size_t 
 	ul_run_init(&run);
 	rc = st->ops->load_run(st, uuid, &run);
 	if (!rc)
-		(void)ul_run_crash_where(&run, out, len);
+		(void)ul_run_crash_phrase(&run, out, len);
 	ul_run_release(&run);
 	return rc;
 }

@@ -195,8 +195,8 @@ static void print_crashes(struct ul_store *store, const struct ul_run_summary *r
 		if (runs[i].status != UL_RUN_CRASHED || !keep_run(&runs[i], filter))
 			continue;
 		if (ul_cmd_crash_where(store, runs[i].uuid, where, sizeof(where)))
-			snprintf(where, sizeof(where), "an unknown test (%.200s)", store->err);
-		printf("run %.8s (%s) crashed in %s\n", ul_esc(runs[i].uuid), ul_esc(runs[i].label),
+			snprintf(where, sizeof(where), "in an unknown test (%.200s)", store->err);
+		printf("run %.8s (%s) crashed %s\n", ul_esc(runs[i].uuid), ul_esc(runs[i].label),
 		       where);
 	}
 }

@@ -211,6 +211,15 @@ void ul_cell_where_describe(const struct ul_cell *cell, int round, char *out, si
  * when it has none (a run marked crashed whose journal recorded no test).
  */
 long ul_run_crash_where(const struct ul_run *run, char *out, size_t len);
+/*
+ * The same, as the words after "crashed": "in resp 2ctx-mem (probe resp),
+ * round 1"; for a run without a crashed cell whose tests all ended (its
+ * machine went down in its teardown, or between two tests) "after its last
+ * test (resp smallwrite (probe resp), round 1) ended, in its teardown or
+ * before another began"; "in an unknown test" for one without a test.
+ * Returns what ul_run_crash_where() does.
+ */
+long ul_run_crash_phrase(const struct ul_run *run, char *out, size_t len);
 /* Was the run made in a VM by `underload vm` (its fingerprint has a "vm"
  * section, cmd/vm_collect.c)?  And under TCG, an emulated CPU? */
 bool ul_run_in_vm(const struct ul_run *run);

@@ -102,6 +102,25 @@ long ul_run_crash_where(const struct ul_run *run, char *out, size_t len)
 	return -1;
 }
 
+long ul_run_crash_phrase(const struct ul_run *run, char *out, size_t len)
+{
+	char where[192];
+	long i = ul_run_crash_where(run, where, sizeof(where));
+	size_t last;
+
+	if (i >= 0 || !run->n_cells) {
+		snprintf(out, len, "in %s", where);
+		return i;
+	}
+	/* Its journal's last test is stored as it ended: the crash came later. */
+	last = run->n_cells - 1;
+	ul_cell_where_describe(&run->cells[last], ul_run_cell_round(run, last), where,
+			       sizeof(where));
+	snprintf(out, len,
+		 "after its last test (%s) ended, in its teardown or before another began", where);
+	return i;
+}
+
 bool ul_run_in_vm(const struct ul_run *run)
 {
 	return run->fingerprint && json_is_object(json_object_get(run->fingerprint, "vm"));

@@ -427,14 +427,21 @@ static void text_doctor(FILE *out, const struct ul_run *run)
 static void text_crash(FILE *out, const struct ul_run *run)
 {
 	char where[256];
+	bool in_test;
 
 	if (run->status != UL_RUN_CRASHED)
 		return;
-	(void)ul_run_crash_where(run, where, sizeof(where));
-	fputs("CRASHED: the machine went down during ", out);
+	in_test = ul_run_crash_where(run, where, sizeof(where)) >= 0;
+	if (!in_test)
+		(void)ul_run_crash_phrase(run, where,
+					  sizeof(where)); /* after its tests, or unknown */
+	fputs(in_test ? "CRASHED: the machine went down during "
+		      : "CRASHED: the machine went down ",
+	      out);
 	ul_report_put_clean(out, where, sizeof(where));
-	fputs(" (a kernel crash, hang or reboot): that test has no measurement; what the "
-	      "run finished is below\n",
+	fputs(in_test ? " (a kernel crash, hang or reboot): that test has no measurement; what "
+			"the run finished is below\n"
+		      : " (a kernel crash, hang or reboot); what the run finished is below\n",
 	      out);
 }
 

@@ -395,22 +395,30 @@ START_TEST(test_store_mark_crashed)
 }
 END_TEST
 
-/* Where a loaded run crashed: its crashed cell, or none. */
+/* Where a loaded run crashed: its crashed cell, or none; and in words. */
 START_TEST(test_run_crash_where)
 {
 	struct ul_run run;
 	char where[256];
 
 	ul_run_init(&run);
+	ck_assert_int_eq(ul_run_crash_phrase(&run, where, sizeof(where)), -1);
+	ck_assert_str_eq(where, "in an unknown test");
 	add_cell(&run, "noload", 1);
 	add_cell(&run, "2ctx-mem", 2);
 	ck_assert_int_eq(ul_run_crash_where(&run, where, sizeof(where)), -1);
 	ck_assert_str_eq(where, "an unknown test");
+	/* Every test stored as it ended: the machine went down after them. */
+	ck_assert_int_eq(ul_run_crash_phrase(&run, where, sizeof(where)), -1);
+	ck_assert_str_eq(where, "after its last test (resp 2ctx-mem (probe resp), round 1) ended, "
+				"in its teardown or before another began");
 	add_cell(&run, "noload", 3);
 	add_cell(&run, "2ctx-mem", 4);
 	run.cells[3].outcome = UL_CELL_CRASHED;
 	ck_assert_int_eq(ul_run_crash_where(&run, where, sizeof(where)), 3);
 	ck_assert_str_eq(where, "resp 2ctx-mem (probe resp), round 2");
+	ck_assert_int_eq(ul_run_crash_phrase(&run, where, sizeof(where)), 3);
+	ck_assert_str_eq(where, "in resp 2ctx-mem (probe resp), round 2");
 	ul_run_release(&run);
 }
 END_TEST

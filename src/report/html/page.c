@@ -34,6 +34,7 @@ static const char html_css[] =
 static void crash_banner(struct ul_hdoc *d)
 {
 	char where[256];
+	bool in_test;
 
 	for (size_t j = 0; j < d->n_labels; j++)
 		for (size_t r = 0; r < d->labels[j].n_runs; r++) {
@@ -41,12 +42,17 @@ static void crash_banner(struct ul_hdoc *d)
 
 			if (run->status != UL_RUN_CRASHED)
 				continue;
-			(void)ul_run_crash_where(run, where, sizeof(where));
+			in_test = ul_run_crash_where(run, where, sizeof(where)) >= 0;
+			if (!in_test)
+				(void)ul_run_crash_phrase(run, where, sizeof(where));
 			fputs("<p class=\"crash\">CRASHED: ", d->html);
 			ul_svg_escape(d->html, d->labels[j].label, SIZE_MAX);
-			fprintf(d->html, ", run %.8s: the machine went down during ", run->uuid);
+			fprintf(d->html, ", run %.8s: the machine went down %s", run->uuid,
+				in_test ? "during " : "");
 			ul_svg_escape(d->html, where, SIZE_MAX);
-			fputs(" (a kernel crash, hang or reboot); that test has no measurement</p>\n",
+			fputs(in_test ? " (a kernel crash, hang or reboot); that test has no "
+					"measurement</p>\n"
+				      : " (a kernel crash, hang or reboot)</p>\n",
 			      d->html);
 		}
 }
