@@ -8,6 +8,7 @@
 #include "core/compat.h"
 #include "core/log.h"
 #include "proc/changes.h"
+#include "proc/delayacct.h"
 #include "proc/cgroup/cgroup.h"
 #include "proc/cgroup/cpuset.h"
 #include "proc/iosched.h"
@@ -296,6 +297,18 @@ static int check_iosched(const struct change_ctx *c, const char *arg)
 static int undo_iosched(const struct change_ctx *c, const char *arg)
 {
 	return ul_iosched_entry_undo(arg, c->why, c->whylen);
+}
+
+/* ---- delayacct: kernel.task_delayacct a run switched on (proc/delayacct.h) ---- */
+
+static int check_delayacct(const struct change_ctx *c, const char *arg)
+{
+	return ul_delayacct_entry_check(arg, c->why, c->whylen);
+}
+
+static int undo_delayacct(const struct change_ctx *c, const char *arg)
+{
+	return ul_delayacct_entry_undo(arg, c->why, c->whylen);
 }
 
 /* ---- journal-first wrappers of the run entry (the others: changes_make.c) ---- */

@@ -13,9 +13,10 @@
  * owner, mode 0700, name; a swap file carrying our label and the run's
  * UUID; the cgroup named after the run under a cgroup filesystem; a sysctl
  * on the sweep's allow-list with an integer; a disk with a scheduler file
- * and a scheduler's name).  An entry that fails its check is reported once
- * and retired; one whose undo keeps failing is
- * retired after UL_CHANGES_MAX_TRIES attempts; neither is tried again.
+ * and a scheduler's name; delay accounting to be switched back to 0).
+ * An entry that fails its check is reported once and retired; one whose
+ * undo keeps failing is retired after UL_CHANGES_MAX_TRIES attempts;
+ * neither is tried again.
  * An entry that cannot be undone now but may be later (ul_change_kept():
  * a swap file whose pages do not fit in memory yet, a read-only /proc/sys,
  * a /sys that cannot be seen here) is neither counted nor retired.  An
@@ -93,6 +94,15 @@ int ul_change_sysctl_save(struct ul_journal *j, const char *name, char *arg, siz
  * "iosched DISK ORIGINAL" (arg receives "DISK ORIGINAL").
  */
 int ul_change_iosched_save(struct ul_journal *j, const char *disk, char *arg, size_t len, char *why,
+			   size_t whylen) UL_MUST_CHECK;
+/*
+ * Switch delay accounting on (proc/delayacct.h) if it is off, journalled
+ * first as "delayacct 0": *changed is true when it was switched (then
+ * ul_change_undo(j, "delayacct", "0") switches it off again), false when
+ * it was on already (nothing journalled, nothing to undo).  A journal is
+ * required (-EBADF without); -ENOENT: this kernel has no such switch.
+ */
+int ul_change_delayacct_on(struct ul_journal *j, bool *changed, char *why,
 			   size_t whylen) UL_MUST_CHECK;
 /*
  * Undo one of this process's own changes of a known kind and record it

@@ -8,6 +8,7 @@
 #include "core/compat.h"
 #include "core/log.h"
 #include "proc/changes.h"
+#include "proc/delayacct.h"
 #include "proc/cgroup/cgroup.h"
 #include "proc/cgroup/cpuset.h"
 #include "proc/iosched.h"
@@ -156,4 +157,31 @@ int ul_change_iosched_save(struct ul_journal *j, const char *disk, char *arg, si
 	int rc = ul_iosched_read(disk, orig, sizeof(orig), NULL, 0);
 
 	return save_setting(j, "iosched", disk, rc, orig, arg, len, why, whylen);
+}
+
+int ul_change_delayacct_on(struct ul_journal *j, bool *changed, char *why, size_t whylen)
+{
+	int rc = ul_delayacct_read();
+
+	*changed = false;
+	if (rc < 0) {
+		ul_whyf(why, whylen, "cannot read %s: %s", UL_DELAYACCT_PATH, strerror(-rc));
+		return rc;
+	}
+	if (rc == 1)
+		return 0; /* on already: not ours to switch off */
+	rc = j ? ul_journal_add(j, "delayacct", "0") : -EBADF;
+	if (rc) {
+		ul_whyf(why, whylen, "cannot journal delay accounting: %s", strerror(-rc));
+		return rc;
+	}
+	rc = ul_delayacct_write(1, why, whylen);
+	if (rc) {
+		/* Still off, or in an unknown state: switching it off again is
+		 * right either way, and settles the entry. */
+		(void)ul_change_undo(j, "delayacct", "0");
+		return rc;
+	}
+	*changed = true;
+	return 0;
 }
