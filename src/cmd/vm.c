@@ -42,13 +42,14 @@ static const char vm_help[] =
 	"Boot each kernel image in a fresh VM of the same shape (qemu-system-x86_64;\n"
 	"KVM when /dev/kvm works, else TCG, whose runs are flagged emulated), the\n"
 	"kernels alternated over the boots (A B A B), and run 'underload run ARGS'\n"
-	"inside: the host's root read-only over 9p, a scratch disk on /tmp and\n"
-	"/var/tmp.  Each boot's run (only the one vm started: the guest is untrusted)\n"
-	"is imported into the host's store under its kernel's label, then the labels\n"
-	"are compared.  A kernel that panics or stops\n"
-	"answering ends its boot; its run is stored as crashed at the test it was in,\n"
-	"with the console's tail in its fingerprint (show --env), and the next boot\n"
-	"goes on.  Needs root (the 9p export of /), a static busybox and mkfs.ext4.\n"
+	"inside.  The guest sees nothing of the host's files but underload, its\n"
+	"helpers and libraries (in its initramfs), a scratch disk on /tmp and\n"
+	"/var/tmp, and a share for its store.  Each boot's run (only the one vm\n"
+	"started: the guest is untrusted) is imported into the host's store under\n"
+	"its kernel's label, then the labels are compared.  A kernel that panics or\n"
+	"stops answering ends its boot; its run is stored as crashed at the test it\n"
+	"was in, with the console's tail in its fingerprint (show --env), and the\n"
+	"next boot goes on.  Needs root, a static busybox and mkfs.ext4.\n"
 	"With --until-decided (two kernels), the boots go in pairs A B, B A, ... until\n"
 	"every test is decided (see underload(1), \"UNTIL DECIDED\").\n"
 	"\n";
@@ -133,7 +134,7 @@ struct vm_tools {
 static const char *missing(struct vm_tools *t)
 {
 	if (geteuid() != 0)
-		return "root (qemu's 9p export of the host's root)";
+		return "root";
 	if (!find_prog("qemu-system-x86_64", t->qemu, sizeof(t->qemu)))
 		return "qemu-system-x86_64 (package qemu-system-x86)";
 	if (!find_prog("busybox", t->busybox, sizeof(t->busybox)) || ul_vm_static_elf(t->busybox))
@@ -218,29 +219,33 @@ static bool put_quoted(char *buf, size_t len, const char *s)
 	return true;
 }
 
-/* The guest's /env: what to run and how (guest-init.sh sources it). */
+/* The guest's /env: the label and the run's arguments (guest-init.sh sources it). */
 static int guest_env(const struct ul_vm_kernel *k, char **run_args, int n_args, char *buf,
 		     size_t len)
 {
-	char exe[PATH_MAX];
-	const char *path = getenv("PATH");
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	bool ok;
 
-	if (n <= 0)
-		return ul_error_errno(errno, "vm: cannot read /proc/self/exe");
-	exe[n] = '\0';
 	buf[0] = '\0';
-	ok = snprintf(buf, len, "UL_EXE=") > 0 && put_quoted(buf, len, exe);
-	ok = ok && strlen(buf) + 10 < len && strcat(buf, "\nUL_PATH=") &&
-	     put_quoted(buf, len, path ? path : "/usr/sbin:/usr/bin:/sbin:/bin");
-	ok = ok && strlen(buf) + 11 < len && strcat(buf, "\nUL_LABEL=") &&
-	     put_quoted(buf, len, k->label);
+	ok = snprintf(buf, len, "UL_LABEL=") > 0 && put_quoted(buf, len, k->label);
 	ok = ok && strlen(buf) + 8 < len && strcat(buf, "\nset --");
 	for (int i = 0; i < n_args && ok; i++)
 		ok = strlen(buf) + 2 < len && strcat(buf, " ") && put_quoted(buf, len, run_args[i]);
 	ok = ok && strlen(buf) + 2 < len && strcat(buf, "\n");
 	return ok ? 0 : ul_error("vm: the run's arguments are too long");
+}
+
+/* What the guest gets of the host: this program, its helpers and libraries. */
+static int guest_files(struct ul_vm_files *files)
+{
+	char exe[PATH_MAX], why[512];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0)
+		return ul_error_errno(errno, "vm: cannot read /proc/self/exe");
+	exe[n] = '\0';
+	if (ul_vm_guest_files(exe, files, why, sizeof(why)))
+		return ul_error("vm: %s", why);
+	return 0;
 }
 
 /* `-- run ARGS`: the operands, checked (vm sets --label and --db itself,
@@ -283,6 +288,7 @@ struct vm_state {
 static int prepare(struct vm_state *s, char **run_args, int n_args)
 {
 	char why[512], env[8192];
+	struct ul_vm_files files = { 0 };
 	int rc = ul_journal_open(&s->journal);
 
 	if (rc)
@@ -291,23 +297,24 @@ static int prepare(struct vm_state *s, char **run_args, int n_args)
 				     sizeof(why)))
 		return ul_error("vm: %s", why);
 	printf("vm: working in %s\n", s->work);
-	for (int i = 0; i < s->a.n_kernels; i++) {
+	rc = guest_files(&files);
+	for (int i = 0; i < s->a.n_kernels && !rc; i++) {
 		snprintf(s->k[i].initramfs, sizeof(s->k[i].initramfs), "%s/initramfs-%d.cpio",
 			 s->work, i + 1);
-		if (guest_env(&s->k[i], run_args, n_args, env, sizeof(env)))
-			return -1;
-		if (ul_vm_initramfs(s->k[i].initramfs, s->tools.busybox, s->k[i].moddir, env, why,
-				    sizeof(why)))
-			return ul_error("vm: %s", why);
+		rc = guest_env(&s->k[i], run_args, n_args, env, sizeof(env));
+		if (!rc && ul_vm_initramfs(s->k[i].initramfs, s->tools.busybox, s->k[i].moddir, env,
+					   &files, why, sizeof(why)))
+			rc = ul_error("vm: %s", why);
 	}
-	return 0;
+	ul_vm_files_free(&files);
+	return rc;
 }
 
 /*
  * The tests' hooks (guest-init.sh acts on them once the run is inside a
  * test): UL_TEST_VM_PANIC=N crashes boot N's kernel (sysrq c);
- * UL_TEST_VM_HANG=N makes boot N's guest stop making progress (real-time
- * spinners on every CPU) for the watchdog.  The kernel's command line
+ * UL_TEST_VM_HANG=N makes boot N's guest stop making progress (every
+ * process stopped) for the watchdog.  The kernel's command line
  * words, or NULL.
  */
 static const char *test_hook(int boot_no)

@@ -164,8 +164,6 @@ static void build_argv(const struct ul_vm_boot *b, const char *qemu, struct qemu
 	ARG("-drive");
 	FMT(3, "file=%s/disk.img,if=virtio,format=raw,cache=unsafe", b->dir);
 	ARG("-virtfs");
-	ARG("local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap");
-	ARG("-virtfs");
 	/* mapped-xattr: the guest's links, devices, owners and modes are
 	 * attributes of plain files here, never a host link to follow. */
 	FMT(4, "local,path=%s/share,mount_tag=ulshare,security_model=mapped-xattr,multidevs=remap",

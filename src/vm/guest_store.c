@@ -98,8 +98,7 @@ static int copy_one(int boot, int share, const char *suffix, char *why, size_t l
 	return rc;
 }
 
-int ul_vm_guest_store_copy(const char *boot_dir, char *copy, size_t len, char *why,
-			   size_t whylen)
+int ul_vm_guest_store_copy(const char *boot_dir, char *copy, size_t len, char *why, size_t whylen)
 {
 	int boot = open(boot_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), share = -1;
 	int rc = 0;

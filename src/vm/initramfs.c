@@ -2,7 +2,8 @@
 /*
  * The guest's initramfs, written as a newc cpio archive (the format the
  * kernel unpacks; its layout: Documentation/driver-api/early-userspace/
- * buffer-format.rst): busybox, the init, its environment and the modules
+ * buffer-format.rst): busybox, the init, its environment, this program
+ * with its helpers and libraries (vm/guest_files.c) and the modules
  * for the virtio disk, ext4 and 9p with their dependencies (modules.dep),
  * dependencies first.  A module modules.dep does not list is taken as
  * built in (a bare bzImage).
@@ -216,10 +217,52 @@ static int write_modules(struct cpio *c, const char *moddir, const struct mods *
 	return 0;
 }
 
-static int write_all(struct cpio *c, const char *busybox, const char *moddir, const struct mods *m,
-		     const char *env, char *why, size_t len)
+#define MAX_DIRS 64
+
+/* Each file with the directories above it (each once): 0 or -errno with why. */
+static int write_files(struct cpio *c, const struct ul_vm_files *files, char *why, size_t len)
 {
-	static const char *const dirs[] = { "bin", "dev", "proc", "sys", "newroot", "mod", "keep" };
+	char *dirs[MAX_DIRS];
+	size_t n_dirs = 0;
+	int rc = 0;
+
+	for (size_t i = 0; files && i < files->n && !rc; i++) {
+		const char *dst = files->v[i].dst;
+
+		for (const char *s = strchr(dst, '/'); s && !rc; s = strchr(s + 1, '/')) {
+			char *d = strndup(dst, (size_t)(s - dst));
+			bool seen = false;
+
+			for (size_t k = 0; d && k < n_dirs && !seen; k++)
+				seen = !strcmp(dirs[k], d);
+			if (!d || seen || n_dirs == MAX_DIRS) {
+				rc = !d ? -ENOMEM : seen ? 0 : -E2BIG;
+				free(d);
+				continue;
+			}
+			dirs[n_dirs++] = d;
+			rc = entry(c, d, S_IFDIR | 0755, 0, 0, NULL, 0);
+		}
+		if (!rc) {
+			rc = file_entry(c, dst, 0755, files->v[i].src);
+			if (rc)
+				snprintf(why, len, "cannot read %s: %s", files->v[i].src,
+					 strerror(-rc));
+		} else {
+			snprintf(why, len, "cannot write the initramfs: %s", strerror(-rc));
+		}
+	}
+	for (size_t k = 0; k < n_dirs; k++)
+		free(dirs[k]);
+	return rc;
+}
+
+static int write_all(struct cpio *c, const char *busybox, const char *moddir, const struct mods *m,
+		     const char *env, const struct ul_vm_files *files, char *why, size_t len)
+{
+	static const char *const dirs[] = {
+		"bin", "dev", "proc", "sys", "tmp", "var", "run", "mod"
+	};
 	int rc = 0;
 
 	for (size_t i = 0; i < UL_ARRAY_SIZE(dirs) && !rc; i++)
@@ -240,14 +283,16 @@ static int write_all(struct cpio *c, const char *busybox, const char *moddir, co
 		snprintf(why, len, "cannot read %s: %s", busybox, strerror(-rc));
 		return rc;
 	}
-	rc = write_modules(c, moddir, m, why, len);
+	rc = write_files(c, files, why, len);
+	if (!rc)
+		rc = write_modules(c, moddir, m, why, len);
 	if (!rc)
 		rc = entry(c, "TRAILER!!!", 0, 0, 0, NULL, 0);
 	return rc;
 }
 
 int ul_vm_initramfs(const char *out, const char *busybox, const char *moddir, const char *env,
-		    char *why, size_t len)
+		    const struct ul_vm_files *files, char *why, size_t len)
 {
 	struct mods m = { .n = 0 };
 	struct cpio c = { .ino = 1 };
@@ -261,7 +306,7 @@ int ul_vm_initramfs(const char *out, const char *busybox, const char *moddir, co
 		}
 	}
 	if (!rc)
-		rc = write_all(&c, busybox, moddir, &m, env, why, len);
+		rc = write_all(&c, busybox, moddir, &m, env, files, why, len);
 	if (c.f && fclose(c.f) && !rc) {
 		rc = -EIO;
 		snprintf(why, len, "cannot write %s", out);

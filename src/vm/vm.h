@@ -65,12 +65,32 @@ int ul_vm_static_elf(const char *path);
  * interrupt during the probe is left for the caller's next wait. */
 const char *ul_vm_accel(struct ul_sup *sup, const char *qemu, char *why, size_t len);
 
+/* Where the guest has this program and its helpers (no leading '/'). */
+#define UL_VM_GUEST_BIN "opt/underload"
+
+/* A host file the guest gets in its initramfs: src at dst (relative to the
+ * guest's root). */
+struct ul_vm_file {
+	char src[PATH_MAX];
+	char dst[PATH_MAX];
+};
+struct ul_vm_files {
+	struct ul_vm_file *v;
+	size_t n;
+};
+/* guest_files.c: what the guest gets of the host, appended to f: exe as
+ * UL_VM_GUEST_BIN/underload, its helpers beside it (or installed), and
+ * the shared libraries (and loader) they need at their own paths.  0 or
+ * -errno with why. */
+int ul_vm_guest_files(const char *exe, struct ul_vm_files *f, char *why, size_t len);
+void ul_vm_files_free(struct ul_vm_files *f);
+
 /* initramfs.c: write the initramfs (newc cpio) to `out`: busybox, the
- * guest's init, `env` as /env (shell assignments the init sources), and
- * the modules of moddir ("" = none) the guest needs, dependencies first.
- * 0 or -errno with why. */
+ * guest's init, `env` as /env (shell assignments the init sources), the
+ * files (with their directories), and the modules of moddir ("" = none)
+ * the guest needs, dependencies first.  0 or -errno with why. */
 int ul_vm_initramfs(const char *out, const char *busybox, const char *moddir, const char *env,
-		    char *why, size_t len);
+		    const struct ul_vm_files *files, char *why, size_t len);
 
 /* guest_init.c: the guest's /init (busybox sh). */
 extern const char ul_vm_guest_init[];

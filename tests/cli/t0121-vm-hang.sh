@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # underload vm: a hang is an outcome.  The test hook (UL_TEST_VM_HANG=1)
 # makes boot 1's guest stop making progress once its run is inside a test:
-# real-time throttling off and a SCHED_FIFO 99 spinner on every CPU, so
-# that neither the run nor the guest's "alive" writer nor the kernel's own
-# threads run again and the console falls silent, while qemu runs on.  The
+# every process but the guest's init stopped, so that neither the run nor
+# the guest's "alive" writer runs again and the console falls silent,
+# while qemu runs on.  The
 # host's watchdog (--hang-timeout 10s) stops it: the run is stored crashed
 # at its test with the console's tail, and boot 2 (the same image, the
 # second label) still runs.  compare and the report say per label how many
@@ -26,7 +26,7 @@ like "$(q "SELECT c.note FROM cells c WHERE c.run_id = 1 AND c.outcome = 'crashe
 	"console: silent for 10 s, the VM was stopped as hung" "the crashed test says the VM hung"
 env=$("$UL" show --db "$DB" --env 1)
 like "$env" "^  vm\\.end: +hung\$" "the fingerprint says the boot hung"
-like "$env" "^  vm\\.console_tail: .*test hook: a real-time spinner on every CPU" \
+like "$env" "^  vm\\.console_tail: .*test hook: every process stopped" \
 	"the console's tail is stored with the run"
 like "$("$UL" show --db "$DB" 1)" "^CRASHED: the machine went down during resp noload" \
 	"show heads the run CRASHED"

@@ -11,6 +11,8 @@
 #   kernel's own label and a run with the UUID of a run of the host's
 #   store, with a forged cell: both refused with a warning, only the run
 #   the host named for the boot imported;
+# - looks for host files (one of the test's, /etc/shadow, the kernel's
+#   image): it sees none, only its initramfs, scratch disk and share;
 # - replaces the guest's store by a symbolic link to another store of the
 #   host with a `running` run: the host neither reads nor marks that store
 #   (the share keeps the link as a plain file, and the host would not
@@ -56,7 +58,9 @@ cells() { sqlite3 "$DB" "SELECT group_concat(c.load) FROM cells c JOIN runs r ON
 host_cells=$(cells)
 
 # Boots 1 and 2: the forged import, bytes that are not UTF-8, a crash.
-JOB="sh -c 'echo $forged | base64 -d | gunzip >/tmp/f.json && $UL_REAL import --db $GUEST_DB /tmp/f.json; printf \"ok\\377\\376\\n\" >/dev/console; $crash'"
+touch "$TMP/secret"
+seen="for f in $TMP/secret /etc/shadow $kernel; do [ -e \$f ] && echo ul-test: the guest sees \$f; done"
+JOB="sh -c 'echo $forged | base64 -d | gunzip >/tmp/f.json && \$(readlink /proc/\$PPID/exe) import --db $GUEST_DB /tmp/f.json; ($seen; echo ul-test: looked) >/dev/console; printf \"ok\\377\\376\\n\" >/dev/console; $crash'"
 "$UL" vm --db "$DB" --kernel "$kernel" --boots 2 -- "${CT[@]}" --job "$JOB" \
 	>"$TMP/out" 2>"$TMP/err"
 is $? 0 "vm exits 0"
@@ -69,8 +73,10 @@ like "$(cat "$TMP/err")" "boot 1: run [0-9a-f-]+ \\(label '$rel'\\) in the guest
 	"a run under the kernel's label but not the boot's is refused, with a warning"
 like "$(cat "$TMP/err")" "boot 2: run [0-9a-f-]+ \\(label 'host'\\) in the guest's store refused" \
 	"so is the host's run"
-like "$("$UL" show --db "$DB" --env 2)" "^  vm\\.console_tail: .*ok\\?\\?" \
-	"the console's tail is stored, its stray bytes as '?'"
+env=$("$UL" show --db "$DB" --env 2)
+like "$env" "^  vm\\.console_tail: .*ok\\?\\?" "the console's tail is stored, its stray bytes as '?'"
+like "$env" "^  vm\\.console_tail: .*ul-test: looked" "the guest looked for host files"
+is "$(grep -o 'ul-test: the guest sees [^\\]*' <<<"$env")" "" "and saw none of them"
 is "$(work_left "$TMP/out")" "" "the work directory is gone"
 is "$(ul_procs)" 0 "no qemu or underload process is left"
 

@@ -5,7 +5,7 @@
 # (its release, the runs' label), RUN (a run as short as a run can be:
 # TCG is slow and CI time matters) and a private journal directory.
 skip_all() { echo "1..0 # SKIP $*"; exit 0; }
-[ "$(id -u)" = 0 ] || skip_all "needs root (the 9p export of /)"
+[ "$(id -u)" = 0 ] || skip_all "needs root"
 command -v qemu-system-x86_64 >/dev/null || skip_all "no qemu-system-x86_64 (package qemu-system-x86)"
 kernel=$(ls -1 /boot/vmlinuz-* 2>/dev/null | sort -V | tail -n 1)
 [ -n "$kernel" ] || skip_all "no /boot/vmlinuz-* (package linux-image-amd64)"

@@ -114,6 +114,8 @@ START_TEST(test_initramfs)
 	static const char *const mods[] = { "fs/9p/9p.ko", "net/9p/9pnet.ko", "fs/netfs/netfs.ko",
 					    "net/9p/9pnet_virtio.ko",
 					    "drivers/block/virtio_blk.ko" };
+	static struct ul_vm_file two[2];
+	struct ul_vm_files files = { two, 2 };
 	char dir[256], p[512], names[2048], why[256];
 	size_t init_size = 0;
 
@@ -131,25 +133,31 @@ START_TEST(test_initramfs)
 			    "ELF",
 			    4);
 	}
+	snprintf(files.v[0].src, sizeof(files.v[0].src), "%s/modules.dep", dir);
+	snprintf(files.v[0].dst, sizeof(files.v[0].dst), "opt/underload/underload");
+	snprintf(files.v[1].src, sizeof(files.v[1].src), "%s/modules.dep", dir);
+	snprintf(files.v[1].dst, sizeof(files.v[1].dst), "lib/x86_64-linux-gnu/libx.so.1");
 	snprintf(p, sizeof(p), "%s/initramfs.cpio", dir);
-	ck_assert_int_eq(ul_vm_initramfs(p, "/bin/sh", dir, "UL_LABEL='x'\n", why, sizeof(why)), 0);
+	ck_assert_int_eq(
+		ul_vm_initramfs(p, "/bin/sh", dir, "UL_LABEL='x'\n", &files, why, sizeof(why)), 0);
 	cpio_names(p, names, sizeof(names), &init_size);
 	ck_assert_str_eq(names,
-			 "bin dev proc sys newroot mod keep dev/console init env bin/busybox "
+			 "bin dev proc sys tmp var run mod dev/console init env bin/busybox "
+			 "opt opt/underload opt/underload/underload lib lib/x86_64-linux-gnu "
+			 "lib/x86_64-linux-gnu/libx.so.1 "
 			 "mod/00-virtio_blk.ko mod/01-9pnet.ko mod/02-9pnet_virtio.ko "
 			 "mod/03-netfs.ko mod/04-9p.ko TRAILER!!!");
 	ck_assert_uint_eq(init_size, strlen(ul_vm_guest_init));
 	/* Without modules: drivers built in. */
 	unlink(p);
-	ck_assert_int_eq(ul_vm_initramfs(p, "/bin/sh", "", "", why, sizeof(why)), 0);
+	ck_assert_int_eq(ul_vm_initramfs(p, "/bin/sh", "", "", NULL, why, sizeof(why)), 0);
 	cpio_names(p, names, sizeof(names), &init_size);
-	ck_assert_str_eq(names,
-			 "bin dev proc sys newroot mod keep dev/console init env bin/busybox "
-			 "TRAILER!!!");
+	ck_assert_str_eq(names, "bin dev proc sys tmp var run mod dev/console init env bin/busybox "
+				"TRAILER!!!");
 	/* An unreadable modules.dep is an error that says so. */
 	unlink(p);
 	snprintf(p, sizeof(p), "%s/nowhere", dir);
-	ck_assert_int_eq(ul_vm_initramfs(p, "/bin/sh", p, "", why, sizeof(why)), -ENOENT);
+	ck_assert_int_eq(ul_vm_initramfs(p, "/bin/sh", p, "", NULL, why, sizeof(why)), -ENOENT);
 	ck_assert_ptr_nonnull(strstr(why, "modules.dep"));
 	ck_assert_int_eq(ul_scratch_remove(dir), 0);
 }
@@ -296,6 +304,32 @@ START_TEST(test_run_sets_own)
 }
 END_TEST
 
+/* The guest gets this program, its helpers and the libraries the loader
+ * lists for them, at their paths: nothing else of the host. */
+START_TEST(test_guest_files)
+{
+	struct ul_vm_files f = { 0 };
+	char why[256];
+	bool libc = false, loader = false, forker = false;
+
+	ck_assert_int_eq(ul_vm_guest_files(UL_BUILD_ROOT "/underload", &f, why, sizeof(why)), 0);
+	ck_assert_str_eq(f.v[0].dst, "opt/underload/underload");
+	ck_assert_str_eq(f.v[0].src, UL_BUILD_ROOT "/underload");
+	for (size_t i = 0; i < f.n; i++) {
+		ck_assert_int_eq(f.v[i].dst[0] != '/', 1);
+		ck_assert_int_eq(access(f.v[i].src, R_OK), 0);
+		forker |= !strcmp(f.v[i].dst, "opt/underload/underload-forker");
+		libc |= strstr(f.v[i].dst, "/libc.so.6") && !strcmp(f.v[i].src + 1, f.v[i].dst);
+		loader |= strstr(f.v[i].dst, "/ld-linux") != NULL;
+	}
+	ck_assert(forker && libc && loader);
+	ul_vm_files_free(&f);
+	/* A program the loader cannot list says so. */
+	ck_assert_int_ne(ul_vm_guest_files("/nonexistent/underload", &f, why, sizeof(why)), 0);
+	ul_vm_files_free(&f);
+}
+END_TEST
+
 /* Does /dev/kvm create a VM here (the probe's first step)? */
 static bool kvm_creates_vm(void)
 {
@@ -374,6 +408,7 @@ Suite *ul_test_suite_vm(void)
 	tcase_add_test(tc, test_console_utf8);
 	tcase_add_test(tc, test_guest_store_copy);
 	tcase_add_test(tc, test_run_sets_own);
+	tcase_add_test(tc, test_guest_files);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("accel");
 	tcase_set_timeout(tc, 30);
