@@ -9,6 +9,7 @@
 #include "core/compat.h"
 #include "core/file.h"
 #include "core/log.h"
+#include "proc/delayacct.h"
 #include "proc/taskstats.h"
 
 #include <errno.h>
@@ -125,14 +126,13 @@ static void decode(const unsigned char *p, size_t len, struct ul_taskstats *out)
 		out->count[d] = field_u64(p, len, fields[d].count_off);
 		out->delay_ns[d] = field_u64(p, len, fields[d].total_off);
 	}
-	/* sum_exec_runtime, which the kernel fills (with every count of the
-	 * delay part) only while delay accounting is on: a task that exists
-	 * has run, so a zero here means the part was left empty. */
+	/* The scheduler's part (sum_exec_runtime, run_delay, pcount): a task
+	 * that exists has been given a CPU, so zeros mean it was left empty. */
 	run_virtual = field_u64(p, len, offsetof(struct taskstats, cpu_run_virtual_total));
-	out->delays = run_virtual > 0 || out->count[UL_DELAY_RUNQ] > 0;
+	out->sched = run_virtual > 0 || out->count[UL_DELAY_RUNQ] > 0;
 	cpu_time_us = field_u64(p, len, offsetof(struct taskstats, ac_utime)) +
 		      field_u64(p, len, offsetof(struct taskstats, ac_stime));
-	out->cpu_ns = out->delays ? run_virtual : cpu_time_us * 1000;
+	out->cpu_ns = out->sched ? run_virtual : cpu_time_us * 1000;
 	out->elapsed_us = field_u64(p, len, offsetof(struct taskstats, ac_etime));
 	out->exitcode = field_u32(p, len, offsetof(struct taskstats, ac_exitcode));
 	if (version >= 12)
@@ -157,8 +157,8 @@ static int parse_aggr(struct nlattr *aggr, bool group, struct ul_taskstats *out)
 	return 0;
 }
 
-/* Each record of one message, to fn. */
-static int parse_msg(struct nl_msg *msg, ul_taskstats_fn fn, void *arg)
+/* Each record of one message, to fn; counting: kernel.task_delayacct's state. */
+static int parse_msg(struct nl_msg *msg, bool counting, ul_taskstats_fn fn, void *arg)
 {
 	struct nlattr *tb[TASKSTATS_TYPE_MAX + 1];
 	struct ul_taskstats rec;
@@ -167,10 +167,12 @@ static int parse_msg(struct nl_msg *msg, ul_taskstats_fn fn, void *arg)
 	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, TASKSTATS_TYPE_MAX, NULL) < 0)
 		return -EINVAL;
 	if (tb[TASKSTATS_TYPE_AGGR_PID] && !parse_aggr(tb[TASKSTATS_TYPE_AGGR_PID], false, &rec)) {
+		rec.counting = counting;
 		fn(arg, &rec);
 		n++;
 	}
 	if (tb[TASKSTATS_TYPE_AGGR_TGID] && !parse_aggr(tb[TASKSTATS_TYPE_AGGR_TGID], true, &rec)) {
+		rec.counting = counting;
 		fn(arg, &rec);
 		n++;
 	}
@@ -225,7 +227,7 @@ static struct nl_msg *request(int family)
 /* What one exchange collected: the kernel's errno, its ack, the records. */
 struct exchange {
 	int err;
-	bool acked;
+	bool acked, counting;
 	ul_taskstats_fn fn;
 	void *arg;
 };
@@ -253,7 +255,7 @@ static int on_valid(struct nl_msg *msg, void *arg)
 	struct exchange *x = arg;
 
 	if (x->fn)
-		(void)parse_msg(msg, x->fn, x->arg);
+		(void)parse_msg(msg, x->counting, x->fn, x->arg);
 	return NL_OK;
 }
 
@@ -261,7 +263,7 @@ static int on_valid(struct nl_msg *msg, void *arg)
  * ack or the kernel's error: 0 or -errno. */
 static int transact(struct nl_sock *sk, struct nl_msg *msg, ul_taskstats_fn fn, void *arg)
 {
-	struct exchange x = { .fn = fn, .arg = arg };
+	struct exchange x = { .fn = fn, .arg = arg, .counting = ul_delayacct_read() == 1 };
 	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
 	int rc;
 
@@ -428,6 +430,7 @@ int ul_taskstats_listener_fd(const struct ul_taskstats_listener *l)
 int ul_taskstats_drain(struct ul_taskstats_listener *l, ul_taskstats_fn fn, void *arg,
 		       unsigned *lost)
 {
+	bool counting = ul_delayacct_read() == 1;
 	int total = 0;
 
 	for (;;) {
@@ -451,7 +454,7 @@ int ul_taskstats_drain(struct ul_taskstats_listener *l, ul_taskstats_fn fn, void
 
 			if (!msg)
 				continue;
-			k = h->nlmsg_type == l->family ? parse_msg(msg, fn, arg) : 0;
+			k = h->nlmsg_type == l->family ? parse_msg(msg, counting, fn, arg) : 0;
 			nlmsg_free(msg);
 			total += k > 0 ? k : 0;
 		}

@@ -25,13 +25,17 @@
  * write-protect copy 13, IRQ 14); an older kernel's record leaves it out
  * of `have`, at 0.
  *
- * Without delay accounting (kernel.task_delayacct=0, or a kernel built
- * without CONFIG_TASK_DELAY_ACCT) the kernel fills none of the delay part
- * of the record: `delays` is false, every delay is 0 and says nothing,
- * and cpu_ns falls back to user + system time (microseconds, sampled at
- * the tick: coarse for short tasks).  proc/schedstat.h gives on-CPU time
- * and the run-queue wait without it.  Switching it on (proc/delayacct.h)
- * counts only from then on.
+ * Without delay accounting (kernel.task_delayacct=0) the kernel still
+ * fills the run-queue delay and the scheduler's on-CPU time where it keeps
+ * them for every task (this machine's 6.18 does; `sched` says so), but
+ * counts no other delay: `counting` is false and those delays are 0
+ * meaning "not counted", not "no wait".  Where it fills none of the delay
+ * part (an older kernel, one without CONFIG_TASK_DELAY_ACCT) `sched` is
+ * false, every delay says nothing, and cpu_ns falls back to user + system
+ * time (microseconds, sampled at the tick: coarse for short tasks);
+ * proc/schedstat.h gives on-CPU time and the run-queue wait then.
+ * Switching it on (proc/delayacct.h) counts only from then on: switch it
+ * on before the measured task starts.
  *
  * Both need CAP_NET_ADMIN (the kernel's TASKSTATS_CMD_GET is an admin
  * command) and, for a listener, the initial user and PID namespaces.  A
@@ -72,11 +76,12 @@ struct ul_taskstats {
 	pid_t tgid;	  /* its thread group (0 before version 12) */
 	bool group;	  /* a thread group's sum (a query by tgid, an exit record of a group) */
 	unsigned version; /* of the kernel's struct taskstats */
-	bool delays;	  /* delay accounting filled the record (see above) */
+	bool sched;	  /* the run-queue delay and cpu_ns are the scheduler's (above) */
+	bool counting;	  /* kernel.task_delayacct was on when read: the other delays count */
 	unsigned have;	  /* bit 1u << d for each delay this version carries */
 	uint64_t delay_ns[UL_DELAY_N];
 	uint64_t count[UL_DELAY_N]; /* how many waits delay_ns adds up */
-	/* On-CPU time: the scheduler's with delays, else user + system time. */
+	/* On-CPU time: the scheduler's with sched, else user + system time. */
 	uint64_t cpu_ns;
 	uint64_t elapsed_us; /* since the task started (µs, the kernel's unit) */
 	uint32_t exitcode;   /* of an exit record (the kernel's encoding) */
