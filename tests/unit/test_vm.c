@@ -366,15 +366,33 @@ static const char *accel_with(const char *dir, const char *name, const char *scr
 	return accel;
 }
 
+/* The stand-ins' directory: removed by the fixture, also after a failed check. */
+static char accel_dir[32];
+
+static void accel_setup(void)
+{
+	snprintf(accel_dir, sizeof(accel_dir), "/tmp/ul-unit-accel.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(accel_dir));
+}
+
+static void accel_teardown(void)
+{
+	char cmd[64];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", accel_dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "test_accel_probe: cannot remove %s\n", accel_dir);
+}
+
 START_TEST(test_accel_probe)
 {
 	/* The firmware's greeting, written where -chardev's path= points. */
 	static const char speaks[] =
 		"for a; do case $a in file,id=fw,path=*) out=${a#*path=};; esac; done\n"
 		"printf 'SeaBIOS' >\"$out\" || exit 3\nexec sleep 30";
-	char dir[] = "/tmp/ul-unit-accel.XXXXXX", why[256];
+	const char *dir = accel_dir;
+	char why[256];
 
-	ck_assert_ptr_nonnull(mkdtemp(dir));
 	if (!kvm_creates_vm()) {
 		/* Without a working /dev/kvm qemu is never asked. */
 		ck_assert_str_eq(accel_with(dir, "speaks", speaks, why, sizeof(why)), "tcg");
@@ -383,7 +401,6 @@ START_TEST(test_accel_probe)
 			"test_accel_probe: skipped the qemu cases: /dev/kvm creates no VM "
 			"here (%s)\n",
 			why);
-		ck_assert_int_eq(rmdir(dir), 0);
 		return;
 	}
 	ck_assert_str_eq(accel_with(dir, "speaks", speaks, why, sizeof(why)), "kvm");
@@ -393,7 +410,6 @@ START_TEST(test_accel_probe)
 	/* A VM created, its vCPU never run: silence, then TCG. */
 	ck_assert_str_eq(accel_with(dir, "silent", "exec sleep 30", why, sizeof(why)), "tcg");
 	ck_assert_msg(strstr(why, "guest never ran") != NULL, "why: %s", why);
-	ck_assert_int_eq(rmdir(dir), 0);
 }
 END_TEST
 
@@ -412,6 +428,7 @@ Suite *ul_test_suite_vm(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("accel");
 	tcase_set_timeout(tc, 30);
+	tcase_add_checked_fixture(tc, accel_setup, accel_teardown);
 	tcase_add_test(tc, test_accel_probe);
 	suite_add_tcase(s, tc);
 	return s;
