@@ -8,6 +8,7 @@
 #include "core/compat.h"
 #include "cmd/cmd.h"
 #include "cmd/compare.h"
+#include "cmd/verdict_opts.h"
 #include "cmd/vm.h"
 #include "core/escape.h"
 #include "core/log.h"
@@ -96,38 +97,16 @@ static int set_suite(void *base, const char *arg, char *err, size_t errlen)
 /* --margin PCT: "5" or "5%", a relative equivalence margin in (0, 100). */
 static int set_margin(void *base, const char *arg, char *err, size_t errlen)
 {
-	double *margin = &((struct cmp_args *)base)->opts.margin_rel, pct;
-	char *end;
-
-	errno = 0;
-	pct = strtod(arg, &end);
-	if (end != arg && *end == '%')
-		end++;
-	if (errno || end == arg || *end || !(pct > 0.0) || !(pct < 100.0)) {
-		snprintf(err, errlen, "--margin: '%.64s' is not a percentage in (0, 100)", arg);
-		return -EINVAL;
-	}
-	*margin = pct / 100.0;
-	return 0;
+	return ul_parse_pct_open("--margin", arg, &((struct cmp_args *)base)->opts.margin_rel, err,
+				 errlen);
 }
 
 /* --precision PCT: "2" or "2%", the CI half-width compare --variance
  * designs for, in (0, 100). */
 static int set_precision(void *base, const char *arg, char *err, size_t errlen)
 {
-	double pct;
-	char *end;
-
-	errno = 0;
-	pct = strtod(arg, &end);
-	if (end != arg && *end == '%')
-		end++;
-	if (errno || end == arg || *end || !(pct > 0.0) || !(pct < 100.0)) {
-		snprintf(err, errlen, "--precision: '%.64s' is not a percentage in (0, 100)", arg);
-		return -EINVAL;
-	}
-	((struct cmp_args *)base)->precision = pct / 100.0;
-	return 0;
+	return ul_parse_pct_open("--precision", arg, &((struct cmp_args *)base)->precision, err,
+				 errlen);
 }
 
 static int set_alpha(void *base, const char *arg, char *err, size_t errlen)
@@ -450,8 +429,7 @@ static int compare_env(const struct ul_compare_state *st, const struct cmp_args 
  */
 static size_t gate_rows(const struct ul_runcmp *c, const char *fail_on)
 {
-	bool slower = !strcmp(fail_on, "slower") || !strcmp(fail_on, "changed");
-	bool faster = !strcmp(fail_on, "faster") || !strcmp(fail_on, "changed");
+	struct ul_fail_on gate = ul_fail_on_parse(fail_on);
 	size_t n = 0;
 
 	for (size_t i = 0; i < c->n_rows; i++) {
@@ -459,7 +437,7 @@ static size_t gate_rows(const struct ul_runcmp *c, const char *fail_on)
 		enum ul_cmp_verdict v = r->res.verdict;
 
 		if (!r->tested || !r->holm_survives ||
-		    !((slower && v == UL_VERDICT_SLOWER) || (faster && v == UL_VERDICT_FASTER)))
+		    !ul_fail_on_trips(gate, v == UL_VERDICT_SLOWER, v == UL_VERDICT_FASTER))
 			continue;
 		ul_error("compare --fail-on %s: %s %s %s: '%s' is %s than '%s'", fail_on,
 			 r->metric->suite, r->metric->label, ul_esc(r->test),

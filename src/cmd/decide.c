@@ -6,6 +6,8 @@
 #include "cmd/decide.h"
 #include "cmd/cmd.h"
 #include "cmd/compare.h"
+#include "cmd/verdict_opts.h"
+#include "core/escape.h"
 #include "core/clock.h"
 #include "core/log.h"
 #include "core/parse.h"
@@ -177,20 +179,28 @@ static void result(const struct ul_decide *d, const struct ul_seqab *s, size_t r
 	}
 }
 
-/* Does a row's verdict match --fail-on? */
-static bool gate(const struct ul_decide *d, const struct ul_seqab *s)
+/*
+ * --fail-on: the rows whose verdict is the one the gate names (changed:
+ * slower or faster), named on stderr as compare's gate names them.  The
+ * count of such rows.
+ */
+static size_t gate_rows(const struct ul_decide *d, const struct ul_seqab *s)
 {
-	bool slower, faster;
+	struct ul_fail_on gate = ul_fail_on_parse(d->a.fail_on);
+	size_t n = 0;
 
-	if (!d->a.fail_on)
-		return false;
-	slower = !strcmp(d->a.fail_on, "slower") || !strcmp(d->a.fail_on, "changed");
-	faster = !strcmp(d->a.fail_on, "faster") || !strcmp(d->a.fail_on, "changed");
-	for (size_t i = 0; i < s->n_rows; i++)
-		if ((slower && s->rows[i].seq.verdict == UL_SEQ_ABOVE) ||
-		    (faster && s->rows[i].seq.verdict == UL_SEQ_BELOW))
-			return true;
-	return false;
+	for (size_t i = 0; i < s->n_rows; i++) {
+		const struct ul_seqab_row *r = &s->rows[i];
+		enum ul_seq_verdict v = r->seq.verdict;
+
+		if (!ul_fail_on_trips(gate, v == UL_SEQ_ABOVE, v == UL_SEQ_BELOW))
+			continue;
+		ul_error("%s --fail-on %s: %s %s %s: '%s' is %s than '%s'", d->cmd, d->a.fail_on,
+			 r->metric->suite, r->metric->label, ul_esc(r->test), ul_esc(d->labels[1]),
+			 ul_seqab_verdict_name(v), ul_esc(d->labels[0]));
+		n++;
+	}
+	return n;
 }
 
 /* One block: both sides, in the order of block `b` (A B, then B A, ...). */
@@ -248,7 +258,7 @@ int ul_decide_run(const struct ul_decide *d)
 	}
 	fflush(stderr);
 	result(d, &s, runs, (int64_t)(ul_now_ns() - t0), why);
-	rc = gate(d, &s) ? UL_EXIT_GATE : flagged ? UL_EXIT_FLAGGED : UL_EXIT_OK;
+	rc = gate_rows(d, &s) ? UL_EXIT_GATE : flagged ? UL_EXIT_FLAGGED : UL_EXIT_OK;
 	ul_seqab_free(&s);
 	return rc;
 }

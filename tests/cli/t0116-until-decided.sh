@@ -38,6 +38,8 @@ is $? 1 "nothing was stored"
 	-- "${RUN[@]}" >"$TMP/out" 2>"$TMP/err"
 is $? 5 "a 4x task: --fail-on slower exits 5"
 grep '^sweep: pair' "$TMP/err" | sed 's/^/# /'
+grep -q "^error: sweep --fail-on slower: resp delay noload: 'resp.cpu-work=12000000' is slower than 'resp.cpu-work=3000000'$" "$TMP/err"
+ok $? "the gate names the row that tripped it, as compare's does"
 res=$(sed -n '/^until decided:/,$p' "$TMP/out")
 like "$res" "^until decided: 'resp.cpu-work=12000000' against 'resp.cpu-work=3000000' \(the baseline\): decided after [0-9]+ pairs" \
 	"it stops once decided, and says so"
