@@ -18,8 +18,6 @@
 #include <unistd.h>
 
 static const char cleanup_help[] =
-	"usage: underload cleanup\n"
-	"\n"
 	"Undo the system changes of runs that did not end normally (killed with\n"
 	"SIGKILL, machine crash): swap files are turned off and deleted, memory\n"
 	"and cpuset cgroups emptied and removed, scratch directories deleted, the\n"

@@ -33,8 +33,10 @@ enum ul_exit {
 struct ul_cmd {
 	const char *name;
 	const char *summary; /* one line for `underload --help` */
-	/* --help: `help` (the usage line and what it does), then the options
-	 * of `opts`, then `epilog`. */
+	/* --help: the usage line, generated from `opts` and ending in
+	 * `operands` ("RUN...", NULL = none), then `help` (what it does),
+	 * then the options of `opts`, then `epilog`. */
+	const char *operands;
 	const char *help;
 	const struct ul_opt *opts; /* NULL-name terminated; NULL = help says all */
 	const char *epilog;
@@ -197,7 +199,7 @@ int ul_cmd_hosts_add(void *hosts, const char *arg, char *err, size_t errlen);
 	{                                                                                          \
 		"host", UL_OPT_CALL,                                                               \
 			.arg = "H", UL_OPT_AT(type, member), .set = ul_cmd_hosts_add,              \
-			.def_text = "every host",                                                  \
+			.def_text = "every host", .flags = UL_OPTF_REPEATS,                        \
 			.help = "only runs made on host H (as list shows it); repeated, any of "   \
 				"them" what                                                        \
 	}

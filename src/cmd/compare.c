@@ -25,13 +25,6 @@
 #include <string.h>
 
 static const char compare_help[] =
-	"usage: underload compare [LABEL|RUN]... [--baseline LABEL|RUN] [--suite NAME]\n"
-	"                         [--test mwu|welch] [--alpha A] [--per-run] [--strict]\n"
-	"                         [--margin PCT] [--fail-on slower|faster|changed]\n"
-	"                         [--variance [--precision PCT]]\n"
-	"                         [--env default|all] [--format text|json|csv|lmbench2]\n"
-	"                         [--host H]... [--db PATH|URL]\n"
-	"\n"
 	"Compare labels (kernels or settings) against a baseline, for every suite with\n"
 	"results: the seed-style cross-label tables, then one row per test and\n"
 	"candidate: replicates, n, medians, the relative change, the CI of the shift,\n"
@@ -537,6 +530,7 @@ int ul_cmd_compare(int argc, char **argv)
 const struct ul_cmd ul_cmd_desc_compare = {
 	.name = "compare",
 	.summary = "labels against a baseline: seed tables, shift, CI, p and a verdict per test",
+	.operands = "[LABEL|RUN]...",
 	.help = compare_help,
 	.opts = compare_opts,
 	.epilog = compare_epilog,

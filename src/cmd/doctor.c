@@ -8,8 +8,6 @@
 #include <stdio.h>
 
 static const char doctor_help[] =
-	"usage: underload doctor [--dir PATH] [--window DUR]\n"
-	"\n"
 	"Check the machine for what ruins a comparison: other busy processes, steal\n"
 	"time, a noisy clock, a powersave governor or frequency cap, no swap, a large\n"
 	"dirty page cache, fragmentation, little free disk under --dir.  One line a\n"

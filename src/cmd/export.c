@@ -15,9 +15,6 @@
 #include <unistd.h>
 
 static const char export_help[] =
-	"usage: underload export [--db PATH|URL] [--host H] [--format json|csv] [-o FILE]\n"
-	"                        [RUN|LABEL]...\n"
-	"\n"
 	"Write stored runs, every raw sample included, oldest first.  Each argument\n"
 	"is a run (numeric id, UUID, unique UUID prefix or 'last') or a label (every\n"
 	"run with that label); one that is both is refused: write label:NAME or\n"
@@ -193,6 +190,7 @@ int ul_cmd_export(int argc, char **argv)
 const struct ul_cmd ul_cmd_desc_export = {
 	.name = "export",
 	.summary = "write stored runs as JSON (for import elsewhere) or CSV (one row per sample)",
+	.operands = "[RUN|LABEL]...",
 	.help = export_help,
 	.opts = export_opts,
 	.fn = ul_cmd_export,

@@ -17,8 +17,6 @@
 #include <unistd.h>
 
 static const char import_help[] =
-	"usage: underload import [--db PATH|URL] FILE...\n"
-	"\n"
 	"Merge runs written by 'underload export --format json' (or the recovery\n"
 	"file of a run whose database refused its cells) into the store.  Each\n"
 	"FILE is one transaction: a malformed, truncated, wrong-version or hostile\n"
@@ -283,6 +281,7 @@ int ul_cmd_import(int argc, char **argv)
 const struct ul_cmd ul_cmd_desc_import = {
 	.name = "import",
 	.summary = "merge runs exported by another store (or a recovery file)",
+	.operands = "FILE...",
 	.help = import_help,
 	.opts = ul_cmd_db_opts,
 	.fn = ul_cmd_import,

@@ -28,10 +28,6 @@
 #include <limits.h>
 
 static const char list_help[] =
-	"usage: underload list [--db PATH|URL] [--label L] [--suite S] [--since WHEN]\n"
-	"                      [--host H] [runs]\n"
-	"       underload list loads|probes|suites|formats [-v]\n"
-	"\n"
 	"Without a topic, list the runs in the store, newest first, one a line:\n"
 	"id, uuid, label, host, start time (UTC), suites, status and stored tests.\n"
 	"Status: running, complete, interrupted, failed, partial, or crashed (the\n"
@@ -340,6 +336,7 @@ int ul_cmd_list(int argc, char **argv)
 const struct ul_cmd ul_cmd_desc_list = {
 	.name = "list",
 	.summary = "list stored runs, or the loads, probes, suites and formats",
+	.operands = "[runs|loads|probes|suites|formats]",
 	.help = list_help,
 	.opts = list_opts,
 	.fn = ul_cmd_list,

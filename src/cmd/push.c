@@ -17,8 +17,6 @@
 #include <string.h>
 
 static const char push_help[] =
-	"usage: underload push [--db PATH|URL] --to URI [RUN|LABEL]...\n"
-	"\n"
 	"Copy stored runs, every raw sample included, oldest first, into the store\n"
 	"URI names (postgresql://..., or a path).  Each argument is a run (numeric\n"
 	"id, UUID, unique UUID prefix or 'last') or a label (every run with that\n"
@@ -33,6 +31,7 @@ struct push_args {
 static const struct ul_opt push_opts[] = {
 	UL_CMD_OPT_DB(struct push_args),
 	{ "to", UL_OPT_STRING, .arg = "URI", UL_OPT_AT(struct push_args, to),
+	  .flags = UL_OPTF_REQUIRED,
 	  .help = "the store to copy into: postgresql://HOST/DB, postgresql:///DB?host=DIR, "
 		  "postgresql:///?service=NAME or a path (required)" },
 	{ NULL },
@@ -133,6 +132,7 @@ int ul_cmd_push(int argc, char **argv)
 const struct ul_cmd ul_cmd_desc_push = {
 	.name = "push",
 	.summary = "copy stored runs into another store (a fleet's PostgreSQL database)",
+	.operands = "[RUN|LABEL]...",
 	.help = push_help,
 	.opts = push_opts,
 	.fn = ul_cmd_push,

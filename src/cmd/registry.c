@@ -51,6 +51,15 @@ void ul_cmd_print_help(const struct ul_cmd *cmd, FILE *out)
 	struct ul_opt_group g[UL_OPT_GROUPS_MAX];
 	size_t n = ul_cmd_opt_groups(cmd, g, UL_ARRAY_SIZE(g));
 
+	char prefix[64];
+
+	snprintf(prefix, sizeof(prefix), "usage: underload %s", cmd->name);
+	if (cmd->opt_groups) /* too many for one line: they follow, by suite */
+		fprintf(out, "%s [OPTION]...%s%s\n", prefix, cmd->operands ? " " : "",
+			cmd->operands ? cmd->operands : "");
+	else
+		ul_opt_print_usage(out, prefix, g, n, cmd->operands);
+	fputc('\n', out);
 	if (cmd->help)
 		fputs(cmd->help, out);
 	if (n) {

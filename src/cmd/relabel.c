@@ -9,8 +9,6 @@
 #include <stdio.h>
 
 static const char relabel_help[] =
-	"usage: underload relabel [--db PATH|URL] RUN NEWLABEL\n"
-	"\n"
 	"Give a stored run a new label (1 to 127 bytes of UTF-8).  RUN is a numeric\n"
 	"id, a UUID or a unique UUID prefix (4 characters or more), or 'last'.\n"
 	"\n";
@@ -50,6 +48,7 @@ int ul_cmd_relabel(int argc, char **argv)
 const struct ul_cmd ul_cmd_desc_relabel = {
 	.name = "relabel",
 	.summary = "give a stored run a new label",
+	.operands = "RUN NEWLABEL",
 	.help = relabel_help,
 	.opts = ul_cmd_db_opts,
 	.fn = ul_cmd_relabel,

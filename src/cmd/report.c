@@ -17,9 +17,6 @@
 #include <unistd.h>
 
 static const char report_help[] =
-	"usage: underload report [LABEL|RUN]... [-o PATH] [--format html|svg] [--baseline LABEL]\n"
-	"                        [--host H] [--db PATH|URL]\n"
-	"\n"
 	"Write the pictures of stored runs: for every suite and test, every raw sample\n"
 	"in time order, the empirical CDF and box plots, one colour per label; the\n"
 	"change of each label against the baseline with its 95% CI and verdict;\n"
@@ -333,6 +330,7 @@ int ul_cmd_report(int argc, char **argv)
 const struct ul_cmd ul_cmd_desc_report = {
 	.name = "report",
 	.summary = "an HTML page (or SVG files) of plots of stored runs, one colour per label",
+	.operands = "[LABEL|RUN]...",
 	.help = report_help,
 	.opts = report_opts,
 	.fn = ul_cmd_report,

@@ -11,8 +11,6 @@
 #include <unistd.h>
 
 static const char rm_help[] =
-	"usage: underload rm [--db PATH|URL] [--yes] RUN...\n"
-	"\n"
 	"Delete runs and everything they hold.  RUN is a numeric id, a UUID or a\n"
 	"unique UUID prefix (4 characters or more), or 'last'.  Every RUN is\n"
 	"resolved before anything is deleted.  On a terminal each deletion is\n"
@@ -115,6 +113,7 @@ int ul_cmd_rm(int argc, char **argv)
 const struct ul_cmd ul_cmd_desc_rm = {
 	.name = "rm",
 	.summary = "delete stored runs",
+	.operands = "RUN...",
 	.help = rm_help,
 	.opts = rm_opts,
 	.fn = ul_cmd_rm,

@@ -34,9 +34,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char run_usage[] = "usage: underload run [options] [SUITE...]\n"
-				"\n"
-				"Run suites (default: resp) and store every raw sample.\n"
+static const char run_usage[] = "Run suites (default: resp) and store every raw sample.\n"
 				"\n";
 
 static const char run_epilog[] =
@@ -557,6 +555,7 @@ int ul_cmd_run(int argc, char **argv)
 const struct ul_cmd ul_cmd_desc_run = {
 	.name = "run",
 	.summary = "run suites under load and store the results",
+	.operands = "[SUITE...]",
 	.help = run_usage,
 	.opt_groups = ul_run_opt_groups,
 	.epilog = run_epilog,

@@ -9,8 +9,6 @@
 #include <stdio.h>
 
 static const char show_help[] =
-	"usage: underload show [--db PATH|URL] [--host H] [--format LIST | --env] RUN\n"
-	"\n"
 	"Print a stored run.  RUN is a numeric id, a UUID or a unique UUID prefix\n"
 	"(4 characters or more), or 'last' (with --host, that host's newest run).\n"
 	"With --env, print what the machine was when the run started (its\n"
@@ -105,6 +103,7 @@ int ul_cmd_show(int argc, char **argv)
 const struct ul_cmd ul_cmd_desc_show = {
 	.name = "show",
 	.summary = "re-print a stored run in any format",
+	.operands = "RUN",
 	.help = show_help,
 	.opts = show_opts,
 	.fn = ul_cmd_show,

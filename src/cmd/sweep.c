@@ -40,9 +40,6 @@
 #include <unistd.h>
 
 static const char sweep_help[] =
-	"usage: underload sweep SETTING=V1,V2,... [SETTING=...] [-o ITEM.NAME=V1,V2,...]\n"
-	"                       [--repeat N | --until-decided] -- run ARGS...\n"
-	"\n"
 	"One run per combination of the settings' values, interleaved over the\n"
 	"repetitions (A B A B), each labelled by its setting (vm.swappiness=10), then\n"
 	"the comparison of those labels, the swept settings being the expected\n"
@@ -112,7 +109,8 @@ static const struct ul_opt sweep_opts[] = {
 	{ "repeat", UL_OPT_COUNT, 1, 1000, 1, "runs of each combination, interleaved", .arg = "N",
 	  A(repeat) },
 	{ "option", UL_OPT_CALL, .short_name = 'o', .arg = "ITEM.NAME=V1,V2,...", A(items),
-	  .set = collect_item, .help = "sweep a load's or probe's option (the run's -o)" },
+	  .set = collect_item, .flags = UL_OPTF_REPEATS,
+	  .help = "sweep a load's or probe's option (the run's -o)" },
 	UL_DECIDE_OPTS(struct sweep_args, decide),
 	{ NULL },
 };
@@ -484,6 +482,7 @@ int ul_cmd_sweep(int argc, char **argv)
 const struct ul_cmd ul_cmd_desc_sweep = {
 	.name = "sweep",
 	.summary = "runs over settings (sysctls, iosched, cpus, mem-limit), restored, then compare",
+	.operands = "SETTING=V1,V2,... [SETTING=...] -- run ARGS...",
 	.help = sweep_help,
 	.opts = sweep_opts,
 	.epilog = sweep_epilog,

@@ -33,12 +33,6 @@
 #define VM_WORK_PARENT "/var/tmp"
 
 static const char vm_help[] =
-	"usage: underload vm --kernel IMAGE [--kernel IMAGE]... [--boots N] [--cpus N]\n"
-	"                    [--mem SIZE] [--label-from release|file] [--modules DIR]\n"
-	"                    [--hang-timeout DURATION] [--db PATH|URL]\n"
-	"                    [--until-decided [--margin PCT] [--max-runs N] [--budget DURATION]]\n"
-	"                    [--fail-on VERDICT] -- run ARGS...\n"
-	"\n"
 	"Boot each kernel image in a fresh VM of the same shape (qemu-system-x86_64;\n"
 	"KVM when /dev/kvm works, else TCG, whose runs are flagged emulated), the\n"
 	"kernels alternated over the boots (A B A B), and run 'underload run ARGS'\n"
@@ -83,6 +77,7 @@ static int add_kernel(void *base, const char *arg, char *err, size_t errlen)
 
 static const struct ul_opt vm_opts[] = {
 	{ "kernel", UL_OPT_CALL, .arg = "IMAGE", .set = add_kernel,
+	  .flags = UL_OPTF_REQUIRED | UL_OPTF_REPEATS,
 	  .help = "a kernel image to boot (bzImage; give it twice or more to compare)" },
 	{ "boots", UL_OPT_COUNT, 1, 100, 1, "boots of each kernel, alternated", .arg = "N",
 	  A(boots) },
@@ -521,6 +516,7 @@ int ul_cmd_vm(int argc, char **argv)
 const struct ul_cmd ul_cmd_desc_vm = {
 	.name = "vm",
 	.summary = "kernels booted in VMs, alternated: a run in each, imported, compared",
+	.operands = "-- run ARGS...",
 	.help = vm_help,
 	.opts = vm_opts,
 	.fn = ul_cmd_vm,

@@ -12,8 +12,6 @@
 #include <string.h>
 
 static const char vmstat_help[] =
-	"usage: underload vmstat [--db PATH|URL] [--cell TEST] RUN\n"
-	"\n"
 	"Print what the sampler monitor recorded during a stored run, cell by cell,\n"
 	"in vmstat(8)'s layout (rates per interval between samples, as vmstat\n"
 	"computes them), followed by a PSI view: the kernel's 10 s averages and\n"
@@ -117,6 +115,7 @@ int ul_cmd_vmstat(int argc, char **argv)
 const struct ul_cmd ul_cmd_desc_vmstat = {
 	.name = "vmstat",
 	.summary = "show a stored run's system samples in vmstat's layout, with PSI",
+	.operands = "RUN",
 	.help = vmstat_help,
 	.opts = vmstat_opts,
 	.fn = ul_cmd_vmstat,

@@ -42,6 +42,9 @@ enum ul_opt_type {
 enum ul_opt_flags {
 	UL_OPTF_ZERO_OFF = 1 << 0,   /* 0 is accepted besides min..max (it means "off") */
 	UL_OPTF_NO_DEFAULT = 1 << 1, /* --help shows no default (it depends on others) */
+	/* How the usage line shows it (the command, not the parser, checks): */
+	UL_OPTF_REQUIRED = 1 << 2, /* "--to URI", not "[--to URI]" */
+	UL_OPTF_REPEATS = 1 << 3,  /* "[--host H]...": given again, it adds */
 };
 
 struct ul_opt {

@@ -343,6 +343,55 @@ static void opt_synopsis(const struct ul_opt *o, char *buf, size_t len)
 	snprintf(buf, len, "%s--%s%s%s", shortn, o->name, o->arg ? " " : "", o->arg ? o->arg : "");
 }
 
+/* One option as the usage line shows it: "[-o|--output FILE]", "--to URI",
+ * "[--host H]...". */
+static void usage_word(const struct ul_opt *o, char *buf, size_t len)
+{
+	char shortn[8] = "";
+	bool required = o->flags & UL_OPTF_REQUIRED;
+
+	if (o->short_name)
+		snprintf(shortn, sizeof(shortn), "-%c|", o->short_name);
+	snprintf(buf, len, "%s%s--%s%s%s%s%s", required ? "" : "[", shortn, o->name,
+		 o->arg ? " " : "", o->arg ? o->arg : "", required ? "" : "]",
+		 o->flags & UL_OPTF_REPEATS ? "..." : "");
+}
+
+/* `word` at column *col of a usage line, on a new line indented `indent`
+ * when it would pass HELP_WIDTH. */
+static void usage_put(FILE *out, const char *word, size_t indent, size_t *col)
+{
+	size_t w = strlen(word);
+
+	if (*col > indent && *col + 1 + w > HELP_WIDTH) {
+		fprintf(out, "\n%*s", (int)indent, "");
+		*col = indent;
+	} else {
+		fputc(' ', out);
+		(*col)++;
+	}
+	fputs(word, out);
+	*col += w;
+}
+
+void ul_opt_print_usage(FILE *out, const char *prefix, const struct ul_opt_group *groups, size_t n,
+			const char *operands)
+{
+	size_t indent = strlen(prefix) + 1, col = strlen(prefix);
+
+	fputs(prefix, out);
+	for (size_t gi = 0; gi < n; gi++)
+		for (size_t i = 0; groups[gi].opts && groups[gi].opts[i].name; i++) {
+			char word[128];
+
+			usage_word(&groups[gi].opts[i], word, sizeof(word));
+			usage_put(out, word, indent, &col);
+		}
+	if (operands)
+		usage_put(out, operands, indent, &col);
+	fputc('\n', out);
+}
+
 /* Words of `text` from column `col`, wrapped at HELP_WIDTH, indented HELP_COL. */
 static void put_wrapped(FILE *out, const char *text, size_t col)
 {

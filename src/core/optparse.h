@@ -63,6 +63,14 @@ bool ul_opt_given(const struct ul_opt_group *g, const char *name);
 /* The long names of a group's options that were given, "--job, --lead-time". */
 void ul_opt_given_names(const struct ul_opt_group *g, char *buf, size_t len);
 
+/*
+ * The usage line of --help: `prefix` ("usage: underload rm"), then every
+ * option of the groups ("[--db PATH|URL]", see UL_OPTF_REQUIRED and
+ * UL_OPTF_REPEATS), then `operands` ("RUN...", may be NULL), wrapped at
+ * 79 columns under the first option.
+ */
+void ul_opt_print_usage(FILE *out, const char *prefix, const struct ul_opt_group *groups, size_t n,
+			const char *operands);
 /* The options part of --help: each group under its heading. */
 void ul_opt_print_help(FILE *out, const struct ul_opt_group *groups, size_t n);
 /* One more line in the same layout: ("-h, --help", "this help"). */

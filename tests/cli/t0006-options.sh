@@ -46,6 +46,19 @@ for c in $cmds; do
 done
 [ $bad = 0 ]
 ok $? "every command's --help and man page name the same options"
+# The usage line is generated from the same table: every option of a
+# command (run's, by suite, are too many: it says [OPTION]...) is in it.
+usage_of() { "$UL" "$1" --help | sed '/^$/q'; }
+bad=0
+for c in $cmds; do
+	[ "$c" = run ] && continue
+	for o in $(man_opts "$c"); do
+		grep -qE -- "--$o( |]|\.|$)" <(usage_of "$c") || { diag "$c's usage lacks --$o"; bad=1; }
+	done
+done
+[ $bad = 0 ]
+ok $? "every command's usage line names every option of its table"
+like "$(usage_of run)" "usage: underload run \[OPTION\]\.\.\. \[SUITE\.\.\.\]" "run's usage line"
 bad=0
 for c in compare export import rm relabel; do
 	[ -n "$(man_opts "$c")" ] || { diag "no generated $c options in the man page"; bad=1; }
