@@ -77,9 +77,10 @@ int ul_print_version(FILE *out);
 		"db", UL_OPT_STRING,                                                                 \
 			.arg = "PATH|URL", UL_OPT_AT(type, db),                                      \
 			.help = "results store: a SQLite file, or a postgresql:// URL",              \
-			.def_text = "$XDG_DATA_HOME/underload/results.db",                           \
+			.def_text = "$UNDERLOAD_DB, else $XDG_DATA_HOME/underload/results.db",       \
 			.man = "Without XDG_DATA_HOME:\n.IR ~/.local/share/underload/results.db .\n" \
-			       "A URL names a PostgreSQL store (see STORE)."                         \
+			       "A URL names a PostgreSQL store (see STORE); UNDERLOAD_DB takes "     \
+			       "the same values (see ENVIRONMENT)."                                  \
 	}
 
 /* The whole table of a command whose only option is --db (import, relabel). */
@@ -135,7 +136,7 @@ int ul_label_check(const char *cmd, const char *what, const char *label);
 struct ul_store;
 /* Resolve --db (NULL = default path) and register it as never an output
  * file (ul_outfile_protect()): 0, or UL_EXIT_USAGE after printing why (an
- * empty --db; no --db, XDG_DATA_HOME or HOME). */
+ * empty --db; no --db, UNDERLOAD_DB, XDG_DATA_HOME or HOME). */
 int ul_cmd_db_path(const char *db_opt, char *buf, size_t len);
 /*
  * Resolve --db as ul_cmd_db_path() does (an already resolved path passes

@@ -257,13 +257,11 @@ static int print_names(const char *what, const char *db)
 	struct ul_store *st;
 	size_t n = 0;
 
-	if (db && !strncmp(db, "sqlite:", 7))
-		db += 7;
 	if (db ? (size_t)snprintf(path, sizeof(path), "%s", db) >= sizeof(path)
 	       : ul_store_default_path(path, sizeof(path)) < 0)
 		return UL_EXIT_OK;
 	/* Another scheme is a server: never contacted from a TAB. */
-	if (strstr(path, "://") || access(path, R_OK) < 0)
+	if (strstr(path, "://") || access(strncmp(path, "sqlite:", 7) ? path : path + 7, R_OK) < 0)
 		return UL_EXIT_OK;
 	if (ul_store_open_cfg(path, &cfg, &st, err, sizeof(err)))
 		return UL_EXIT_OK;

@@ -200,8 +200,8 @@ int ul_cmd_db_path(const char *db_opt, char *buf, size_t len)
 	}
 	rc = ul_store_default_path(buf, len);
 	if (rc) {
-		ul_error("no default database location: set XDG_DATA_HOME or HOME, or "
-			 "give --db PATH|URL");
+		ul_error("no default database location: set UNDERLOAD_DB, XDG_DATA_HOME or "
+			 "HOME, or give --db PATH|URL");
 		return UL_EXIT_USAGE;
 	}
 	ul_outfile_protect(buf);

@@ -142,12 +142,17 @@ void ul_store_close(struct ul_store *st)
 
 int ul_store_default_path(char *buf, size_t len)
 {
+	const char *env = getenv("UNDERLOAD_DB");
 	const char *xdg = getenv("XDG_DATA_HOME");
 	const char *home = getenv("HOME");
 	int n;
 
+	/* A lab's shared store, named once for every command (an empty value,
+	 * as `UNDERLOAD_DB= cmd` leaves, means unset). */
+	if (env && *env)
+		n = snprintf(buf, len, "%s", env);
 	/* The XDG spec says relative values are invalid and must be ignored. */
-	if (xdg && xdg[0] == '/')
+	else if (xdg && xdg[0] == '/')
 		n = snprintf(buf, len, "%s/underload/results.db", xdg);
 	else if (home && *home)
 		n = snprintf(buf, len, "%s/.local/share/underload/results.db", home);

@@ -142,8 +142,10 @@ int ul_store_open(const char *uri, struct ul_store **out, char *err, size_t errl
 int ul_store_open_cfg(const char *uri, const struct ul_store_config *cfg, struct ul_store **out,
 		      char *err, size_t errlen) UL_MUST_CHECK;
 void ul_store_close(struct ul_store *st);
-/* The default location: $XDG_DATA_HOME/underload/results.db, falling back
- * to $HOME/.local/share/underload/results.db. -ENOENT if neither is set. */
+/* The default location: $UNDERLOAD_DB (anything --db takes: a SQLite path,
+ * "sqlite:PATH" or a postgresql:// URL) when set and not empty, else
+ * $XDG_DATA_HOME/underload/results.db, falling back to
+ * $HOME/.local/share/underload/results.db.  -ENOENT if none is set. */
 int ul_store_default_path(char *buf, size_t len);
 
 #endif

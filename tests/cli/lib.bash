@@ -6,6 +6,7 @@ set -u
 UL=${UL_EXE:-$(cd "$(dirname "$0")/../.." && pwd)/build/underload}
 TMP=$(mktemp -d /tmp/ul-cli.XXXXXX)
 export XDG_DATA_HOME=$TMP/data
+unset UNDERLOAD_DB # a user's or a lab's store is never a test's default
 DB=$TMP/results.db
 SCRATCH=$TMP/scratch
 mkdir -p "$SCRATCH"

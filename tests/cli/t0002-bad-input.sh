@@ -52,11 +52,12 @@ expect_fail 1 "schema version 99, newer than" "newer schema" -- list --db "$DB"
 sqlite3 "$DB" 'PRAGMA user_version = 1;'
 is "$("$UL" list --db "$DB" | tail -n +2 | wc -l)" 1 "the stored run is still there"
 
-# No database location at all (HOME and XDG_DATA_HOME unset) is bad input.
+# No database location at all (UNDERLOAD_DB, HOME and XDG_DATA_HOME unset) is bad input.
 for cmd in run list; do
-	err=$(env -u HOME -u XDG_DATA_HOME "$UL" $cmd 2>&1 >/dev/null)
-	is "$?" 2 "$cmd without HOME, XDG_DATA_HOME or --db: exit 2"
-	like "$err" "no default database location: set XDG_DATA_HOME or HOME" "$cmd: says why"
+	err=$(env -u HOME -u XDG_DATA_HOME -u UNDERLOAD_DB "$UL" $cmd 2>&1 >/dev/null)
+	is "$?" 2 "$cmd without HOME, XDG_DATA_HOME, UNDERLOAD_DB or --db: exit 2"
+	like "$err" "no default database location: set UNDERLOAD_DB, XDG_DATA_HOME or HOME" \
+		"$cmd: says why"
 done
 # A user without the privileges --swap and --mem-limit need is refused up
 # front (exit 2), before a swap file is written.

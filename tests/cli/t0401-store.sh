@@ -91,6 +91,20 @@ is "$(($(wc -l <"$TMP/beta.csv") - 1))" \
 "$UL" export --db "$DB" nosuchlabel >/dev/null 2>&1
 is $? 2 "export of an unknown run or label is a usage error"
 
+# UNDERLOAD_DB names the default store (what --db takes); --db wins over it.
+is "$(UNDERLOAD_DB=$DB "$UL" list | tail -n +2 | wc -l)" 2 "UNDERLOAD_DB=PATH: list reads that store"
+is "$(UNDERLOAD_DB=sqlite:$DB "$UL" list | tail -n +2 | wc -l)" 2 "UNDERLOAD_DB=sqlite:PATH too"
+is "$(UNDERLOAD_DB=$TMP/other.db "$UL" list --db "$DB" | tail -n +2 | wc -l)" 2 "--db wins over it"
+ok "$([ ! -e "$TMP/other.db" ]; echo $?)" "and the store it names is not made"
+UNDERLOAD_DB=$TMP/env.db "$UL" import "$TMP/all.json" >/dev/null
+ok $? "UNDERLOAD_DB=PATH: import writes there"
+is "$(runs "$TMP/env.db")" 2 "both runs are in that store"
+ok "$([ ! -e "$XDG_DATA_HOME/underload" ]; echo $?)" "the XDG default is not made"
+like "$(UNDERLOAD_DB=sqlite:$TMP/env.db "$UL" __complete labels)" '^alpha$' \
+	"completion reads the store UNDERLOAD_DB names"
+like "$(UNDERLOAD_DB='' "$UL" list 2>&1)" "no results database '$XDG_DATA_HOME/underload/results.db'" \
+	"an empty UNDERLOAD_DB is unset: the XDG default"
+
 # Hostile files: refused with one line, nothing inserted.
 refused() { # FILE DESCRIPTION
 	local out

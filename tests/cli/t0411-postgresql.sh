@@ -66,6 +66,9 @@ cmp -s <("$UL" export --db "$PG" --format csv alpha) \
 ok $? "export --format csv is byte-identical on both stores"
 like "$("$UL" import --db "$PG" "$TMP/all.json")" ": 0 runs added" \
 	"importing what is there adds nothing"
+# UNDERLOAD_DB names the store for every command, a URL as well as a path.
+is "$(UNDERLOAD_DB=$PG "$UL" list | tail -n +2 | wc -l)" "$(sql "SELECT count(*) FROM runs")" \
+	"UNDERLOAD_DB=URL: list reads the PostgreSQL store"
 
 alpha=$(sql "SELECT uuid FROM runs WHERE label = 'alpha'")
 "$UL" relabel --db "$PG" "$alpha" gamma >/dev/null
