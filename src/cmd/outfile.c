@@ -151,6 +151,8 @@ static int check_target(int dfd, const char *shown, const char *name, const stru
 	return 0;
 }
 
+static int try_create(int dfd, const char *name);
+
 int ul_outfile_check(const char *path)
 {
 	const char *name;
@@ -163,12 +165,15 @@ int ul_outfile_check(const char *path)
 	if (found >= 0 && !check_target(dfd, path, name, found ? &st : NULL)) {
 		bool in_place = found && !S_ISREG(st.st_mode);
 
-		if (!faccessat(dfd, in_place ? name : ".", in_place ? W_OK : W_OK | X_OK, 0))
+		int err = in_place ? (faccessat(dfd, name, W_OK, 0) ? -errno : 0)
+				   : try_create(dfd, name);
+
+		if (!err)
 			rc = 0;
 		else if (in_place)
-			ul_error_errno(errno, "cannot write '%s'", path);
+			ul_error_errno(-err, "cannot write '%s'", path);
 		else
-			ul_error_errno(errno, "cannot write in the directory of '%s'", path);
+			ul_error_errno(-err, "cannot create a file in the directory of '%s'", path);
 	}
 	close(dfd);
 	return rc;
@@ -309,6 +314,34 @@ static int finish_tmp(const struct sig_guard *g, int dfd, const char *name, int 
 	return rc;
 }
 
+/*
+ * Can the temporary that replace_at() writes be made in dfd?  Made as it
+ * would be and dropped: 0 or -errno of the call that failed.  Permission
+ * bits cannot tell (root passes them; procfs, sysfs or a read-only mount
+ * refuse a new file anyway); an unnamed O_TMPFILE file leaves nothing, a
+ * named one (no O_TMPFILE here) is removed at once, or by a signal.
+ */
+static int try_create(int dfd, const char *name)
+{
+	struct sig_guard g;
+	int fd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+		return -errno;
+	catch_term_signals(&g);
+	fd = make_tmp(&g, dfd, name, -1);
+	if (fd >= 0) {
+		close(fd);
+		finish_tmp(&g, dfd, name, -ECANCELED);
+	}
+	release_term_signals(&g);
+	return fd < 0 ? fd : 0;
+}
+
 /* Run write(f, arg) on fd (taken over), flush and (fsync) it: 0 or a negative errno. */
 static int write_fd(int fd, bool sync, ul_outfile_writer write, const void *arg)
 {
@@ -352,7 +385,7 @@ static int replace_at(int dfd, const char *shown, const char *name, ul_outfile_w
 		release_term_signals(&g);
 		if (anon >= 0)
 			close(anon);
-		return ul_error_errno(rc, "cannot write '%s'", shown);
+		return ul_error_errno(rc, "cannot create a file in the directory of '%s'", shown);
 	}
 	rc = fchmod(fd, 0666 & ~mask) ? -errno : 0;
 	if (rc)

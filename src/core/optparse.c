@@ -199,38 +199,66 @@ static bool decode(struct ul_opt_group *groups, size_t n, int c, size_t *gi, siz
 	return false;
 }
 
+/*
+ * Why getopt_long (opterr 0, optstring led by ':') returned `c`, as one
+ * phrase naming the word: '?' unknown, ambiguous or a value given to a
+ * flag, ':' a missing value, or a code no table knows.  A short option's letter is optopt (it may sit
+ * inside a cluster); a long one's optopt is 0 (unknown, ambiguous) or its
+ * code (no value), its word the one before optind.
+ */
+static void refused(int c, int argc, char **argv, char *err, size_t errlen)
+{
+	const char *w = optind > 1 && optind <= argc ? argv[optind - 1] : "?";
+
+	if (c == '?' && optopt >= CODE_BASE) /* "--flag=VALUE" */
+		snprintf(err, errlen, "'%s': that option takes no value", w);
+	else if (optopt == 0 || optopt >= CODE_BASE)
+		snprintf(err, errlen, "%s '%s'",
+			 c == ':' ? "no value for" : "unknown or ambiguous option", w);
+	else
+		snprintf(err, errlen, "%s '-%c'", c == ':' ? "no value for" : "unknown option",
+			 optopt);
+}
+
 int ul_opt_parse_argv(struct ul_opt_group *groups, size_t n, int argc, char **argv, int *operands,
 		      char *err, size_t errlen)
 {
 	struct option longs[MAX_LONG];
-	char shorts[2 * MAX_LONG];
-	int c;
+	char shorts[2 * MAX_LONG + 2];
+	int c, rc = 0, saved_opterr = opterr;
 
-	build(groups, n, longs, shorts, sizeof(shorts));
+	/* ':' first: a missing value is ':', told apart from an unknown '?'. */
+	shorts[0] = ':';
+	build(groups, n, longs, shorts + 1, sizeof(shorts) - 1);
 	for (size_t gi = 0; gi < n; gi++)
 		groups[gi].given = 0;
+	/* getopt_long's own message would be a second line beside the
+	 * caller's: it says nothing, refused() words the one error. */
+	opterr = 0;
 	/* 0, not 1: glibc then also forgets where it was inside a cluster of
 	 * short options ("-Zc7" refused at Z), which would otherwise be read
 	 * from the previous, maybe freed, argv on the next call. */
 	optind = 0;
 	/* getopt permutes: options may follow operands, as they always could. */
-	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+	while (!rc && (c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
 		size_t gi, oi;
-		int rc;
 
-		if (c == 'h')
-			return UL_OPT_PARSE_HELP;
-		if (c == '?' || !decode(groups, n, c, &gi, &oi)) {
-			snprintf(err, errlen, "unknown option");
-			return -EINVAL;
+		if (c == 'h') {
+			rc = UL_OPT_PARSE_HELP;
+		} else if (c == '?' || c == ':' || !decode(groups, n, c, &gi, &oi)) {
+			refused(c, argc, argv, err, errlen);
+			rc = -EINVAL;
+		} else {
+			rc = set_one(&groups[gi], &groups[gi].opts[oi], optarg, err, errlen);
+			if (rc > 0)
+				rc = -EINVAL;
+			if (!rc)
+				groups[gi].given |= UINT64_C(1) << oi;
 		}
-		rc = set_one(&groups[gi], &groups[gi].opts[oi], optarg, err, errlen);
-		if (rc)
-			return rc < 0 ? rc : -EINVAL;
-		groups[gi].given |= UINT64_C(1) << oi;
 	}
+	opterr = saved_opterr;
 	*operands = optind;
-	return 0;
+	return rc;
 }
 
 int ul_opt_scan_argv(const struct ul_opt_group *groups, size_t n, int argc, char **argv,
@@ -259,18 +287,7 @@ int ul_opt_scan_argv(const struct ul_opt_group *groups, size_t n, int argc, char
 			rc = fn(arg, NULL, "help", NULL);
 		} else if (c == '?' || c == ':' ||
 			   !decode((struct ul_opt_group *)groups, n, c, &gi, &oi)) {
-			/* A short option's letter is optopt (it may sit inside a
-			 * cluster); a long one's optopt is 0 (unknown, ambiguous) or
-			 * its code (no value), its word the one before optind. */
-			const char *w = optind > 1 && optind <= argc ? copy[optind - 1] : "?";
-
-			if (optopt == 0 || optopt >= CODE_BASE)
-				snprintf(err, errlen, "%s '%s'",
-					 c == ':' ? "no value for" : "unknown or ambiguous option",
-					 w);
-			else
-				snprintf(err, errlen, "%s '-%c'",
-					 c == ':' ? "no value for" : "unknown option", optopt);
+			refused(c, argc, copy, err, errlen);
 			rc = -EINVAL;
 		} else {
 			rc = fn(arg, &groups[gi], groups[gi].opts[oi].name, optarg);

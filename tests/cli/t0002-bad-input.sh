@@ -52,6 +52,36 @@ expect_fail 1 "schema version 99, newer than" "newer schema" -- list --db "$DB"
 sqlite3 "$DB" 'PRAGMA user_version = 1;'
 is "$("$UL" list --db "$DB" | tail -n +2 | wc -l)" 1 "the stored run is still there"
 
+# An output file where none can be made: refused before any work, exit 2,
+# one line with the failing call's cause (root passes the permission bits,
+# procfs still makes no file).
+if [ "$(id -u)" = 0 ]; then
+	err=$("$UL" export --db "$DB" -o /proc/ul-x.json 2>&1 >/dev/null)
+	is "$?:$(wc -l <<<"$err")" 2:1 "export -o into procfs: exit 2, one line"
+	is "$err" "error: cannot create a file in the directory of '/proc/ul-x.json': No such file or directory" \
+		"export -o into procfs: the path and the failing call's cause"
+else
+	for _ in 1 2; do skip "needs root (to pass the permission bits)"; done
+fi
+mkdir -m 0555 "$TMP/ro"
+if [ "$(id -u)" != 0 ]; then
+	expect_fail 2 "cannot create a file in the directory of '$TMP/ro/x.json': Permission denied" \
+		"export -o into a read-only directory" -- export --db "$DB" -o "$TMP/ro/x.json"
+else
+	for _ in 1 2; do skip "as root every directory is writable"; done
+fi
+
+# A bad option: exactly one error line (not getopt's and ours), exit 2, for every command.
+for cmd in $("$UL" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p'); do
+	err=$("$UL" "$cmd" --bogus -- run 2>&1 >/dev/null) # sweep's and vm's ARGS end in '-- run'
+	is "$?:$(wc -l <<<"$err")" 2:1 "$cmd --bogus: exit 2, one line"
+	like "$err" "^error: underload $cmd: unknown or ambiguous option '--bogus'" "$cmd --bogus: names it"
+done
+expect_fail 2 "^error: underload run: unknown option '-Z'" "an unknown short option" -- run -Z
+expect_fail 2 "^error: underload list: no value for '--db'" "a missing value" -- list --db
+expect_fail 2 "^error: underload run: '--no-progress=1': that option takes no value" \
+	"a value given to a flag" -- run --no-progress=1
+
 # No database location at all (UNDERLOAD_DB, HOME and XDG_DATA_HOME unset) is bad input.
 for cmd in run list; do
 	err=$(env -u HOME -u XDG_DATA_HOME -u UNDERLOAD_DB "$UL" $cmd 2>&1 >/dev/null)
