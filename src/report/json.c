@@ -25,6 +25,8 @@
  *        unknown bit N is "bitN"), note, load_unit, load_units, started_ns,
  *        finished_ns, series {name: [int, ...] in sampling order},
  *        metrics {name: number}, summary}]
+ *   breakdown: why each test was slow, the medians of its delay and of
+ *        each part (report/breakdown_json.c); [] when no test recorded it
  *   summary describes the primary series (series[0]) in its raw unit:
  *        {series, n, min, max, median, mean, sd, p90, dev_mean, ci_lo, ci_hi},
  *        ci_lo/ci_hi null when n < 6; summary is null without samples.
@@ -34,6 +36,7 @@
  */
 #include "core/compat.h"
 #include "model/model_json.h"
+#include "report/breakdown.h"
 #include "report/common.h"
 #include "report/format.h"
 #include "stats/stats.h"
@@ -177,6 +180,13 @@ static int jw_write_run(FILE *out, const struct ul_run *run)
 			ul_json_push(cells, cell, &bad);
 	}
 	ul_json_put(root, "cells", cells, &bad);
+	if (!err && !bad) {
+		json_t *breakdown;
+
+		err = ul_breakdown_json(run, &report_style, &breakdown);
+		if (!err)
+			ul_json_put(root, "breakdown", breakdown, &bad);
+	}
 	if (!err && bad)
 		err = -ENOMEM;
 	if (!err)

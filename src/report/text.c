@@ -19,7 +19,9 @@
  *   rows go test by test, each test's rounds in run order, named "TEST
  *   #R", and a row's ratio divides by the noload median of its own round
  *   (the group line says so); without, a row is a cell in run order.
- *   Below the table a suite's own block (mtest's, fsbench's) comes once a
+ *   Below the table, when a test's cells recorded why it was slow, the
+ *   block "  breakdown: median delay = median of each part" of
+ *   report/breakdown.h; then a suite's own block (mtest's, fsbench's) comes once a
  *   test, its replicates pooled (report/replicate.h).
  *   Series of a known unit (*_ns, *_ps, *_bps: report/quantity.h) show each
  *   number with its prefix and 4 significant digits ("2.000 ms", "1038
@@ -33,6 +35,7 @@
  */
 #include "core/compat.h"
 #include "doctor/doctor.h"
+#include "report/breakdown.h"
 #include "report/common.h"
 #include "report/contest.h"
 #include "report/format.h"
@@ -359,6 +362,14 @@ static int text_rows(struct ul_table *t, const struct ul_run *run, const struct 
 	return 0;
 }
 
+/* Why its tests were slow, when their cells recorded it (report/breakdown.h). */
+static int text_breakdown(FILE *out, const struct ul_run *run, const struct ul_cell *first)
+{
+	bool printed;
+
+	return ul_breakdown_block(out, run, first->suite, first->probe, "  breakdown", &printed);
+}
+
 /* Prints the group that starts with `first` (its first cell in run order). */
 static int text_group(FILE *out, const struct ul_run *run, const struct ul_cell *first)
 {
@@ -390,7 +401,9 @@ static int text_group(FILE *out, const struct ul_run *run, const struct ul_cell 
 		goto out_free;
 	if (any_mark)
 		text_legend(out, run, first, rounds);
-	err = text_extras(out, run, first, rounds);
+	err = text_breakdown(out, run, first);
+	if (!err)
+		err = text_extras(out, run, first, rounds);
 out_free:
 	ul_table_free(&t);
 	return err;

@@ -9,6 +9,7 @@
  */
 #include "unit.h"
 #include "model/model.h"
+#include "report/breakdown.h"
 #include "report/format.h"
 #include "report/quantity.h"
 #include "report/table.h"
@@ -582,8 +583,8 @@ static void check_keys(const json_t *obj, const char *const *keys)
 
 START_TEST(test_json_document)
 {
-	static const char *const top_keys[] = { "format",     "format_version", "run",
-						"crashed_in", "cells",		NULL };
+	static const char *const top_keys[] = { "format", "format_version", "run", "crashed_in",
+						"cells",  "breakdown",	    NULL };
 	static const char *const run_keys[] = {
 		"id",	    "uuid",   "label",	    "status",  "tool_version",
 		"argv",	    "suites", "started_ns", "started", "finished_ns",
@@ -779,6 +780,75 @@ START_TEST(test_json_edge_values)
 }
 END_TEST
 
+/* ---- breakdown --------------------------------------------------------- */
+
+/* A cell of 5 samples whose parts are on-CPU i, run queue 10 i, other 1
+ * (ns), the delay their sum; with delayacct, I/O 2 i too. */
+static void breakdown_cell(struct ul_cell *c, bool delayacct)
+{
+	struct ul_series *d = ul_cell_series(c, "delay_ns");
+
+	ck_assert_ptr_nonnull(d);
+	for (int64_t i = 1; i <= 5; i++) {
+		struct {
+			enum ul_breakdown_part p;
+			int64_t v;
+		} parts[] = { { UL_PART_ONCPU, i },
+			      { UL_PART_RUNQ, 10 * i },
+			      { UL_PART_OTHER, 1 },
+			      { UL_PART_BLKIO, 2 * i } };
+		int64_t sum = 0;
+
+		for (size_t k = 0; k < UL_ARRAY_SIZE(parts) - !delayacct; k++) {
+			struct ul_series *s =
+				ul_cell_series(c, ul_breakdown_parts[parts[k].p].series);
+
+			ck_assert_int_eq(ul_series_push(s, parts[k].v), 0);
+			sum += parts[k].v;
+		}
+		d = ul_cell_series(c, "delay_ns");
+		ck_assert_int_eq(ul_series_push(d, sum), 0);
+	}
+}
+
+START_TEST(test_breakdown_medians)
+{
+	struct ul_breakdown_medians m;
+	struct ul_cell c = { 0 }, off = { 0 }, none = { 0 };
+
+	breakdown_cell(&c, true);
+	ck_assert(ul_breakdown_has(&c));
+	ck_assert_int_eq(ul_breakdown_medians(&c, &m), 0);
+	ck_assert_uint_eq(m.n, 5);
+	ck_assert_double_eq(m.delay, 3 + 30 + 1 + 6);
+	ck_assert(m.counted[UL_PART_ONCPU] && m.counted[UL_PART_BLKIO]);
+	ck_assert_double_eq(m.part[UL_PART_ONCPU], 3);
+	ck_assert_double_eq(m.part[UL_PART_RUNQ], 30);
+	ck_assert_double_eq(m.part[UL_PART_BLKIO], 6);
+	ck_assert_double_eq(m.part[UL_PART_OTHER], 1);
+	ck_assert(!m.counted[UL_PART_SWAPIN] && isnan(m.part[UL_PART_SWAPIN]));
+
+	/* Without delay accounting: its parts not counted, the rest there. */
+	breakdown_cell(&off, false);
+	ck_assert_int_eq(ul_breakdown_medians(&off, &m), 0);
+	ck_assert(!m.counted[UL_PART_BLKIO] && isnan(m.part[UL_PART_BLKIO]));
+	ck_assert_double_eq(m.part[UL_PART_RUNQ], 30);
+
+	/* A part shorter than the samples is not aligned: no breakdown. */
+	ck_assert_int_eq(ul_series_push(ul_cell_series(&off, "delay_ns"), 7), 0);
+	ck_assert(!ul_breakdown_has(&off));
+	ck_assert_int_eq(ul_breakdown_medians(&off, &m), 1);
+
+	/* The delay alone: no breakdown, no error. */
+	ck_assert_int_eq(ul_series_push(ul_cell_series(&none, "delay_ns"), 5), 0);
+	ck_assert(!ul_breakdown_has(&none));
+	ck_assert_int_eq(ul_breakdown_medians(&none, &m), 1);
+	ul_cell_release(&c);
+	ul_cell_release(&off);
+	ul_cell_release(&none);
+}
+END_TEST
+
 /* ---- every format ----------------------------------------------------- */
 
 static ssize_t failing_write(void *cookie, const char *buf, size_t len)
@@ -954,6 +1024,7 @@ Suite *ul_test_suite_report(void)
 	tcase_add_test(tc, test_text_header_per_suite);
 	tcase_add_test(tc, test_text_content);
 	tcase_add_test(tc, test_json_document);
+	tcase_add_test(tc, test_breakdown_medians);
 	tcase_add_test(tc, test_json_edge_values);
 	tcase_add_test(tc, test_formats_report_eio);
 	tcase_add_test(tc, test_formats_registered);
