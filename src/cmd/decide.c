@@ -11,10 +11,12 @@
 #include "core/clock.h"
 #include "core/log.h"
 #include "core/parse.h"
+#include "core/testhook.h"
 #include "store/store.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The family-wise error rate of the sequence's calls. */
@@ -32,50 +34,147 @@ int ul_decide_check(const char *cmd, const struct ul_decide_args *a, size_t n_si
 	return UL_EXIT_OK;
 }
 
-/* Keep only the group's runs that started at or after `since` (wall ns). */
-static void keep_since(struct ul_runcmp_group *g, int64_t since)
-{
-	size_t k = 0;
+/*
+ * What the looks keep between pairs: the pairs' differences (so a look
+ * reads only the runs of the pairs not yet added) and the metrics the rows
+ * point into (merged as suites appear, never moved).
+ */
+struct looks {
+	struct ul_runcmp_metric metrics[UL_COMPARE_MAX_METRICS];
+	size_t n_metrics;
+	struct ul_seqab_acc acc;
+};
 
-	for (size_t r = 0; r < g->n_runs; r++)
-		if (g->runs[r]->started_wall_ns >= since)
-			g->runs[k++] = g->runs[r];
-	g->n_runs = k;
+/* Add the metrics of the suites of runs a and b that are not there yet. */
+static void merge_metrics(struct looks *lk, const char *const labels[2], const struct ul_run *a,
+			  const struct ul_run *b)
+{
+	static struct ul_compare_state st; /* large: only its groups are used */
+	struct ul_runcmp_metric found[UL_COMPARE_MAX_METRICS];
+	const struct ul_run *ra[1] = { a }, *rb[1] = { b };
+	size_t n;
+
+	memset(&st, 0, sizeof(st));
+	st.groups[0] = (struct ul_runcmp_group){ .runs = ra, .n_runs = 1 };
+	st.groups[1] = (struct ul_runcmp_group){ .runs = rb, .n_runs = 1 };
+	snprintf(st.groups[0].label, sizeof(st.groups[0].label), "%s", labels[0]);
+	snprintf(st.groups[1].label, sizeof(st.groups[1].label), "%s", labels[1]);
+	st.n_groups = 2;
+	n = ul_compare_pick_metrics(&st, NULL, found);
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+
+		while (k < lk->n_metrics && lk->metrics[k].src != found[i].src)
+			k++;
+		if (k == lk->n_metrics && k < UL_COMPARE_MAX_METRICS)
+			lk->metrics[lk->n_metrics++] = found[i];
+	}
 }
 
-/* The sequence's runs read back and decided into *out: 0, or an exit code
- * after printing why. */
-static int look(const struct ul_decide *d, int64_t since, struct ul_seqab *out)
+/* The ids of label's runs of this sequence (finished, started at or after
+ * `since`), oldest first, into ids[] (the caller frees it): their count. */
+static size_t sequence_runs(const struct ul_cmd_scope *sc, const char *label, int64_t since,
+			    int64_t *ids)
 {
-	static struct ul_runcmp_metric metrics[UL_COMPARE_MAX_METRICS];
-	struct ul_compare_state st = { 0 };
+	size_t n = 0;
+
+	/* sc->sum is newest first */
+	for (size_t i = sc->n; i-- > 0;)
+		if (ul_cmd_label_has_run(&sc->sum[i], label, NULL) &&
+		    sc->sum[i].started_wall_ns >= since)
+			ids[n++] = sc->sum[i].id;
+	return n;
+}
+
+/* Load run `id` into *run: 0, or an exit code after printing why. */
+static int load(struct ul_store *store, int64_t id, struct ul_run *run)
+{
+	char ref[32];
+	int ret;
+
+	snprintf(ref, sizeof(ref), "%lld", (long long)id);
+
+	memset(run, 0, sizeof(*run));
+	ret = ul_cmd_load_run(store, ref, run);
+	if (ret)
+		ul_run_release(run);
+	return ret;
+}
+
+/* Add pair k (the k-th run of each side) to the looks; an exit code. */
+static int add_pair(const struct ul_decide *d, struct ul_store *store, struct looks *lk,
+		    const int64_t id[2])
+{
+	struct ul_run run[2];
+	struct ul_runcmp_group g[2] = { { .n_runs = 1 }, { .n_runs = 1 } };
+	int ret = load(store, id[0], &run[0]);
+
+	if (ret)
+		return ret;
+	ret = load(store, id[1], &run[1]);
+	if (ret) {
+		ul_run_release(&run[0]);
+		return ret;
+	}
+	for (int i = 0; i < 2; i++)
+		snprintf(g[i].label, sizeof(g[i].label), "%s", d->labels[i]);
+	merge_metrics(lk, d->labels, &run[0], &run[1]);
+	if (ul_seqab_add_pair(&lk->acc, &g[0], &run[0], &g[1], &run[1], lk->metrics,
+			      lk->n_metrics)) {
+		ul_error("%s: out of memory deciding the runs", d->cmd);
+		ret = UL_EXIT_ERROR;
+	}
+	ul_run_release(&run[0]);
+	ul_run_release(&run[1]);
+	return ret;
+}
+
+/*
+ * The sequence's pairs not yet read added to `lk`, and all of them decided
+ * into *out: 0, or an exit code after printing why.  Only the new pairs'
+ * runs are loaded (the store's list of runs is read whole: summaries).
+ * The test hook UL_TEST_DECIDE_READS says on stderr how many runs a look
+ * loaded (t0116: two, whatever the pair).
+ */
+static int look(const struct ul_decide *d, int64_t since, struct looks *lk, struct ul_seqab *out)
+{
 	struct ul_cmd_hosts no_hosts = { 0 };
-	char *names[2] = { (char *)d->labels[0], (char *)d->labels[1] };
-	struct ul_store *store;
+	struct ul_cmd_scope sc = { 0 };
 	struct ul_seqab_opts o = { .alpha = DECIDE_ALPHA,
 				   .margin_pct = (double)d->a.margin_centi / 100.0 };
-	size_t nm;
+	int64_t *ids[2] = { NULL, NULL };
+	size_t n[2] = { 0, 0 }, reads = 0;
+	struct ul_store *store;
 	int ret = ul_cmd_open_store_settled(d->db, &store);
 
 	if (ret)
 		return ret;
-	ret = ul_cmd_scope_open(store, &no_hosts, &st.sc);
-	if (!ret)
-		ret = ul_compare_select(&st, names, 2, names[0]);
-	if (!ret && st.n_groups != 2) {
-		ul_error("%s: the store holds runs of %zu of the two labels", d->cmd, st.n_groups);
-		ret = UL_EXIT_ERROR;
-	}
-	if (!ret) {
-		keep_since(&st.groups[0], since);
-		keep_since(&st.groups[1], since);
-		nm = ul_compare_pick_metrics(&st, NULL, metrics);
-		if (ul_seqab_build(&st.groups[0], &st.groups[1], metrics, nm, &o, out)) {
-			ul_error("%s: out of memory deciding the runs", d->cmd);
+	ret = ul_cmd_scope_open(store, &no_hosts, &sc);
+	for (int i = 0; i < 2 && !ret; i++) {
+		ids[i] = calloc(sc.n ? sc.n : 1, sizeof(*ids[i]));
+		if (!ids[i]) {
+			ul_oom();
 			ret = UL_EXIT_ERROR;
+		} else {
+			n[i] = sequence_runs(&sc, d->labels[i], since, ids[i]);
 		}
 	}
-	ul_compare_state_free(&st);
+	if (!ret && (!n[0] || !n[1])) {
+		ul_error("%s: the store holds runs of %d of the two labels", d->cmd,
+			 !!n[0] + !!n[1]);
+		ret = UL_EXIT_ERROR;
+	}
+	for (size_t k = lk->acc.pairs; !ret && k < n[0] && k < n[1]; k++, reads += 2)
+		ret = add_pair(d, store, lk, (const int64_t[2]){ ids[0][k], ids[1][k] });
+	if (!ret && ul_test_hook("UL_TEST_DECIDE_READS"))
+		fprintf(stderr, "%s: look %zu loaded %zu runs\n", d->cmd, lk->acc.pairs, reads);
+	if (!ret && ul_seqab_decide(&lk->acc, &o, out)) {
+		ul_error("%s: out of memory deciding the runs", d->cmd);
+		ret = UL_EXIT_ERROR;
+	}
+	free(ids[0]);
+	free(ids[1]);
+	ul_cmd_scope_free(&sc);
 	ul_store_close(store);
 	return ret;
 }
@@ -218,7 +317,8 @@ static int block(const struct ul_decide *d, size_t b, bool *flagged)
 	return UL_EXIT_OK;
 }
 
-int ul_decide_run(const struct ul_decide *d)
+/* The pairs, the looks and the result, the looks' state in lk. */
+static int sequence(const struct ul_decide *d, struct looks *lk)
 {
 	int64_t since = ul_wall_ns();
 	ul_nsec t0 = ul_now_ns();
@@ -247,7 +347,7 @@ int ul_decide_run(const struct ul_decide *d)
 		}
 		runs += 2;
 		ul_seqab_free(&s);
-		rc = look(d, since, &s);
+		rc = look(d, since, lk, &s);
 		if (rc)
 			return rc;
 		progress(d, &s);
@@ -260,5 +360,20 @@ int ul_decide_run(const struct ul_decide *d)
 	result(d, &s, runs, (int64_t)(ul_now_ns() - t0), why);
 	rc = gate_rows(d, &s) ? UL_EXIT_GATE : flagged ? UL_EXIT_FLAGGED : UL_EXIT_OK;
 	ul_seqab_free(&s);
+	return rc;
+}
+
+int ul_decide_run(const struct ul_decide *d)
+{
+	struct looks *lk = calloc(1, sizeof(*lk));
+	int rc;
+
+	if (!lk) {
+		ul_oom();
+		return UL_EXIT_ERROR;
+	}
+	rc = sequence(d, lk);
+	ul_seqab_acc_free(&lk->acc);
+	free(lk);
 	return rc;
 }

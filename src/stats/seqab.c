@@ -10,60 +10,59 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A row being built: its differences, grown as pairs are read. */
-struct draft {
+/* A row being built: its differences, grown as pairs are added. */
+struct ul_seqab_draft {
 	struct ul_seqab_row row;
 	double *d;
+	size_t cap;
 };
 
-struct drafts {
-	struct draft *v;
-	size_t n, cap;
-};
-
-static void drafts_free(struct drafts *ds)
+void ul_seqab_acc_free(struct ul_seqab_acc *acc)
 {
-	for (size_t i = 0; i < ds->n; i++)
-		free(ds->v[i].d);
-	free(ds->v);
-	memset(ds, 0, sizeof(*ds));
+	for (size_t i = 0; i < acc->n_rows; i++)
+		free(acc->rows[i].d);
+	free(acc->rows);
+	memset(acc, 0, sizeof(*acc));
 }
 
 /* The draft of metric m and test, added when absent; NULL on -ENOMEM. */
-static struct draft *draft_of(struct drafts *ds, const struct ul_runcmp_metric *m, const char *test)
+static struct ul_seqab_draft *draft_of(struct ul_seqab_acc *acc, const struct ul_runcmp_metric *m,
+				       const char *test)
 {
-	for (size_t i = 0; i < ds->n; i++)
-		if (ds->v[i].row.metric == m && !strcmp(ds->v[i].row.test, test))
-			return &ds->v[i];
-	if (ds->n == ds->cap) {
-		size_t cap = ds->cap ? 2 * ds->cap : 16;
-		struct draft *nv = realloc(ds->v, cap * sizeof(*nv));
+	struct ul_seqab_draft *dr;
+
+	for (size_t i = 0; i < acc->n_rows; i++)
+		if (acc->rows[i].row.metric == m && !strcmp(acc->rows[i].row.test, test))
+			return &acc->rows[i];
+	if (acc->n_rows == acc->cap) {
+		size_t cap = acc->cap ? 2 * acc->cap : 16;
+		struct ul_seqab_draft *nv = realloc(acc->rows, cap * sizeof(*nv));
 
 		if (!nv)
 			return NULL;
-		ds->v = nv;
-		ds->cap = cap;
+		acc->rows = nv;
+		acc->cap = cap;
 	}
-	memset(&ds->v[ds->n], 0, sizeof(ds->v[ds->n]));
-	ds->v[ds->n].row.metric = m;
-	snprintf(ds->v[ds->n].row.test, sizeof(ds->v[ds->n].row.test), "%s", test);
-	return &ds->v[ds->n++];
+	dr = &acc->rows[acc->n_rows++];
+	memset(dr, 0, sizeof(*dr));
+	dr->row.metric = m;
+	snprintf(dr->row.test, sizeof(dr->row.test), "%s", test);
+	return dr;
 }
 
-/* Every (metric, test) the runs hold, oldest run first: 0 or -ENOMEM. */
-static int find_rows(const struct ul_runcmp_group *g, const struct ul_runcmp_metric *metrics,
-		     size_t n_metrics, struct drafts *ds)
+/* Every (metric, test) one run holds: 0 or -ENOMEM. */
+static int find_rows(const struct ul_run *run, const struct ul_runcmp_metric *metrics,
+		     size_t n_metrics, struct ul_seqab_acc *acc)
 {
-	for (size_t r = g->n_runs; r-- > 0;)
-		for (size_t i = 0; i < g->runs[r]->n_cells; i++) {
-			const struct ul_cell *c = &g->runs[r]->cells[i];
+	for (size_t i = 0; i < run->n_cells; i++) {
+		const struct ul_cell *c = &run->cells[i];
 
-			for (size_t k = 0; k < n_metrics; k++)
-				if (!metrics[k].exposure && !strcmp(c->suite, metrics[k].suite) &&
-				    ul_runcmp_cell_has(c, &metrics[k]) &&
-				    !draft_of(ds, &metrics[k], c->load))
-					return -ENOMEM;
-		}
+		for (size_t k = 0; k < n_metrics; k++)
+			if (!metrics[k].exposure && !strcmp(c->suite, metrics[k].suite) &&
+			    ul_runcmp_cell_has(c, &metrics[k]) &&
+			    !draft_of(acc, &metrics[k], c->load))
+				return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -85,35 +84,60 @@ static int run_value(const struct ul_runcmp_group *g, const struct ul_run *run,
 	return 0;
 }
 
-/* The row's differences, pair by pair: 0 or -ENOMEM. */
-static int read_pairs(const struct ul_runcmp_group *a, const struct ul_runcmp_group *b,
-		      size_t pairs, struct draft *dr)
+/* The row's difference in the pair (a, b), appended when both runs have
+ * the test: 0 or -ENOMEM. */
+static int add_difference(struct ul_seqab_draft *dr, const struct ul_runcmp_group *ga,
+			  const struct ul_run *a, const struct ul_runcmp_group *gb,
+			  const struct ul_run *b)
 {
 	const struct ul_runcmp_metric *m = dr->row.metric;
+	double va, vb, d;
 
-	dr->d = malloc((pairs ? pairs : 1) * sizeof(*dr->d));
-	if (!dr->d)
+	if (run_value(ga, a, m, dr->row.test, &va) || run_value(gb, b, m, dr->row.test, &vb))
 		return -ENOMEM;
-	for (size_t i = 0; i < pairs; i++) {
-		double va, vb, d;
+	if (!(va > 0 && vb > 0))
+		return 0;
+	if (dr->row.pairs == dr->cap) {
+		size_t cap = dr->cap ? 2 * dr->cap : 16;
+		double *nd = realloc(dr->d, cap * sizeof(*nd));
 
-		if (run_value(a, a->runs[a->n_runs - 1 - i], m, dr->row.test, &va) ||
-		    run_value(b, b->runs[b->n_runs - 1 - i], m, dr->row.test, &vb))
+		if (!nd)
 			return -ENOMEM;
-		if (!(va > 0 && vb > 0))
-			continue;
-		d = log(vb / va);
-		dr->d[dr->row.pairs++] = m->better == UL_BETTER_HIGHER ? -d : d;
+		dr->d = nd;
+		dr->cap = cap;
 	}
+	d = log(vb / va);
+	dr->d[dr->row.pairs++] = m->better == UL_BETTER_HIGHER ? -d : d;
 	return 0;
 }
 
-/* The row's sequence, verdict and estimate at the family's per-row alpha. */
-static void decide(const struct ul_seqab *s, struct draft *dr)
+int ul_seqab_add_pair(struct ul_seqab_acc *acc, const struct ul_runcmp_group *ga,
+		      const struct ul_run *a, const struct ul_runcmp_group *gb,
+		      const struct ul_run *b, const struct ul_runcmp_metric *metrics,
+		      size_t n_metrics)
 {
-	struct ul_seqab_row *r = &dr->row;
+	int rc = find_rows(a, metrics, n_metrics, acc);
+
+	if (!rc)
+		rc = find_rows(b, metrics, n_metrics, acc);
+	for (size_t i = 0; !rc && i < acc->n_rows; i++)
+		rc = add_difference(&acc->rows[i], ga, a, gb, b);
+	if (rc) /* drop this pair's differences: the rows stay as before it */
+		for (size_t i = 0; i < acc->n_rows; i++)
+			if (acc->rows[i].row.pairs > acc->pairs)
+				acc->rows[i].row.pairs = acc->pairs;
+	if (!rc)
+		acc->pairs++;
+	return rc;
+}
+
+/* The row's sequence, verdict and estimate at the family's per-row alpha. */
+static void decide(const struct ul_seqab *s, const struct ul_seqab_draft *dr,
+		   struct ul_seqab_row *r)
+{
 	double margin = log1p(s->opts.margin_pct / 100.0);
 
+	*r = dr->row;
 	/* Options are checked before: ul_seq_update() cannot fail here. */
 	if (ul_seq_update(dr->d, r->pairs, s->row_alpha, s->opts.rho, margin, &r->seq))
 		r->seq.verdict = UL_SEQ_OPEN;
@@ -126,13 +150,9 @@ static void decide(const struct ul_seqab *s, struct draft *dr)
 				    : 0;
 }
 
-int ul_seqab_build(const struct ul_runcmp_group *a, const struct ul_runcmp_group *b,
-		   const struct ul_runcmp_metric *metrics, size_t n_metrics,
-		   const struct ul_seqab_opts *opts, struct ul_seqab *out)
+int ul_seqab_decide(const struct ul_seqab_acc *acc, const struct ul_seqab_opts *opts,
+		    struct ul_seqab *out)
 {
-	struct drafts ds = { 0 };
-	int rc;
-
 	memset(out, 0, sizeof(*out));
 	out->opts = *opts;
 	if (!out->opts.rho)
@@ -140,29 +160,42 @@ int ul_seqab_build(const struct ul_runcmp_group *a, const struct ul_runcmp_group
 	if (!(out->opts.alpha > 0 && out->opts.alpha < 1) || !(out->opts.rho > 0) ||
 	    !(out->opts.margin_pct >= 0))
 		return -EINVAL;
-	out->pairs = a->n_runs < b->n_runs ? a->n_runs : b->n_runs;
-	rc = find_rows(a, metrics, n_metrics, &ds);
-	if (!rc)
-		rc = find_rows(b, metrics, n_metrics, &ds);
-	for (size_t i = 0; !rc && i < ds.n; i++)
-		rc = read_pairs(a, b, out->pairs, &ds.v[i]);
-	if (!rc && ds.n)
-		out->rows = malloc(ds.n * sizeof(*out->rows));
-	if (!rc && ds.n && !out->rows)
-		rc = -ENOMEM;
-	if (rc) {
-		drafts_free(&ds);
-		return rc;
+	out->pairs = acc->pairs;
+	if (acc->n_rows) {
+		out->rows = malloc(acc->n_rows * sizeof(*out->rows));
+		if (!out->rows)
+			return -ENOMEM;
 	}
-	out->n_rows = ds.n;
-	out->row_alpha = out->opts.alpha / (double)(ds.n ? ds.n : 1);
-	for (size_t i = 0; i < ds.n; i++) {
-		decide(out, &ds.v[i]);
-		out->rows[i] = ds.v[i].row;
+	out->n_rows = acc->n_rows;
+	out->row_alpha = out->opts.alpha / (double)(acc->n_rows ? acc->n_rows : 1);
+	for (size_t i = 0; i < acc->n_rows; i++) {
+		decide(out, &acc->rows[i], &out->rows[i]);
 		out->open += out->rows[i].seq.verdict == UL_SEQ_OPEN;
 	}
-	drafts_free(&ds);
 	return 0;
+}
+
+int ul_seqab_build(const struct ul_runcmp_group *a, const struct ul_runcmp_group *b,
+		   const struct ul_runcmp_metric *metrics, size_t n_metrics,
+		   const struct ul_seqab_opts *opts, struct ul_seqab *out)
+{
+	struct ul_seqab_acc acc = { 0 };
+	size_t pairs = a->n_runs < b->n_runs ? a->n_runs : b->n_runs;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	/* The rows of every run, a's oldest first, then b's; then the pairs. */
+	for (size_t r = a->n_runs; !rc && r-- > 0;)
+		rc = find_rows(a->runs[r], metrics, n_metrics, &acc);
+	for (size_t r = b->n_runs; !rc && r-- > 0;)
+		rc = find_rows(b->runs[r], metrics, n_metrics, &acc);
+	for (size_t i = 0; !rc && i < pairs; i++)
+		rc = ul_seqab_add_pair(&acc, a, a->runs[a->n_runs - 1 - i], b,
+				       b->runs[b->n_runs - 1 - i], metrics, n_metrics);
+	if (!rc)
+		rc = ul_seqab_decide(&acc, opts, out);
+	ul_seqab_acc_free(&acc);
+	return rc;
 }
 
 void ul_seqab_free(struct ul_seqab *s)

@@ -59,6 +59,36 @@ struct ul_seqab {
 };
 
 /*
+ * The pairs read so far, row by row, for a caller that reads the runs one
+ * pair at a time (cmd/decide.c looks after every pair): each pair's run
+ * medians are taken once, when it is added, so a look costs one pair's
+ * reading, not all of them.  Zero-initialised; ul_seqab_acc_free().
+ */
+struct ul_seqab_draft;
+struct ul_seqab_acc {
+	struct ul_seqab_draft *rows;
+	size_t n_rows, cap;
+	size_t pairs; /* pairs added */
+};
+
+/*
+ * Add the next pair: run a of group ga (for its label) and run b of gb.
+ * Rows are found as in ul_seqab_build(), a's run before b's; the metric
+ * pointers are kept, so metrics[] must outlive the accumulator.  0 or
+ * -ENOMEM (the accumulator is then as before the call, but for rows it
+ * found).
+ */
+int ul_seqab_add_pair(struct ul_seqab_acc *acc, const struct ul_runcmp_group *ga,
+		      const struct ul_run *a, const struct ul_runcmp_group *gb,
+		      const struct ul_run *b, const struct ul_runcmp_metric *metrics,
+		      size_t n_metrics) UL_MUST_CHECK;
+/* Decide the pairs added so far into *out, as ul_seqab_build() would the
+ * same runs: 0, -EINVAL (bad options) or -ENOMEM. */
+int ul_seqab_decide(const struct ul_seqab_acc *acc, const struct ul_seqab_opts *opts,
+		    struct ul_seqab *out) UL_MUST_CHECK;
+void ul_seqab_acc_free(struct ul_seqab_acc *acc);
+
+/*
  * The rows for every metric and every test the runs of a and b hold (in
  * the order first seen in a's oldest run, then b's).  a and b list their
  * runs newest first, as compare's groups do.  0, -EINVAL (bad options) or

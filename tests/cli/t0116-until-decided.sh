@@ -34,8 +34,8 @@ like "$(cat "$TMP/err")" "resp.cpu-work is swept" "and says which"
 is $? 1 "nothing was stored"
 
 # A 4x task decided slower; --fail-on slower exits 5.
-"$UL" sweep -o resp.cpu-work=3000000,12000000 --until-decided --max-runs 24 --fail-on slower \
-	-- "${RUN[@]}" >"$TMP/out" 2>"$TMP/err"
+UL_TEST_DECIDE_READS=1 "$UL" sweep -o resp.cpu-work=3000000,12000000 --until-decided \
+	--max-runs 24 --fail-on slower -- "${RUN[@]}" >"$TMP/out" 2>"$TMP/err"
 is $? 5 "a 4x task: --fail-on slower exits 5"
 grep '^sweep: pair' "$TMP/err" | sed 's/^/# /'
 grep -q "^error: sweep --fail-on slower: resp delay noload: 'resp.cpu-work=12000000' is slower than 'resp.cpu-work=3000000'$" "$TMP/err"
@@ -54,6 +54,10 @@ want=$(for ((p = 0; p < pairs; p++)); do
 done | paste -sd ' ')
 got=$(labels "$DB" | sed 's/resp.cpu-work=3000000/A/g; s/resp.cpu-work=12000000/B/g')
 is "$got" "$want" "the sides run A B, B A, ..."
+# A look loads only its pair's runs (the hook says how many it loaded).
+is "$(grep -c '^sweep: look [0-9]* loaded 2 runs$' "$TMP/err")" "$pairs" \
+	"each look loads the two runs of its pair, not all the runs so far"
+is "$(grep -c '^sweep: look ' "$TMP/err")" "$pairs" "and there is one look a pair"
 grep -q '^sweep: pair 1: 0 of 1 tests decided; least decided: resp noload delay .*; pairs still needed: known after 2$' "$TMP/err"
 ok $? "the progress line after a pair gives the interval and what is still needed"
 
