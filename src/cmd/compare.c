@@ -23,10 +23,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char compare_help[] =
 	"Compare labels (kernels or settings) against a baseline, for every suite with\n"
-	"results: the seed-style cross-label tables, then one row per test and\n"
+	"results: a summary first, one line per test and candidate (change, CI,\n"
+	"verdict, Holm and what undermines it: disturbed or no-pressure cells,\n"
+	"crashes), then the environment differences, the seed-style cross-label\n"
+	"tables, and one row per test and\n"
 	"candidate: replicates, n, medians, the relative change, the CI of the shift,\n"
 	"the p-value and a verdict: faster, slower or no difference proven.  With 2 or\n"
 	"more replicates (cells of the test) a side the verdict is Welch's t on their\n"
@@ -67,6 +71,7 @@ struct cmp_args {
 	const char *expect;
 	const char *fail_on;
 	const char *env;
+	const char *color;
 	struct ul_cmd_hosts hosts;
 	bool strict;
 	bool variance;	  /* --variance: the components and design instead */
@@ -163,6 +168,10 @@ static const struct ul_opt compare_opts[] = {
 		  "the kernel, and states that cross a threshold that matters (free memory "
 		  "below the memory budget, a doctor warning), or every one (all: uptime, "
 		  "load, page cache, top processes ...); JSON has every one" },
+	{ "color", UL_OPT_CHOICE, .arg = "auto|always|never", A(color), .def_str = "auto",
+	  .help = "colour the summary's verdicts (slower red, faster green): auto only when "
+		  "standard output is a terminal and NO_COLOR is unset or empty; never into a "
+		  "pipe or file unless always" },
 	UL_CMD_OPT_HOST(struct cmp_args, hosts,
 			"; given twice or more, each label of each host is a group of its own, "
 			"LABEL@HOST, and the machines' own differences (host, CPU, RAM, "
@@ -286,14 +295,32 @@ size_t ul_compare_pick_metrics(const struct ul_compare_state *st, const char *on
 	return n;
 }
 
+/* --color: always, never, or auto: a terminal on standard output and no
+ * NO_COLOR (https://no-color.org: set and not empty disables). */
+static bool want_colour(const char *color)
+{
+	const char *no = getenv("NO_COLOR");
+
+	if (!strcmp(color, "always") || !strcmp(color, "never"))
+		return !strcmp(color, "always");
+	return isatty(STDOUT_FILENO) && !(no && *no);
+}
+
+/* The verdict first (the summary), then who is compared and the
+ * environment, then per suite the seed tables and the detailed rows. */
 static int print_text(const struct ul_compare_state *st, const struct cmp_args *a,
 		      const struct ul_runcmp *c)
 {
 	const char *bl = a->baseline && st->n_groups ? st->groups[0].label : NULL;
 	int rc = 0;
 
-	if (st->n_groups > 1)
-		rc = ul_report_compare_header(stdout, c, !strcmp(a->env, "all"));
+	if (st->n_groups > 1) {
+		rc = ul_report_compare_summary(stdout, c, want_colour(a->color));
+		if (!rc && c->n_rows)
+			putchar('\n');
+		if (!rc)
+			rc = ul_report_compare_header(stdout, c, !strcmp(a->env, "all"));
+	}
 	for (size_t i = 0; i < ul_suite_count() && !rc; i++) {
 		const struct ul_suite *suite = ul_suite_at(i);
 

@@ -269,10 +269,10 @@ static bool row_crashed(const struct ul_runcmp_row *r)
 	return r->crash[0].crashed || r->crash[1].crashed;
 }
 
-/* The verdict column: the statistical verdict, or the crash first (a
- * kernel that went down under a test is the finding above any shift). */
-static void fmt_verdict(char *buf, size_t len, const struct ul_runcmp *c,
-			const struct ul_runcmp_row *r)
+/* The verdict column (compare.h): a kernel that went down under a test
+ * is the finding above any shift. */
+void ul_report_compare_verdict(char *buf, size_t len, const struct ul_runcmp *c,
+			       const struct ul_runcmp_row *r)
 {
 	const struct ul_runcmp_crash *b = &r->crash[0], *k = &r->crash[1];
 
@@ -396,7 +396,7 @@ static void table_row(FILE *out, const struct ul_runcmp *c, const struct ul_runc
 	clean(test, sizeof(test), r->test);
 	row_note(note, sizeof(note), c, r);
 	snprintf(reps, sizeof(reps), "%zu/%zu", r->reps_base, r->reps_cand);
-	fmt_verdict(verdict, sizeof(verdict), c, r);
+	ul_report_compare_verdict(verdict, sizeof(verdict), c, r);
 	if (!r->tested) {
 		fprintf(out,
 			"%-12s %-16s %5s %6s %6s %12s %12s %8s %-19s %8s %-20s %-4s %5s %-10s %s\n",

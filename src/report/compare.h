@@ -20,6 +20,34 @@ int ul_report_compare_header(FILE *out, const struct ul_runcmp *c, bool all);
 int ul_report_compare_group_line(FILE *out, const struct ul_runcmp_group *g);
 /* Text: the native comparison table of one suite (its rows). */
 int ul_report_compare_table(FILE *out, const struct ul_runcmp *c, const char *suite);
+/*
+ * Text: the verdict first, one line per row (metric, test, candidate,
+ * change with the CI of the shift, verdict, Holm, the row's flags), the
+ * verdict coloured when `colour` (a terminal's SGR codes).
+ */
+int ul_report_compare_summary(FILE *out, const struct ul_runcmp *c, bool colour);
+
+/* A row's verdict in words: the statistical one, or the crash first. */
+void ul_report_compare_verdict(char *buf, size_t len, const struct ul_runcmp *c,
+			       const struct ul_runcmp_row *r);
+/* A row's Holm column: "yes", "no", or "-" for no call to correct. */
+void ul_report_compare_holm(char *buf, size_t len, const struct ul_runcmp_row *r);
+/* A row's relative change ("+12.3%") and its CI ("[+8.0%, +16.1%]"), "-" when none. */
+void ul_report_compare_change(char *change, size_t change_len, char *ci, size_t ci_len,
+			      const struct ul_runcmp_row *r);
+/* What undermines a row, "; "-separated, "" for nothing: its disturbed
+ * and no-pressure cells, crashes in its test, crashed runs' cells pooled. */
+void ul_report_compare_flags(char *buf, size_t len, const struct ul_runcmp *c,
+			     const struct ul_runcmp_row *r);
+/* How a row's verdict reads: what the summaries colour. */
+enum ul_report_tone {
+	UL_TONE_PLAIN = 0, /* no difference proven, equal, not tested */
+	UL_TONE_WORSE,	   /* slower (also unconfirmed) */
+	UL_TONE_BETTER,	   /* faster (also unconfirmed) */
+	UL_TONE_CRASHED,   /* a side went down in the test */
+};
+enum ul_report_tone ul_report_compare_tone(const struct ul_runcmp_row *r);
+
 /* JSON: everything above, one document ("format": "underload-compare"). */
 int ul_report_compare_json(FILE *out, const struct ul_runcmp *c);
 /* CSV (RFC 4180): one row per comparison row, units in column names. */

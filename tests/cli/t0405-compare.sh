@@ -35,6 +35,27 @@ row=$(grep -E '^noload +slow ' <<<"$out")
 like "$row" "^noload +slow +1/1 +8 +8 .* \\+[0-9.]+% \\[\\+[0-9.]+%, \\+[0-9.]+%\\] +(<0\\.0001|0\\.0[0-9]+) +slower \\(unconfirmed\\) +yes +>=3 +points +run-to-run variation not measured" \
 	"10x the work, one run a side: slower but unconfirmed, CI above zero, survives Holm"
 
+# The verdict first: the summary's line per row above the environment
+# and the details; colour only on a terminal (or --color=always), never
+# with NO_COLOR set, never into a pipe.
+is "$(head -n 1 <<<"$out" | cut -d, -f1)" "summary: each candidate against 'fast'" \
+	"the summary is the first line"
+like "$(sed -n 3p <<<"$out")" "^  resp delay +noload +slow +\\+[0-9.]+% \\[\\+[0-9.]+%, \\+[0-9.]+%\\] +slower \\(unconfirmed\\) +yes( |$)" \
+	"its row: change, CI, verdict, Holm"
+before=$(sed -n '/^baseline /q;p' <<<"$out")
+like "$before" "noload +slow .* slower" "and it comes before the environment"
+is "$(grep -c $'\x1b' <<<"$out")" 0 "no colour into a pipe"
+like "$("$UL" compare --db "$DB" fast slow --color=always | sed -n 3p)" $'\x1b\\[31mslower \\(unconfirmed\\)\x1b\\[0m' \
+	"--color=always: slower is red"
+tty_out=$(script -qec "$UL compare --db $DB fast slow" /dev/null)
+like "$(sed -n 3p <<<"$tty_out")" $'\x1b\\[31mslower' "auto: coloured on a terminal"
+tty_out=$(NO_COLOR=1 script -qec "$UL compare --db $DB fast slow" /dev/null)
+is "$(grep -c $'\x1b' <<<"$tty_out")" 0 "NO_COLOR: no colour on a terminal"
+tty_out=$(script -qec "$UL compare --db $DB fast slow --color=never" /dev/null)
+is "$(grep -c $'\x1b' <<<"$tty_out")" 0 "--color=never: no colour on a terminal"
+"$UL" compare --db "$DB" fast slow --color=sometimes >/dev/null 2>&1
+is $? 2 "--color=sometimes is a usage error"
+
 "$UL" compare --db "$DB" fast slow --strict >/dev/null 2>"$TMP/err"
 is $? 2 "--strict: an unfair comparison exits 2"
 like "$(cat "$TMP/err")" "--strict" "and says why"

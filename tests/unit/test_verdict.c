@@ -10,12 +10,14 @@
  */
 #include "unit.h"
 #include "stats/compare.h"
+#include "report/compare.h"
 #include "stats/runcmp.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* A run of `label` with one cell of (suite, load) holding `series` = v[n]. */
 static void make_run(struct ul_run *run, int64_t id, const char *label, const char *suite,
@@ -305,6 +307,54 @@ START_TEST(test_count_row)
 }
 END_TEST
 
+/* compare's summary: one line a row, the verdict coloured only when asked,
+ * and the flags that undermine it (disturbed, no-pressure) on its line. */
+START_TEST(test_summary_line)
+{
+	const int64_t lo[] = { 100, 101, 99, 100, 102, 98, 100, 101 };
+	const int64_t hi[] = { 200, 201, 199, 200, 202, 198, 200, 201 };
+	struct ul_run a, b;
+	const struct ul_run *ga[] = { &a }, *gb[] = { &b };
+	const struct ul_runcmp_group g[2] = {
+		{ .label = "base", .runs = ga, .n_runs = 1 },
+		{ .label = "cand", .runs = gb, .n_runs = 1 },
+	};
+	const struct ul_runcmp_metric m = { "resp", "delay_ns", "delay", "ns", UL_BETTER_LOWER };
+	struct ul_cmp_opts o = { .alpha = 0.05 };
+	struct ul_runcmp c;
+	char flags[256], *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	make_run(&a, 1, "base", "resp", "memload", "delay_ns", lo, 8);
+	make_run(&b, 2, "cand", "resp", "memload", "delay_ns", hi, 8);
+	a.cells[0].flags = UL_CELL_NO_PRESSURE;
+	b.cells[0].flags = UL_CELL_DISTURBED;
+	ck_assert_int_eq(ul_runcmp_build(g, 2, &m, 1, &o, &c), 0);
+	ck_assert_uint_eq(c.n_rows, 1);
+	ck_assert_int_eq(ul_report_compare_tone(&c.rows[0]), UL_TONE_WORSE);
+	ul_report_compare_flags(flags, sizeof(flags), &c, &c.rows[0]);
+	ck_assert_str_eq(flags, "disturbed (base 0/1, cand 1/1); no-pressure (base 1/1, cand 0/1)");
+	for (int colour = 0; colour < 2; colour++) {
+		f = open_memstream(&text, &len);
+		ck_assert_ptr_nonnull(f);
+		ck_assert_int_eq(ul_report_compare_summary(f, &c, colour), 0);
+		fclose(f);
+		ck_assert_msg(strstr(text, "\n  resp delay       memload      cand "), "%s", text);
+		ck_assert_msg(strstr(text, "disturbed (base 0/1, cand 1/1); no-pressure"), "%s",
+			      text);
+		ck_assert_msg(!strchr(text, '\x1b') == !colour, "colour %d: %s", colour, text);
+		if (colour)
+			ck_assert_msg(strstr(text, "\x1b[31mslower (unconfirmed)"), "%s", text);
+		free(text);
+		text = NULL;
+	}
+	ul_runcmp_free(&c);
+	ul_run_release(&a);
+	ul_run_release(&b);
+}
+END_TEST
+
 Suite *ul_test_suite_verdict(void)
 {
 	Suite *s = suite_create("verdict");
@@ -317,6 +367,7 @@ Suite *ul_test_suite_verdict(void)
 	tcase_add_test(tc, test_one_replicate);
 	tcase_add_test(tc, test_rate_and_power);
 	tcase_add_test(tc, test_count_row);
+	tcase_add_test(tc, test_summary_line);
 	suite_add_tcase(s, tc);
 	return s;
 }
