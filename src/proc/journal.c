@@ -62,26 +62,35 @@ static bool owner_alive(pid_t pid, uint64_t start)
 
 /* ---- writing -------------------------------------------------------- */
 
-/* Append one complete line, durably; on failure nothing of it remains. */
+/* After a failed append: back to the last complete line, or j->torn. */
+static void cut_torn(struct ul_journal *j)
+{
+	if (ftruncate(j->fd, (off_t)j->size_bytes) < 0)
+		j->torn = true;
+}
+
+/* Append one complete line, durably; on failure nothing of it remains
+ * (or, when it cannot be cut off, nothing more is appended). */
 static int append(struct ul_journal *j, const char *line)
 {
 	size_t len = strlen(line);
 	ssize_t n;
 
+	if (j->torn)
+		return -EIO;
 	do
 		n = write(j->fd, line, len);
 	while (n < 0 && errno == EINTR);
 	if (n < 0 || (size_t)n != len) {
 		int err = n < 0 ? -errno : -ENOSPC;
 
-		/* A torn line must not glue onto the next one. */
-		(void)ftruncate(j->fd, (off_t)j->size_bytes);
+		cut_torn(j); /* a torn line must not glue onto the next one */
 		return err;
 	}
 	if (fdatasync(j->fd) < 0) {
 		int err = -errno;
 
-		(void)ftruncate(j->fd, (off_t)j->size_bytes);
+		cut_torn(j);
 		return err;
 	}
 	j->size_bytes += len;
@@ -173,6 +182,7 @@ static int open_in(struct ul_journal *j, int dfd, const char *dir)
 		 boot[0] ? " " : "", boot);
 	j->fd = fd;
 	j->size_bytes = 0;
+	j->torn = false;
 	rc = append(j, header);
 	/*
 	 * "<pid>.journal" may still be held by a dead process that had our pid
@@ -208,6 +218,7 @@ int ul_journal_open(struct ul_journal *j)
 	j->fd = -1;
 	j->path[0] = '\0';
 	j->size_bytes = 0;
+	j->torn = false;
 	for (int i = 0; i < n; i++) {
 		int dfd = ul_journal_open_dir(dirs[i], true);
 

@@ -48,6 +48,9 @@ struct ul_journal {
 	int fd; /* -1 when closed */
 	char path[PATH_MAX];
 	uint64_t size_bytes; /* length up to the last complete line */
+	/* A failed append's part-line could not be cut off: another line
+	 * would glue onto it and be lost, so none is written (-EIO). */
+	bool torn;
 };
 
 /* Create our journal with its header, durably: DIR/<pid>.journal, or

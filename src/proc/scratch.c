@@ -263,8 +263,9 @@ static void rm_entry(int dfd, const char *name, struct rm_state *rs, int depth)
 	cfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (cfd < 0 && errno == EACCES && st.st_uid == geteuid()) {
 		/* A load left it unreadable; it is ours (checked above, no symlink). */
-		(void)fchmodat(dfd, name, 0700, 0);
-		cfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fchmodat(dfd, name, 0700, 0) == 0)
+			cfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		/* else errno says why it stays: noted below */
 	}
 	if (cfd < 0) {
 		rm_note(rs, -errno);

@@ -562,6 +562,35 @@ START_TEST(test_history_leaves_crashed_out)
 }
 END_TEST
 
+/*
+ * A failed append whose part-line cannot be cut off (ftruncate refused)
+ * stops the journal: a later line would glue onto the part-line and the
+ * parser would drop both.  A full non-blocking pipe stands in for such a
+ * file: the write fails with EAGAIN and a pipe cannot be truncated.
+ */
+START_TEST(test_torn_line_stops_the_journal)
+{
+	struct ul_journal j = { .fd = -1 };
+	char fill[4096];
+	int p[2];
+
+	memset(fill, 'x', sizeof(fill));
+	ck_assert_int_eq(pipe2(p, O_NONBLOCK | O_CLOEXEC), 0);
+	while (write(p[1], fill, sizeof(fill)) > 0)
+		;
+	while (write(p[1], fill, 1) == 1)
+		;
+	j.fd = p[1];
+	ck_assert_int_eq(ul_journal_add(&j, "swap", "/x"), -EAGAIN);
+	while (read(p[0], fill, sizeof(fill)) > 0)
+		;
+	ck_assert_int_eq(ul_journal_add(&j, "swap", "/y"), -EIO);
+	ck_assert_int_lt(read(p[0], fill, 1), 0); /* nothing of it written */
+	close(p[0]);
+	close(p[1]);
+}
+END_TEST
+
 Suite *ul_test_suite_crash(void)
 {
 	Suite *s = suite_create("crash");
@@ -580,6 +609,7 @@ Suite *ul_test_suite_crash(void)
 	tcase_add_test(tc, test_run_crash_where);
 	tcase_add_test(tc, test_compare_counts_crashes);
 	tcase_add_test(tc, test_history_leaves_crashed_out);
+	tcase_add_test(tc, test_torn_line_stops_the_journal);
 	suite_add_tcase(s, tc);
 	return s;
 }
