@@ -3,7 +3,8 @@
 # The documented exchange formats: the JSON Schemas of docs/schema/ hold
 # for the real output of a short run of every suite (the json format) and
 # for the export of all of them; a document the schema does not describe
-# is refused (so the check can fail); the CSV export has its documented
+# is refused (so the check can fail); compare's json follows its own
+# schema and a run's crashed_in the run schema; the CSV export has its documented
 # columns.  The validator is Debian's python3-jsonschema.
 . "$(dirname "$0")/lib.bash"
 
@@ -47,6 +48,21 @@ is "$?:$out" "0:" "the export follows export.schema.json"
 is "$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["runs"]))' \
 	"$TMP/export.json")" "$(echo "$suites" | wc -w)" "and holds a run of every suite"
 
+# compare's json: a second resp label against the first, with a margin
+# (its TOST members) and without.
+# shellcheck disable=SC2086 # the suite's arguments are words
+"$UL" run resp "${COMMON[@]}" ${args[resp]} --label schema-resp2 >/dev/null 2>"$TMP/err"
+is $? 0 "a second short resp run exits 0"
+for margin in "" "--margin 5"; do
+	# shellcheck disable=SC2086 # the option is words
+	"$UL" compare --db "$DB" schema-resp schema-resp2 $margin --format json >"$TMP/compare.json"
+	is $? 0 "compare ${margin:+$margin }--format json exits 0"
+	out=$("$check" "$schemas/compare.schema.json" "$TMP/compare.json" 2>&1)
+	is "$?:$out" "0:" "compare's json ${margin:+with $margin }follows compare.schema.json"
+done
+is "$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["rows"]))' \
+	"$TMP/compare.json")" 2 "and has a row per resp test"
+
 # Each schema refuses what it does not describe: the check can fail.
 python3 - "$TMP/export.json" "$TMP/resp.json" "$TMP" <<'EOF'
 import json, sys
@@ -58,6 +74,24 @@ ro["cells"][0]["flags"] = 5
 json.dump(ex, open(tmp + "/bad-export.json", "w"))
 json.dump(ro, open(tmp + "/bad-run.json", "w"))
 EOF
+python3 - "$TMP/compare.json" "$TMP/resp.json" "$TMP" <<'EOF'
+import json, sys
+co, ro, tmp = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
+co["rows"][0]["verdict"] = "worse"
+del co["rows"][1]["p"]
+ro["crashed_in"] = {"suite": "resp"}
+json.dump(co, open(tmp + "/bad-compare.json", "w"))
+json.dump(ro, open(tmp + "/bad-crashed.json", "w"))
+EOF
+out=$("$check" "$schemas/compare.schema.json" "$TMP/bad-compare.json" 2>&1)
+is "$?" 1 "compare.schema.json refuses an unknown verdict and a tested row without p"
+like "$out" "rows/0/verdict: 'worse' is not one of" "naming the verdict"
+like "$out" "rows/1: 'p' is a required property" "and the missing p"
+out=$("$check" "$schemas/run-output.schema.json" "$TMP/bad-crashed.json" 2>&1)
+is "$?" 1 "run-output.schema.json refuses a crashed_in without its test"
+like "$out" "crashed_in: " "naming crashed_in"
+is "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["crashed_in"])' \
+	"$TMP/resp.json")" None "a run that did not crash has crashed_in null"
 out=$("$check" "$schemas/export.schema.json" "$TMP/bad-export.json" 2>&1)
 is "$?" 1 "export.schema.json refuses a run without uuid and a real sample"
 like "$out" "'uuid' is a required property" "naming the missing uuid"

@@ -31,6 +31,7 @@ want=$(printf '%s\n' "$bindir/underload" "$mandir/man1/underload.1" \
 	"$libexecdir/underload-forker" "$libexecdir/underload-hello" \
 	"$datadir/bash-completion/completions/underload" \
 	"$datadir/zsh/vendor-completions/_underload" \
+	"$datadir/underload/schema/compare.schema.json" \
 	"$datadir/underload/schema/export.schema.json" \
 	"$datadir/underload/schema/run-output.schema.json" \
 	"$datadir/doc/underload/README.md" | sort)
