@@ -276,7 +276,9 @@ struct vm_state {
 	char work[PATH_MAX / 2]; /* short: the boots' paths are made in it */
 	char db[PATH_MAX];
 	int crashed;
-	int booted; /* boots so far (--until-decided numbers them) */
+	int booted;			 /* boots so far (--until-decided numbers them) */
+	const struct ul_vm_extra *extra; /* ul_cmd_vm_with()'s, or NULL */
+	int n_extra;
 };
 
 /* The work directory (journalled) and an initramfs per kernel. */
@@ -352,7 +354,12 @@ static int one_boot(struct vm_state *s, int i, int total, int kernel)
 		return ul_error("vm: boot %d: cannot make a run id", i + 1);
 	snprintf(b.run_uuid, sizeof(b.run_uuid), "%s", id.uuid);
 	ul_run_release(&id);
-	b.cmdline_extra = test_hook(i + 1);
+	char words[1024];
+	const char *hook = test_hook(i + 1), *append = b.kernel->append;
+
+	snprintf(words, sizeof(words), "%s%s%s", append ? append : "", append && hook ? " " : "",
+		 hook ? hook : "");
+	b.cmdline_extra = words[0] ? words : NULL;
 	snprintf(b.dir, sizeof(b.dir), "%s/boot-%d", s->work, i + 1);
 	if (mkdir(b.dir, 0700) < 0)
 		return ul_error_errno(errno, "vm: cannot make %s", b.dir);
@@ -458,6 +465,11 @@ static int vm_main(struct vm_state *s, char **run_args, int n_args)
 
 	if (!ret)
 		ret = describe_kernels(&s->a, s->k);
+	for (int i = 0; !ret && i < s->n_extra && i < s->a.n_kernels; i++) {
+		if (s->extra[i].label)
+			snprintf(s->k[i].label, sizeof(s->k[i].label), "%s", s->extra[i].label);
+		s->k[i].append = s->extra[i].append;
+	}
 	if (!ret)
 		ret = ul_cmd_db_path(s->a.db, s->db, sizeof(s->db));
 	if (!ret)
@@ -489,14 +501,15 @@ static int vm_main(struct vm_state *s, char **run_args, int n_args)
 	return ret;
 }
 
-int ul_cmd_vm(int argc, char **argv);
-int ul_cmd_vm(int argc, char **argv)
+int ul_cmd_vm_with(int argc, char **argv, const struct ul_vm_extra *extra, int n_extra)
 {
 	static struct vm_state s;
 	int first, ret;
 
 	memset(&s, 0, sizeof(s));
 	s.journal.fd = -1;
+	s.extra = extra;
+	s.n_extra = n_extra;
 	ret = ul_cmd_parse(&ul_cmd_desc_vm, &s.a, argc, argv, &first);
 	if (ret)
 		return ret == UL_CMD_HELP_SHOWN ? UL_EXIT_OK : ret;
@@ -511,6 +524,12 @@ int ul_cmd_vm(int argc, char **argv)
 	if (ret)
 		return ret;
 	return vm_main(&s, argv + first + 1, argc - first - 1);
+}
+
+int ul_cmd_vm(int argc, char **argv);
+int ul_cmd_vm(int argc, char **argv)
+{
+	return ul_cmd_vm_with(argc, argv, NULL, 0);
 }
 
 const struct ul_cmd ul_cmd_desc_vm = {

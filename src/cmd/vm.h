@@ -30,6 +30,17 @@ int ul_cmd_vm_collect(struct ul_store *host, const struct ul_vm_boot *b, int boo
 int ul_vm_run_sets_own(int argc, char **argv, const char **which);
 
 /*
+ * `underload vm ARGS` (argv[0] = "vm") with, for its i-th --kernel (i <
+ * n_extra), the runs' label and extra kernel command-line words that
+ * extra[i] sets (a NULL member: vm's own choice, none): how `underload
+ * bisect` (cmd/bisect.c) boots its steps.  Returns vm's exit code.
+ */
+struct ul_vm_extra {
+	const char *label, *append;
+};
+int ul_cmd_vm_with(int argc, char **argv, const struct ul_vm_extra *extra, int n_extra);
+
+/*
  * compare's rule for runs made in VMs (cmd/compare_vm.c): runs of another
  * accelerator or VM shape (or one on the machine itself against one in a
  * VM) are not compared: prints why and returns UL_EXIT_USAGE.  Runs under

@@ -43,6 +43,7 @@ struct ul_vm_kernel {
 	char label[128];	  /* the runs' label */
 	char moddir[PATH_MAX];	  /* /lib/modules/RELEASE or --modules; "" = none */
 	char initramfs[PATH_MAX]; /* built in the work directory */
+	const char *append;	  /* extra kernel command-line words, or NULL */
 };
 
 struct ul_vm_shape {

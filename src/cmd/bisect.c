@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * `underload bisect --kernel GOOD --kernel ... --kernel BAD -- run ARGS`:
+ * find the first kernel of an ordered list that is slower than the first
+ * (good) one.  Each step chosen by the bisection (cmd/bisect_logic.h) is
+ * measured against the good reference by vm --until-decided (both booted
+ * afresh: re-measured, never guessed), its runs stored under labels that
+ * name the step (NAME/STEP/good and NAME/STEP/FILE), so that a re-run
+ * reads the steps already measured back from the store and goes on from
+ * there.  At the end the culprit is confirmed against its parent in a
+ * fresh A/B of its own.  Everything on disk and every VM is vm's, which
+ * leaves nothing after an interrupt or a kill -9 (and `underload
+ * cleanup`).
+ */
+#include "core/compat.h"
+#include "cmd/bisect.h"
+#include "cmd/cmd.h"
+#include "core/clock.h"
+#include "core/log.h"
+#include "core/parse.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char bisect_help[] =
+	"usage: underload bisect --kernel IMAGE[,append=ARGS] --kernel ... [--name NAME]\n"
+	"                        [--cpus N] [--mem SIZE] [--hang-timeout DURATION]\n"
+	"                        [--margin PCT] [--max-runs N] [--budget DURATION]\n"
+	"                        [--no-confirm] [--db PATH|URL] -- run ARGS...\n"
+	"\n"
+	"Find the first kernel of an ordered list that is slower than the first one:\n"
+	"the first --kernel is known good, the last known bad, and each kernel may\n"
+	"carry extra kernel command-line words (append=, the rest of the argument).\n"
+	"Each step the bisection chooses is booted with 'underload vm --until-decided'\n"
+	"against the good kernel (both afresh) until the tests of 'run ARGS' are\n"
+	"decided: slower is bad; equal or faster is good; still open after --max-runs\n"
+	"or --budget is skipped (a neighbour is tried); a crash is bad when the bad\n"
+	"kernel crashes too, else reported and skipped.  The runs are stored under\n"
+	"NAME/STEP/good and NAME/STEP/FILE (STEP counts the kernels from 1), so a\n"
+	"re-run with the same NAME resumes from the steps stored.  The culprit is\n"
+	"then confirmed: slower than its parent in a fresh A/B (NAME/confirm/...).\n"
+	"Exit 0: a culprit found and confirmed; 4: not confirmed, or only a range\n"
+	"('cannot tell': skipped steps surround the change).\n"
+	"\n";
+
+/* --kernel IMAGE[,append=ARGS] */
+static int add_kernel(void *base, const char *arg, char *err, size_t errlen)
+{
+	struct ul_bisect_args *a = base;
+	struct ul_bisect_kernel *k;
+	const char *comma = strstr(arg, ",append="), *file;
+	static char images[UL_BISECT_MAX_STEPS][4096];
+
+	if (a->n_kernels >= UL_BISECT_MAX_STEPS) {
+		snprintf(err, errlen, "--kernel: at most %d kernels", UL_BISECT_MAX_STEPS);
+		return -EINVAL;
+	}
+	k = &a->kernels[a->n_kernels];
+	snprintf(images[a->n_kernels], sizeof(images[0]), "%.*s",
+		 comma ? (int)(comma - arg) : (int)strlen(arg), arg);
+	k->image = images[a->n_kernels];
+	k->append = comma && comma[8] ? comma + 8 : NULL;
+	if (access(k->image, R_OK) < 0) {
+		snprintf(err, errlen, "--kernel '%s': %s", k->image, strerror(errno));
+		return -EINVAL;
+	}
+	file = strrchr(k->image, '/');
+	snprintf(k->file, sizeof(k->file), "%.90s", file ? file + 1 : k->image);
+	a->n_kernels++;
+	return 0;
+}
+
+#define A(member) UL_OPT_AT(struct ul_bisect_args, member)
+
+static const struct ul_opt bisect_opts[] = {
+	{ "kernel", UL_OPT_CALL, .arg = "IMAGE[,append=ARGS]", .set = add_kernel,
+	  .help = "a step, in order: the first is good, the last bad (at least two); append= adds "
+		  "kernel command-line words" },
+	{ "name", UL_OPT_STRING, 64, .arg = "NAME", A(name), .def_str = "bisect",
+	  .help = "the runs' labels begin NAME/ (a re-run with the same NAME resumes)" },
+	{ "cpus", UL_OPT_COUNT, 1, 64, 2, "CPUs of the VM", .arg = "N", A(cpus) },
+	{ "mem", UL_OPT_SIZE, 256 * UL_MiB, 64 * UL_GiB, 1 * UL_GiB, "memory of the VM",
+	  .arg = "SIZE", A(mem_bytes) },
+	{ "hang-timeout", UL_OPT_DURATION, 10 * UL_NS_PER_SEC, 24 * 3600 * UL_NS_PER_SEC,
+	  120 * UL_NS_PER_SEC, "a guest silent this long is taken as hung (vm's --hang-timeout)",
+	  .arg = "DURATION", A(hang_ns) },
+	{ "margin", UL_OPT_PCT, 1, 10000, 500, "a step within +-PCT% of the good kernel is good",
+	  .arg = "PCT", A(margin_centi) },
+	{ "max-runs", UL_OPT_COUNT, 2, 100000, 10,
+	  "boots of a step's A/B, both sides together; still open then: skipped", .arg = "N",
+	  A(max_runs) },
+	{ "budget", UL_OPT_DURATION, 0, INT64_MAX, 0,
+	  "a step's A/B starts no pair that would end after this (0: none)", .arg = "DURATION",
+	  A(budget_ns) },
+	{ "no-confirm", UL_OPT_FLAG, 0, 1, 0, "do not confirm the culprit against its parent",
+	  A(no_confirm) },
+	UL_CMD_OPT_DB(struct ul_bisect_args),
+	{ NULL },
+};
+
+#undef A
+
+extern const struct ul_cmd ul_cmd_desc_bisect;
+
+/* The A/B of step `cand` (0-based) against `base`; labels NAME/TAG/... */
+static void ab_of(const struct ul_bisect_args *a, struct ul_bisect_ab *ab, int base, int cand,
+		  bool confirm)
+{
+	ab->base = base;
+	ab->cand = cand;
+	if (confirm) {
+		snprintf(ab->labels[0], sizeof(ab->labels[0]), "%s/confirm/%d:%s", a->name,
+			 base + 1, a->kernels[base].file);
+		snprintf(ab->labels[1], sizeof(ab->labels[1]), "%s/confirm/%d:%s", a->name,
+			 cand + 1, a->kernels[cand].file);
+	} else if (base == 0 && cand == a->n_kernels - 1) {
+		snprintf(ab->labels[0], sizeof(ab->labels[0]), "%s/refs/good", a->name);
+		snprintf(ab->labels[1], sizeof(ab->labels[1]), "%s/refs/bad", a->name);
+	} else {
+		snprintf(ab->labels[0], sizeof(ab->labels[0]), "%s/%d/good", a->name, cand + 1);
+		snprintf(ab->labels[1], sizeof(ab->labels[1]), "%s/%d/%s", a->name, cand + 1,
+			 a->kernels[cand].file);
+	}
+}
+
+/* "4m10s" */
+static const char *took(ul_nsec t0, char *buf, size_t len)
+{
+	ul_fmt_duration(buf, len, (int64_t)((ul_now_ns() - t0) / UL_NS_PER_SEC * UL_NS_PER_SEC));
+	return buf;
+}
+
+/* The A/B read back, or measured when the store lacks it (or holds only
+ * an interrupted, undecided part of it: measured again, afresh). */
+static int judge(const struct ul_bisect_args *a, const struct ul_bisect_ab *ab,
+		 struct ul_bisect_verdict *v, bool *measured)
+{
+	int rc = ul_bisect_read(a, ab, v);
+
+	*measured = false;
+	if (rc || (v->stored && (v->decided || v->crashed || v->runs >= (size_t)a->max_runs)))
+		return rc;
+	if (v->stored)
+		printf("bisect: '%s' holds %zu runs, undecided: measured again\n", ab->labels[1],
+		       v->runs);
+	*measured = true;
+	rc = ul_bisect_measure(a, ab);
+	if (rc == UL_EXIT_INTERRUPTED || rc == UL_EXIT_USAGE || rc == UL_EXIT_UNSUPPORTED)
+		return rc;
+	/* Other exits (a flagged run, a failed boot) leave what was stored to judge. */
+	return ul_bisect_read(a, ab, v);
+}
+
+/* The outcome of a step's verdict. */
+static enum ul_bisect_outcome outcome_of(const struct ul_bisect_verdict *v)
+{
+	if (!v->stored)
+		return UL_BISECT_SKIP;
+	if (v->crashed)
+		return UL_BISECT_CRASH;
+	if (v->slower)
+		return UL_BISECT_BAD;
+	return v->decided ? UL_BISECT_GOOD : UL_BISECT_SKIP;
+}
+
+/* Does the bad kernel crash too?  Its A/B against the good one, once. */
+static int bad_crashes(const struct ul_bisect_args *a, bool *out)
+{
+	struct ul_bisect_ab ab;
+	struct ul_bisect_verdict v;
+	bool measured;
+	int rc;
+
+	ab_of(a, &ab, 0, a->n_kernels - 1, false);
+	printf("bisect: a step crashed: does the bad kernel crash too? (%s)\n", ab.labels[1]);
+	rc = judge(a, &ab, &v, &measured);
+	*out = v.crashed;
+	if (!rc)
+		printf("bisect: the bad kernel %s\n",
+		       v.crashed ? "crashes too: a crash is bad" : "does not crash");
+	return rc;
+}
+
+/* Measure (or read back) step i and record its outcome. */
+static int step(const struct ul_bisect_args *a, struct ul_bisect *b, int i, bool *bad_known)
+{
+	struct ul_bisect_ab ab;
+	struct ul_bisect_verdict v;
+	enum ul_bisect_outcome o;
+	char t[64];
+	bool measured;
+	ul_nsec t0 = ul_now_ns();
+	int rc;
+
+	ab_of(a, &ab, 0, i, false);
+	printf("bisect: step %d of %d: %s%s%s (%s against %s)\n", i + 1, a->n_kernels,
+	       a->kernels[i].image, a->kernels[i].append ? " append=" : "",
+	       a->kernels[i].append ? a->kernels[i].append : "", ab.labels[1], ab.labels[0]);
+	fflush(stdout);
+	rc = judge(a, &ab, &v, &measured);
+	if (rc)
+		return rc;
+	o = outcome_of(&v);
+	if (o == UL_BISECT_CRASH && !*bad_known) {
+		rc = bad_crashes(a, &b->bad_crashes);
+		if (rc)
+			return rc;
+		*bad_known = true;
+	}
+	printf("bisect: step %d is %s: %s (%zu runs, %s)\n", i + 1,
+	       o == UL_BISECT_CRASH ? (b->bad_crashes ? "bad (it crashes, as the bad kernel does)"
+						      : "crashed (the bad kernel does not)")
+	       : o == UL_BISECT_SKIP ? "skipped (undecided)"
+				     : ul_bisect_outcome_name(o),
+	       v.stored ? v.why : "nothing measured", v.runs,
+	       measured ? took(t0, t, sizeof(t)) : "stored");
+	fflush(stdout);
+	return ul_bisect_record(b, (size_t)i, o) ? UL_EXIT_ERROR : 0;
+}
+
+/* The culprit against its parent, afresh: 0 confirmed, UL_EXIT_FLAGGED not. */
+static int confirm(const struct ul_bisect_args *a, int culprit)
+{
+	struct ul_bisect_ab ab;
+	struct ul_bisect_verdict v;
+	char t[64];
+	bool measured;
+	ul_nsec t0 = ul_now_ns();
+	int rc;
+
+	ab_of(a, &ab, culprit - 1, culprit, true);
+	printf("bisect: confirming step %d against its parent, step %d (%s against %s)\n",
+	       culprit + 1, culprit, ab.labels[1], ab.labels[0]);
+	fflush(stdout);
+	rc = judge(a, &ab, &v, &measured);
+	if (rc)
+		return rc;
+	printf("bisect: step %d is %s its parent: %s (%zu runs, %s)\n", culprit + 1,
+	       v.slower ? "slower than" : "not shown slower than", v.stored ? v.why : "nothing measured",
+	       v.runs, measured ? took(t0, t, sizeof(t)) : "stored");
+	return v.slower ? UL_EXIT_OK : UL_EXIT_FLAGGED;
+}
+
+static int bisect_main(struct ul_bisect_args *a)
+{
+	struct ul_bisect b;
+	struct ul_bisect_result r;
+	bool bad_known = false;
+	ul_nsec t0 = ul_now_ns();
+	char t[64];
+	int rc = ul_bisect_init(&b, (size_t)a->n_kernels, false);
+
+	if (rc)
+		return ul_error_errno(rc, "bisect: cannot start");
+	for (;;) {
+		ul_bisect_next(&b, &r);
+		if (r.state != UL_BISECT_NEXT)
+			break;
+		rc = step(a, &b, (int)r.step, &bad_known);
+		if (rc)
+			break;
+	}
+	for (int i = 1; !rc && i + 1 < a->n_kernels; i++)
+		if (ul_bisect_crashed(&b, (size_t)i))
+			printf("bisect: step %d (%s) crashes, the bad kernel does not: a finding of its "
+			       "own\n",
+			       i + 1, a->kernels[i].image);
+	if (!rc && r.state == UL_BISECT_FOUND) {
+		printf("bisect: the first bad step is %d: %s%s%s (its parent, step %d, is good)\n",
+		       (int)r.step + 1, a->kernels[r.step].image,
+		       a->kernels[r.step].append ? " append=" : "",
+		       a->kernels[r.step].append ? a->kernels[r.step].append : "", (int)r.step);
+		fflush(stdout);
+		rc = a->no_confirm ? UL_EXIT_OK : confirm(a, (int)r.step);
+	} else if (!rc) {
+		printf("bisect: cannot tell: the first bad step is one of %d to %d (the steps "
+		       "between %d and %d were skipped)\n",
+		       (int)r.lo + 2, (int)r.hi + 1, (int)r.lo + 1, (int)r.hi + 1);
+		rc = UL_EXIT_FLAGGED;
+	}
+	if (rc != UL_EXIT_INTERRUPTED)
+		printf("bisect: done in %s\n", took(t0, t, sizeof(t)));
+	ul_bisect_free(&b);
+	return rc;
+}
+
+int ul_cmd_bisect(int argc, char **argv);
+int ul_cmd_bisect(int argc, char **argv)
+{
+	static struct ul_bisect_args a;
+	char label[160];
+	int first, ret;
+
+	memset(&a, 0, sizeof(a));
+	ret = ul_cmd_parse(&ul_cmd_desc_bisect, &a, argc, argv, &first);
+	if (ret)
+		return ret == UL_CMD_HELP_SHOWN ? UL_EXIT_OK : ret;
+	if (a.n_kernels < 2)
+		return ul_usage_error("bisect", "give at least two --kernel: the good, then the bad");
+	if (first >= argc || strcmp(argv[first], "run"))
+		return ul_usage_error("bisect", "expected '-- run ARGS...' after the options");
+	snprintf(label, sizeof(label), "%s/%d/%s", a.name, a.n_kernels, a.kernels[0].file);
+	if (ul_label_check("bisect", "the runs' label", label))
+		return UL_EXIT_USAGE;
+	a.run_args = argv + first;
+	a.n_run_args = argc - first;
+	ret = ul_cmd_db_path(a.db, a.db_path, sizeof(a.db_path));
+	if (ret)
+		return ret;
+	return bisect_main(&a);
+}
+
+const struct ul_cmd ul_cmd_desc_bisect = {
+	.name = "bisect",
+	.summary = "the first slower kernel of an ordered list, each step decided in VMs",
+	.help = bisect_help,
+	.opts = bisect_opts,
+	.fn = ul_cmd_bisect,
+};

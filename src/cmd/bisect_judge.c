@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * bisect's judge (bisect.h): an A/B measured through `underload vm
+ * --until-decided` (cmd/vm.c, with the step's label and command line) and
+ * read back from the store by its labels, so that a re-run finds what an
+ * earlier one measured.  The verdicts are the sequential A/B's
+ * (stats/seqab.h), at the family-wise alpha of vm --until-decided.
+ */
+#include "cmd/bisect.h"
+#include "cmd/cmd.h"
+#include "cmd/compare.h"
+#include "cmd/vm.h"
+#include "core/log.h"
+#include "stats/seqab.h"
+#include "store/store.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define BISECT_ALPHA 0.05
+
+/* How many of the scope's finished runs carry `label`, and crashed of them. */
+static size_t count_label(const struct ul_cmd_scope *sc, const char *label, size_t *crashed)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < sc->n; i++)
+		if (sc->sum[i].status != UL_RUN_RUNNING && !strcmp(sc->sum[i].label, label)) {
+			n++;
+			*crashed += sc->sum[i].status == UL_RUN_CRASHED;
+		}
+	return n;
+}
+
+/* The verdict from the rows: slower when any row is, decided when all are. */
+static void from_rows(const struct ul_seqab *s, struct ul_bisect_verdict *v)
+{
+	const struct ul_seqab_row *shown = NULL;
+
+	v->decided = s->n_rows && !s->open;
+	for (size_t i = 0; i < s->n_rows; i++) {
+		const struct ul_seqab_row *r = &s->rows[i];
+
+		if (r->seq.verdict == UL_SEQ_ABOVE && !v->slower) {
+			v->slower = true;
+			shown = r;
+		}
+		if (!shown && r->seq.verdict == UL_SEQ_OPEN)
+			shown = r;
+	}
+	if (!shown && s->n_rows)
+		shown = &s->rows[0];
+	if (!shown) {
+		snprintf(v->why, sizeof(v->why), "no test measured on both sides");
+		return;
+	}
+	if (isfinite(shown->lo_pct))
+		snprintf(v->why, sizeof(v->why), "%s %s %s %+.1f%% [%+.1f%%, %+.1f%%] %s after %zu pair%s",
+			 shown->metric->suite, shown->test, shown->metric->label, shown->change_pct,
+			 shown->lo_pct, shown->hi_pct, ul_seqab_verdict_name(shown->seq.verdict),
+			 s->pairs, s->pairs == 1 ? "" : "s");
+	else
+		snprintf(v->why, sizeof(v->why), "%s %s %s %+.1f%% unbounded, %s after %zu pair%s",
+			 shown->metric->suite, shown->test, shown->metric->label, shown->change_pct,
+			 ul_seqab_verdict_name(shown->seq.verdict), s->pairs,
+			 s->pairs == 1 ? "" : "s");
+}
+
+int ul_bisect_read(const struct ul_bisect_args *a, const struct ul_bisect_ab *ab,
+		   struct ul_bisect_verdict *v)
+{
+	static struct ul_runcmp_metric metrics[UL_COMPARE_MAX_METRICS];
+	struct ul_compare_state st = { 0 };
+	struct ul_cmd_hosts no_hosts = { 0 };
+	char *names[2] = { (char *)ab->labels[0], (char *)ab->labels[1] };
+	struct ul_seqab_opts o = { .alpha = BISECT_ALPHA,
+				   .margin_pct = (double)a->margin_centi / 100.0 };
+	struct ul_seqab s = { 0 };
+	struct ul_store *store;
+	size_t base_crashed = 0, cand_crashed = 0, n_base, n_cand;
+	int ret;
+
+	memset(v, 0, sizeof(*v));
+	/* A SQLite store not made yet (the first step) holds nothing. */
+	if (strncmp(a->db_path, "postgres", 8) && access(a->db_path, F_OK) < 0)
+		return 0;
+	ret = ul_cmd_open_store_settled(a->db_path, &store);
+	if (ret)
+		return ret;
+	ret = ul_cmd_scope_open(store, &no_hosts, &st.sc);
+	if (ret)
+		goto out;
+	n_base = count_label(&st.sc, ab->labels[0], &base_crashed);
+	n_cand = count_label(&st.sc, ab->labels[1], &cand_crashed);
+	v->crashed = cand_crashed > 0;
+	v->base_crashed = base_crashed > 0;
+	v->runs = n_base + n_cand;
+	if (!n_base || !n_cand)
+		goto out;
+	v->stored = true;
+	if (v->crashed) {
+		snprintf(v->why, sizeof(v->why), "%zu of its %zu boots crashed (show --env: the console)",
+			 cand_crashed, n_cand);
+		goto out;
+	}
+	ret = ul_compare_select(&st, names, 2, names[0]);
+	if (!ret && st.n_groups == 2) {
+		size_t nm = ul_compare_pick_metrics(&st, NULL, metrics);
+
+		if (ul_seqab_build(&st.groups[0], &st.groups[1], metrics, nm, &o, &s)) {
+			ul_error("bisect: out of memory deciding the runs");
+			ret = UL_EXIT_ERROR;
+		} else {
+			from_rows(&s, v);
+		}
+		ul_seqab_free(&s);
+	}
+out:
+	ul_compare_state_free(&st);
+	ul_store_close(store);
+	return ret;
+}
+
+int ul_bisect_measure(const struct ul_bisect_args *a, const struct ul_bisect_ab *ab)
+{
+	enum { FIXED = 22 };
+	char cpus[16], mem[32], hang[32], margin[32], max_runs[16], budget[32];
+	char *argv[FIXED + 64 + 4];
+	struct ul_vm_extra extra[2] = {
+		{ ab->labels[0], a->kernels[ab->base].append },
+		{ ab->labels[1], a->kernels[ab->cand].append },
+	};
+	int n = 0;
+
+	if (a->n_run_args > 64)
+		return ul_usage_error("bisect", "at most 64 words after '--'");
+	snprintf(cpus, sizeof(cpus), "%d", a->cpus);
+	snprintf(mem, sizeof(mem), "%" PRId64, a->mem_bytes);
+	snprintf(hang, sizeof(hang), "%" PRId64 "ns", a->hang_ns);
+	snprintf(margin, sizeof(margin), "%.2f%%", (double)a->margin_centi / 100.0);
+	snprintf(max_runs, sizeof(max_runs), "%d", a->max_runs);
+	snprintf(budget, sizeof(budget), "%" PRId64 "ns", a->budget_ns);
+	argv[n++] = (char *)"vm";
+	argv[n++] = (char *)"--db";
+	argv[n++] = (char *)a->db_path;
+	argv[n++] = (char *)"--label-from";
+	argv[n++] = (char *)"file";
+	argv[n++] = (char *)"--cpus";
+	argv[n++] = cpus;
+	argv[n++] = (char *)"--mem";
+	argv[n++] = mem;
+	argv[n++] = (char *)"--hang-timeout";
+	argv[n++] = hang;
+	argv[n++] = (char *)"--kernel";
+	argv[n++] = (char *)a->kernels[ab->base].image;
+	argv[n++] = (char *)"--kernel";
+	argv[n++] = (char *)a->kernels[ab->cand].image;
+	argv[n++] = (char *)"--until-decided";
+	argv[n++] = (char *)"--margin";
+	argv[n++] = margin;
+	argv[n++] = (char *)"--max-runs";
+	argv[n++] = max_runs;
+	argv[n++] = (char *)"--budget";
+	argv[n++] = budget;
+	argv[n++] = (char *)"--";
+	for (int i = 0; i < a->n_run_args; i++)
+		argv[n++] = a->run_args[i];
+	argv[n] = NULL;
+	fflush(stdout);
+	return ul_cmd_vm_with(n, argv, extra, 2);
+}
