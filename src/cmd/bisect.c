@@ -210,8 +210,8 @@ static int step(const struct ul_bisect_args *a, struct ul_bisect *b, int i, bool
 		*bad_known = true;
 	}
 	printf("bisect: step %d is %s: %s (%zu runs, %s)\n", i + 1,
-	       o == UL_BISECT_CRASH ? (b->bad_crashes ? "bad (it crashes, as the bad kernel does)"
-						      : "crashed (the bad kernel does not)")
+	       o == UL_BISECT_CRASH  ? (b->bad_crashes ? "bad (it crashes, as the bad kernel does)"
+						       : "crashed (the bad kernel does not)")
 	       : o == UL_BISECT_SKIP ? "skipped (undecided)"
 				     : ul_bisect_outcome_name(o),
 	       v.stored ? v.why : "nothing measured", v.runs,
@@ -238,8 +238,9 @@ static int confirm(const struct ul_bisect_args *a, int culprit)
 	if (rc)
 		return rc;
 	printf("bisect: step %d is %s its parent: %s (%zu runs, %s)\n", culprit + 1,
-	       v.slower ? "slower than" : "not shown slower than", v.stored ? v.why : "nothing measured",
-	       v.runs, measured ? took(t0, t, sizeof(t)) : "stored");
+	       v.slower ? "slower than" : "not shown slower than",
+	       v.stored ? v.why : "nothing measured", v.runs,
+	       measured ? took(t0, t, sizeof(t)) : "stored");
 	return v.slower ? UL_EXIT_OK : UL_EXIT_FLAGGED;
 }
 
@@ -298,7 +299,8 @@ int ul_cmd_bisect(int argc, char **argv)
 	if (ret)
 		return ret == UL_CMD_HELP_SHOWN ? UL_EXIT_OK : ret;
 	if (a.n_kernels < 2)
-		return ul_usage_error("bisect", "give at least two --kernel: the good, then the bad");
+		return ul_usage_error("bisect",
+				      "give at least two --kernel: the good, then the bad");
 	if (first >= argc || strcmp(argv[first], "run"))
 		return ul_usage_error("bisect", "expected '-- run ARGS...' after the options");
 	snprintf(label, sizeof(label), "%s/%d/%s", a.name, a.n_kernels, a.kernels[0].file);

@@ -38,13 +38,13 @@ struct ul_bisect_ab {
 
 /* How an A/B came out. */
 struct ul_bisect_verdict {
-	bool stored;	    /* both labels hold runs (measured now or before) */
-	bool slower;	    /* some test slower than the base */
-	bool decided;	    /* every test decided */
-	bool crashed;	    /* some run of cand crashed */
-	bool base_crashed;  /* some run of base crashed */
-	size_t runs;	    /* both sides together */
-	char why[256];	    /* "resp spawnload delay +25.1% [+9.0%, +43.6%] slower" */
+	bool stored;	   /* both labels hold runs (measured now or before) */
+	bool slower;	   /* some test slower than the base */
+	bool decided;	   /* every test decided */
+	bool crashed;	   /* some run of cand crashed */
+	bool base_crashed; /* some run of base crashed */
+	size_t runs;	   /* both sides together */
+	char why[256];	   /* "resp spawnload delay +25.1% [+9.0%, +43.6%] slower" */
 };
 
 /* Read the A/B's stored runs back and decide them (0, or an exit code

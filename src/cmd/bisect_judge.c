@@ -58,7 +58,8 @@ static void from_rows(const struct ul_seqab *s, struct ul_bisect_verdict *v)
 		return;
 	}
 	if (isfinite(shown->lo_pct))
-		snprintf(v->why, sizeof(v->why), "%s %s %s %+.1f%% [%+.1f%%, %+.1f%%] %s after %zu pair%s",
+		snprintf(v->why, sizeof(v->why),
+			 "%s %s %s %+.1f%% [%+.1f%%, %+.1f%%] %s after %zu pair%s",
 			 shown->metric->suite, shown->test, shown->metric->label, shown->change_pct,
 			 shown->lo_pct, shown->hi_pct, ul_seqab_verdict_name(shown->seq.verdict),
 			 s->pairs, s->pairs == 1 ? "" : "s");
@@ -102,8 +103,9 @@ int ul_bisect_read(const struct ul_bisect_args *a, const struct ul_bisect_ab *ab
 		goto out;
 	v->stored = true;
 	if (v->crashed) {
-		snprintf(v->why, sizeof(v->why), "%zu of its %zu boots crashed (show --env: the console)",
-			 cand_crashed, n_cand);
+		snprintf(v->why, sizeof(v->why),
+			 "%zu of its %zu boots crashed (show --env: the console)", cand_crashed,
+			 n_cand);
 		goto out;
 	}
 	ret = ul_compare_select(&st, names, 2, names[0]);
@@ -126,7 +128,9 @@ out:
 
 int ul_bisect_measure(const struct ul_bisect_args *a, const struct ul_bisect_ab *ab)
 {
-	enum { FIXED = 22 };
+	enum {
+		FIXED = 22
+	};
 	char cpus[16], mem[32], hang[32], margin[32], max_runs[16], budget[32];
 	char *argv[FIXED + 64 + 4];
 	struct ul_vm_extra extra[2] = {
