@@ -135,6 +135,7 @@ static void decode(const unsigned char *p, size_t len, struct ul_taskstats *out)
 	out->cpu_ns = out->sched ? run_virtual : cpu_time_us * 1000;
 	out->elapsed_us = field_u64(p, len, offsetof(struct taskstats, ac_etime));
 	out->exitcode = field_u32(p, len, offsetof(struct taskstats, ac_exitcode));
+	out->ppid = (pid_t)field_u32(p, len, offsetof(struct taskstats, ac_ppid));
 	if (version >= 12)
 		out->tgid = (pid_t)field_u32(p, len, offsetof(struct taskstats, ac_tgid));
 }

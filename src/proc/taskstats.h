@@ -74,6 +74,7 @@ unsigned ul_delay_since(enum ul_delay d);
 struct ul_taskstats {
 	pid_t pid;	  /* the task's (a query by tgid: the tgid) */
 	pid_t tgid;	  /* its thread group (0 before version 12) */
+	pid_t ppid;	  /* its parent when the record was made (ac_ppid) */
 	bool group;	  /* a thread group's sum (a query by tgid, an exit record of a group) */
 	unsigned version; /* of the kernel's struct taskstats */
 	bool sched;	  /* the run-queue delay and cpu_ns are the scheduler's (above) */

@@ -7,6 +7,7 @@
 #define UL_ENGINE_RESP_INT_H
 
 #include "core/compat.h"
+#include "engine/breakdown_record.h"
 #include "engine/engine.h"
 
 struct resp_state {
@@ -16,7 +17,8 @@ struct resp_state {
 	/* Measured for the ETA: wall time of the points and tests so far. */
 	int64_t point_ns_sum, test_extra_ns_sum;
 	size_t points_done, tests_done;
-	struct ul_engine_step step; /* the cell being measured */
+	struct ul_engine_step step;   /* the cell being measured */
+	struct ul_breakdown_rec *why; /* each sample's parts (NULL: none recorded) */
 };
 
 /*

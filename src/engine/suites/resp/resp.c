@@ -139,13 +139,17 @@ int ul_resp_sample_cell(void *arg, struct ul_cell *cell, struct ul_running_load 
 
 		if (think >= 0) { /* a new sample: its deadline, kept while other children exit */
 			progress(st, s->n);
+			ul_breakdown_begin(st->why, eng->probe_pid);
 			t0 = ul_now_ns();
 			deadline = t0 + (think > 0 ? think : 0) + cfg->sample_timeout_ns;
 		}
 		r = ul_probe_measure(&eng->sup, st->rp, think, deadline, &value, &err, &exited);
 		switch (r) {
 		case UL_MEASURE_OK:
-			if (ul_series_push(s, value))
+			if (ul_series_push(s, value) || ul_breakdown_end(st->why, cell, value))
+				return ul_engine_oom();
+			s = ul_cell_series(cell, "delay_ns"); /* the series may have moved */
+			if (!s)
 				return ul_engine_oom();
 			st->point_ns_sum += (int64_t)(ul_now_ns() - t0);
 			st->points_done++;
@@ -253,6 +257,7 @@ static int run_test(void *arg, const struct ul_load *load, const struct ul_engin
 		return UL_ENGINE_ERROR;
 	result = ul_engine_measure_cell(eng, cell, load, &w);
 	s = ul_cell_series(cell, "delay_ns");
+	ul_breakdown_cell_end(st->why, cell, s ? s->n : 0);
 	if (cell->outcome == UL_CELL_OK && s && s->n >= (size_t)eng->cfg->max_points &&
 	    !ci_within_target(eng, s))
 		cell->flags |= UL_CELL_NOISY;
@@ -273,11 +278,14 @@ static int resp_run(struct ul_engine *eng, const struct ul_suite *suite)
 
 	if (!st.probe)
 		UL_BUG("the resp probe is not registered");
+	/* Delay accounting on before the probe starts: it counts from then on. */
+	st.why = ul_breakdown_open(eng->journal.fd >= 0 ? &eng->journal : NULL, eng->cfg->cpus);
 	/* One probe, the user's session, for every test of every round. */
 	result = ul_engine_each_test(eng, suite, run_test, &st);
 	if (st.rp)
 		ul_probe_stop(&eng->sup, st.rp, ul_engine_stop_grace(eng));
 	eng->probe_pid = 0;
+	ul_breakdown_close(st.why, eng->journal.fd >= 0 ? &eng->journal : NULL);
 	return result;
 }
 

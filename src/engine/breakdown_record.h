@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The recorder of "why was it slow" (model/breakdown.def): for each sample
+ * of a measured task, the parts of its wall time the kernel saw the task
+ * and its descendants spend (on-CPU, run queue, block I/O, swap-in,
+ * reclaim, thrashing, compaction; other = the rest), written as the
+ * cell's why_* series, aligned index for index with its sample series.
+ *
+ * How a sample is read: the task's thread group is queried through
+ * taskstats (proc/taskstats.h) when the sample is asked for and when it is
+ * answered, and the difference is its own part; its descendants that
+ * exited in between (a forked `ls`) are added from the exit records of a
+ * listener on the run's CPUs (--cpus, else every online CPU), picked by
+ * their parent chain from the task.  The task idles between samples, so
+ * the think time adds nothing.  A descendant still alive when the sample
+ * ends is not counted (resp's lister never is).
+ *
+ * Delay accounting is switched on for the recorder's life when it is off
+ * (engine/breakdown_switch.c: journalled, shared between runs, restored by
+ * ul_breakdown_close, and by `underload cleanup` after a kill -9).
+ * Without it, or without CAP_NET_ADMIN, or without taskstats, only the
+ * on-CPU and run-queue parts (and other) are written, from taskstats'
+ * scheduler fields or /proc/PID/schedstat, and what is missing is said
+ * once; nothing fails.  A cell in which some sample could not be read
+ * keeps no why_* series (a part must never be misaligned or invented).
+ */
+#ifndef UL_ENGINE_BREAKDOWN_RECORD_H
+#define UL_ENGINE_BREAKDOWN_RECORD_H
+
+#include "core/compat.h"
+#include "model/breakdown.h"
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct ul_cell;
+struct ul_journal;
+
+/*
+ * The parts of one sample of wall_ns: raw[p] is what the kernel counted
+ * for part p (negative counts as 0; raw[UL_PART_OTHER] is ignored), have[p]
+ * whether it was counted at all.  Each counted part in the registry's order
+ * is cut to what is left of the wall time, so they never add up to more;
+ * other is the rest, never negative.  Parts not counted are 0 in out.
+ */
+void ul_breakdown_clamp(int64_t wall_ns, const int64_t raw[UL_PART_COUNT],
+			const bool have[UL_PART_COUNT], int64_t out[UL_PART_COUNT]);
+
+/* kernel.task_delayacct held on for a run (engine/breakdown_switch.c). */
+struct ul_delayacct_hold {
+	int lock_fd;   /* the shared lock, -1 when not held */
+	bool entry;    /* a "delayacct 0" of ours is in the journal */
+	bool counting; /* delay accounting is on for the run */
+};
+/* Switch it on when off (journalled in j, which is required to switch),
+ * or share underload's switch; false in h->counting, with why, when it
+ * stays off.  Never fails the run. */
+void ul_delayacct_hold_on(struct ul_journal *j, struct ul_delayacct_hold *h, char *why, size_t len);
+/* Let it go: switched off when this was its last run. */
+void ul_delayacct_hold_off(struct ul_journal *j, struct ul_delayacct_hold *h);
+
+struct ul_breakdown_rec;
+/*
+ * A recorder for the run: the switch held, taskstats opened, the listener
+ * on cpus ("" or NULL: every online CPU).  NULL only without memory (then
+ * nothing is switched).  Says once (a note) what it cannot record.
+ */
+struct ul_breakdown_rec *ul_breakdown_open(struct ul_journal *j, const char *cpus);
+/* Close it and let delay accounting go (NULL: nothing). */
+void ul_breakdown_close(struct ul_breakdown_rec *r, struct ul_journal *j);
+/* A sample of the task `root` (a thread group id) is asked for now. */
+void ul_breakdown_begin(struct ul_breakdown_rec *r, pid_t root);
+/* It was answered with wall_ns: its parts pushed onto cell's why_*
+ * series.  0, or -ENOMEM.  A part that cannot be read makes the cell's
+ * breakdown void (ul_breakdown_cell_end drops it). */
+int ul_breakdown_end(struct ul_breakdown_rec *r, struct ul_cell *cell, int64_t wall_ns);
+/* The cell is measured: its why_* series are dropped unless each is as
+ * long as `samples` (its sample series).  r may be NULL. */
+void ul_breakdown_cell_end(struct ul_breakdown_rec *r, struct ul_cell *cell, size_t samples);
+
+#endif

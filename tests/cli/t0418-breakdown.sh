@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Why was it slow: each resp sample's delay split into its parts (the
+# why_* series).  Under cpuload and spawnload the run queue carries most of
+# the delay above noload; under --mem-limit with --swap and a footprint
+# above the limit, reclaim or swap-in shows in the memory tests and never
+# under noload; the parts of a sample never add up to more than its wall
+# time; kernel.task_delayacct, switched on for the run, is back to its
+# value after success, after SIGINT and after kill -9 + `underload cleanup`.
+. "$(dirname "$0")/lib.bash"
+
+DA=/proc/sys/kernel/task_delayacct
+# A private journal directory keeps other runs on the machine out of cleanup.
+export UL_JOURNAL_DIR=$TMP/journal
+mkdir -m 0700 "$UL_JOURNAL_DIR"
+cells() {
+	sqlite3 "$DB" "SELECT count(*) FROM cells c JOIN runs r ON c.run_id = r.id WHERE r.label = '$1'" \
+		2>/dev/null || echo 0
+}
+wait_for() { for _ in $(seq 600); do "$@" && return 0; sleep 0.1; done; return 1; }
+v2_memory() {
+	local m
+	for m in $(awk '$0 ~ / - cgroup2 / { print $5 }' /proc/self/mountinfo); do
+		grep -qw memory "$m/cgroup.controllers" 2>/dev/null && return 0
+	done
+	return 1
+}
+
+if [ "$(id -u)" != 0 ] || [ ! -w "$DA" ]; then
+	skip "needs root and $DA for delay accounting, --mem-limit and --swap"
+	done_testing
+fi
+if ! grep -qE ' - cgroup [^ ]+ [^ ]*[ ,]memory' /proc/self/mountinfo && ! v2_memory; then
+	skip "no memory cgroup controller mounted: --mem-limit is impossible here"
+	done_testing
+fi
+orig=$(cat "$DA")
+
+# One run: the CPU loads and the memory loads in a 64M sandbox whose loads
+# want twice that, so the probe's working set is reclaimed.
+"$UL" run "${TINY[@]}" --min-points 4 --max-points 4 -o resp.working-set=32M \
+	--mem-limit 64M --swap 128M -o 8ctx-mem.footprint=128M -o 2ctx-mem.footprint=128M \
+	--tests noload,cpuload,spawnload,8ctx-mem,2ctx-mem --label parts >/dev/null 2>"$TMP/err"
+rc=$?
+is "$rc" 0 "the run exits 0"
+[ "$rc" = 0 ] || diag "$(cat "$TMP/err")"
+is "$(cat "$DA")" "$orig" "task_delayacct is back to $orig after the run"
+"$UL" show --db "$DB" --format json last >"$TMP/show.json"
+# Each check as "STATUS DESCRIPTION" (0 passes), turned into TAP below.
+python3 - "$TMP/show.json" >"$TMP/checks" <<'PY'
+import json, statistics, sys
+def check(good, what):
+    print(0 if good else 1, what)
+doc = json.load(open(sys.argv[1]))
+cells = {c["load"]: c["series"] for c in doc["cells"]}
+parts = ["why_oncpu_ns", "why_runq_ns", "why_blkio_ns", "why_swapin_ns", "why_reclaim_ns",
+         "why_thrash_ns", "why_compact_ns", "why_other_ns"]
+check(sorted(cells) == ["2ctx-mem", "8ctx-mem", "cpuload", "noload", "spawnload"],
+      f"every test has a cell ({sorted(cells)})")
+for load, s in cells.items():
+    # As root, with delay accounting: every part, one per sample.
+    check(all(len(s.get(p, [])) == len(s["delay_ns"]) > 0 for p in parts),
+          f"{load}: every part has one value per sample ({sorted(k for k in s if k.startswith('why_'))})")
+    bad = [i for i, wall in enumerate(s["delay_ns"])
+           if any(not isinstance(s[p][i], int) or s[p][i] < 0 for p in parts if p in s)
+           or sum(s[p][i] for p in parts if p in s) > wall]
+    check(not bad, f"{load}: no part negative, their sum at most the wall time (bad samples: {bad})")
+med = lambda load, p: statistics.median(cells[load][p])
+for load in ("cpuload", "spawnload"):
+    above = med(load, "delay_ns") - med("noload", "delay_ns")
+    runq = med(load, "why_runq_ns") - med("noload", "why_runq_ns")
+    check(above > 0 and runq >= above / 2,
+          f"{load}: the run queue carries most of the delay above noload "
+          f"({runq / 1e6:.1f} of {above / 1e6:.1f} ms)")
+mem = lambda load: sum(cells[load]["why_swapin_ns"]) + sum(cells[load]["why_reclaim_ns"])
+for load in ("8ctx-mem", "2ctx-mem"):
+    check(mem(load) > 0, f"{load}: swap-in and reclaim above zero ({mem(load)} ns)")
+check(mem("noload") == 0, f"noload: no swap-in, no reclaim ({mem('noload')} ns)")
+PY
+ok $? "the checks of the stored parts ran"
+while read -r status what; do ok "$status" "$what"; done <"$TMP/checks"
+
+# SIGINT mid-run: switched on while it runs, back afterwards.
+on_during() { # on_during LABEL SIGNAL: run, wait for a cell, check, signal
+	"$UL" run "${TINY[@]}" --interval 300ms --tests noload,cpuload,spawnload --label "$1" \
+		>/dev/null 2>&1 &
+	pid=$!
+	measuring() { [ "$(cells "$1")" -ge 1 ]; }
+	wait_for measuring "$1"
+	ok $? "$1: the run stored a cell"
+	is "$(cat "$DA")" 1 "$1: task_delayacct is on while the run measures"
+	kill -"$2" "$pid"
+	wait "$pid" 2>/dev/null
+}
+on_during interrupted INT
+is "$(cat "$DA")" "$orig" "task_delayacct is back to $orig after SIGINT"
+on_during killed KILL
+if [ "$orig" = 0 ]; then
+	is "$(cat "$DA")" 1 "after SIGKILL it is still on"
+else
+	skip "task_delayacct was on before the test"
+fi
+out=$("$UL" cleanup 2>&1)
+is $? 0 "cleanup exits 0"
+is "$(cat "$DA")" "$orig" "task_delayacct is back to $orig after kill -9 + cleanup"
+is "$(find "$UL_JOURNAL_DIR" -type f | wc -l)" 0 "no journal is left"
+is "$(scratch_left)$(ul_procs)" 00 "no scratch directory and no process left"
+done_testing

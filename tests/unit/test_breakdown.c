@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Unit tests for the recorder of a sample's parts (engine/breakdown_record.h):
+ * the clamping arithmetic, and delay accounting shared by two runs at once
+ * (the second neither switches it off under the first nor leaves it on).
+ * The sharing test needs root and kernel.task_delayacct; without them it
+ * prints "skip: ..." and passes, and it leaves the switch as it found it.
+ */
+#include "unit.h"
+#include "engine/breakdown_record.h"
+#include "proc/delayacct.h"
+#include "proc/journal.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void clamp(int64_t wall, const int64_t raw[UL_PART_COUNT], int64_t out[UL_PART_COUNT])
+{
+	bool have[UL_PART_COUNT];
+
+	for (int p = 0; p < UL_PART_COUNT; p++)
+		have[p] = true;
+	ul_breakdown_clamp(wall, raw, have, out);
+}
+
+static int64_t sum(const int64_t v[UL_PART_COUNT])
+{
+	int64_t s = 0;
+
+	for (int p = 0; p < UL_PART_COUNT; p++)
+		s += v[p];
+	return s;
+}
+
+/* Parts inside the wall time pass unchanged; other is the rest. */
+START_TEST(test_clamp_fits)
+{
+	int64_t raw[UL_PART_COUNT] = {
+		[UL_PART_ONCPU] = 50, [UL_PART_RUNQ] = 30, [UL_PART_SWAPIN] = 5, [UL_PART_OTHER] = 999
+	};
+	int64_t out[UL_PART_COUNT];
+
+	clamp(100, raw, out);
+	ck_assert_int_eq(out[UL_PART_ONCPU], 50);
+	ck_assert_int_eq(out[UL_PART_RUNQ], 30);
+	ck_assert_int_eq(out[UL_PART_SWAPIN], 5);
+	ck_assert_int_eq(out[UL_PART_BLKIO], 0);
+	ck_assert_int_eq(out[UL_PART_OTHER], 15); /* raw other is ignored */
+	ck_assert_int_eq(sum(out), 100);
+}
+END_TEST
+
+/* Overlapping counters (thrashing is also swap-in) are cut in the
+ * registry's order so the sum is the wall time, other 0, none negative. */
+START_TEST(test_clamp_overlap)
+{
+	int64_t raw[UL_PART_COUNT] = {
+		[UL_PART_ONCPU] = 40, [UL_PART_RUNQ] = 30, [UL_PART_SWAPIN] = 20, [UL_PART_THRASH] = 20
+	};
+	int64_t out[UL_PART_COUNT];
+
+	clamp(100, raw, out);
+	ck_assert_int_eq(out[UL_PART_ONCPU], 40);
+	ck_assert_int_eq(out[UL_PART_RUNQ], 30);
+	ck_assert_int_eq(out[UL_PART_SWAPIN], 20);
+	ck_assert_int_eq(out[UL_PART_THRASH], 10);
+	ck_assert_int_eq(out[UL_PART_OTHER], 0);
+	ck_assert_int_eq(sum(out), 100);
+	/* On-CPU alone above the wall time (counted around the sample). */
+	memset(raw, 0, sizeof(raw));
+	raw[UL_PART_ONCPU] = 120;
+	raw[UL_PART_RUNQ] = 7;
+	clamp(100, raw, out);
+	ck_assert_int_eq(out[UL_PART_ONCPU], 100);
+	ck_assert_int_eq(out[UL_PART_RUNQ], 0);
+	ck_assert_int_eq(out[UL_PART_OTHER], 0);
+}
+END_TEST
+
+/* Negative counters (a wrapped difference) count as 0; a negative or zero
+ * wall time leaves every part 0; parts not counted stay 0. */
+START_TEST(test_clamp_edges)
+{
+	int64_t raw[UL_PART_COUNT] = {
+		[UL_PART_ONCPU] = -5, [UL_PART_RUNQ] = 10, [UL_PART_BLKIO] = 10
+	};
+	bool have[UL_PART_COUNT] = { [UL_PART_ONCPU] = true, [UL_PART_RUNQ] = true };
+	int64_t out[UL_PART_COUNT];
+
+	ul_breakdown_clamp(100, raw, have, out);
+	ck_assert_int_eq(out[UL_PART_ONCPU], 0);
+	ck_assert_int_eq(out[UL_PART_RUNQ], 10);
+	ck_assert_int_eq(out[UL_PART_BLKIO], 0); /* not counted */
+	ck_assert_int_eq(out[UL_PART_OTHER], 90);
+	clamp(-1, raw, out);
+	for (int p = 0; p < UL_PART_COUNT; p++)
+		ck_assert_int_eq(out[p], 0);
+}
+END_TEST
+
+/* Two runs at once: the first switches it on, the second shares it; the
+ * first ending leaves it on for the second, whose end switches it off. */
+START_TEST(test_delayacct_shared)
+{
+	char base[] = "/tmp/ul-bd-XXXXXX", jdir[PATH_MAX], why[256] = "";
+	struct ul_journal j1, j2;
+	struct ul_delayacct_hold a, b;
+	int before = ul_delayacct_read();
+
+	if (before < 0 || geteuid() != 0) {
+		fprintf(stderr, "skip: breakdown: no writable %s\n", UL_DELAYACCT_PATH);
+		return;
+	}
+	if (before == 1) {
+		fprintf(stderr, "skip: breakdown: delay accounting is on already\n");
+		return;
+	}
+	ck_assert_ptr_nonnull(mkdtemp(base));
+	snprintf(jdir, sizeof(jdir), "%s/journal", base);
+	ck_assert_int_eq(mkdir(jdir, 0700), 0);
+	setenv("UL_JOURNAL_DIR", jdir, 1);
+	ck_assert_int_eq(ul_journal_open(&j1), 0);
+	ck_assert_int_eq(ul_journal_open(&j2), 0);
+
+	ul_delayacct_hold_on(&j1, &a, why, sizeof(why));
+	ck_assert_msg(a.counting && a.entry, "%s", why);
+	ck_assert_int_eq(ul_delayacct_read(), 1);
+	ul_delayacct_hold_on(&j2, &b, why, sizeof(why));
+	ck_assert_msg(b.counting && b.entry, "the second run journals it too: %s", why);
+	ul_delayacct_hold_off(&j1, &a);
+	ck_assert_int_eq(ul_delayacct_read(), 1); /* the second still holds it */
+	ul_delayacct_hold_off(&j2, &b);
+	ck_assert_int_eq(ul_delayacct_read(), 0);
+	/* Both journals settled: nothing for a cleanup. */
+	ul_journal_finish(&j1);
+	ul_journal_finish(&j2);
+	ck_assert_int_eq(access(j1.path, F_OK), -1);
+	ck_assert_int_eq(access(j2.path, F_OK), -1);
+	unsetenv("UL_JOURNAL_DIR");
+	rmdir(jdir);
+	rmdir(base);
+}
+END_TEST
+
+Suite *ul_test_suite_breakdown(void)
+{
+	Suite *s = suite_create("breakdown");
+	TCase *tc = tcase_create("breakdown");
+
+	tcase_add_test(tc, test_clamp_fits);
+	tcase_add_test(tc, test_clamp_overlap);
+	tcase_add_test(tc, test_clamp_edges);
+	tcase_add_test(tc, test_delayacct_shared);
+	suite_add_tcase(s, tc);
+	return s;
+}
