@@ -49,6 +49,7 @@ static const struct {
 	{ "compare", "names", "-" },	   { "report", "names", "-" },
 	{ "export", "names", "-" },	   { "rm", "runs", "-" },
 	{ "relabel", "runs,labels", "-" }, { "import", "file", "-" },
+	{ "history", "labels", "-" },
 };
 
 /*
