@@ -3,20 +3,13 @@
 #include "core/compat.h"
 #include "core/signals.h"
 
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-/* The named terminating signals; the real-time ones are a range below. */
-static const struct {
-	int sig;
-	const char *name;
-} term_signals[] = {
-	{ SIGHUP, "SIGHUP" },	{ SIGINT, "SIGINT" },	    { SIGQUIT, "SIGQUIT" },
-	{ SIGTERM, "SIGTERM" }, { SIGUSR1, "SIGUSR1" },	    { SIGUSR2, "SIGUSR2" },
-	{ SIGALRM, "SIGALRM" }, { SIGVTALRM, "SIGVTALRM" }, { SIGPROF, "SIGPROF" },
-	{ SIGXCPU, "SIGXCPU" }, { SIGXFSZ, "SIGXFSZ" },	    { SIGPWR, "SIGPWR" },
-	{ SIGIO, "SIGIO" },	{ SIGSTKFLT, "SIGSTKFLT" },
+/* The terminating signals; the real-time ones are a range below. */
+static const int term_signals[] = {
+	SIGHUP,	   SIGINT,  SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM,
+	SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGPWR,  SIGIO,	SIGSTKFLT,
 };
 
 /*
@@ -61,7 +54,7 @@ bool ul_term_signal(int sig)
 	if (sig >= SIGRTMIN && sig <= SIGRTMAX)
 		return true;
 	for (size_t i = 0; i < UL_ARRAY_SIZE(term_signals); i++)
-		if (term_signals[i].sig == sig)
+		if (term_signals[i] == sig)
 			return !sigismember(&ignored_at_start, sig);
 	return false;
 }
@@ -70,8 +63,8 @@ void ul_term_sigset(sigset_t *set)
 {
 	sigemptyset(set);
 	for (size_t i = 0; i < UL_ARRAY_SIZE(term_signals); i++)
-		if (!sigismember(&ignored_at_start, term_signals[i].sig))
-			sigaddset(set, term_signals[i].sig);
+		if (!sigismember(&ignored_at_start, term_signals[i]))
+			sigaddset(set, term_signals[i]);
 	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
 		sigaddset(set, sig);
 }
@@ -80,18 +73,4 @@ bool ul_signal_self_inflicted(int sig, int code, pid_t sender)
 {
 	/* The kernel sends it as from ourselves: SI_USER with our own pid. */
 	return sig == SIGXFSZ && code == SI_USER && sender == getpid();
-}
-
-const char *ul_signal_name(int sig, char *buf, size_t len)
-{
-	for (size_t i = 0; i < UL_ARRAY_SIZE(term_signals); i++)
-		if (term_signals[i].sig == sig)
-			return term_signals[i].name;
-	if (sig >= SIGRTMIN && sig <= SIGRTMAX)
-		snprintf(buf, len, "SIGRTMIN+%d", sig - SIGRTMIN);
-	else if (sig > 0 && sig < NSIG && sigabbrev_np(sig))
-		snprintf(buf, len, "SIG%s", sigabbrev_np(sig));
-	else
-		snprintf(buf, len, "signal %d", sig);
-	return buf;
 }

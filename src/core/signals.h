@@ -55,7 +55,4 @@ void ul_term_sigset(sigset_t *set);
  */
 bool ul_signal_self_inflicted(int sig, int code, pid_t sender);
 
-/* "SIGINT", "SIGRTMIN+3", "signal 99": for messages; buf holds >= 16. */
-const char *ul_signal_name(int sig, char *buf, size_t len);
-
 #endif

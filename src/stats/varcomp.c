@@ -202,10 +202,3 @@ int ul_varcomp_design(const double comp[UL_VARCOMP_LEVELS], const double cost[UL
 		Z_975 * sqrt(var_unit / (double)out->reps[top >= 0 ? top : 0]) / fabs(mean);
 	return 0;
 }
-
-const char *ul_varcomp_level_name(enum ul_varcomp_level level)
-{
-	static const char *const names[UL_VARCOMP_LEVELS] = { "points", "rounds", "runs" };
-
-	return level < UL_VARCOMP_LEVELS ? names[level] : "?";
-}

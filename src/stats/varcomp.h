@@ -127,7 +127,4 @@ struct ul_varcomp_design {
 int ul_varcomp_design(const double comp[UL_VARCOMP_LEVELS], const double cost[UL_VARCOMP_LEVELS],
 		      double mean, double precision, struct ul_varcomp_design *out) UL_MUST_CHECK;
 
-/* "points", "rounds", "runs". */
-const char *ul_varcomp_level_name(enum ul_varcomp_level level);
-
 #endif

@@ -181,8 +181,6 @@ int ul_micro_simple(const struct ul_micro_env *env, struct ul_micro_out *out, ul
 double ul_micro_net_ns(double gross_ns, double base_ns, int nops);
 /* The same for one ring trip of nproc switches (the ctx tests). */
 double ul_micro_ctx_switch_ns(double trip_ns, double overhead_ns, int nproc);
-/* The fastest batch of r: a fixed cost that interference only inflates. */
-double ul_mh_min_iter_ns(const struct ul_mh_result *r);
 
 /* --- helpers for benchmarks (util.c) --- */
 /* ul_fork_child() a helper process of the benchmark: it dies with the

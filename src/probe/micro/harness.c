@@ -142,16 +142,6 @@ double ul_micro_ctx_switch_ns(double trip_ns, double overhead_ns, int nproc)
 	return ul_micro_net_ns(trip_ns, overhead_ns, nproc);
 }
 
-double ul_mh_min_iter_ns(const struct ul_mh_result *r)
-{
-	double m = r->n > 0 ? r->iter_ns[0] : 0;
-
-	for (int i = 1; i < r->n; i++)
-		if (r->iter_ns[i] < m)
-			m = r->iter_ns[i];
-	return m;
-}
-
 static struct ul_micro_rec *new_rec(struct ul_micro_out *out, const char *name)
 {
 	struct ul_micro_rec *r;
