@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `underload report` on real tiny runs of two labels (one hostile): the page
-# is written, opened in headless Chromium, which logs nothing to its console,
+# is written, opens with the verdicts' summary above the environment,
+# is opened in headless Chromium, which logs nothing to its console,
 # draws a screenshot that is not blank and whose DOM holds the SVG elements
 # expected for these runs; `--format svg` writes the same figures as
 # well-formed SVG files; bad input is refused with exit 2.
@@ -42,6 +43,14 @@ print(int(sum(c["metrics"]["dl_missed"] for c in json.load(open(sys.argv[1]))["c
 is "$marked" "$stored" "the deadline timelines mark as many missed periods as the probe counted"
 like "$page" '<td>cpuload</td><td>&lt;script&gt;alert\(1\)&lt;/script&gt;</td>.*<td>slower' \
 	"twice the CPU work is called slower under cpuload"
+
+# The verdict first: a summary of every row above the environment, the
+# slower verdict coloured (its class styled), the row's flags beside it.
+first=$(grep -o '<h2 id="[a-z]*"' <<<"$page" | head -n 2 | tr '\n' ' ')
+is "$first" '<h2 id="summary" <h2 id="environment" ' "the summary opens the page, the environment below it"
+like "$page" '^<tr><td>resp delay</td><td>cpuload</td><td>&lt;script&gt;alert\(1\)&lt;/script&gt;</td><td>\+[0-9.]+%</td><td>\[\+[0-9.]+%, \+[0-9.]+%\]</td><td class="worse">slower' \
+	"its row: change, CI and the slower verdict, coloured"
+like "$page" 'td\.worse\{color:#b00' "the page's style colours a worse verdict"
 
 # Chromium: the DOM it built, its console, a screenshot.
 browser() { # browser OUTFILE ARGS...: runs headless Chromium, stderr to $TMP/console

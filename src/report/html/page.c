@@ -27,6 +27,8 @@ static const char html_css[] =
 	"svg{max-width:100%;height:auto}.swatch{display:inline-block;width:.8em;height:.8em;"
 	"margin-right:.3em}.note{color:#555;font-size:12px}"
 	".crash{background:#b00;color:#fff;padding:.4em .8em;font-weight:bold}"
+	"td.worse{color:#b00;font-weight:bold}td.better{color:#070;font-weight:bold}"
+	"td.flag{background:#fff3b0}"
 	"@media print{body{max-width:none}h2{break-before:auto}a{color:inherit}}";
 
 /* At the top, one line per run whose machine went down under it: a
@@ -102,6 +104,7 @@ static int walk(struct ul_hdoc *d, const struct ul_report_opts *opts)
 	}
 	if (d->html)
 		page_head(d);
+	ul_html_summary(d); /* the verdict first, then what might explain it */
 	ul_html_environment(d);
 	ul_html_suites(d);
 	ul_html_monitors(d);

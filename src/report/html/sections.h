@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Internal to report/html/: the sections of the page, each a file of its
- * own writing through the document (doc.h).  page.c calls the first three
+ * own writing through the document (doc.h).  page.c calls the first four
  * in page order; suite.c calls the per-suite ones below them.
  */
 #ifndef UL_REPORT_HTML_SECTIONS_H
 #define UL_REPORT_HTML_SECTIONS_H
 
 #include "report/html/doc.h"
+#include "stats/runcmp.h"
 
 /* The sections, in page order. */
+void ul_html_summary(struct ul_hdoc *d);
 void ul_html_environment(struct ul_hdoc *d);
 void ul_html_suites(struct ul_hdoc *d);
 void ul_html_monitors(struct ul_hdoc *d);
@@ -22,5 +24,18 @@ void ul_html_micro_curve(struct ul_hdoc *d, const char *suite, const char *load,
 void ul_html_deadline(struct ul_hdoc *d, const char *load);
 /* Per suite: change of each label against the baseline with verdicts. */
 void ul_html_verdicts(struct ul_hdoc *d, const char *suite);
+
+/* A suite's comparison of each label against the baseline, as the
+ * summary and the suite's verdicts show it: its first metric, the
+ * two-sided Mann-Whitney test at alpha 0.05.  c points into g and m. */
+struct ul_html_cmp {
+	struct ul_runcmp_group g[UL_HTML_MAX_LABELS];
+	size_t label_of[UL_HTML_MAX_LABELS]; /* d->labels index of g[i] */
+	struct ul_runcmp_metric m;
+	struct ul_runcmp c;
+};
+/* 1: rows built (ul_runcmp_free(&x->c) frees them); 0: nothing to
+ * compare (one label, a suite without metrics, no rows); or -ENOMEM. */
+int ul_html_compare(const struct ul_hdoc *d, const char *suite, struct ul_html_cmp *x);
 
 #endif

@@ -140,20 +140,17 @@ static void draw(struct ul_hdoc *d, const char *suite, const struct ul_runcmp *c
 	free(bars);
 }
 
-void ul_html_verdicts(struct ul_hdoc *d, const char *suite)
+int ul_html_compare(const struct ul_hdoc *d, const char *suite, struct ul_html_cmp *x)
 {
 	const struct ul_suite *su = ul_suite_find(suite);
-	struct ul_runcmp_group g[UL_HTML_MAX_LABELS];
-	size_t label_of[UL_HTML_MAX_LABELS], n = 0;
-	struct ul_runcmp_metric m;
 	struct ul_cmp_opts o = { .test = UL_CMP_MWU, .alpha = 0.05 };
-	struct ul_runcmp c;
+	size_t n = 0;
 	int rc;
 
 	/* Only a metric the suite declares has a direction to judge by. */
-	if (d->n_labels < 2 || d->err || !su || !su->metrics || !su->metrics[0].series)
-		return;
-	m = (struct ul_runcmp_metric){
+	if (d->n_labels < 2 || !su || !su->metrics || !su->metrics[0].series)
+		return 0;
+	x->m = (struct ul_runcmp_metric){
 		suite,
 		su->metrics[0].series,
 		su->metrics[0].label,
@@ -164,18 +161,33 @@ void ul_html_verdicts(struct ul_hdoc *d, const char *suite)
 	for (size_t k = 0; k < d->n_labels; k++) { /* the baseline first */
 		size_t j = k == 0 ? d->baseline : k <= d->baseline ? k - 1 : k;
 
-		memset(&g[n], 0, sizeof(g[n]));
-		snprintf(g[n].label, sizeof(g[n].label), "%s", d->labels[j].label);
-		g[n].runs = d->labels[j].runs;
-		g[n].n_runs = d->labels[j].n_runs;
-		label_of[n++] = j;
+		memset(&x->g[n], 0, sizeof(x->g[n]));
+		snprintf(x->g[n].label, sizeof(x->g[n].label), "%s", d->labels[j].label);
+		x->g[n].runs = d->labels[j].runs;
+		x->g[n].n_runs = d->labels[j].n_runs;
+		x->label_of[n++] = j;
 	}
-	rc = ul_runcmp_build(g, n, &m, 1, &o, &c);
-	if (rc) {
-		d->err = rc;
+	rc = ul_runcmp_build(x->g, n, &x->m, 1, &o, &x->c);
+	if (rc)
+		return rc;
+	if (x->c.n_rows)
+		return 1;
+	ul_runcmp_free(&x->c);
+	return 0;
+}
+
+void ul_html_verdicts(struct ul_hdoc *d, const char *suite)
+{
+	struct ul_html_cmp x;
+	int rc;
+
+	if (d->err)
 		return;
-	}
-	if (c.n_rows)
-		draw(d, suite, &c, label_of);
-	ul_runcmp_free(&c);
+	rc = ul_html_compare(d, suite, &x);
+	if (rc < 0)
+		d->err = rc;
+	if (rc <= 0)
+		return;
+	draw(d, suite, &x.c, x.label_of);
+	ul_runcmp_free(&x.c);
 }
