@@ -190,9 +190,13 @@ static int probe_taskstats(struct ul_breakdown_rec *r, char *why, size_t len)
 
 struct ul_breakdown_rec *ul_breakdown_open(struct ul_journal *j, const char *cpus)
 {
-	struct ul_breakdown_rec *r = calloc(1, sizeof(*r));
+	const char *env = getenv("UL_BREAKDOWN");
+	struct ul_breakdown_rec *r;
 	char why[512] = "", lwhy[512] = "";
 
+	if (env && !strcmp(env, "0"))
+		return NULL;
+	r = calloc(1, sizeof(*r));
 	if (!r)
 		return NULL;
 	ul_delayacct_hold_on(j, &r->hold, why, sizeof(why));

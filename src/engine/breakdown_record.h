@@ -62,8 +62,10 @@ void ul_delayacct_hold_off(struct ul_journal *j, struct ul_delayacct_hold *h);
 struct ul_breakdown_rec;
 /*
  * A recorder for the run: the switch held, taskstats opened, the listener
- * on cpus ("" or NULL: every online CPU).  NULL only without memory (then
- * nothing is switched).  Says once (a note) what it cannot record.
+ * on cpus ("" or NULL: every online CPU).  Says once (a note) what it
+ * cannot record.  NULL (nothing recorded, nothing switched) without
+ * memory, or when the environment says UL_BREAKDOWN=0 (bench/
+ * breakdown-cost.sh measures the recorder's cost against that).
  */
 struct ul_breakdown_rec *ul_breakdown_open(struct ul_journal *j, const char *cpus);
 /* Close it and let delay accounting go (NULL: nothing). */
