@@ -106,8 +106,10 @@ static int group_add(struct ul_runcmp_group *g, const struct ul_run *run)
 		if (g->runs[i] == run)
 			return 0;
 	nr = realloc(g->runs, (g->n_runs + 1) * sizeof(*nr));
-	if (!nr)
-		return ul_oom(), -1;
+	if (!nr) {
+		ul_oom();
+		return -1;
+	}
 	g->runs = nr;
 	/* newest first: the header of a pooled run comes from the newest */
 	size_t at = 0;

@@ -80,8 +80,10 @@ static int load_chosen(struct ul_store *st, const struct pick *p, struct ul_run 
 {
 	*runs = calloc(p->n_all ? p->n_all : 1, sizeof(**runs));
 	*n = 0;
-	if (!*runs)
-		return ul_oom(), UL_EXIT_ERROR;
+	if (!*runs) {
+		ul_oom();
+		return UL_EXIT_ERROR;
+	}
 	for (size_t k = p->n_all; k-- > 0;) {
 		int ret;
 

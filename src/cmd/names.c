@@ -65,8 +65,10 @@ int ul_cmd_scope_open(struct ul_store *st, const struct ul_cmd_hosts *hosts,
 		return UL_EXIT_ERROR;
 	}
 	sc->sum = calloc(sc->n_all ? sc->n_all : 1, sizeof(*sc->sum));
-	if (!sc->sum)
-		return ul_oom(), UL_EXIT_ERROR;
+	if (!sc->sum) {
+		ul_oom();
+		return UL_EXIT_ERROR;
+	}
 	for (size_t i = 0; i < sc->n_all; i++)
 		if (ul_cmd_hosts_has(hosts, sc->all[i].hostname))
 			sc->sum[sc->n++] = sc->all[i];
@@ -126,18 +128,23 @@ static int find_in_scope(const struct ul_cmd_scope *sc, const char *ref, struct 
 
 	ul_cmd_scope_hosts_text(sc, hosts, sizeof(hosts));
 	if (*hosts && !strcmp(bare, "last")) { /* the hosts' newest run */
-		if (!sc->n)
-			return snprintf(why, len, "no run of %s is stored", hosts), -ENOENT;
+		if (!sc->n) {
+			snprintf(why, len, "no run of %s is stored", hosts);
+			return -ENOENT;
+		}
 		*out = sc->sum[0];
 		return 0;
 	}
 	rc = sc->st->ops->find_run(sc->st, ref, out);
-	if (rc)
-		return snprintf(why, len, "%s", sc->st->err), rc;
-	if (!ul_cmd_hosts_has(sc->hosts, out->hostname))
-		return snprintf(why, len, "run %lld (%.8s) was made on host '%s', not on %s",
-				(long long)out->id, out->uuid, ul_esc(out->hostname), hosts),
-		       -EXDEV;
+	if (rc) {
+		snprintf(why, len, "%s", sc->st->err);
+		return rc;
+	}
+	if (!ul_cmd_hosts_has(sc->hosts, out->hostname)) {
+		snprintf(why, len, "run %lld (%.8s) was made on host '%s', not on %s",
+			 (long long)out->id, out->uuid, ul_esc(out->hostname), hosts);
+		return -EXDEV;
+	}
 	return 0;
 }
 
@@ -198,8 +205,10 @@ int ul_cmd_name(const struct ul_cmd_scope *sc, const char *cmd, const char *name
 	memset(out, 0, sizeof(*out));
 	if (!want_label) {
 		rc = find_in_scope(sc, name, &out->run, why, sizeof(why));
-		if (rc && rc != -ENOENT && rc != -EINVAL && rc != -EXDEV)
-			return ul_error("%s", why), UL_EXIT_ERROR;
+		if (rc && rc != -ENOENT && rc != -EINVAL && rc != -EXDEV) {
+			ul_error("%s", why);
+			return UL_EXIT_ERROR;
+		}
 	}
 	if (!rc && a_label)
 		return ul_usage_error(cmd,

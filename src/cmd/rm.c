@@ -61,13 +61,13 @@ static int rm_runs(struct ul_store *st, char **refs, int n, const struct rm_args
 		ret = ul_cmd_find_run(st, refs[i], &rs[i]);
 		if (ret)
 			return ret;
-		if (rs[i].status == UL_RUN_RUNNING && !a->force)
-			return ul_error(
-				       "run %lld (%s) is running: it may still be measuring (after a "
-				       "kill, 'underload cleanup' marks it interrupted); --force "
-				       "deletes it anyway",
-				       (long long)rs[i].id, rs[i].uuid),
-			       UL_EXIT_ERROR;
+		if (rs[i].status == UL_RUN_RUNNING && !a->force) {
+			ul_error("run %lld (%s) is running: it may still be measuring (after a "
+				 "kill, 'underload cleanup' marks it interrupted); --force "
+				 "deletes it anyway",
+				 (long long)rs[i].id, rs[i].uuid);
+			return UL_EXIT_ERROR;
+		}
 	}
 	for (int i = 0; i < n; i++) {
 		if (!a->yes && !confirm(&rs[i])) {

@@ -36,29 +36,35 @@ static int set_under(void *base, const char *arg, char *err, size_t errlen)
 	struct ul_engine_config *cfg = &((struct run_args *)base)->cfg;
 	char *save = NULL, *tok;
 
-	if (strlen(arg) >= sizeof(cfg->under_buf))
-		return snprintf(err, errlen, "--under: list too long"), -EINVAL;
+	if (strlen(arg) >= sizeof(cfg->under_buf)) {
+		snprintf(err, errlen, "--under: list too long");
+		return -EINVAL;
+	}
 	snprintf(cfg->under_buf, sizeof(cfg->under_buf), "%s", arg);
 	cfg->n_under = 0;
 	for (tok = strtok_r(cfg->under_buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (!ul_load_find(tok))
-			return snprintf(err, errlen,
-					"unknown load '%.64s' in --under (see 'underload "
-					"list loads')",
-					tok),
-			       -EINVAL;
+		if (!ul_load_find(tok)) {
+			snprintf(err, errlen,
+				 "unknown load '%.64s' in --under (see 'underload "
+				 "list loads')",
+				 tok);
+			return -EINVAL;
+		}
 		for (size_t i = 0; i < cfg->n_under; i++)
-			if (!strcmp(cfg->under[i], tok))
-				return snprintf(err, errlen, "load '%.64s' named twice in --under",
-						tok),
-				       -EINVAL;
-		if (cfg->n_under == UL_MAX_UNDER)
-			return snprintf(err, errlen, "at most %d loads in --under", UL_MAX_UNDER),
-			       -EINVAL;
+			if (!strcmp(cfg->under[i], tok)) {
+				snprintf(err, errlen, "load '%.64s' named twice in --under", tok);
+				return -EINVAL;
+			}
+		if (cfg->n_under == UL_MAX_UNDER) {
+			snprintf(err, errlen, "at most %d loads in --under", UL_MAX_UNDER);
+			return -EINVAL;
+		}
 		cfg->under[cfg->n_under++] = tok;
 	}
-	if (!cfg->n_under)
-		return snprintf(err, errlen, "--under needs at least one load"), -EINVAL;
+	if (!cfg->n_under) {
+		snprintf(err, errlen, "--under needs at least one load");
+		return -EINVAL;
+	}
 	return 0;
 }
 

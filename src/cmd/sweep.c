@@ -453,8 +453,10 @@ int ul_cmd_sweep(int argc, char **argv)
 	if (rc)
 		return rc == UL_CMD_HELP_SHOWN ? UL_EXIT_OK : rc;
 	n = readlink("/proc/self/exe", sw.exe, sizeof(sw.exe) - 1);
-	if (n < 0)
-		return ul_error_errno(errno, "cannot find this program's path"), UL_EXIT_ERROR;
+	if (n < 0) {
+		ul_error_errno(errno, "cannot find this program's path");
+		return UL_EXIT_ERROR;
+	}
 	sw.exe[n] = '\0';
 	sweep_catch_signals();
 	rc = sweep_prepare(&sw);

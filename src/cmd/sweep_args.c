@@ -66,7 +66,9 @@ int sweep_check_run_args(struct sweep *sw)
 			      sizeof(err));
 	if (rc == -EINVAL)
 		return ul_usage_error("sweep", "the run's arguments: %s", err);
-	if (rc == -ENOMEM)
-		return ul_oom(), UL_EXIT_ERROR;
+	if (rc == -ENOMEM) {
+		ul_oom();
+		return UL_EXIT_ERROR;
+	}
 	return rc;
 }

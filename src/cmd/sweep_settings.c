@@ -66,10 +66,11 @@ static int settle_killed(void)
 	const struct ul_changes_hooks hooks = { .report = report_left, .takes = setting_kind };
 	int n = 0, rc = ul_changes_cleanup(NULL, &hooks, &n);
 
-	if (rc)
-		return ul_error("sweep: the settings a killed sweep changed are not all back: "
-				"nothing is changed until they are ('underload cleanup' retries)"),
-		       UL_EXIT_ERROR;
+	if (rc) {
+		ul_error("sweep: the settings a killed sweep changed are not all back: "
+			 "nothing is changed until they are ('underload cleanup' retries)");
+		return UL_EXIT_ERROR;
+	}
 	return 0;
 }
 
@@ -82,11 +83,14 @@ static int find_disk(struct sweep *sw, struct setting *st)
 	const char *dir = sw->dir ? sw->dir : UL_RUN_DEFAULT_DIR;
 	char why[512], cur[UL_IOSCHED_NAME_MAX], offered[256];
 
-	if (ul_iosched_disk(dir, st->disk, sizeof(st->disk), why, sizeof(why)))
-		return ul_error("sweep: iosched: %s", why), UL_EXIT_ERROR;
-	if (ul_iosched_read(st->disk, cur, sizeof(cur), offered, sizeof(offered)))
-		return ul_error("sweep: iosched: cannot read the scheduler of %s", st->disk),
-		       UL_EXIT_ERROR;
+	if (ul_iosched_disk(dir, st->disk, sizeof(st->disk), why, sizeof(why))) {
+		ul_error("sweep: iosched: %s", why);
+		return UL_EXIT_ERROR;
+	}
+	if (ul_iosched_read(st->disk, cur, sizeof(cur), offered, sizeof(offered))) {
+		ul_error("sweep: iosched: cannot read the scheduler of %s", st->disk);
+		return UL_EXIT_ERROR;
+	}
 	for (size_t v = 0; v < st->n_values; v++)
 		if (!ul_iosched_offered(st->disk, st->values[v]))
 			return ul_usage_error("sweep", "iosched=%s: %s (under %s) offers only: %s",
@@ -102,8 +106,10 @@ static int check_writable(const struct setting *st)
 {
 	int rc = ul_sysctl_writable(st->name);
 
-	if (rc)
-		return ul_error_errno(rc, "sweep: cannot change %s", st->name), UL_EXIT_ERROR;
+	if (rc) {
+		ul_error_errno(rc, "sweep: cannot change %s", st->name);
+		return UL_EXIT_ERROR;
+	}
 	return 0;
 }
 
@@ -112,14 +118,17 @@ static int take_lock(struct sweep *sw)
 	char why[256];
 	int rc = ul_settings_lock(&sw->lock_fd, why, sizeof(why));
 
-	if (rc == -EWOULDBLOCK)
-		return ul_error("sweep: another sweep (or a cleanup) is changing system settings "
-				"(%s): one at a time, or the second would take the first's values "
-				"for the originals",
-				why),
-		       UL_EXIT_ERROR;
-	if (rc)
-		return ul_error("sweep: cannot take the settings lock: %s", why), UL_EXIT_ERROR;
+	if (rc == -EWOULDBLOCK) {
+		ul_error("sweep: another sweep (or a cleanup) is changing system settings "
+			 "(%s): one at a time, or the second would take the first's values "
+			 "for the originals",
+			 why);
+		return UL_EXIT_ERROR;
+	}
+	if (rc) {
+		ul_error("sweep: cannot take the settings lock: %s", why);
+		return UL_EXIT_ERROR;
+	}
 	return 0;
 }
 

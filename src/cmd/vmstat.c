@@ -71,17 +71,19 @@ static int print_cells(const struct ul_run *run, const char *sel)
 				       : ul_cell_outcome_name(c->outcome));
 			continue;
 		}
-		if (rc)
-			return ul_error("cannot write the samples: %s", strerror(-rc)),
-			       UL_EXIT_ERROR;
+		if (rc) {
+			ul_error("cannot write the samples: %s", strerror(-rc));
+			return UL_EXIT_ERROR;
+		}
 		printed++;
 	}
 	if (!matched && sel)
 		return ul_usage_error("vmstat", "run %lld has no cell '%s'", (long long)run->id,
 				      sel);
-	if (!printed)
-		return ul_error("run %lld has no sampler records", (long long)run->id),
-		       UL_EXIT_ERROR;
+	if (!printed) {
+		ul_error("run %lld has no sampler records", (long long)run->id);
+		return UL_EXIT_ERROR;
+	}
 	return UL_EXIT_OK;
 }
 

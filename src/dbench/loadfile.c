@@ -216,10 +216,10 @@ static int parse_args(struct ul_fsb_trace *t, struct ul_fsb_op *op, char **tok, 
 					    line, name, tok[i]);
 			op->sub[np] = find_sub(tok[i]);
 			rc = pool_add(t, tok[i], len, &op->path[np]);
-			if (rc)
-				return snprintf(err, errlen, "%s:%u: %s", t->source, line,
-						strerror(-rc)),
-				       rc;
+			if (rc) {
+				snprintf(err, errlen, "%s:%u: %s", t->source, line, strerror(-rc));
+				return rc;
+			}
 			np++;
 		} else if (!parse_num(tok[i], &op->arg[nn++])) {
 			return FAIL("%s: expected a number for argument %d, got '%s'", t->source,
@@ -264,8 +264,10 @@ int ul_fsb_trace_parse_line(struct ul_fsb_trace *t, const char *text, unsigned l
 		return FAIL("%s: expected a status (NT_STATUS_... or 0x...) at the end, got '%s'",
 			    t->source, line, kind_names[kind], tok[n - 1]);
 	op = op_add(t);
-	if (!op)
-		return snprintf(err, errlen, "%s:%u: " UL_OOM_TEXT, t->source, line), -ENOMEM;
+	if (!op) {
+		snprintf(err, errlen, "%s:%u: " UL_OOM_TEXT, t->source, line);
+		return -ENOMEM;
+	}
 	op->kind = (uint8_t)kind;
 	op->line = line;
 	op->expect_ok = status_ok(tok[n - 1]);

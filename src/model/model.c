@@ -386,8 +386,10 @@ static int cell_validate(const struct ul_cell *c, char *why, size_t len)
 		twice = name_twice(c->n_metrics ? c->metrics[0].name : NULL, c->n_metrics,
 				   sizeof(*c->metrics)) *
 			2;
-	if (twice < 0)
-		return bad(why, len, strerror(ENOMEM), c->seq), -ENOMEM;
+	if (twice < 0) {
+		bad(why, len, strerror(ENOMEM), c->seq);
+		return -ENOMEM;
+	}
 	if (twice)
 		return bad(why, len,
 			   twice == 1 ? "a series name is used twice in the cell"
@@ -420,7 +422,9 @@ int ul_run_validate(const struct ul_run *run, char *why, size_t len)
 			return bad(why, len, "negative cell number", run->cells[i].seq);
 	}
 	twice = seq_twice(run);
-	if (twice < 0)
-		return bad(why, len, strerror(ENOMEM), -1), -ENOMEM;
+	if (twice < 0) {
+		bad(why, len, strerror(ENOMEM), -1);
+		return -ENOMEM;
+	}
 	return twice ? bad(why, len, "cell number used twice", -1) : 0;
 }
