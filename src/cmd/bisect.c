@@ -142,9 +142,14 @@ static int judge(const struct ul_bisect_args *a, const struct ul_bisect_ab *ab,
 	*measured = false;
 	if (rc || (v->stored && (v->decided || v->crashed || v->runs >= (size_t)a->max_runs)))
 		return rc;
-	if (v->stored)
-		printf("bisect: '%s' holds %zu runs, undecided: measured again\n", ab->labels[1],
-		       v->runs);
+	if (v->runs) {
+		printf("bisect: '%s' and '%s' hold %zu runs of an interrupted A/B: set aside as "
+		       "LABEL~interrupted, measured again\n",
+		       ab->labels[0], ab->labels[1], v->runs);
+		rc = ul_bisect_set_aside(a, ab, v);
+		if (rc)
+			return rc;
+	}
 	*measured = true;
 	rc = ul_bisect_measure(a, ab);
 	if (rc == UL_EXIT_INTERRUPTED || rc == UL_EXIT_USAGE || rc == UL_EXIT_UNSUPPORTED)

@@ -44,6 +44,8 @@ struct ul_bisect_verdict {
 	bool crashed;	   /* some run of cand crashed */
 	bool base_crashed; /* some run of base crashed */
 	size_t runs;	   /* both sides together */
+	size_t n_cand;	   /* of them, cand's */
+	int64_t ids[128];  /* their ids, base's first (the first 128) */
 	char why[256];	   /* "resp spawnload delay +25.1% [+9.0%, +43.6%] slower" */
 };
 
@@ -51,6 +53,10 @@ struct ul_bisect_verdict {
  * after printing why; no runs: stored false). */
 int ul_bisect_read(const struct ul_bisect_args *a, const struct ul_bisect_ab *ab,
 		   struct ul_bisect_verdict *v);
+/* An interrupted A/B's runs relabelled LABEL~interrupted, so that the
+ * A/B measured afresh pairs only its own: 0 or relabel's exit code. */
+int ul_bisect_set_aside(const struct ul_bisect_args *a, const struct ul_bisect_ab *ab,
+			const struct ul_bisect_verdict *v);
 /* Boot the A/B through vm --until-decided: vm's exit code. */
 int ul_bisect_measure(const struct ul_bisect_args *a, const struct ul_bisect_ab *ab);
 

@@ -22,13 +22,17 @@
 
 #define BISECT_ALPHA 0.05
 
-/* How many of the scope's finished runs carry `label`, and crashed of them. */
-static size_t count_label(const struct ul_cmd_scope *sc, const char *label, size_t *crashed)
+/* How many of the scope's finished runs carry `label`, and crashed of
+ * them; their ids go to v->ids after the v->runs already there. */
+static size_t count_label(const struct ul_cmd_scope *sc, const char *label, size_t *crashed,
+			  struct ul_bisect_verdict *v)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < sc->n; i++)
 		if (sc->sum[i].status != UL_RUN_RUNNING && !strcmp(sc->sum[i].label, label)) {
+			if (v->runs + n < UL_ARRAY_SIZE(v->ids))
+				v->ids[v->runs + n] = sc->sum[i].id;
 			n++;
 			*crashed += sc->sum[i].status == UL_RUN_CRASHED;
 		}
@@ -94,11 +98,13 @@ int ul_bisect_read(const struct ul_bisect_args *a, const struct ul_bisect_ab *ab
 	ret = ul_cmd_scope_open(store, &no_hosts, &st.sc);
 	if (ret)
 		goto out;
-	n_base = count_label(&st.sc, ab->labels[0], &base_crashed);
-	n_cand = count_label(&st.sc, ab->labels[1], &cand_crashed);
+	n_base = count_label(&st.sc, ab->labels[0], &base_crashed, v);
+	v->runs = n_base;
+	n_cand = count_label(&st.sc, ab->labels[1], &cand_crashed, v);
+	v->runs += n_cand;
+	v->n_cand = n_cand;
 	v->crashed = cand_crashed > 0;
 	v->base_crashed = base_crashed > 0;
-	v->runs = n_base + n_cand;
 	if (!n_base || !n_cand)
 		goto out;
 	v->stored = true;
@@ -124,6 +130,29 @@ out:
 	ul_compare_state_free(&st);
 	ul_store_close(store);
 	return ret;
+}
+
+int ul_bisect_set_aside(const struct ul_bisect_args *a, const struct ul_bisect_ab *ab,
+			const struct ul_bisect_verdict *v)
+{
+	const struct ul_cmd *relabel = ul_cmd_find("relabel");
+
+	for (size_t i = 0; i < v->runs && i < UL_ARRAY_SIZE(v->ids); i++) {
+		char id[32], label[160];
+		char *argv[] = {
+			(char *)"relabel", (char *)"--db", (char *)a->db_path, id, label, NULL
+		};
+		int rc;
+
+		snprintf(id, sizeof(id), "%" PRId64, v->ids[i]);
+		snprintf(label, sizeof(label), "%.100s~interrupted",
+			 ab->labels[i < v->runs - (size_t)v->n_cand ? 0 : 1]);
+		fflush(stdout);
+		rc = relabel->fn(5, argv);
+		if (rc)
+			return rc;
+	}
+	return 0;
 }
 
 int ul_bisect_measure(const struct ul_bisect_args *a, const struct ul_bisect_ab *ab)

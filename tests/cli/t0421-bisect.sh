@@ -54,10 +54,10 @@ like "$(cat "$TMP/out")" "^bisect: step 2 is skipped \(undecided\): .*\(2 runs, 
 is "$(grep -c '^vm: boot' "$TMP/out")" 0 "and boots nothing"
 is "$(runs "$DB" | tr ',' '\n' | wc -l)" 2 "no run is added"
 
-# kill -9 mid-step, then cleanup: nothing left.
+# kill -9 mid-step (its first run stored), then cleanup: nothing left.
 "$UL" bisect --db "$TMP/k.db" --max-runs 2 "${three[@]}" -- "${RUN[@]}" >"$TMP/out" 2>&1 &
 pid=$!
-for _ in $(seq 300); do grep -q '^vm: boot 1' "$TMP/out" && break; sleep 0.1; done
+for _ in $(seq 1200); do grep -q '^vm: boot 2: ' "$TMP/out" && break; sleep 0.1; done
 sleep 1
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
@@ -67,6 +67,16 @@ is "$(ul_procs)" 0 "qemu dies with a killed bisect"
 is $? 0 "cleanup exits 0"
 is "$(work_left "$TMP/out")" "" "cleanup removed the work directory"
 is "$("$UL" cleanup 2>&1)" "0 changes undone" "and left nothing for another cleanup"
+# The re-run sets the interrupted A/B's run aside and measures the step afresh.
+"$UL" bisect --db "$TMP/k.db" --max-runs 2 "${three[@]}" -- "${RUN[@]}" >"$TMP/out" 2>&1
+is $? 4 "the re-run after the kill exits 4"
+like "$(cat "$TMP/out")" "^bisect: 'bisect/2/good' and 'bisect/2/$file' hold 1 runs of an interrupted A/B: set aside" \
+	"it says it sets the interrupted A/B aside"
+is "$(runs "$TMP/k.db")" "bisect/2/good~interrupted complete,bisect/2/good complete,bisect/2/$file complete" \
+	"whose run is relabelled, the step measured again"
+like "$(cat "$TMP/out")" "^bisect: step 2 is skipped \(undecided\): .* open after 1 pair \(2 runs, [0-9]+s\)$" \
+	"from its own pair only"
+is "$(ul_procs)" 0 "nothing is left"
 
 if [ "${UL_TEST_BISECT_FULL:-}" != 1 ]; then
 	skip "the eight-kernel range (UL_TEST_BISECT_FULL=1: about 15 min)"
