@@ -16,6 +16,7 @@
 #include "report/compare.h"
 #include "report/format.h"
 #include "report/variance.h"
+#include "stats/runcmp_parts.h"
 #include "store/store.h"
 
 #include <errno.h>
@@ -483,6 +484,7 @@ static int variance(const struct ul_compare_state *st, const struct cmp_args *a,
 static int run_compare(struct ul_compare_state *st, const struct cmp_args *a)
 {
 	struct ul_runcmp_metric metrics[UL_COMPARE_MAX_METRICS];
+	struct ul_runcmp_parts parts = { 0 };
 	struct ul_runcmp c;
 	size_t nm = ul_compare_pick_metrics(st, a->suite, metrics);
 	int rc, ret = UL_EXIT_OK;
@@ -504,11 +506,13 @@ static int run_compare(struct ul_compare_state *st, const struct cmp_args *a)
 		return rc;
 	} else if (ul_runcmp_build_hist(st->groups, st->n_groups, metrics, nm, &a->opts, a->unit,
 					st->history, st->n_history, &c) ||
-		   compare_env(st, a, &c)) {
+		   compare_env(st, a, &c) || ul_runcmp_parts_build(&c, metrics, nm, &parts)) {
 		ul_runcmp_free(&c);
 		ul_oom();
 		return UL_EXIT_ERROR;
 	}
+	if (parts.n_metrics) /* the rows' changes explained by the delay's parts */
+		c.parts = &parts;
 	if (!strcmp(a->format, "json"))
 		rc = ul_report_compare_json(stdout, &c);
 	else if (!strcmp(a->format, "csv"))
@@ -527,6 +531,7 @@ static int run_compare(struct ul_compare_state *st, const struct cmp_args *a)
 		ret = UL_EXIT_GATE;
 	}
 	ul_runcmp_free(&c);
+	ul_runcmp_parts_free(&parts);
 	return ret;
 }
 

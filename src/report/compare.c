@@ -7,8 +7,10 @@
 #include "core/compat.h"
 #include "report/compare.h"
 #include "core/escape.h"
+#include "report/compare_parts.h"
 #include "report/notes.h"
 #include "report/quantity.h"
+#include "stats/runcmp_parts.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -319,6 +321,13 @@ static void row_note(char *buf, size_t len, const struct ul_runcmp *c,
 			note_add(buf, len, "not tested: %s", r->why);
 		return;
 	}
+	{ /* what carried the change: the delay's parts (report/compare_parts.h) */
+		char why[256];
+
+		ul_report_compare_parts_note(why, sizeof(why), c, r);
+		if (why[0])
+			note_add(buf, len, "%s", why);
+	}
 	tost_note(buf, len, c, r);
 	basis_note(buf, len, r);
 	if (r->metric->exposure)
@@ -511,6 +520,8 @@ static json_t *json_group(const struct ul_runcmp_group *g)
 	return json_pack("{s:o,s:o}", "label", jstr(g->label), "runs", runs);
 }
 
+static json_t *json_parts(const struct ul_runcmp *c, const struct ul_runcmp_row *r);
+
 static json_t *json_row(const struct ul_runcmp *c, const struct ul_runcmp_row *r)
 {
 	const struct ul_cmp_result *x = &r->res;
@@ -555,6 +566,8 @@ static json_t *json_row(const struct ul_runcmp *c, const struct ul_runcmp_row *r
 					    (json_int_t)r->crash[1].reached, "crashed_cand",
 					    (json_int_t)r->crash[1].crashed, "pooled_crashed_cand",
 					    (json_int_t)r->crash[1].pooled));
+	if (c->parts)
+		json_object_set_new(o, "parts", json_parts(c, r));
 	if (!r->tested) {
 		json_object_set_new(o, "why", jstr(r->why));
 		return o;
@@ -596,6 +609,35 @@ static json_t *json_row(const struct ul_runcmp *c, const struct ul_runcmp_row *r
 				       json_pack("{s:o,s:I}", "learned_cv", jnum(r->learned_cv),
 						 "learned_groups", (json_int_t)r->learned_groups));
 	return o;
+}
+
+/* The rows of the delay's parts that explain r, each a row of its own
+ * with the part's label, its share of r's shift and whether it carries
+ * the change (stats/runcmp_parts.h). */
+static json_t *json_parts(const struct ul_runcmp *c, const struct ul_runcmp_row *r)
+{
+	enum ul_breakdown_part carriers[UL_PART_COUNT];
+	size_t n = ul_runcmp_parts_carriers(c->parts, r, carriers);
+	json_t *a = json_array();
+
+	for (int p = 0; p < UL_PART_COUNT && a; p++) {
+		const struct ul_runcmp_row *pr = ul_runcmp_parts_row(c->parts, r, p);
+		bool carries = false;
+		json_t *o;
+
+		if (!pr)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			carries |= carriers[i] == (enum ul_breakdown_part)p;
+		o = json_row(&c->parts->cmp, pr);
+		if (o)
+			json_object_update_new(o, json_pack("{s:s,s:o,s:b}", "part",
+							    ul_breakdown_parts[p].label, "share",
+							    jnum(ul_runcmp_parts_share(r, pr)),
+							    "carries", carries));
+		json_array_append_new(a, o);
+	}
+	return a;
 }
 
 int ul_report_compare_json(FILE *out, const struct ul_runcmp *c)
@@ -668,8 +710,10 @@ int ul_report_compare_csv(FILE *out, const struct ul_runcmp *c)
 	};
 	for (size_t i = 0; i < UL_ARRAY_SIZE(head); i++)
 		csv_field(out, head[i], i + 1 == UL_ARRAY_SIZE(head));
-	for (size_t i = 0; i < c->n_rows; i++) {
-		const struct ul_runcmp_row *r = &c->rows[i];
+	/* the rows, then the rows of the delay's parts (metric why_*_ns) */
+	for (size_t i = 0; i < c->n_rows + (c->parts ? c->parts->cmp.n_rows : 0); i++) {
+		const struct ul_runcmp_row *r = i < c->n_rows ? &c->rows[i]
+							      : &c->parts->cmp.rows[i - c->n_rows];
 		const struct ul_cmp_result *x = &r->res;
 		char nb[24], ncnd[24], rb[24], rcnd[24], need[24];
 		char note[512];

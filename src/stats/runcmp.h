@@ -26,6 +26,7 @@
 #define UL_RUNCMP_FIXED_N "fixed_n"
 
 struct ul_suite_metric;
+struct ul_runcmp_parts;
 
 /* One measurement compared per test, as a suite declares it (model/suite.h). */
 struct ul_runcmp_metric {
@@ -167,6 +168,9 @@ struct ul_runcmp {
 	struct ul_runcmp_env *env; /* filled by the caller (cmd/), freed by ul_runcmp_free */
 	size_t n_env;
 	size_t n_unfair;
+	/* The breakdown's parts compared alike (stats/runcmp_parts.h), which
+	 * explain the rows' changes; NULL = none.  Not owned. */
+	const struct ul_runcmp_parts *parts;
 };
 
 /*

@@ -10,8 +10,9 @@
 
 # make_runs OUT LABEL:RUNQ_MS:DELAYACCT ...: one run per argument, resp
 # suite, tests noload and spawnload of 7 samples each, and a cpuload cell
-# without a breakdown.  Sample i of spawnload: on-CPU 51.2 ms + (i-3) 0.1
-# ms, run queue RUNQ ms + (i-3) ms, other 7.6 ms + (i-3) 0.01 ms, the
+# without a breakdown.  Sample i of spawnload in run n (from 0): on-CPU
+# 51.2 + 0.02 n ms + (i-3) 0.1 ms, run queue RUNQ + 0.3 n ms + (i-3) ms,
+# other 7.6 + 0.01 (7n mod 3) ms + (i-3) 0.01 ms, the
 # delay-accounting parts 0 (absent when DELAYACCT is 0); noload: on-CPU
 # 1 ms, run queue 0.2 ms, other 0.3 ms, each + (i-3) us.  The delay of a
 # sample is the sum of its parts.
@@ -40,9 +41,9 @@ for n, arg in enumerate(sys.argv[2:]):
     noload = {"why_oncpu_ns": lambda i: 1 * MS + (i - 3) * 1000,
               "why_runq_ns": lambda i: 0.2 * MS + (i - 3) * 1000,
               "why_other_ns": lambda i: 0.3 * MS + (i - 3) * 1000}
-    spawn = {"why_oncpu_ns": lambda i: 51.2 * MS + (i - 3) * 0.1 * MS,
-             "why_runq_ns": lambda i, r=runq: r * MS + (i - 3) * MS,
-             "why_other_ns": lambda i: 7.6 * MS + (i - 3) * 0.01 * MS}
+    spawn = {"why_oncpu_ns": lambda i, n=n: (51.2 + 0.02 * n) * MS + (i - 3) * 0.1 * MS,
+             "why_runq_ns": lambda i, r=runq, n=n: (r + 0.3 * n) * MS + (i - 3) * MS,
+             "why_other_ns": lambda i, n=n: (7.6 + 0.01 * (n * 7 % 3)) * MS + (i - 3) * 0.01 * MS}
     cells = [cell(0, "noload", noload, da), cell(1, "spawnload", spawn, da),
              # the delay alone: no breakdown
              {**cell(2, "cpuload", {}, False), "series": [{"name": "delay_ns", "values": [5 * MS] * 7}]},
@@ -130,5 +131,78 @@ ok $? "and its text format has no breakdown block"
 "$UL" show --db "$TMP/none.db" --format json last >"$TMP/none-show.json"
 python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["breakdown"] == []' "$TMP/none-show.json"
 ok $? "and its JSON an empty breakdown"
+
+# compare explains the change: 3 runs a side, run queue 136 -> 171 ms.
+# The replicates' (runs') medians differ by run queue 35 + 0.3 x 3 ms,
+# on-CPU 0.02 x 3 ms (small but the same in every replicate: significant)
+# and other 0 (7n mod 3 takes the same values on both sides): the delay
+# +35.96 ms, run queue 35.90 of it (99.8%), on-CPU +60 us.
+make_runs "$TMP/cmp.json" base:136:1 base:136:1 base:136:1 cand:136:1 cand:136:1 cand:136:1
+python3 - "$TMP/cmp.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["runs"][3:]:
+    for c in r["cells"]:
+        if c["load"] == "spawnload":
+            s = {x["name"]: x for x in c["series"]}
+            s["why_runq_ns"]["values"] = [v + 35000000 for v in s["why_runq_ns"]["values"]]
+            s["delay_ns"]["values"] = [v + 35000000 for v in s["delay_ns"]["values"]]
+json.dump(d, open(sys.argv[1], "w"))
+PY
+"$UL" import --db "$TMP/cmp.db" "$TMP/cmp.json" >/dev/null
+is $? 0 "three runs a side import"
+out=$("$UL" compare --db "$TMP/cmp.db" base cand 2>"$TMP/err")
+is $? 0 "compare exits 0"
+row=$(grep -E '^spawnload +cand ' <<<"$out")
+like "$row" " slower +yes .*slower \\+35\\.96 ms: run queue \\+35\\.90 ms \\(100%\\), on-CPU \\+60\\.00 µs(;|$)" \
+	"the note names the parts that carry the change, largest first, with their share"
+! grep -Eq "other \\+|I/O \\+|swap-in \\+" <<<"$row"
+ok $? "parts that neither changed significantly nor carry a quarter of it are not named"
+row=$(grep -E '^noload +cand ' <<<"$out")
+! grep -q "run queue" <<<"$row"
+ok $? "a row without a change is not explained"
+
+"$UL" compare --db "$TMP/cmp.db" base cand --format json >"$TMP/cmp-out.json"
+is $? 0 "compare --format json exits 0"
+python3 - "$TMP/cmp-out.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = {r["test"]: r for r in d["rows"]}
+assert sorted(rows) == ["cpuload", "memload", "noload", "spawnload"], rows.keys()
+r = rows["spawnload"]
+assert r["verdict"] == "slower" and abs(r["shift"] - 35.96e6) < 1, r
+parts = {p["metric"]: p for p in r["parts"]}
+assert len(parts) == 8, parts.keys()
+q = parts["why_runq_ns"]
+assert q["part"] == "run queue" and q["carries"] and q["verdict"] == "slower", q
+assert abs(q["shift"] - 35.9e6) < 1 and abs(q["share"] - 35.9 / 35.96) < 1e-9, q
+assert q["basis"] == r["basis"] == "replicates" and q["reps_base"] == 3, q
+c = parts["why_oncpu_ns"]
+assert c["carries"] and abs(c["shift"] - 60000) < 1, c
+assert not parts["why_other_ns"]["carries"] and abs(parts["why_other_ns"]["shift"]) < 1, parts["why_other_ns"]
+assert not parts["why_blkio_ns"]["carries"], parts["why_blkio_ns"]
+assert "parts" in rows["cpuload"] and rows["cpuload"]["parts"] == [], rows["cpuload"]
+PY
+ok $? "JSON: each row carries its part rows, compared alike, with share and carries"
+
+csv=$("$UL" compare --db "$TMP/cmp.db" base cand --format csv)
+is $? 0 "compare --format csv exits 0"
+like "$(grep '^resp,why_runq_ns,ns,spawnload,base,cand,' <<<"$csv")" ",slower," "CSV: the part rows follow, named by their series"
+like "$(grep '^resp,delay_ns,ns,spawnload,base,cand,' <<<"$csv")" "run queue \\+35\\.90 ms" "CSV: the note explains"
+
+# Runs without a breakdown: no parts, no explanation, as before.
+"$UL" import --db "$TMP/none.db" "$TMP/none.json" >/dev/null
+make_runs "$TMP/none2.json" x:200:1 && python3 - "$TMP/none2.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for c in d["runs"][0]["cells"]:
+    c["series"] = [s for s in c["series"] if not s["name"].startswith("why_")]
+json.dump(d, open(sys.argv[1], "w"))
+PY
+"$UL" import --db "$TMP/none.db" "$TMP/none2.json" >/dev/null
+"$UL" compare --db "$TMP/none.db" on x --format json >"$TMP/none-cmp.json" 2>"$TMP/err"
+is $? 0 "compare of runs without a breakdown exits 0"
+python3 -c 'import json, sys; assert all("parts" not in r for r in json.load(open(sys.argv[1]))["rows"])' "$TMP/none-cmp.json"
+ok $? "and its rows have no parts"
 
 done_testing
