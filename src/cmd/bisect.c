@@ -25,11 +25,6 @@
 #include <unistd.h>
 
 static const char bisect_help[] =
-	"usage: underload bisect --kernel IMAGE[,append=ARGS] --kernel ... [--name NAME]\n"
-	"                        [--cpus N] [--mem SIZE] [--hang-timeout DURATION]\n"
-	"                        [--margin PCT] [--max-runs N] [--budget DURATION]\n"
-	"                        [--no-confirm] [--db PATH|URL] -- run ARGS...\n"
-	"\n"
 	"Find the first kernel of an ordered list that is slower than the first one:\n"
 	"the first --kernel is known good, the last known bad, and each kernel may\n"
 	"carry extra kernel command-line words (append=, the rest of the argument).\n"
@@ -76,6 +71,7 @@ static int add_kernel(void *base, const char *arg, char *err, size_t errlen)
 
 static const struct ul_opt bisect_opts[] = {
 	{ "kernel", UL_OPT_CALL, .arg = "IMAGE[,append=ARGS]", .set = add_kernel,
+	  .flags = UL_OPTF_REQUIRED | UL_OPTF_REPEATS,
 	  .help = "a step, in order: the first is good, the last bad (at least two); append= adds "
 		  "kernel command-line words" },
 	{ "name", UL_OPT_STRING, 64, .arg = "NAME", A(name), .def_str = "bisect",
@@ -322,6 +318,7 @@ int ul_cmd_bisect(int argc, char **argv)
 const struct ul_cmd ul_cmd_desc_bisect = {
 	.name = "bisect",
 	.summary = "the first slower kernel of an ordered list, each step decided in VMs",
+	.operands = "-- run ARGS...",
 	.help = bisect_help,
 	.opts = bisect_opts,
 	.fn = ul_cmd_bisect,

@@ -18,10 +18,6 @@
 #include <string.h>
 
 static const char history_help[] =
-	"usage: underload history [LABEL]... [--order kernel|label|date] [--suite NAME]\n"
-	"                         [--alpha A] [--permutations N] [--format text|json|csv]\n"
-	"                         [--host H] [--db PATH|URL]\n"
-	"\n"
 	"The runs of one configuration (the host and settings of the newest run: CPUs,\n"
 	"memory limit and budget, swap, interval, points, probe and load options; the\n"
 	"kernel free to differ), one point per kernel release (version order), or per\n"
@@ -177,6 +173,7 @@ int ul_cmd_history(int argc, char **argv)
 const struct ul_cmd ul_cmd_desc_history = {
 	.name = "history",
 	.summary = "the runs of one configuration across kernels, with change points",
+	.operands = "[LABEL]...",
 	.help = history_help,
 	.opts = history_opts,
 	.fn = ul_cmd_history,

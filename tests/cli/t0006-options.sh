@@ -55,6 +55,7 @@ for c in $cmds; do
 	for o in $(man_opts "$c"); do
 		grep -qE -- "--$o( |]|\.|$)" <(usage_of "$c") || { diag "$c's usage lacks --$o"; bad=1; }
 	done
+	[ "$(usage_of "$c" | grep -c '^usage:')" = 1 ] || { diag "$c has a usage line by hand"; bad=1; }
 done
 [ $bad = 0 ]
 ok $? "every command's usage line names every option of its table"
