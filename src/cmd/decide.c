@@ -12,6 +12,7 @@
 #include "core/log.h"
 #include "core/parse.h"
 #include "core/testhook.h"
+#include "report/variance.h"
 #include "store/store.h"
 
 #include <math.h>
@@ -21,6 +22,12 @@
 
 /* The family-wise error rate of the sequence's calls. */
 #define DECIDE_ALPHA 0.05
+/* The pairs run as the user's runs are before the points a cell are
+ * designed (3 runs a side: 2 degrees of freedom between runs), and the
+ * bounds of the designed points. */
+#define DECIDE_PILOT_PAIRS 3
+#define DECIDE_POINTS_MIN 3
+#define DECIDE_POINTS_MAX 100
 
 int ul_decide_check(const char *cmd, const struct ul_decide_args *a, size_t n_sides)
 {
@@ -176,6 +183,170 @@ static int look(const struct ul_decide *d, int64_t since, struct looks *lk, stru
 	free(ids[1]);
 	ul_cmd_scope_free(&sc);
 	ul_store_close(store);
+	return ret;
+}
+
+/* Every run of the sequence loaded into st's two groups, A first (once
+ * each: for the pilot's design and the notes).  An exit code; the caller
+ * frees st and closes *store either way. */
+static int load_sequence(const struct ul_decide *d, int64_t since, struct ul_compare_state *st,
+			 struct ul_store **store)
+{
+	static struct ul_cmd_hosts no_hosts;
+	char *names[2] = { (char *)d->labels[0], (char *)d->labels[1] };
+	int ret = ul_cmd_open_store_settled(d->db, store);
+
+	if (ret)
+		return ret;
+	ret = ul_cmd_scope_open(*store, &no_hosts, &st->sc);
+	if (!ret)
+		ret = ul_compare_select(st, names, 2, names[0]);
+	if (!ret && st->n_groups != 2) {
+		ul_error("%s: the store holds runs of %zu of the two labels", d->cmd, st->n_groups);
+		ret = UL_EXIT_ERROR;
+	}
+	for (size_t g = 0; !ret && g < 2; g++) {
+		struct ul_runcmp_group *gr = &st->groups[g];
+		size_t k = 0;
+
+		for (size_t r = 0; r < gr->n_runs; r++)
+			if (gr->runs[r]->started_wall_ns >= since)
+				gr->runs[k++] = gr->runs[r];
+		gr->n_runs = k;
+	}
+	return ret;
+}
+
+/* The open rows' designs over both sides (report/variance.h), their
+ * points a cell at most: 0 when no row could be designed. */
+static size_t designed_points(const struct ul_decide *d, const struct ul_compare_state *st,
+			      const struct ul_seqab *s)
+{
+	size_t points = 0;
+
+	for (size_t i = 0; i < s->n_rows; i++)
+		for (size_t g = 0; g < 2 && s->rows[i].seq.verdict == UL_SEQ_OPEN; g++) {
+			struct ul_variance_of v;
+
+			if (ul_variance_of(&st->groups[g], s->rows[i].metric, s->rows[i].test,
+					   (double)d->a.margin_centi / 1e4, &v) == 0 &&
+			    v.designed && v.d.reps[UL_VARCOMP_POINTS] > points)
+				points = v.d.reps[UL_VARCOMP_POINTS];
+		}
+	return points;
+}
+
+/* After the pilot: the points a cell the later runs take (set_points),
+ * said on stderr.  An exit code. */
+static int design(const struct ul_decide *d, int64_t since, const struct ul_seqab *s)
+{
+	struct ul_compare_state *st = calloc(1, sizeof(*st));
+	struct ul_store *store = NULL;
+	size_t points = 0, clipped;
+	int ret;
+
+	if (!st) {
+		ul_oom();
+		return UL_EXIT_ERROR;
+	}
+	ret = load_sequence(d, since, st, &store);
+	if (!ret)
+		points = designed_points(d, st, s);
+	ul_compare_state_free(st);
+	free(st);
+	if (store)
+		ul_store_close(store);
+	if (ret)
+		return ret;
+	if (!points) {
+		fprintf(stderr,
+			"%s: after the pilot of %d pairs: no design (the components are unknown); "
+			"the points stay the run's\n",
+			d->cmd, DECIDE_PILOT_PAIRS);
+		return UL_EXIT_OK;
+	}
+	clipped = points < DECIDE_POINTS_MIN   ? DECIDE_POINTS_MIN
+		  : points > DECIDE_POINTS_MAX ? DECIDE_POINTS_MAX
+					       : points;
+	fprintf(stderr,
+		"%s: after the pilot of %d pairs: %zu points a cell from now on, the cheapest "
+		"design for the components so far (Kalibera and Jones 2013)",
+		d->cmd, DECIDE_PILOT_PAIRS, clipped);
+	if (clipped != points)
+		fprintf(stderr, "; it asked for %zu, kept within %d..%d", points, DECIDE_POINTS_MIN,
+			DECIDE_POINTS_MAX);
+	fputc('\n', stderr);
+	points = clipped;
+	d->set_points(d->ctx, (int)points);
+	return UL_EXIT_OK;
+}
+
+/* "12.3%", "0%*" (an estimate below 0), "-" */
+static void fmt_cv(const struct ul_varcomp *v, enum ul_varcomp_level l, char *buf, size_t len)
+{
+	double cv = ul_varcomp_cv(v, l);
+
+	if (isfinite(cv))
+		snprintf(buf, len, "%.3g%%%s", 100.0 * cv, v->truncated[l] ? "*" : "");
+	else
+		snprintf(buf, len, "-");
+}
+
+/* One row's note of one side: its components and design. */
+static void note_row(const struct ul_decide *d, const struct ul_runcmp_group *g,
+		     const struct ul_seqab_row *r, const struct ul_variance_of *v)
+{
+	char cv[UL_VARCOMP_LEVELS][32];
+
+	for (int l = 0; l < UL_VARCOMP_LEVELS; l++)
+		fmt_cv(&v->v, (enum ul_varcomp_level)l, cv[l], sizeof(cv[l]));
+	printf("  %s %s %s '%s': within a cell %s, between rounds %s, between %s %s",
+	       r->metric->suite, r->test, r->metric->label, ul_esc(g->label), cv[UL_VARCOMP_POINTS],
+	       v->merged ? "(one a run: with the runs)" : cv[UL_VARCOMP_CELLS],
+	       v->boots ? "boots" : "runs", cv[UL_VARCOMP_RUNS]);
+	if (v->designed)
+		printf("; cheapest design for +-%.4g%%: %zu point%s a round, %zu round%s a run, "
+		       "%zu %s%s\n",
+		       (double)d->a.margin_centi / 100.0, v->d.reps[UL_VARCOMP_POINTS],
+		       v->d.reps[UL_VARCOMP_POINTS] == 1 ? "" : "s", v->d.reps[UL_VARCOMP_CELLS],
+		       v->d.reps[UL_VARCOMP_CELLS] == 1 ? "" : "s", v->d.reps[UL_VARCOMP_RUNS],
+		       v->boots ? "boot" : "run", v->d.reps[UL_VARCOMP_RUNS] == 1 ? "" : "s");
+	else
+		printf("\n");
+}
+
+/* The notes after the result (stdout): every row's variance components
+ * on each side, from the sequence's runs loaded once.  An exit code. */
+static int notes(const struct ul_decide *d, int64_t since, const struct ul_seqab *s)
+{
+	struct ul_compare_state *st = calloc(1, sizeof(*st));
+	struct ul_store *store = NULL;
+	int ret;
+
+	if (!st) {
+		ul_oom();
+		return UL_EXIT_ERROR;
+	}
+	ret = load_sequence(d, since, st, &store);
+	if (!ret && s->n_rows)
+		printf("variance components (the S.D. of each level as a CV of the mean; * an "
+		       "estimate below 0, shown as 0):\n");
+	for (size_t i = 0; !ret && i < s->n_rows; i++)
+		for (size_t g = 0; !ret && g < 2; g++) {
+			struct ul_variance_of v;
+
+			if (ul_variance_of(&st->groups[g], s->rows[i].metric, s->rows[i].test,
+					   (double)d->a.margin_centi / 1e4, &v)) {
+				ul_oom();
+				ret = UL_EXIT_ERROR;
+			} else {
+				note_row(d, &st->groups[g], &s->rows[i], &v);
+			}
+		}
+	ul_compare_state_free(st);
+	free(st);
+	if (store)
+		ul_store_close(store);
 	return ret;
 }
 
@@ -355,9 +526,21 @@ static int sequence(const struct ul_decide *d, struct looks *lk)
 			why = "decided";
 			break;
 		}
+		if (b + 1 == DECIDE_PILOT_PAIRS && d->set_points) {
+			rc = design(d, since, &s);
+			if (rc) {
+				ul_seqab_free(&s);
+				return rc;
+			}
+		}
 	}
 	fflush(stderr);
 	result(d, &s, runs, (int64_t)(ul_now_ns() - t0), why);
+	rc = notes(d, since, &s);
+	if (rc) {
+		ul_seqab_free(&s);
+		return rc;
+	}
 	rc = gate_rows(d, &s) ? UL_EXIT_GATE : flagged ? UL_EXIT_FLAGGED : UL_EXIT_OK;
 	ul_seqab_free(&s);
 	return rc;

@@ -75,6 +75,9 @@ struct ul_decide {
 	/* One run of side 0 (A) or 1 (B), stored under labels[side]: an exit
 	 * code (UL_EXIT_OK, UL_EXIT_FLAGGED, or a failure that ends it all). */
 	int (*run_side)(void *ctx, int side);
+	/* Run every later run with this many points a cell (the pilot's
+	 * design); NULL: the points are the user's (given) or fixed. */
+	void (*set_points)(void *ctx, int points);
 	void *ctx;
 };
 

@@ -264,8 +264,17 @@ static char **child_argv(const struct sweep *sw, size_t k, char **out, size_t ma
 	size_t n = 0;
 
 	out[n++] = (char *)"underload";
-	for (int i = 0; i < sw->n_run_args && n + 2 * sw->n_set + 4 < max; i++)
+	static char points[16]; /* --until-decided's design, until exec */
+
+	for (int i = 0; i < sw->n_run_args && n + 2 * sw->n_set + 8 < max; i++)
 		out[n++] = sw->run_args[i];
+	if (sw->points > 0) {
+		snprintf(points, sizeof(points), "%d", sw->points);
+		out[n++] = (char *)"--min-points";
+		out[n++] = points;
+		out[n++] = (char *)"--max-points";
+		out[n++] = points;
+	}
 	out[n++] = (char *)"--label";
 	out[n++] = (char *)sw->labels[k];
 	static char item_arg[SWEEP_MAX_SETTINGS][320]; /* -o's NAME=VALUE, until exec */
@@ -340,6 +349,12 @@ static int decide_side(void *ctx, int side)
 	return run_combo(sw, (size_t)side);
 }
 
+/* --until-decided: the later runs' points a cell (decide.h's set_points). */
+static void decide_points(void *ctx, int points)
+{
+	((struct sweep *)ctx)->points = points;
+}
+
 /* --until-decided: pairs until every test is decided (cmd/decide.h). */
 static int run_decided(struct sweep *sw)
 {
@@ -348,6 +363,7 @@ static int run_decided(struct sweep *sw)
 			       .labels = { sw->labels[0], sw->labels[1] },
 			       .a = sw->decide,
 			       .run_side = decide_side,
+			       .set_points = sw->points_given ? NULL : decide_points,
 			       .ctx = sw };
 
 	return ul_decide_run(&d);

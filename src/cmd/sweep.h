@@ -41,6 +41,10 @@ struct sweep {
 	int n_run_args;
 	const char *db;	 /* the runs' --db, for compare */
 	const char *dir; /* the runs' --dir, for iosched */
+	/* --min-points, --max-points or --quick in the run's arguments: the
+	 * user's points, which --until-decided's design leaves alone */
+	bool points_given;
+	int points; /* > 0: --until-decided's designed points a cell */
 	char exe[PATH_MAX];
 	struct ul_journal journal;
 	int lock_fd; /* the settings lock (proc/settings_lock.h), -1 when not held */

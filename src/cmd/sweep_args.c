@@ -43,6 +43,8 @@ static int check_one(void *arg, const struct ul_opt_group *g, const char *name, 
 					      st->run_opt);
 		}
 	}
+	if (!strcmp(name, "min-points") || !strcmp(name, "max-points") || !strcmp(name, "quick"))
+		sw->points_given = true;
 	if (!strcmp(name, "db"))
 		sw->db = value;
 	else if (!strcmp(name, "dir"))

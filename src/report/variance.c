@@ -250,6 +250,39 @@ static int build_row(const struct ul_runcmp_group *g, const struct ul_runcmp_met
 	return rc == -EINVAL ? 0 : rc; /* -EINVAL: no points (cannot be: cell_of) */
 }
 
+int ul_variance_of(const struct ul_runcmp_group *g, const struct ul_runcmp_metric *m,
+		   const char *test, double precision, struct ul_variance_of *out)
+{
+	struct var_row row;
+	int rc = build_row(g, m, test, precision, &row);
+
+	memset(out, 0, sizeof(*out));
+	if (rc)
+		return rc;
+	out->v = row.v;
+	memcpy(out->cost, row.cost, sizeof(out->cost));
+	out->boots = row.boots;
+	out->designed = row.designed;
+	out->d = row.d;
+	if (!row.designed && row.v.runs >= 2 && row.v.cells == row.v.runs && row.v.points &&
+	    isfinite(row.v.s2[UL_VARCOMP_POINTS]) && isfinite(row.v.s2[UL_VARCOMP_RUNS])) {
+		/* one cell a run: E[S3^2] = s3 + s2 + s1 mean(1/n), n taken as
+		 * the mean points a cell (balanced) */
+		double t3 = row.v.s2[UL_VARCOMP_RUNS] - row.v.s2[UL_VARCOMP_POINTS] *
+								(double)row.v.cells /
+								(double)row.v.points;
+
+		out->merged = true;
+		out->v.comp[UL_VARCOMP_POINTS] = row.v.s2[UL_VARCOMP_POINTS];
+		out->v.comp[UL_VARCOMP_CELLS] = 0.0;
+		out->v.truncated[UL_VARCOMP_RUNS] = t3 < 0.0;
+		out->v.comp[UL_VARCOMP_RUNS] = t3 < 0.0 ? 0.0 : t3;
+		out->designed =
+			!ul_varcomp_design(out->v.comp, out->cost, out->v.mean, precision, &out->d);
+	}
+	return 0;
+}
+
 /* ---- text ---- */
 
 /* "12.3% (40%)", "0%* (0%)" (truncated at 0), "-". */

@@ -78,6 +78,28 @@ like "$(cat "$TMP/out")" "^1 test open: too few pairs to bound a change$" "and i
 is $? 0 "--budget 1s exits 0"
 like "$(cat "$TMP/out")" "budget reached after 1 pair \(2 runs" "one pair, then the budget"
 
+# Without the user's points (no --min-points, --max-points, --quick): a
+# pilot of 3 pairs at the run's points, then every run at the points a
+# cell of the cheapest design (Kalibera and Jones); the notes after the
+# result give the variance components of each side.
+"$UL" sweep -o resp.cpu-work=1000000,1000000 --until-decided --max-runs 8 \
+	-- run --tests noload --dir "$SCRATCH" --db "$TMP/p.db" --no-progress --interval 1ms \
+	-o resp.working-set=4M -o resp.files=20 >"$TMP/out" 2>"$TMP/err"
+is $? 0 "an A/A at the run's points exits 0"
+pts=$(sed -n 's/^sweep: after the pilot of 3 pairs: \([0-9]*\) points a cell from now on, the cheapest design .*/\1/p' "$TMP/err")
+ok $((pts >= 3 && pts <= 100 ? 0 : 1)) "after the pilot, the design's points a cell, within 3..100: '$pts'"
+is "$(sqlite3 "$TMP/p.db" "SELECT min_points || '-' || max_points FROM runs ORDER BY id" | paste -sd ' ')" \
+	"5-20 5-20 5-20 5-20 5-20 5-20 $pts-$pts $pts-$pts" \
+	"the pilot's runs take the run's points, the later runs the design's"
+like "$(cat "$TMP/out")" "^variance components \(the S.D. of each level as a CV of the mean" \
+	"the notes give the variance components"
+for side in resp.cpu-work=1000000 'resp.cpu-work=1000000#2'; do
+	like "$(cat "$TMP/out")" "^  resp noload delay '$side': within a cell [0-9.]+%\*?, between rounds \(one a run: with the runs\), between runs [0-9.]+%\*?; cheapest design for \+-5%: [0-9]+ points? a round, 1 round a run, [0-9]+ runs?$" \
+		"of each side: within a cell, between rounds, between runs, and the design"
+done
+is "$(sqlite3 "$DB" "SELECT DISTINCT min_points || '-' || max_points FROM runs")" "5-6" \
+	"the user's points (--min-points, --max-points) are left alone"
+
 # Without --until-decided, -o sweeps as any setting, and compare's --fail-on.
 "$UL" sweep -o resp.cpu-work=3000000,3000001 -- "${RUN[@]}" --db "$TMP/o.db" >"$TMP/out" 2>"$TMP/err"
 is $? 0 "sweep -o exits 0"
