@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The lmbench2 format's columns side by side with lmbench3 measuring the
 # same thing on the same machine, as one table: per column the median over
 # the rounds of each tool's figure with its range [min-max], the ratio

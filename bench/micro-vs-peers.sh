@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Accuracy and cost of the micro suite against Debian-packaged peers that
 # measure the same things, on the same machine, alternating tool by tool in
 # each round; medians (and min..max) over the rounds, and the ratio

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Accuracy of the resp loads against a Debian-packaged peer, same machine,
 # same run: the resp probe's median delay under underload's own cpuload and
 # spawnload, and under stress-ng's --cpu and --fork stressors, each as a

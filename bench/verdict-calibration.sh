@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Is compare's verdict calibrated on this machine?  Three series, each in
 # its own store, with a small resp configuration (noload, 10 points at
 # 200 ms, the default probe):

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * `underload bisect --kernel GOOD --kernel ... --kernel BAD -- run ARGS`:
  * find the first kernel of an ordered list that is slower than the first

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bisect's judge (bisect.h): an A/B measured through `underload vm
  * --until-decided` (cmd/vm.c, with the step's label and command line) and

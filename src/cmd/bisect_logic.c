@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The bisection's state machine (bisect_logic.h): the range between the
  * last good and the first bad step, halved at its middle, a skipped

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * compare and runs made in VMs (`underload vm`): a VM's accelerator and
  * shape change every timing, so runs of another accelerator or shape, or a

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Run until decided (decide.h): the blocks, the look after every pair,
  * the stopping rule and the result.

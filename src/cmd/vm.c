@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * `underload vm --kernel A --kernel B [--boots N] -- run ARGS`: each kernel
  * booted in a fresh VM of one shape, kernels alternated over the boots (A B

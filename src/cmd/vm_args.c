@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * `underload vm -- run ARGS`: vm sets the guest's run's --label (from
  * --label-from) and its store itself, so ARGS must not.  `run` parses

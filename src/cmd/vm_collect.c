@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * After one boot of `underload vm`: the guest's runs into the host's
  * store, by the exchange format.  A boot that did not finish (a panic, a

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The qemu of `underload vm` as a journalled change (contracts in qemu.h). */
 #include "core/compat.h"
 #include "core/file.h"

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The confidence sequence of seq.h.  Its interval in closed form: with
  * d = mean - mu0 and ss = sum (d_i - mean)^2, S1 = n d and S2 = ss + n d^2,

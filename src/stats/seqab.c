@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The sequential A/B of two labels (seqab.h): rows, pairs, verdicts.
  */

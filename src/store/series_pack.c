@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The packed form of a series (series_pack.h): little-endian int64s. */
 #include "store/series_pack.h"
 

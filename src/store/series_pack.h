@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The packed form of a series, shared by every store backend: n int64
  * values as 8n bytes, each value little-endian, in sampling order.  SQLite

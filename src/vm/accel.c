@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The accelerator a VM gets: KVM when it runs a guest, TCG otherwise, whose
  * timings are an emulator's.  A /dev/kvm that opens and creates a VM is

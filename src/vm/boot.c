@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * One boot of a kernel under qemu, watched to its end.  The guest's end is
  * read from what it leaves: the run's end mark on the console, a panic

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The boot's serial console (console.log), as the guest wrote it: untrusted
  * bytes.  What is read from it is valid UTF-8 (a byte that is not part of

@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The guest's init for `underload vm` (in the initramfs it builds): load
 # the modules, mount the scratch disk on /tmp and /var/tmp, cgroup v2, the
 # share read-write on /run/underload-vm; run `underload run` there, print

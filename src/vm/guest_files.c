@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What the guest gets of the host: this program and its helpers (in
  * UL_VM_GUEST_BIN of the initramfs) and the shared libraries they load, at

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The guest's store, brought out of the share.  The share is the guest's:
  * any name in it may be a link to a host file, a FIFO, a device or a

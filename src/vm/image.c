@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What a file is, read from its own header: a kernel image's release (the
  * x86 boot protocol's kernel_version string) and whether busybox is

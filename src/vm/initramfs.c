@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The guest's initramfs, written as a newc cpio archive (the format the
  * kernel unpacks; its layout: Documentation/driver-api/early-userspace/

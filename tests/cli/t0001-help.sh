@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # --help and --version for every command; the registries list themselves.
 . "$(dirname "$0")/lib.bash"
 

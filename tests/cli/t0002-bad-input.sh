@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Bad input: one clear line naming what was wrong, exit 2 (or 1 for a bad
 # store), nothing left behind, nothing already stored lost.
 . "$(dirname "$0")/lib.bash"

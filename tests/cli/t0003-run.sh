@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A whole resp run with tiny sizes: the resp1 table has all seven rows, the
 # run is listed, `show` reprints it byte for byte, JSON has every sample.
 . "$(dirname "$0")/lib.bash"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # SIGINT mid-run: exit 130, no process of the run alive, no scratch file,
 # the run stored as interrupted with its finished cells.  A second SIGINT
 # during the stop aborts at once and still cleans up.

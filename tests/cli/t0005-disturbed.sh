@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A CPU hog outside the run makes the noload baseline "disturbed": the cell
 # is flagged in every format, resp1 and text print a warning line, and the
 # foreign CPU is recorded (the hog is not a descendant of underload).

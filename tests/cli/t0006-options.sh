@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # One description per option: `run --help`, `list probes -v`, `list loads
 # -v` and the man page's generated sections all come from the option
 # tables and agree; every selected suite is checked before anything runs.

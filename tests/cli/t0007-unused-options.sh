@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # An option of `run` that no selected suite reads is refused with exit 2,
 # naming it; nothing is accepted and then ignored.  Every option of run's
 # own table x every suite is tried, from the program's own table (the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # --runs N in every suite of one cell per test and round (resp, deadline,
 # micro, mtest, fsbench): every test once per round, rounds interleaved
 # (A B A B, not A A B B), each round stored as its own cell with its round

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The memory sandbox: --mem-limit puts probe and loads in a memory cgroup,
 # --swap provisions a swap file; both exist during the run and are gone
 # after success, after SIGINT, and after SIGKILL + `underload cleanup`.

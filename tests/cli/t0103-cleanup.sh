@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # `underload cleanup` after a kill -9: the run's scratch directory goes and
 # the run is marked interrupted (list shows it); crafted journals are
 # refused entry by entry and retired, never acted on.  A private journal

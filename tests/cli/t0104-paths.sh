@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Paths another user could bend: --dir must be a directory nobody else can
 # rename entries in; a user racing symlinks into a sticky --dir cannot make
 # root follow them.  --format X=FILE replaces only regular files: a device

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Every catchable terminating signal ends a run like SIGTERM: loads
 # stopped, swap file off and removed, cgroup and scratch directory gone,
 # the run stored as interrupted, exit 130 (core/signals.h has the table).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Chaos, bounded (about a minute): each suite under tiny settings gets a
 # random catchable terminating signal, or KILL then `underload cleanup`,
 # at a random moment; nothing may be left (process, scratch, swap file,

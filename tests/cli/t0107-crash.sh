@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A kernel that crashes is a result, not a lost run.  A sandboxed run
 # (--mem-limit, --swap) is killed with SIGKILL together with all its
 # children at once (nothing of underload runs again), then what a reboot

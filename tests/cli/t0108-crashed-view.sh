@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A crash is the outcome of the test it happened in, for its label, in
 # every view: label A has two runs, label B three, the newest of which the
 # machine went down under in 2ctx-mem (killed as in t0107, then another

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The fingerprint stored with every run: `show --env` prints its facts
 # (kernel, config, sysctls, CPU, memory, --dir's storage, system, activity);
 # export and import keep it; compare lists every difference between two

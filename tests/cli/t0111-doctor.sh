@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # underload doctor: one line a check with a severity; it catches a CPU hog
 # started on purpose (two busy loops on this machine, killed in a trap) as
 # a blocker, and `run --strict` refuses to start because of it (exit 2,

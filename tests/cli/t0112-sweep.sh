@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # underload sweep: one run per setting, interleaved, labelled by the
 # setting, the sysctls restored afterwards, after SIGINT, and after SIGKILL
 # of the sweep and its runs followed by `underload cleanup`; the comparison

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # run --cpus LIST: the measured scene runs in a cpuset of those CPUs, the
 # seed header calls it a 1 CPU run, the fingerprint stores the list, and
 # the cpuset is gone afterwards (also after SIGKILL + `underload cleanup`).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # underload sweep iosched=A,B: the I/O scheduler of --dir's disk, here a
 # loop device over a file in /var/tmp made for the test, is each run's
 # setting while it runs, restored afterwards, and restored by `underload

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # underload sweep -o ITEM.NAME=V1,V2 and --until-decided: a probe option
 # swept like a setting (the run's -o), a value given twice an A/A labelled
 # VALUE and VALUE#2, and the sequential A/B: runs in pairs A B, B A, ...

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # underload vm: one Debian kernel image given twice, booted under qemu
 # (TCG here), two boots each, alternated: four runs under two labels
 # imported into the host's store, the comparison flagged emulated, the

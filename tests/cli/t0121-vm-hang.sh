@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # underload vm: a hang is an outcome.  The test hook (UL_TEST_VM_HANG=1)
 # makes boot 1's guest stop making progress once its run is inside a test:
 # every process but the guest's init stopped, so that neither the run nor

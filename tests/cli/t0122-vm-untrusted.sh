@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # underload vm: the kernel under test and everything it runs are untrusted.
 # vm sets the guest's run's --label and --db: any abbreviation of them in
 # run's arguments is refused before a boot.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # underload vm --until-decided: two kernels booted in pairs of boots,
 # their runs decided by the sequential A/B (the man page's UNTIL DECIDED);
 # here one Debian image given twice, stopped by --max-runs after one pair

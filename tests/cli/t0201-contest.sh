@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # contest with a tiny CPU-burning job and tiny loads: the seed's table with
 # all eight loads, every load counted its work and its CPU; show and compare
 # reprint it, newest label first; a failing or missing job is a clear error

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The deadline suite with tiny settings: the per-load table (latency mean,
 # S.D., p99, max, stall, missed, % met, % CPU), every periodic wake-up and
 # the sampler's records stored per cell, bad profiles refused up front.

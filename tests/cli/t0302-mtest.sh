@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # mtest with a tiny target: the seed's "Averages for N mtest01 runs" block
 # with the audio probe's dropouts, the native block with spread, exact
 # bytes per run, and `underload vmstat` showing the sampler's records.

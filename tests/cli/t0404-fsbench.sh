@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The fsbench suite: a tiny timed run (dbench lines, native block, show
 # identical), one pass of a hand-written loadfile (bytes stored = the
 # trace's own totals x clients, every client's end recorded), a malformed

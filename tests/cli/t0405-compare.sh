@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # underload compare over a store built here: resp labels that really differ
 # (10x the probe's CPU work) are called slower with a CI above zero, with the
 # probe-option difference flagged unfair (--strict exits 2); too few points

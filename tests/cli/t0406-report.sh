@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # `underload report` on real tiny runs of two labels (one hostile): the page
 # is written, opens with the verdicts' summary above the environment,
 # is opened in headless Chromium, which logs nothing to its console,

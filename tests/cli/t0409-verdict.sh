@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # compare's verdict rests on replicates: 3 runs a side are judged by Welch
 # on their medians (a 10x shift called, the replicates needed given); one
 # run a side without history is never a bare slower/faster (qualified,

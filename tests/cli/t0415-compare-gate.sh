@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # compare as a CI gate (--fail-on): exit 5 when a row's verdict, surviving
 # Holm, is the one named, 0 otherwise, whatever the format; an unconfirmed
 # call (one run a side) never fails it; --strict's exit 2 comes first.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # underload compare --variance over a store built here: two labels, two
 # resp runs each of two rounds (cells).  For each label and test: the
 # variance components (points, rounds, runs), never negative, their shares

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Why was it slow: each resp sample's delay split into its parts (the
 # why_* series).  Under cpuload and spawnload the run queue carries most of
 # the delay above noload; under --mem-limit with --swap and a footprint

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Why it was slow, shown: runs imported here with a breakdown of every
 # sample (the why_*_ns series of model/breakdown.def) of known values.
 # show --format breakdown prints per test the median delay and the median

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # underload bisect: the option checks; a range of three "kernels" (one
 # Debian image) whose middle step stays open after one pair (--max-runs 2:
 # the sequential verdict bounds nothing before four pairs), so it is

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The micro suite: a quick run of a few measurements prints the lmbench2
 # summary and the native table and stores every batch; --tests takes
 # names, tables and aliases; --under runs a load meanwhile; bad names are

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # micro's multi-process tests run in two placements, each a test of its
 # own: NAME-1cpu (every end on one CPU) and NAME-2cpu (the other ends on a
 # second CPU).  Checked twice: by what each end recorded about itself once

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # What the lmbench2 columns time, pinned from outside: the format takes
 # the lm- tests where LMbench's definition differs from the native one
 # (a native test alone leaves the column empty); strace shows the system

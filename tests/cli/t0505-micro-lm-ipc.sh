@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The communication columns against lmbench3's programs (lat_connect,
 # bw_tcp), where underload's definition is knowingly not theirs, pinned
 # from outside:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The memory sandbox on cgroup v2 (run inside the VM of tests/vm/run, where
 # cgroup v2 has the memory controller): the limit is memory.high, memory.max
 # lies UL_CGROUP_V2_HEADROOM above it, --swap is memory.swap.max; a memory

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # run --cpus on cgroup v2 (run inside the VM of tests/vm/run, where cgroup
 # v2 has the cpuset and memory controllers): the header says "Starting 1
 # CPU run", the loads run in a v2 cgroup of the run whose

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=bash
 # Sourced by t0112-sweep.sh (root, $SW, $sw0, $RUN): a sweep that cannot
 # write a sysctl says why (a read-only /proc/sys, as in a container), not

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=bash
 # Sourced by t0112-sweep.sh (root, $SW, $sw0, $RUN, other, wait_change):
 # every terminating signal stops a sweep as SIGINT does, the settings
