@@ -321,13 +321,6 @@ static void row_note(char *buf, size_t len, const struct ul_runcmp *c,
 			note_add(buf, len, "not tested: %s", r->why);
 		return;
 	}
-	{ /* what carried the change: the delay's parts (report/compare_parts.h) */
-		char why[256];
-
-		ul_report_compare_parts_note(why, sizeof(why), c, r);
-		if (why[0])
-			note_add(buf, len, "%s", why);
-	}
 	tost_note(buf, len, c, r);
 	basis_note(buf, len, r);
 	if (r->metric->exposure)
@@ -344,6 +337,14 @@ static void row_note(char *buf, size_t len, const struct ul_runcmp *c,
 	if (r->disturbed_base || r->disturbed_cand)
 		note_add(buf, len, "disturbed cells: base %zu/%zu, cand %zu/%zu", r->disturbed_base,
 			 r->cells_base, r->disturbed_cand, r->cells_cand);
+	{ /* last, after what the verdict rests on: the delay's parts that carried
+	   * the change (report/compare_parts.h) */
+		char why[256];
+
+		ul_report_compare_parts_note(why, sizeof(why), c, r);
+		if (why[0])
+			note_add(buf, len, "%s", why);
+	}
 }
 
 /* Replicates a side the observed shift needs: "4", ">=3" (a floor), "-"
@@ -709,11 +710,10 @@ int ul_report_compare_csv(FILE *out, const struct ul_runcmp *c)
 		"margin_rel",  "equivalent",   "tost_p",       "tost_lo_rel",	"tost_hi_rel",
 	};
 	for (size_t i = 0; i < UL_ARRAY_SIZE(head); i++)
-		csv_field(out, head[i], i + 1 == UL_ARRAY_SIZE(head));
-	/* the rows, then the rows of the delay's parts (metric why_*_ns) */
-	for (size_t i = 0; i < c->n_rows + (c->parts ? c->parts->cmp.n_rows : 0); i++) {
-		const struct ul_runcmp_row *r = i < c->n_rows ? &c->rows[i]
-							      : &c->parts->cmp.rows[i - c->n_rows];
+		csv_field(out, head[i], false);
+	ul_report_compare_parts_csv_head(out); /* ends the line */
+	for (size_t i = 0; i < c->n_rows; i++) {
+		const struct ul_runcmp_row *r = &c->rows[i];
 		const struct ul_cmp_result *x = &r->res;
 		char nb[24], ncnd[24], rb[24], rcnd[24], need[24];
 		char note[512];
@@ -769,7 +769,8 @@ int ul_report_compare_csv(FILE *out, const struct ul_runcmp *c)
 			  false);
 		csv_num(out, r->tost_done ? r->tost.p : NAN, false);
 		csv_num(out, r->tost_done ? r->tost.lo / fabs(r->rep.mean_base) : NAN, false);
-		csv_num(out, r->tost_done ? r->tost.hi / fabs(r->rep.mean_base) : NAN, true);
+		csv_num(out, r->tost_done ? r->tost.hi / fabs(r->rep.mean_base) : NAN, false);
+		ul_report_compare_parts_csv_row(out, c, r); /* ends the line */
 	}
 	return stream_status(out);
 }

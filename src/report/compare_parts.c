@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "core/compat.h"
 #include "report/compare_parts.h"
+#include "core/escape.h"
 #include "report/quantity.h"
 #include "stats/runcmp_parts.h"
 
@@ -38,5 +39,49 @@ void ul_report_compare_parts_note(char *buf, size_t len, const struct ul_runcmp 
 					 signed_quantity(q, sizeof(q), pr->res.shift, unit));
 		if (share >= UL_PARTS_SHOW_SHARE && used < len)
 			used += (size_t)snprintf(buf + used, len - used, " (%.0f%%)", share * 100);
+	}
+}
+
+static const char *const csv_suffix[] = { "shift", "p", "verdict", "share" };
+
+void ul_report_compare_parts_csv_head(FILE *out)
+{
+	for (int p = 0; p < UL_PART_COUNT; p++)
+		for (size_t k = 0; k < UL_ARRAY_SIZE(csv_suffix); k++) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "%s_%s", ul_breakdown_parts[p].series,
+				 csv_suffix[k]);
+			ul_csv_field(out, name, SIZE_MAX,
+				     p + 1 == UL_PART_COUNT && k + 1 == UL_ARRAY_SIZE(csv_suffix));
+		}
+}
+
+static const char *csv_num(char *buf, size_t len, double v)
+{
+	if (isfinite(v))
+		snprintf(buf, len, "%.17g", v);
+	else
+		buf[0] = '\0';
+	return buf;
+}
+
+void ul_report_compare_parts_csv_row(FILE *out, const struct ul_runcmp *c,
+				     const struct ul_runcmp_row *r)
+{
+	for (int p = 0; p < UL_PART_COUNT; p++) {
+		const struct ul_runcmp_row *pr =
+			c->parts ? ul_runcmp_parts_row(c->parts, r, (enum ul_breakdown_part)p)
+				 : NULL;
+		bool t = pr && pr->tested;
+		char shift[40], pv[40], share[40];
+
+		ul_csv_field(out, csv_num(shift, sizeof(shift), t ? pr->res.shift : NAN), SIZE_MAX,
+			     false);
+		ul_csv_field(out, csv_num(pv, sizeof(pv), t ? pr->res.p : NAN), SIZE_MAX, false);
+		ul_csv_field(out, t ? ul_cmp_verdict_name(pr->res.verdict) : "", SIZE_MAX, false);
+		ul_csv_field(out,
+			     csv_num(share, sizeof(share), t ? ul_runcmp_parts_share(r, pr) : NAN),
+			     SIZE_MAX, p + 1 == UL_PART_COUNT);
 	}
 }

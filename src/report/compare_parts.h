@@ -6,6 +6,8 @@
 #include "core/compat.h"
 #include "stats/runcmp.h"
 
+#include <stdio.h>
+
 /* Least share of the change shown as "(N%)" beside a part. */
 #define UL_PARTS_SHOW_SHARE 0.10
 
@@ -18,5 +20,15 @@
  */
 void ul_report_compare_parts_note(char *buf, size_t len, const struct ul_runcmp *c,
 				  const struct ul_runcmp_row *r);
+
+/*
+ * compare's CSV columns of the parts, after the others: for each part
+ * SERIES of the registry, SERIES_shift, SERIES_p, SERIES_verdict and
+ * SERIES_share (of the row's shift), empty where the row has no such part
+ * row or it was not tested; each call ends the line.
+ */
+void ul_report_compare_parts_csv_head(FILE *out);
+void ul_report_compare_parts_csv_row(FILE *out, const struct ul_runcmp *c,
+				     const struct ul_runcmp_row *r);
 
 #endif

@@ -155,7 +155,7 @@ is $? 0 "three runs a side import"
 out=$("$UL" compare --db "$TMP/cmp.db" base cand 2>"$TMP/err")
 is $? 0 "compare exits 0"
 row=$(grep -E '^spawnload +cand ' <<<"$out")
-like "$row" " slower +yes .*slower \\+35\\.96 ms: run queue \\+35\\.90 ms \\(100%\\), on-CPU \\+60\\.00 µs(;|$)" \
+like "$row" " slower +yes .*slower \\+35\\.96 ms: run queue \\+35\\.90 ms \\(100%\\), on-CPU \\+60\\.00 µs$" \
 	"the note names the parts that carry the change, largest first, with their share"
 ! grep -Eq "other \\+|I/O \\+|swap-in \\+" <<<"$row"
 ok $? "parts that neither changed significantly nor carry a quarter of it are not named"
@@ -188,7 +188,17 @@ ok $? "JSON: each row carries its part rows, compared alike, with share and carr
 
 csv=$("$UL" compare --db "$TMP/cmp.db" base cand --format csv)
 is $? 0 "compare --format csv exits 0"
-like "$(grep '^resp,why_runq_ns,ns,spawnload,base,cand,' <<<"$csv")" ",slower," "CSV: the part rows follow, named by their series"
+python3 -c '
+import csv, sys
+rows = {r["test"]: r for r in csv.DictReader(sys.stdin)}
+assert len(rows) == 4, rows.keys()
+r = rows["spawnload"]
+assert r["why_runq_ns_verdict"] == "slower" and abs(float(r["why_runq_ns_shift"]) - 35.9e6) < 1, r
+assert abs(float(r["why_runq_ns_share"]) - 35.9 / 35.96) < 1e-9, r
+assert abs(float(r["why_oncpu_ns_shift"]) - 60000) < 1 and r["why_oncpu_ns_verdict"] == "slower", r
+assert rows["noload"]["why_runq_ns_share"] == "", rows["noload"]
+' <<<"$csv"
+ok $? "CSV: a row per test, each with its parts' shift, p, verdict and share"
 like "$(grep '^resp,delay_ns,ns,spawnload,base,cand,' <<<"$csv")" "run queue \\+35\\.90 ms" "CSV: the note explains"
 
 # Runs without a breakdown: no parts, no explanation, as before.
