@@ -31,9 +31,11 @@ static const char bisect_help[] =
 	"Each step the bisection chooses is booted with 'underload vm --until-decided'\n"
 	"against the good kernel (both afresh) until the tests of 'run ARGS' are\n"
 	"decided: slower is bad; equal or faster is good; still open after --max-runs\n"
-	"or --budget is skipped (a neighbour is tried); a crash is bad when the bad\n"
-	"kernel crashes too, else reported and skipped.  The runs are stored under\n"
-	"NAME/STEP/good and NAME/STEP/FILE (STEP counts the kernels from 1), so a\n"
+	"or --budget, it is booted against the bad kernel: faster is good, equal or\n"
+	"slower bad, still open skipped (a neighbour is tried).  A crash is bad when\n"
+	"the bad kernel crashes too, else reported and skipped.  The runs are stored\n"
+	"under NAME/STEP/good and NAME/STEP/FILE (STEP counts the kernels from 1;\n"
+	"NAME/STEP/bad and NAME/STEP/FILE/vs-bad against the bad kernel), so a\n"
 	"re-run with the same NAME resumes from the steps stored.  The culprit is\n"
 	"then confirmed: slower than its parent in a fresh A/B (NAME/confirm/...).\n"
 	"Exit 0: a culprit found and confirmed; 4: not confirmed, or only a range\n"
@@ -111,6 +113,10 @@ static void ab_of(const struct ul_bisect_args *a, struct ul_bisect_ab *ab, int b
 			 base + 1, a->kernels[base].file);
 		snprintf(ab->labels[1], sizeof(ab->labels[1]), "%s/confirm/%d:%s", a->name,
 			 cand + 1, a->kernels[cand].file);
+	} else if (base == a->n_kernels - 1) {
+		snprintf(ab->labels[0], sizeof(ab->labels[0]), "%s/%d/bad", a->name, cand + 1);
+		snprintf(ab->labels[1], sizeof(ab->labels[1]), "%s/%d/%s/vs-bad", a->name, cand + 1,
+			 a->kernels[cand].file);
 	} else if (base == 0 && cand == a->n_kernels - 1) {
 		snprintf(ab->labels[0], sizeof(ab->labels[0]), "%s/refs/good", a->name);
 		snprintf(ab->labels[1], sizeof(ab->labels[1]), "%s/refs/bad", a->name);
@@ -154,7 +160,9 @@ static int judge(const struct ul_bisect_args *a, const struct ul_bisect_ab *ab,
 	return ul_bisect_read(a, ab, v);
 }
 
-/* The outcome of a step's verdict. */
+/* The outcome of a step's verdict against the good kernel: slower is
+ * bad; every test equal or faster is good; else skipped (then asked of
+ * the bad kernel). */
 static enum ul_bisect_outcome outcome_of(const struct ul_bisect_verdict *v)
 {
 	if (!v->stored)
@@ -164,6 +172,20 @@ static enum ul_bisect_outcome outcome_of(const struct ul_bisect_verdict *v)
 	if (v->slower)
 		return UL_BISECT_BAD;
 	return v->decided ? UL_BISECT_GOOD : UL_BISECT_SKIP;
+}
+
+/* The outcome of a step's verdict against the bad kernel: faster in some
+ * test is good (it lacks the slowdown); every test equal or slower is bad;
+ * else skipped. */
+static enum ul_bisect_outcome outcome_vs_bad(const struct ul_bisect_verdict *v)
+{
+	if (!v->stored)
+		return UL_BISECT_SKIP;
+	if (v->crashed)
+		return UL_BISECT_CRASH;
+	if (v->faster)
+		return UL_BISECT_GOOD;
+	return v->decided ? UL_BISECT_BAD : UL_BISECT_SKIP;
 }
 
 /* Does the bad kernel crash too?  Its A/B against the good one, once. */
@@ -204,18 +226,30 @@ static int step(const struct ul_bisect_args *a, struct ul_bisect *b, int i, bool
 	if (rc)
 		return rc;
 	o = outcome_of(&v);
+	if (o == UL_BISECT_SKIP && v.stored) {
+		/* Open against the good kernel (an equal is hard to prove where
+		 * runs spread): is it faster than the bad one? */
+		printf("bisect: step %d is open against the good kernel: %s; against the bad "
+		       "one:\n",
+		       i + 1, v.why);
+		ab_of(a, &ab, a->n_kernels - 1, i, false);
+		rc = judge(a, &ab, &v, &measured);
+		if (rc)
+			return rc;
+		o = outcome_vs_bad(&v);
+	}
 	if (o == UL_BISECT_CRASH && !*bad_known) {
 		rc = bad_crashes(a, &b->bad_crashes);
 		if (rc)
 			return rc;
 		*bad_known = true;
 	}
-	printf("bisect: step %d is %s: %s (%zu runs, %s)\n", i + 1,
+	printf("bisect: step %d is %s: %s against '%s' (%zu runs, %s)\n", i + 1,
 	       o == UL_BISECT_CRASH  ? (b->bad_crashes ? "bad (it crashes, as the bad kernel does)"
 						       : "crashed (the bad kernel does not)")
 	       : o == UL_BISECT_SKIP ? "skipped (undecided)"
 				     : ul_bisect_outcome_name(o),
-	       v.stored ? v.why : "nothing measured", v.runs,
+	       v.stored ? v.why : "nothing measured", ab.labels[0], v.runs,
 	       measured ? took(t0, t, sizeof(t)) : "stored");
 	fflush(stdout);
 	return ul_bisect_record(b, (size_t)i, o) ? UL_EXIT_ERROR : 0;

@@ -40,6 +40,7 @@ struct ul_bisect_ab {
 struct ul_bisect_verdict {
 	bool stored;	   /* both labels hold runs (measured now or before) */
 	bool slower;	   /* some test slower than the base */
+	bool faster;	   /* some test faster than the base */
 	bool decided;	   /* every test decided */
 	bool crashed;	   /* some run of cand crashed */
 	bool base_crashed; /* some run of base crashed */

@@ -52,6 +52,8 @@ static void from_rows(const struct ul_seqab *s, struct ul_bisect_verdict *v)
 			v->slower = true;
 			shown = r;
 		}
+		if (r->seq.verdict == UL_SEQ_BELOW)
+			v->faster = true;
 		if (!shown && r->seq.verdict == UL_SEQ_OPEN)
 			shown = r;
 	}

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # underload bisect: the option checks; a range of three "kernels" (one
 # Debian image) whose middle step stays open after one pair (--max-runs 2:
-# the sequential verdict bounds nothing before four pairs), so it is
-# skipped and bisect cannot tell: its runs stored under labels naming the
+# the sequential verdict bounds nothing before four pairs) against the
+# good and then the bad kernel, so it is skipped and bisect cannot tell: its runs stored under labels naming the
 # step, and a re-run reads the step back from the store and boots nothing;
 # kill -9 mid-step then cleanup leaves nothing.
 # With UL_TEST_BISECT_FULL=1 (about 15 min under TCG: each step needs at
@@ -25,17 +25,20 @@ like "$(cat "$TMP/err")" "at least two --kernel" "and says why"
 "$UL" bisect --db "$DB" --kernel "$kernel" --kernel "$kernel" >/dev/null 2>"$TMP/err"
 is $? 2 "no run is refused"
 
-# Three steps; the middle one (step 2) measured for one pair only.
+# Three steps; the middle one (step 2) measured for one pair only against
+# each of the good and the bad kernel.
 three=(--kernel "$kernel" --kernel "$kernel,append=ul_step=2" --kernel "$kernel,append=ul_step=3")
 "$UL" bisect --db "$DB" --max-runs 2 "${three[@]}" -- "${RUN[@]}" >"$TMP/out" 2>"$TMP/err"
 is $? 4 "bisect exits 4: only a range is known"
 grep '^bisect: ' "$TMP/out" | sed 's/^/# /'
 file=${kernel##*/}
-is "$(runs "$DB")" "bisect/2/good complete,bisect/2/$file complete" \
-	"the step's two runs, labelled by the step"
+is "$(runs "$DB")" "bisect/2/good complete,bisect/2/$file complete,bisect/2/bad complete,bisect/2/$file/vs-bad complete" \
+	"the step's runs against the good, then the bad kernel, labelled by the step"
 like "$(cat "$TMP/out")" "^bisect: step 2 of 3: $kernel append=ul_step=2 \(bisect/2/$file against bisect/2/good\)$" \
 	"the log names the step and its labels"
-like "$(cat "$TMP/out")" "^bisect: step 2 is skipped \(undecided\): resp noload delay [-+][0-9.]+% unbounded, open after 1 pair \(2 runs, [0-9]+s\)$" \
+like "$(cat "$TMP/out")" "^bisect: step 2 is open against the good kernel: resp noload delay [-+][0-9.]+% unbounded, open after 1 pair; against the bad one:$" \
+	"open against the good kernel, it is asked of the bad one"
+like "$(cat "$TMP/out")" "^bisect: step 2 is skipped \(undecided\): resp noload delay [-+][0-9.]+% unbounded, open after 1 pair against 'bisect/2/bad' \(2 runs, [0-9]+s\)$" \
 	"and says why it was skipped, with the time spent"
 like "$(cat "$TMP/out")" "^bisect: cannot tell: the first bad step is one of 2 to 3" "the range"
 id=$(sqlite3 "$DB" "SELECT id FROM runs WHERE label = 'bisect/2/$file'")
@@ -50,10 +53,10 @@ is "$(ul_procs)" 0 "no qemu or underload process is left"
 # A re-run resumes: the step is read back, nothing booted.
 "$UL" bisect --db "$DB" --max-runs 2 "${three[@]}" -- "${RUN[@]}" >"$TMP/out" 2>"$TMP/err"
 is $? 4 "the re-run exits 4 too"
-like "$(cat "$TMP/out")" "^bisect: step 2 is skipped \(undecided\): .*\(2 runs, stored\)$" \
+like "$(cat "$TMP/out")" "^bisect: step 2 is skipped \(undecided\): .* against 'bisect/2/bad' \(2 runs, stored\)$" \
 	"it reads the step back from the store"
 is "$(grep -c '^vm: boot' "$TMP/out")" 0 "and boots nothing"
-is "$(runs "$DB" | tr ',' '\n' | wc -l)" 2 "no run is added"
+is "$(runs "$DB" | tr ',' '\n' | wc -l)" 4 "no run is added"
 
 # kill -9 mid-step (its first run stored), then cleanup: nothing left.
 "$UL" bisect --db "$TMP/k.db" --max-runs 2 "${three[@]}" -- "${RUN[@]}" >"$TMP/out" 2>&1 &
@@ -73,9 +76,9 @@ is "$("$UL" cleanup 2>&1)" "0 changes undone" "and left nothing for another clea
 is $? 4 "the re-run after the kill exits 4"
 like "$(cat "$TMP/out")" "^bisect: 'bisect/2/good' and 'bisect/2/$file' hold 1 runs of an interrupted A/B: set aside" \
 	"it says it sets the interrupted A/B aside"
-is "$(runs "$TMP/k.db")" "bisect/2/good~interrupted complete,bisect/2/good complete,bisect/2/$file complete" \
+is "$(runs "$TMP/k.db")" "bisect/2/good~interrupted complete,bisect/2/good complete,bisect/2/$file complete,bisect/2/bad complete,bisect/2/$file/vs-bad complete" \
 	"whose run is relabelled, the step measured again"
-like "$(cat "$TMP/out")" "^bisect: step 2 is skipped \(undecided\): .* open after 1 pair \(2 runs, [0-9]+s\)$" \
+like "$(cat "$TMP/out")" "^bisect: step 2 is open against the good kernel: .* open after 1 pair;" \
 	"from its own pair only"
 is "$(ul_procs)" 0 "nothing is left"
 
@@ -86,7 +89,8 @@ fi
 
 # The issue's range: steps 1-4 as Debian boots them, 5-8 with one CPU and
 # the slab and page allocators' debugging on (spawnload about twice as
-# slow under TCG); bisect measures steps 4, 6 and 5 and confirms 5.
+# slow under TCG); bisect measures steps 4 (open against the good kernel,
+# faster than the bad one), 6 and 5, and confirms 5.
 slow="maxcpus=1 slub_debug=FZPU init_on_free=1"
 eight=()
 for i in 1 2 3 4; do eight+=(--kernel "$kernel,append=ul_step=$i"); done
@@ -97,7 +101,7 @@ RUN_SPAWN=(run --quick --tests spawnload --no-progress --interval 100ms --min-po
 	>"$TMP/out" 2>"$TMP/err"
 is $? 0 "the eight-kernel bisect exits 0: a culprit found and confirmed"
 grep '^bisect: ' "$TMP/out" | sed 's/^/# /'
-like "$(cat "$TMP/out")" "^bisect: step 4 is good: " "step 4 is good"
+like "$(cat "$TMP/out")" "^bisect: step 4 is good: .* against 'bisect/4/(good|bad)' " "step 4 is good"
 like "$(cat "$TMP/out")" "^bisect: step 5 is bad: resp spawnload delay \+[0-9.]+% \[" "step 5 is bad"
 like "$(cat "$TMP/out")" "^bisect: the first bad step is 5: " "bisect names step 5"
 like "$(cat "$TMP/out")" "^bisect: step 5 is slower than its parent: " "and confirms it"
