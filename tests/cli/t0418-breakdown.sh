@@ -3,8 +3,9 @@
 # Why was it slow: each resp sample's delay split into its parts (the
 # why_* series).  Under cpuload and spawnload the run queue carries most of
 # the delay above noload; under --mem-limit with --swap and a footprint
-# above the limit, reclaim or swap-in shows in the memory tests and never
-# under noload; the parts of a sample never add up to more than its wall
+# above the limit, paging waits (swap-in, reclaim, thrashing, and block
+# I/O, where this kernel counts swap-in from a swap file) show in the
+# memory tests and never under noload; the parts of a sample never add up to more than its wall
 # time; kernel.task_delayacct, switched on for the run, is back to its
 # value after success, after SIGINT and after kill -9 + `underload cleanup`.
 . "$(dirname "$0")/lib.bash"
@@ -34,7 +35,24 @@ if ! grep -qE ' - cgroup [^ ]+ [^ ]*[ ,]memory' /proc/self/mountinfo && ! v2_mem
 	skip "no memory cgroup controller mounted: --mem-limit is impossible here"
 	done_testing
 fi
+# Another underload run on the machine shares the switch (a shared flock
+# on its lock file, proc/delayacct.h) and keeps it on: wait until none
+# does, and skip a restore check that one started meanwhile makes moot.
+others_hold() {
+	local ino
+	ino=$(stat -c %i /run/underload/delayacct.lock 2>/dev/null) || return 1
+	awk -v ino="$ino" '$2 == "FLOCK" && $6 ~ (":" ino "$") { f = 1 } END { exit !f }' /proc/locks
+}
+none_hold() { ! others_hold; }
+wait_for none_hold || diag "other underload runs keep delay accounting on"
 orig=$(cat "$DA")
+restored() { # restored DESCRIPTION: task_delayacct is back to $orig
+	if others_hold; then
+		skip "another underload run holds delay accounting: $1"
+	else
+		is "$(cat "$DA")" "$orig" "$1"
+	fi
+}
 
 # One run: the CPU loads and the memory loads in a 64M sandbox whose loads
 # want twice that, so the probe's working set is reclaimed.
@@ -44,7 +62,7 @@ orig=$(cat "$DA")
 rc=$?
 is "$rc" 0 "the run exits 0"
 [ "$rc" = 0 ] || diag "$(cat "$TMP/err")"
-is "$(cat "$DA")" "$orig" "task_delayacct is back to $orig after the run"
+restored "task_delayacct is back to $orig after the run"
 "$UL" show --db "$DB" --format json last >"$TMP/show.json"
 # Each check as "STATUS DESCRIPTION" (0 passes), turned into TAP below.
 python3 - "$TMP/show.json" >"$TMP/checks" <<'PY'
@@ -72,10 +90,13 @@ for load in ("cpuload", "spawnload"):
     check(above > 0 and runq >= above / 2,
           f"{load}: the run queue carries most of the delay above noload "
           f"({runq / 1e6:.1f} of {above / 1e6:.1f} ms)")
-mem = lambda load: sum(cells[load]["why_swapin_ns"]) + sum(cells[load]["why_reclaim_ns"])
+# Paging waits: swap-in and reclaim, and block I/O, where this kernel
+# (6.18, a swap file) counts the wait for a page read back from swap.
+paging = ["why_swapin_ns", "why_reclaim_ns", "why_thrash_ns", "why_blkio_ns"]
+mem = lambda load: sum(sum(cells[load][p]) for p in paging)
 for load in ("8ctx-mem", "2ctx-mem"):
-    check(mem(load) > 0, f"{load}: swap-in and reclaim above zero ({mem(load)} ns)")
-check(mem("noload") == 0, f"noload: no swap-in, no reclaim ({mem('noload')} ns)")
+    check(mem(load) > 0, f"{load}: paging waits above zero ({mem(load)} ns)")
+check(mem("noload") == 0, f"noload: no paging wait ({mem('noload')} ns)")
 PY
 ok $? "the checks of the stored parts ran"
 while read -r status what; do ok "$status" "$what"; done <"$TMP/checks"
@@ -93,16 +114,16 @@ on_during() { # on_during LABEL SIGNAL: run, wait for a cell, check, signal
 	wait "$pid" 2>/dev/null
 }
 on_during interrupted INT
-is "$(cat "$DA")" "$orig" "task_delayacct is back to $orig after SIGINT"
+restored "task_delayacct is back to $orig after SIGINT"
 on_during killed KILL
-if [ "$orig" = 0 ]; then
+if [ "$orig" = 0 ] && none_hold; then
 	is "$(cat "$DA")" 1 "after SIGKILL it is still on"
 else
-	skip "task_delayacct was on before the test"
+	skip "task_delayacct was on before the test, or another run holds it"
 fi
 out=$("$UL" cleanup 2>&1)
 is $? 0 "cleanup exits 0"
-is "$(cat "$DA")" "$orig" "task_delayacct is back to $orig after kill -9 + cleanup"
+restored "task_delayacct is back to $orig after kill -9 + cleanup"
 is "$(find "$UL_JOURNAL_DIR" -type f | wc -l)" 0 "no journal is left"
 is "$(scratch_left)$(ul_procs)" 00 "no scratch directory and no process left"
 done_testing
