@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Reading and writing the sweepable sysctls through /proc/sys (contract:
- * sysctl.h; the allow-list and its bounds: sysctl_allow.c).
+ * sysctl.h; the allow-list, its bounds and the values it takes:
+ * sysctl_allow.c, which needs nothing of this file).
  */
 #include "core/compat.h"
 #include "core/file.h"
@@ -47,18 +48,6 @@ int ul_sysctl_writable(const char *name)
 	if (listed_path(name, path, sizeof(path)))
 		return -EINVAL;
 	return access(path, W_OK) == 0 ? 0 : -errno;
-}
-
-bool ul_sysctl_value_ok(const char *value)
-{
-	size_t n = value ? strlen(value) : 0;
-	const char *digits = value && value[0] == '-' ? value + 1 : value;
-
-	/* One spelling per number: no leading zero (the kernel reads "010"
-	 * as octal 8), no "-0"; so a value reads back exactly as written. */
-	return n && n < UL_SYSCTL_VALUE_MAX && digits[0] &&
-	       strspn(digits, "0123456789") == strlen(digits) &&
-	       (digits[0] != '0' || (digits[1] == '\0' && digits == value));
 }
 
 int ul_sysctl_read(const char *name, char *buf, size_t len)

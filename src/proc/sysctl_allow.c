@@ -97,6 +97,18 @@ int ul_sysctl_bounds(const char *name, uint64_t mem_total_kb, long long *min, lo
 	return 0;
 }
 
+bool ul_sysctl_value_ok(const char *value)
+{
+	size_t n = value ? strlen(value) : 0;
+	const char *digits = value && value[0] == '-' ? value + 1 : value;
+
+	/* One spelling per number: no leading zero (the kernel reads "010"
+	 * as octal 8), no "-0"; so a value reads back exactly as written. */
+	return n && n < UL_SYSCTL_VALUE_MAX && digits[0] &&
+	       strspn(digits, "0123456789") == strlen(digits) &&
+	       (digits[0] != '0' || (digits[1] == '\0' && digits == value));
+}
+
 int ul_sysctl_value_check(const char *name, const char *value, uint64_t mem_total_kb, char *why,
 			  size_t wlen)
 {
