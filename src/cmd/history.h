@@ -91,5 +91,8 @@ void ul_history_free(struct ul_history *h);
 int ul_history_text(FILE *out, const struct ul_history *h);
 int ul_history_json(FILE *out, const struct ul_history *h);
 int ul_history_csv(FILE *out, const struct ul_history *h);
+/* `report --history`'s page: one trend plot per row, change points marked
+ * (cmd/history_html.c); 0 or -errno. */
+int ul_history_html(FILE *out, const struct ul_history *h);
 
 #endif

@@ -5,6 +5,7 @@
  */
 #include "core/compat.h"
 #include "cmd/cmd.h"
+#include "cmd/history.h"
 #include "cmd/outfile.h"
 #include "core/log.h"
 #include "report/html/html.h"
@@ -37,6 +38,7 @@ struct rep_args {
 	const char *db, *output, *format, *baseline;
 	struct ul_cmd_hosts hosts;
 	bool svg;
+	bool history; /* --history: the history's page instead */
 	char **refs;
 	size_t n_refs;
 };
@@ -52,6 +54,9 @@ static const struct ul_opt report_opts[] = {
 	  .help = "one self-contained HTML page, or one SVG file per plot" },
 	{ "baseline", UL_OPT_STRING, 0, 127, .arg = "LABEL", A(baseline),
 	  .def_text = "the first label", .help = "the label the others are compared with" },
+	{ "history", UL_OPT_FLAG, 0, 1, 0, A(history),
+	  .help = "instead, the page of `underload history` (kernel order, the LABELs' runs "
+		  "only when named): one trend plot per test with its change points marked" },
 	UL_CMD_OPT_HOST(struct rep_args, hosts, ": LABEL and RUN name runs of them"),
 	UL_CMD_OPT_DB(struct rep_args),
 	{ NULL },
@@ -73,6 +78,8 @@ static int parse_args(int argc, char **argv, struct rep_args *a)
 		return ul_usage_error("report", "-o needs a path");
 	if (a->svg && !a->output)
 		return ul_usage_error("report", "--format svg needs -o DIRECTORY");
+	if (a->history && (a->svg || a->baseline))
+		return ul_usage_error("report", "--history writes one HTML page, with no baseline");
 	a->refs = argv + first;
 	a->n_refs = (size_t)(argc - first);
 	if (a->baseline)
@@ -264,6 +271,44 @@ static int write_report(const struct rep_args *a, int dfd, const struct ul_run *
 	return ul_outfile_write(a->output, write_html, &job) ? UL_EXIT_ERROR : UL_EXIT_OK;
 }
 
+static int write_history_page(FILE *f, const void *arg)
+{
+	return ul_history_html(f, arg);
+}
+
+/* --history: the history of the scope's runs (of the LABELs named) as a page. */
+static int report_history(struct ul_store *st, const struct rep_args *a)
+{
+	struct ul_cp_opts cp = UL_CP_OPTS_DEFAULT;
+	struct ul_cmd_scope sc;
+	struct ul_history h;
+	int rc = ul_cmd_scope_open(st, &a->hosts, &sc);
+
+	for (size_t i = 0; i < a->n_refs; i++)
+		a->refs[i] = (char *)ul_cmd_label_name(a->refs[i]);
+	if (!rc)
+		rc = ul_cmd_scope_check_any(&sc, "report");
+	if (rc) {
+		ul_cmd_scope_free(&sc);
+		return rc;
+	}
+	rc = ul_history_build(&sc, a->refs, a->n_refs, NULL, UL_HISTORY_BY_KERNEL, &cp, &h);
+	if (rc == -ENOENT)
+		ul_error("report --history: no finished run to read");
+	else if (rc == -ENOMEM)
+		ul_oom();
+	else if (!rc && (!a->output || !strcmp(a->output, "-"))) {
+		rc = ul_history_html(stdout, &h);
+		if (rc && !ul_stdout_gone())
+			ul_error_errno(rc, "cannot write the report to standard output");
+	} else if (!rc) {
+		rc = ul_outfile_write(a->output, write_history_page, &h);
+	}
+	ul_history_free(&h);
+	ul_cmd_scope_free(&sc);
+	return rc ? UL_EXIT_ERROR : UL_EXIT_OK;
+}
+
 /* Refuse a bad -o before any work (the store is registered by then): the
  * page by the rules of every output file, the SVG directory opened (*dfd). */
 static int check_output(const struct rep_args *a, int *dfd)
@@ -293,6 +338,11 @@ int ul_cmd_report(int argc, char **argv)
 		return ret;
 	ret = check_output(&a, &dfd);
 	if (ret) {
+		ul_store_close(st);
+		return ret;
+	}
+	if (a.history) {
+		ret = report_history(st, &a);
 		ul_store_close(st);
 		return ret;
 	}

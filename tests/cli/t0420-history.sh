@@ -118,6 +118,19 @@ like "$out" "^change point between k4 and k5: \\+" "by date"
 out=$("$UL" history --db "$DB" --suite resp k1 k2 k3 k4)
 like "$out" "^no change point \\(alpha 0\\.05\\)$" "only the labels named: kernels 1 to 4, no change"
 
+# report --history: one page, one trend plot per test, the change marked.
+"$UL" report --db "$DB" --history -o "$TMP/h.html" 2>"$TMP/err"
+is $? 0 "report --history exits 0" || diag "$(cat "$TMP/err")"
+page=$(cat "$TMP/h.html")
+like "$page" "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'" "the page forbids scripts and fetches"
+is "$(grep -o '<svg ' "$TMP/h.html" | wc -l)" "$(grep -c '<h2>' "$TMP/h.html")" "one plot per test and metric"
+like "$page" "<title>6\\.1\\.0-1 \\.\\. 6\\.1\\.0-4</title>" "the segment before the change is a band named by its kernels"
+like "$page" "<title>6\\.1\\.0-5 \\.\\. 6\\.1\\.0-8</title>" "and the one after"
+like "$page" "Change point between <b>6\\.1\\.0-4</b> and <b>6\\.1\\.0-5</b>: \\+" "the change point under the plot"
+like "$page" "<li>kernel\\.release: 6\\.1\\.0-4 &rarr; 6\\.1\\.0-5</li>" "with the fact that changed"
+"$UL" report --db "$DB" --history --format svg -o "$TMP/svgs" >/dev/null 2>&1
+is $? 2 "report --history --format svg is a usage error"
+
 # A/A: the same kernels, no step: none found.
 "$UL" import --db "$TMP/aa.db" "$TMP/aa.json" >/dev/null
 out=$("$UL" history --db "$TMP/aa.db" --suite resp)
