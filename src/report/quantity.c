@@ -2,6 +2,7 @@
 /* Numbers people read (report/quantity.h). */
 #include "core/compat.h"
 #include "report/quantity.h"
+#include "core/escape.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -125,4 +126,15 @@ size_t ul_fmt_columns(const char *s)
 int ul_fmt_width(const char *s, int width)
 {
 	return width + (int)(strlen(s) - ul_fmt_columns(s));
+}
+
+void ul_csv_num(FILE *out, double v, bool last)
+{
+	char buf[40];
+
+	if (isfinite(v))
+		snprintf(buf, sizeof(buf), "%.17g", v);
+	else
+		buf[0] = '\0';
+	ul_csv_field(out, buf, SIZE_MAX, last);
 }

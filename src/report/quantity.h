@@ -12,6 +12,7 @@
 #define UL_REPORT_QUANTITY_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* The unit a stored series is recorded in, from its name's suffix:
  * "ns" (_ns), "ps" (_ps), "B/s" (_bps, _bytes_s); NULL for anything else. */
@@ -37,5 +38,9 @@ int ul_fmt_width(const char *s, int width);
 
 /* The columns `s` takes on a terminal (its UTF-8 code points). */
 size_t ul_fmt_columns(const char *s);
+
+/* A number as one CSV field (ul_csv_field): every digit that round-trips
+ * (%.17g), empty when not finite. */
+void ul_csv_num(FILE *out, double v, bool last);
 
 #endif

@@ -430,17 +430,6 @@ static const char *const csv_head[] = {
 	"boots",
 };
 
-static void csv_num(FILE *out, double v, bool last)
-{
-	char buf[40];
-
-	if (isfinite(v))
-		snprintf(buf, sizeof(buf), "%.17g", v);
-	else
-		buf[0] = '\0';
-	ul_csv_field(out, buf, SIZE_MAX, last);
-}
-
 static void csv_row(FILE *out, const struct var_row *r, double precision)
 {
 	ul_csv_field(out, r->g->label, SIZE_MAX, false);
@@ -448,21 +437,21 @@ static void csv_row(FILE *out, const struct var_row *r, double precision)
 	ul_csv_field(out, r->m->series, SIZE_MAX, false);
 	ul_csv_field(out, r->m->unit, SIZE_MAX, false);
 	ul_csv_field(out, r->test, SIZE_MAX, false);
-	csv_num(out, (double)r->v.runs, false);
-	csv_num(out, (double)r->v.cells, false);
-	csv_num(out, (double)r->v.points, false);
-	csv_num(out, r->v.mean, false);
+	ul_csv_num(out, (double)r->v.runs, false);
+	ul_csv_num(out, (double)r->v.cells, false);
+	ul_csv_num(out, (double)r->v.points, false);
+	ul_csv_num(out, r->v.mean, false);
 	for (int l = 0; l < UL_VARCOMP_LEVELS; l++) {
-		csv_num(out, r->v.comp[l], false);
-		csv_num(out, ul_varcomp_cv(&r->v, (enum ul_varcomp_level)l), false);
-		csv_num(out, r->v.share[l], false);
+		ul_csv_num(out, r->v.comp[l], false);
+		ul_csv_num(out, ul_varcomp_cv(&r->v, (enum ul_varcomp_level)l), false);
+		ul_csv_num(out, r->v.share[l], false);
 	}
 	for (int l = 0; l < UL_VARCOMP_LEVELS; l++)
-		csv_num(out, r->cost[l] / NS_PER_S, false);
-	csv_num(out, precision, false);
+		ul_csv_num(out, r->cost[l] / NS_PER_S, false);
+	ul_csv_num(out, precision, false);
 	for (int l = 0; l < UL_VARCOMP_LEVELS; l++)
-		csv_num(out, r->designed ? (double)r->d.reps[l] : NAN, false);
-	csv_num(out, r->designed ? r->d.cost / NS_PER_S : NAN, false);
+		ul_csv_num(out, r->designed ? (double)r->d.reps[l] : NAN, false);
+	ul_csv_num(out, r->designed ? r->d.cost / NS_PER_S : NAN, false);
 	ul_csv_field(out, r->boots ? "1" : "0", SIZE_MAX, true);
 }
 
