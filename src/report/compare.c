@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Text, JSON and CSV of a comparison of stored runs (stats/runcmp.h): what
- * is compared, the environment differences, and one row per test with n,
- * medians, the relative change, its CI, p, the verdict and Holm.
+ * The text of a comparison of stored runs (stats/runcmp.h): what is
+ * compared, the environment differences, and one row per test with n,
+ * medians, the relative change, its CI, p, the verdict, Holm and a note.
+ * The summary above it: compare_summary.c; JSON and CSV: compare_data.c.
  */
 #include "core/compat.h"
 #include "report/compare.h"
@@ -10,10 +11,8 @@
 #include "report/compare_parts.h"
 #include "report/notes.h"
 #include "report/quantity.h"
-#include "stats/runcmp_parts.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -309,10 +308,8 @@ static void crash_note(char *buf, size_t len, const struct ul_runcmp_row *r)
 				 side[i], r->crash[i].pooled, r->crash[i].pooled == 1 ? "" : "s");
 }
 
-/* The note of a row: crashes, why untested, what the verdict rests on,
- * counts, disturbed cells. */
-static void row_note(char *buf, size_t len, const struct ul_runcmp *c,
-		     const struct ul_runcmp_row *r)
+void ul_report_compare_note(char *buf, size_t len, const struct ul_runcmp *c,
+			    const struct ul_runcmp_row *r)
 {
 	buf[0] = '\0';
 	crash_note(buf, len, r);
@@ -404,7 +401,7 @@ static void table_row(FILE *out, const struct ul_runcmp *c, const struct ul_runc
 
 	clean(lab, sizeof(lab), c->groups[r->cand].label);
 	clean(test, sizeof(test), r->test);
-	row_note(note, sizeof(note), c, r);
+	ul_report_compare_note(note, sizeof(note), c, r);
 	snprintf(reps, sizeof(reps), "%zu/%zu", r->reps_base, r->reps_cand);
 	ul_report_compare_verdict(verdict, sizeof(verdict), c, r);
 	if (!r->tested) {
@@ -481,296 +478,5 @@ int ul_report_compare_table(FILE *out, const struct ul_runcmp *c, const char *su
 		table_row(out, c, r);
 	}
 	disturbed_warning(out, c, suite);
-	return stream_status(out);
-}
-
-/* ---- JSON ---- */
-
-static json_t *jnum(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
-/* A JSON string of stored text; invalid UTF-8 bytes become '?'. */
-static json_t *jstr(const char *s)
-{
-	json_t *v = json_string(s);
-	char *copy;
-	size_t len;
-
-	if (v)
-		return v;
-	len = strlen(s);
-	copy = malloc(len + 1);
-	if (!copy)
-		return NULL;
-	for (size_t i = 0; i <= len; i++)
-		copy[i] = (unsigned char)s[i] < 0x80 ? s[i] : '?';
-	v = json_string(copy);
-	free(copy);
-	return v;
-}
-
-static json_t *json_group(const struct ul_runcmp_group *g)
-{
-	json_t *runs = json_array();
-
-	for (size_t r = 0; r < g->n_runs; r++)
-		json_array_append_new(runs, json_pack("{s:I,s:s}", "id", (json_int_t)g->runs[r]->id,
-						      "uuid", g->runs[r]->uuid));
-	return json_pack("{s:o,s:o}", "label", jstr(g->label), "runs", runs);
-}
-
-static json_t *json_parts(const struct ul_runcmp *c, const struct ul_runcmp_row *r);
-
-static json_t *json_row(const struct ul_runcmp *c, const struct ul_runcmp_row *r)
-{
-	const struct ul_cmp_result *x = &r->res;
-	json_t *o = json_pack("{s:s,s:s,s:s,s:o,s:o,s:b}", "suite", r->metric->suite, "metric",
-			      r->metric->series, "unit", r->metric->unit, "test", jstr(r->test),
-			      "candidate", jstr(c->groups[r->cand].label), "tested", r->tested);
-
-	if (!o)
-		return NULL;
-	json_object_set_new(o, "better",
-			    json_string(r->metric->better == UL_BETTER_HIGHER ? "higher"
-									      : "lower"));
-	json_object_set_new(o, "runs_base", json_integer((json_int_t)r->runs_base));
-	json_object_set_new(o, "runs_cand", json_integer((json_int_t)r->runs_cand));
-	json_object_set_new(o, "prefix_base", json_integer((json_int_t)r->prefix_base));
-	json_object_set_new(o, "prefix_cand", json_integer((json_int_t)r->prefix_cand));
-	json_object_set_new(o, "cells_base", json_integer((json_int_t)r->cells_base));
-	json_object_set_new(o, "cells_cand", json_integer((json_int_t)r->cells_cand));
-	json_object_set_new(o, "disturbed_base", json_integer((json_int_t)r->disturbed_base));
-	json_object_set_new(o, "disturbed_cand", json_integer((json_int_t)r->disturbed_cand));
-	json_object_set_new(o, "p_runs_base", jnum(r->p_runs_base));
-	json_object_set_new(o, "p_runs_cand", jnum(r->p_runs_cand));
-	json_object_set_new(o, "reps_base", json_integer((json_int_t)r->reps_base));
-	json_object_set_new(o, "reps_cand", json_integer((json_int_t)r->reps_cand));
-	if (r->metric->exposure)
-		json_object_update_new(
-			o, json_pack("{s:o,s:o,s:o,s:o,s:o}", "count_base", jnum(r->count_base),
-				     "exposure_base", jnum(r->exposure_base), "count_cand",
-				     jnum(r->count_cand), "exposure_cand", jnum(r->exposure_cand),
-				     "p_rate", jnum(r->p_rate)));
-	json_object_set_new(o, "margin_rel",
-			    c->opts.margin_rel > 0.0 ? json_real(c->opts.margin_rel) : json_null());
-	json_object_set_new(o, "equivalent", json_boolean(r->res.verdict == UL_VERDICT_EQUAL));
-	json_object_set_new(o, "outcome",
-			    json_string(row_crashed(r) ? "crashed"
-					: r->tested    ? "compared"
-						       : "not tested"));
-	json_object_update_new(o, json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", "reached_base",
-					    (json_int_t)r->crash[0].reached, "crashed_base",
-					    (json_int_t)r->crash[0].crashed, "pooled_crashed_base",
-					    (json_int_t)r->crash[0].pooled, "reached_cand",
-					    (json_int_t)r->crash[1].reached, "crashed_cand",
-					    (json_int_t)r->crash[1].crashed, "pooled_crashed_cand",
-					    (json_int_t)r->crash[1].pooled));
-	if (c->parts)
-		json_object_set_new(o, "parts", json_parts(c, r));
-	if (!r->tested) {
-		json_object_set_new(o, "why", jstr(r->why));
-		return o;
-	}
-	json_object_update_new(
-		o,
-		json_pack("{s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o,s:o,s:o,s:o,s:o,s:o,s:o,"
-			  "s:b,s:b,s:s,s:I,s:o,s:b}",
-			  "n_base", (json_int_t)x->n_base, "n_cand", (json_int_t)x->n_cand,
-			  "median_base", jnum(x->median_base), "median_cand", jnum(x->median_cand),
-			  "mean_base", jnum(x->mean_base), "mean_cand", jnum(x->mean_cand),
-			  "change_rel", jnum(x->change_rel), "shift", jnum(x->shift), "has_ci",
-			  x->has_ci, "shift_lo", jnum(x->shift_lo), "shift_hi", jnum(x->shift_hi),
-			  "ci_lo_rel", jnum(x->ci_lo_rel), "ci_hi_rel", jnum(x->ci_hi_rel),
-			  "ci_level", jnum(x->ci_level), "statistic", jnum(x->statistic), "p",
-			  jnum(x->p), "exact", x->exact, "can_decide", x->can_decide, "verdict",
-			  ul_cmp_verdict_name(x->verdict), "need_per_side",
-			  (json_int_t)x->need_per_side, "p_holm", jnum(r->p_holm), "holm_survives",
-			  r->holm_survives));
-	json_object_set_new(o, "df", jnum(x->df));
-	json_object_set_new(o, "basis", json_string(ul_runcmp_basis_name(r->basis)));
-	json_object_set_new(o, "need_is_floor", json_boolean(r->need_floor));
-	if (r->basis != UL_BASIS_UNMEASURED)
-		json_object_update_new(
-			o, json_pack("{s:o,s:o,s:o,s:o}", "rep_mean_base", jnum(r->rep.mean_base),
-				     "rep_mean_cand", jnum(r->rep.mean_cand), "rep_sd_base",
-				     jnum(r->rep.sd_base), "rep_sd_cand", jnum(r->rep.sd_cand)));
-	if (r->tost_done)
-		json_object_update_new(
-			o,
-			json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:o}", "verdict_difference",
-				  ul_cmp_verdict_name(r->verdict_diff), "tost_margin",
-				  jnum(r->tost.margin), "tost_p", jnum(r->tost.p), "tost_p_lower",
-				  jnum(r->tost.p_lower), "tost_p_upper", jnum(r->tost.p_upper),
-				  "tost_lo_rel", jnum(r->tost.lo / fabs(r->rep.mean_base)),
-				  "tost_hi_rel", jnum(r->tost.hi / fabs(r->rep.mean_base))));
-	if (r->basis == UL_BASIS_LEARNED)
-		json_object_update_new(o,
-				       json_pack("{s:o,s:I}", "learned_cv", jnum(r->learned_cv),
-						 "learned_groups", (json_int_t)r->learned_groups));
-	return o;
-}
-
-/* The rows of the delay's parts that explain r, each a row of its own
- * with the part's label, its share of r's shift and whether it carries
- * the change (stats/runcmp_parts.h). */
-static json_t *json_parts(const struct ul_runcmp *c, const struct ul_runcmp_row *r)
-{
-	enum ul_breakdown_part carriers[UL_PART_COUNT];
-	size_t n = ul_runcmp_parts_carriers(c->parts, r, carriers);
-	json_t *a = json_array();
-
-	for (int p = 0; p < UL_PART_COUNT && a; p++) {
-		const struct ul_runcmp_row *pr = ul_runcmp_parts_row(c->parts, r, p);
-		bool carries = false;
-		json_t *o;
-
-		if (!pr)
-			continue;
-		for (size_t i = 0; i < n; i++)
-			carries |= carriers[i] == (enum ul_breakdown_part)p;
-		o = json_row(&c->parts->cmp, pr);
-		if (o)
-			json_object_update_new(o, json_pack("{s:s,s:o,s:b}", "part",
-							    ul_breakdown_parts[p].label, "share",
-							    jnum(ul_runcmp_parts_share(r, pr)),
-							    "carries", carries));
-		json_array_append_new(a, o);
-	}
-	return a;
-}
-
-int ul_report_compare_json(FILE *out, const struct ul_runcmp *c)
-{
-	json_t *root, *groups = json_array(), *rows = json_array(), *env = json_array();
-	int rc = 0;
-
-	for (size_t g = 0; g < c->n_groups; g++)
-		json_array_append_new(groups, json_group(&c->groups[g]));
-	for (size_t i = 0; i < c->n_rows; i++)
-		json_array_append_new(rows, json_row(c, &c->rows[i]));
-	for (size_t i = 0; i < c->n_env; i++) {
-		json_t *vals = json_array();
-
-		for (size_t g = 0; g < c->n_groups; g++)
-			json_array_append_new(vals, jstr(c->env[i].value[g]));
-		json_t *e = json_pack("{s:s,s:o,s:b,s:s,s:b}", "what", c->env[i].what, "values",
-				      vals, "unfair", c->env[i].unfair, "kind",
-				      ul_runcmp_env_kind_name(c->env[i].kind), "shown",
-				      c->env[i].shown);
-
-		if (e && c->env[i].note[0])
-			json_object_set_new(e, "note", jstr(c->env[i].note));
-		json_array_append_new(env, e);
-	}
-	root = json_pack("{s:s,s:i,s:s,s:f,s:o,s:s,s:o,s:o,s:o,s:I}", "format", "underload-compare",
-			 "format_version", UL_REPORT_COMPARE_VERSION, "test",
-			 ul_cmp_test_name(c->opts.test), "alpha", c->opts.alpha, "margin_rel",
-			 c->opts.margin_rel > 0.0 ? json_real(c->opts.margin_rel) : json_null(),
-			 "unit", c->unit == UL_RUNCMP_RUNS ? "run" : "point", "groups", groups,
-			 "environment", env, "rows", rows, "unfair", (json_int_t)c->n_unfair);
-	if (!root)
-		return -ENOMEM;
-	if (json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) || fputc('\n', out) == EOF)
-		rc = -EIO;
-	json_decref(root);
-	return rc ? rc : stream_status(out);
-}
-
-/* ---- CSV ---- */
-
-/* One CSV field, escaped and quoted as every command's CSV (ul_csv_field). */
-static void csv_field(FILE *out, const char *s, bool last)
-{
-	ul_csv_field(out, s, SIZE_MAX, last);
-}
-
-static void csv_num(FILE *out, double v, bool last)
-{
-	char buf[40];
-
-	if (isfinite(v))
-		snprintf(buf, sizeof(buf), "%.17g", v);
-	else
-		buf[0] = '\0';
-	csv_field(out, buf, last);
-}
-
-int ul_report_compare_csv(FILE *out, const struct ul_runcmp *c)
-{
-	static const char *const head[] = {
-		"suite",       "metric",       "unit",	       "test",		"baseline",
-		"candidate",   "runs_base",    "runs_cand",    "n_base",	"n_cand",
-		"median_base", "median_cand",  "change_rel",   "shift",		"shift_lo",
-		"shift_hi",    "ci_lo_rel",    "ci_hi_rel",    "ci_level",	"p",
-		"exact",       "verdict",      "p_holm",       "holm_survives", "need_per_side",
-		"note",	       "reps_base",    "reps_cand",    "basis",		"need_is_floor",
-		"p_rate",      "crashed_base", "reached_base", "crashed_cand",	"reached_cand",
-		"margin_rel",  "equivalent",   "tost_p",       "tost_lo_rel",	"tost_hi_rel",
-	};
-	for (size_t i = 0; i < UL_ARRAY_SIZE(head); i++)
-		csv_field(out, head[i], false);
-	ul_report_compare_parts_csv_head(out); /* ends the line */
-	for (size_t i = 0; i < c->n_rows; i++) {
-		const struct ul_runcmp_row *r = &c->rows[i];
-		const struct ul_cmp_result *x = &r->res;
-		char nb[24], ncnd[24], rb[24], rcnd[24], need[24];
-		char note[512];
-
-		snprintf(rb, sizeof(rb), "%zu", r->runs_base);
-		snprintf(rcnd, sizeof(rcnd), "%zu", r->runs_cand);
-		snprintf(nb, sizeof(nb), "%zu", x->n_base);
-		snprintf(ncnd, sizeof(ncnd), "%zu", x->n_cand);
-		snprintf(need, sizeof(need), "%zu", x->need_per_side);
-		row_note(note, sizeof(note), c, r);
-		csv_field(out, r->metric->suite, false);
-		csv_field(out, r->metric->series, false);
-		csv_field(out, r->metric->unit, false);
-		csv_field(out, r->test, false);
-		csv_field(out, c->groups[0].label, false);
-		csv_field(out, c->groups[r->cand].label, false);
-		csv_field(out, rb, false);
-		csv_field(out, rcnd, false);
-		csv_field(out, r->tested ? nb : "", false);
-		csv_field(out, r->tested ? ncnd : "", false);
-		csv_num(out, r->tested ? x->median_base : NAN, false);
-		csv_num(out, r->tested ? x->median_cand : NAN, false);
-		csv_num(out, r->tested ? x->change_rel : NAN, false);
-		csv_num(out, r->tested ? x->shift : NAN, false);
-		csv_num(out, r->tested && x->has_ci ? x->shift_lo : NAN, false);
-		csv_num(out, r->tested && x->has_ci ? x->shift_hi : NAN, false);
-		csv_num(out, r->tested ? x->ci_lo_rel : NAN, false);
-		csv_num(out, r->tested ? x->ci_hi_rel : NAN, false);
-		csv_num(out, r->tested ? x->ci_level : NAN, false);
-		csv_num(out, r->tested ? x->p : NAN, false);
-		csv_field(out, !r->tested ? "" : x->exact ? "1" : "0", false);
-		csv_field(out, r->tested ? ul_cmp_verdict_name(x->verdict) : "", false);
-		csv_num(out, r->p_holm, false);
-		csv_field(out, !r->tested ? "" : r->holm_survives ? "1" : "0", false);
-		csv_field(out, r->tested ? need : "", false);
-		csv_field(out, note, false);
-		snprintf(rb, sizeof(rb), "%zu", r->reps_base);
-		snprintf(rcnd, sizeof(rcnd), "%zu", r->reps_cand);
-		csv_field(out, rb, false);
-		csv_field(out, rcnd, false);
-		csv_field(out, r->tested ? ul_runcmp_basis_name(r->basis) : "", false);
-		csv_field(out, !r->tested ? "" : r->need_floor ? "1" : "0", false);
-		csv_num(out, r->p_rate, false);
-		csv_num(out, (double)r->crash[0].crashed, false);
-		csv_num(out, (double)r->crash[0].reached, false);
-		csv_num(out, (double)r->crash[1].crashed, false);
-		csv_num(out, (double)r->crash[1].reached, false);
-		csv_num(out, c->opts.margin_rel > 0.0 ? c->opts.margin_rel : NAN, false);
-		csv_field(out,
-			  !r->tested			       ? ""
-			  : r->res.verdict == UL_VERDICT_EQUAL ? "1"
-							       : "0",
-			  false);
-		csv_num(out, r->tost_done ? r->tost.p : NAN, false);
-		csv_num(out, r->tost_done ? r->tost.lo / fabs(r->rep.mean_base) : NAN, false);
-		csv_num(out, r->tost_done ? r->tost.hi / fabs(r->rep.mean_base) : NAN, false);
-		ul_report_compare_parts_csv_row(out, c, r); /* ends the line */
-	}
 	return stream_status(out);
 }

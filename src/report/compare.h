@@ -30,6 +30,10 @@ int ul_report_compare_summary(FILE *out, const struct ul_runcmp *c, bool colour)
 /* A row's verdict in words: the statistical one, or the crash first. */
 void ul_report_compare_verdict(char *buf, size_t len, const struct ul_runcmp *c,
 			       const struct ul_runcmp_row *r);
+/* The text's note of a row: crashes, why untested, what the verdict
+ * rests on, counts, disturbed cells ("; "-separated). */
+void ul_report_compare_note(char *buf, size_t len, const struct ul_runcmp *c,
+			    const struct ul_runcmp_row *r);
 /* A row's Holm column: "yes", "no", or "-" for no call to correct. */
 void ul_report_compare_holm(char *buf, size_t len, const struct ul_runcmp_row *r);
 /* A row's relative change ("+12.3%") and its CI ("[+8.0%, +16.1%]"), "-" when none. */
@@ -48,7 +52,8 @@ enum ul_report_tone {
 };
 enum ul_report_tone ul_report_compare_tone(const struct ul_runcmp_row *r);
 
-/* JSON: everything above, one document ("format": "underload-compare"). */
+/* JSON: everything above, one document ("format": "underload-compare"),
+ * a row's members the CSV's columns (compare_data.c). */
 int ul_report_compare_json(FILE *out, const struct ul_runcmp *c);
 /* CSV (RFC 4180): one row per comparison row, units in column names. */
 int ul_report_compare_csv(FILE *out, const struct ul_runcmp *c);

@@ -6,7 +6,7 @@
 # give "no difference proven" with the points needed; runs of one label
 # pool; resp compares only the fixed first --min-points points; deadline,
 # mtest and contest comparisons print their seed tables and verdict rows;
-# json and csv carry the same rows; the header lists settings and states
+# json and csv carry the same rows, member for column; the header lists settings and states
 # that matter, aligned (--env all: every one); bad options are usage errors.
 . "$(dirname "$0")/lib.bash"
 
@@ -117,6 +117,30 @@ csv=$("$UL" compare --db "$DB" fast slow --format csv)
 is "$(wc -l <<<"$csv")" 2 "CSV: a header and one row"
 is "$(head -1 <<<"$csv" | tr -d '\r' | cut -d, -f1-6)" "suite,metric,unit,test,baseline,candidate" "CSV header"
 like "$(sed -n 2p <<<"$csv")" "^resp,delay_ns,ns,noload,fast,slow,2,2,23,32,.*,slower,.*,4,4,replicates,0," "CSV row"
+# One row table feeds both: every member of a JSON row is the CSV column
+# of that name with the same value (with --margin: the TOST members too).
+"$UL" compare --db "$DB" fast slow --margin 5 --format json >"$TMP/m.json" &&
+	"$UL" compare --db "$DB" fast slow --margin 5 --format csv >"$TMP/m.csv"
+is $? 0 "compare --margin 5 writes json and csv"
+python3 - "$TMP/m.json" "$TMP/m.csv" <<'PY'
+import csv, json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+table = list(csv.DictReader(open(sys.argv[2], newline="")))
+assert len(rows) == len(table) == 1, (rows, table)
+assert "tost_p" in rows[0] and "rep_sd_base" in rows[0], rows[0]
+for j, c in zip(rows, table):
+    for k, v in j.items():
+        if k == "parts":  # the parts' rows: CSV columns of their own
+            continue
+        assert k in c, "CSV has no column " + k
+        if v is None or isinstance(v, str):
+            assert c[k] == (v or ""), (k, v, c[k])
+        elif isinstance(v, bool):
+            assert c[k] == ("1" if v else "0"), (k, v, c[k])
+        else:
+            assert float(c[k]) == v, (k, v, c[k])
+PY
+ok $? "a JSON row's members are the CSV row's columns, same values"
 like "$("$UL" compare --db "$DB" fast slow)" "only the first 5 points of each run" \
 	"text says the adaptive cells are cut to their fixed prefix"
 
