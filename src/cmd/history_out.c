@@ -222,17 +222,6 @@ int ul_history_json(FILE *out, const struct ul_history *h)
 
 /* ---- CSV: one line per row and point ---- */
 
-static void csv_num(FILE *out, double v, bool last)
-{
-	char buf[40];
-
-	if (isfinite(v))
-		snprintf(buf, sizeof(buf), "%.17g", v);
-	else
-		buf[0] = '\0';
-	ul_csv_field(out, buf, SIZE_MAX, last);
-}
-
 static void csv_facts(FILE *out, const struct ul_history_cp *c)
 {
 	char buf[4096] = "";
@@ -268,15 +257,15 @@ int ul_history_csv(FILE *out, const struct ul_history *h)
 			ul_csv_field(out, row->test, SIZE_MAX, false);
 			ul_csv_field(out, h->points[i].key, SIZE_MAX, false);
 			fprintf(out, "%zu,", row->n_runs[i]);
-			csv_num(out, row->median[i], false);
-			csv_num(out, row->lo[i], false);
-			csv_num(out, row->hi[i], false);
+			ul_csv_num(out, row->median[i], false);
+			ul_csv_num(out, row->lo[i], false);
+			ul_csv_num(out, row->hi[i], false);
 			fputs(c ? "1," : "0,", out);
-			csv_num(out, c ? c->cp.abs : NAN, false);
-			csv_num(out, c ? c->cp.rel : NAN, false);
-			csv_num(out, c && c->cp.has_ci ? c->cp.lo : NAN, false);
-			csv_num(out, c && c->cp.has_ci ? c->cp.hi : NAN, false);
-			csv_num(out, c ? c->cp.p : NAN, false);
+			ul_csv_num(out, c ? c->cp.abs : NAN, false);
+			ul_csv_num(out, c ? c->cp.rel : NAN, false);
+			ul_csv_num(out, c && c->cp.has_ci ? c->cp.lo : NAN, false);
+			ul_csv_num(out, c && c->cp.has_ci ? c->cp.hi : NAN, false);
+			ul_csv_num(out, c ? c->cp.p : NAN, false);
 			csv_facts(out, c);
 		}
 	}
