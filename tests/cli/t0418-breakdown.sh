@@ -5,7 +5,7 @@
 # the delay above noload; under --mem-limit with --swap and a footprint
 # above the limit, paging waits (swap-in, reclaim, thrashing, and block
 # I/O, where this kernel counts swap-in from a swap file) show in the
-# memory tests and never under noload; the parts of a sample never add up to more than its wall
+# memory tests' typical sample and not under noload's; the parts of a sample never add up to more than its wall
 # time; kernel.task_delayacct, switched on for the run, is back to its
 # value after success, after SIGINT and after kill -9 + `underload cleanup`.
 . "$(dirname "$0")/lib.bash"
@@ -92,11 +92,25 @@ for load in ("cpuload", "spawnload"):
           f"({runq / 1e6:.1f} of {above / 1e6:.1f} ms)")
 # Paging waits: swap-in and reclaim, and block I/O, where this kernel
 # (6.18, a swap file) counts the wait for a page read back from swap.
+# Block I/O is not only paging: the first sample of a run can wait for a
+# cold page of a program just built (0.14 ms under ASan, against 0.2-0.8 s
+# per sample in the memory tests), so under noload the pure paging parts
+# must be zero in every sample and block I/O in the typical one.
 paging = ["why_swapin_ns", "why_reclaim_ns", "why_thrash_ns", "why_blkio_ns"]
-mem = lambda load: sum(sum(cells[load][p]) for p in paging)
+pure = paging[:-1]
+per_sample = lambda load, ps: [sum(cells[load][p][i] for p in ps)
+                               for i in range(len(cells[load]["delay_ns"]))]
 for load in ("8ctx-mem", "2ctx-mem"):
-    check(mem(load) > 0, f"{load}: paging waits above zero ({mem(load)} ns)")
-check(mem("noload") == 0, f"noload: no paging wait ({mem('noload')} ns)")
+    m = statistics.median(per_sample(load, paging))
+    check(m > 0, f"{load}: the median sample waits for paging ({m:.0f} ns)")
+noload_pure = sum(per_sample("noload", pure))
+check(noload_pure == 0, f"noload: no swap-in, reclaim or thrashing ({noload_pure} ns)")
+noload_io = per_sample("noload", ["why_blkio_ns"])
+check(statistics.median(noload_io) == 0,
+      f"noload: the median sample waits for no block I/O ({noload_io} ns)")
+least_mem = min(sum(per_sample(load, paging)) for load in ("8ctx-mem", "2ctx-mem"))
+check(sum(noload_io) * 100 < least_mem,
+      f"noload: block I/O under 1% of a memory test's paging ({sum(noload_io)} of {least_mem} ns)")
 PY
 ok $? "the checks of the stored parts ran"
 while read -r status what; do ok "$status" "$what"; done <"$TMP/checks"
