@@ -96,8 +96,8 @@ for load in ("cpuload", "spawnload"):
 # cold page of a program just built (0.14 ms under ASan, against 0.2-0.8 s
 # per sample in the memory tests), so under noload the pure paging parts
 # must be zero in every sample and block I/O in the typical one.
-paging = ["why_swapin_ns", "why_reclaim_ns", "why_thrash_ns", "why_blkio_ns"]
-pure = paging[:-1]
+pure = ["why_swapin_ns", "why_reclaim_ns", "why_thrash_ns"]
+paging = pure + ["why_blkio_ns"]
 per_sample = lambda load, ps: [sum(cells[load][p][i] for p in ps)
                                for i in range(len(cells[load]["delay_ns"]))]
 for load in ("8ctx-mem", "2ctx-mem"):
