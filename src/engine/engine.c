@@ -9,6 +9,7 @@
 #include "core/registry.h"
 #include "engine/engine.h"
 #include "engine/monitors/monitor.h"
+#include "engine/round_hook.h"
 #include "core/log.h"
 #include "load/load.h"
 #include "probe/probe.h"
@@ -251,7 +252,8 @@ int ul_engine_each_test(struct ul_engine *eng, const struct ul_suite *suite,
 	size_t n = ul_suite_tests(suite, eng->cfg, tests);
 	int rounds = ul_engine_rounds(eng->cfg), result = UL_ENGINE_OK;
 
-	for (int r = 0; r < rounds && result == UL_ENGINE_OK; r++)
+	for (int r = 0; r < rounds && result == UL_ENGINE_OK; r++) {
+		result = ul_engine_round_hook(r);
 		for (size_t i = 0; i < n && result == UL_ENGINE_OK; i++) {
 			const struct ul_load *load = ul_load_find(tests[i]);
 			const struct ul_engine_step step = {
@@ -266,6 +268,7 @@ int ul_engine_each_test(struct ul_engine *eng, const struct ul_suite *suite,
 				UL_BUG("%s test '%s' has no load", suite->name, tests[i]);
 			result = run_test(arg, load, &step);
 		}
+	}
 	return result;
 }
 

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The tests' UL_TEST_* hooks act only in a test build (-Dtest_hooks=true,
 # src/core/testhook.h).  In one, UL_TEST_STORE_FAULT fails a commit and
-# UL_TEST_BOOT_ID is the boot id a run's journal records.  In any other
-# build (a release, a package; tests/run-all runs this file against its
-# build-debug/ too) neither changes anything, and a `cleanup` given
+# UL_TEST_BOOT_ID is the boot id a run's journal records, and
+# UL_TEST_ROUND_CMD runs before each round.  In any other build (a
+# release, a package; tests/run-all runs this file against its
+# build-debug/ too) none changes anything, and a `cleanup` given
 # another boot id leaves a live run alone.
 . "$(dirname "$0")/lib.bash"
 
@@ -32,6 +33,25 @@ if [ "$hooks" = yes ]; then
 else
 	is "$rc" 0 "without hooks: a run under UL_TEST_STORE_FAULT succeeds"
 	is "$(cells fault) $(status fault)" "1 complete" "its cell is stored and it is complete"
+fi
+
+# A command before each round (bench/round-alternation.sh changes a sysctl
+# with it): it sees the round's number; its failure ends the run.
+UL_TEST_ROUND_CMD="echo \"round \$UL_ROUND\" >>'$TMP/rounds.log'" \
+	"$UL" run "${TINY[@]}" --tests noload --runs 2 --label rounds >/dev/null
+rc=$?
+err=$(UL_TEST_ROUND_CMD='exit 3' "$UL" run "${TINY[@]}" --tests noload --runs 2 \
+	--label rounds-fail 2>&1 >/dev/null)
+rc_fail=$?
+if [ "$hooks" = yes ]; then
+	is "$rc $(tr '\n' , <"$TMP/rounds.log")" "0 round 1,round 2," \
+		"with hooks: UL_TEST_ROUND_CMD runs before each round with UL_ROUND"
+	is "$rc_fail" 1 "a failing UL_TEST_ROUND_CMD fails the run"
+	like "$err" "UL_TEST_ROUND_CMD before round 1 failed" "and says which round"
+else
+	is "$rc $(cat "$TMP/rounds.log" 2>/dev/null | wc -l)" "0 0" \
+		"without hooks: UL_TEST_ROUND_CMD is not run"
+	is "$rc_fail $(cells rounds-fail)" "0 2" "and cannot fail a run"
 fi
 
 # Another boot id: what a live run's journal records, and what cleanup does.
