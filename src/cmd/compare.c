@@ -83,16 +83,6 @@ struct cmp_args {
 	size_t n_names;
 };
 
-static int set_suite(void *base, const char *arg, char *err, size_t errlen)
-{
-	if (!ul_suite_find(arg)) {
-		snprintf(err, errlen, "--suite: unknown suite '%.64s'", arg);
-		return -EINVAL;
-	}
-	((struct cmp_args *)base)->suite = arg;
-	return 0;
-}
-
 /* --margin PCT: "5" or "5%", a relative equivalence margin in (0, 100). */
 static int set_margin(void *base, const char *arg, char *err, size_t errlen)
 {
@@ -110,16 +100,7 @@ static int set_precision(void *base, const char *arg, char *err, size_t errlen)
 
 static int set_alpha(void *base, const char *arg, char *err, size_t errlen)
 {
-	double *alpha = &((struct cmp_args *)base)->opts.alpha;
-	char *end;
-
-	errno = 0;
-	*alpha = strtod(arg, &end);
-	if (errno || end == arg || *end || !(*alpha > 0.0) || *alpha > 0.5) {
-		snprintf(err, errlen, "--alpha: '%.64s' is not a number in (0, 0.5]", arg);
-		return -EINVAL;
-	}
-	return 0;
+	return ul_parse_alpha("--alpha", arg, &((struct cmp_args *)base)->opts.alpha, err, errlen);
 }
 
 #define A(member) UL_OPT_AT(struct cmp_args, member)
@@ -127,7 +108,8 @@ static int set_alpha(void *base, const char *arg, char *err, size_t errlen)
 static const struct ul_opt compare_opts[] = {
 	{ "baseline", UL_OPT_STRING, .arg = "X", A(baseline), .def_text = "the first",
 	  .help = "the baseline label or run" },
-	{ "suite", UL_OPT_CALL, .arg = "NAME", .set = set_suite, .help = "only this suite" },
+	{ "suite", UL_OPT_CALL, .arg = "NAME", A(suite), .set = ul_opt_set_suite,
+	  .help = "only this suite" },
 	{ "test", UL_OPT_CHOICE, .arg = "mwu|welch", A(test), .def_str = "mwu",
 	  .help = "the test of the pooled points when run-to-run variation is unknown (one "
 		  "replicate a side): Mann-Whitney U with the Hodges-Lehmann shift, or Welch's "

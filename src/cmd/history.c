@@ -7,6 +7,7 @@
 #include "core/compat.h"
 #include "cmd/cmd.h"
 #include "cmd/history.h"
+#include "cmd/verdict_opts.h"
 #include "core/escape.h"
 #include "core/log.h"
 #include "model/suite.h"
@@ -41,28 +42,9 @@ struct history_args {
 	double alpha;
 };
 
-static int set_suite(void *base, const char *arg, char *err, size_t errlen)
-{
-	if (!ul_suite_find(arg)) {
-		snprintf(err, errlen, "--suite: unknown suite '%.64s'", arg);
-		return -EINVAL;
-	}
-	((struct history_args *)base)->suite = arg;
-	return 0;
-}
-
 static int set_alpha(void *base, const char *arg, char *err, size_t errlen)
 {
-	double *alpha = &((struct history_args *)base)->alpha;
-	char *end;
-
-	errno = 0;
-	*alpha = strtod(arg, &end);
-	if (errno || end == arg || *end || !(*alpha > 0.0) || *alpha > 0.5) {
-		snprintf(err, errlen, "--alpha: '%.64s' is not a number in (0, 0.5]", arg);
-		return -EINVAL;
-	}
-	return 0;
+	return ul_parse_alpha("--alpha", arg, &((struct history_args *)base)->alpha, err, errlen);
 }
 
 #define A(member) UL_OPT_AT(struct history_args, member)
@@ -70,7 +52,8 @@ static const struct ul_opt history_opts[] = {
 	{ "order", UL_OPT_CHOICE, .arg = "kernel|label|date", A(order), .def_str = "kernel",
 	  .help = "one point per kernel release in version order (sort -V), or per label in "
 		  "the order the LABELs are given (label) or of their first runs (date)" },
-	{ "suite", UL_OPT_CALL, .arg = "NAME", .set = set_suite, .help = "only this suite" },
+	{ "suite", UL_OPT_CALL, .arg = "NAME", A(suite), .set = ul_opt_set_suite,
+	  .help = "only this suite" },
 	{ "alpha", UL_OPT_CALL, .arg = "A", .set = set_alpha, .def_text = "0.05",
 	  .help = "significance level of each change point's permutation test, 0 < A <= 0.5; "
 		  "a series without a change reports one with probability at most A" },
