@@ -3,6 +3,8 @@
 #include "core/compat.h"
 #include "cmd/history.h"
 #include "core/escape.h"
+#include "report/common.h"
+#include "report/json_write.h"
 #include "report/quantity.h"
 #include "report/table.h"
 
@@ -19,11 +21,6 @@
 static const char *order_name(enum ul_history_order o)
 {
 	return o == UL_HISTORY_BY_KERNEL ? "kernel" : o == UL_HISTORY_BY_LABEL ? "label" : "date";
-}
-
-static int stream_status(FILE *out)
-{
-	return fflush(out) || ferror(out) ? -EIO : 0;
 }
 
 /* The change point of the row whose new segment starts at point i, or NULL. */
@@ -138,7 +135,7 @@ int ul_history_text(FILE *out, const struct ul_history *h)
 		h->cp.permutations, h->cp.alpha);
 	for (size_t i = 0; i < h->n_rows && !rc; i++)
 		rc = print_row(out, h, &h->rows[i]);
-	return rc ? rc : stream_status(out);
+	return rc ? rc : ul_report_finish(out);
 }
 
 /* ---- JSON ---- */
@@ -191,7 +188,6 @@ static json_t *json_row(const struct ul_history *h, const struct ul_history_row 
 int ul_history_json(FILE *out, const struct ul_history *h)
 {
 	json_t *points = json_array(), *rows = json_array(), *root;
-	int rc = 0;
 
 	for (size_t i = 0; points && i < h->n_points; i++) {
 		json_t *uuids = json_array();
@@ -212,12 +208,7 @@ int ul_history_json(FILE *out, const struct ul_history *h)
 			 (int)h->cp.permutations, "seed", (json_int_t)h->cp.seed, "min_size",
 			 (int)h->cp.min_size, "other_config_runs", (json_int_t)h->n_other_config,
 			 "points", points, "rows", rows);
-	if (!root)
-		return -ENOMEM;
-	if (json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) || fputc('\n', out) == EOF)
-		rc = -EIO;
-	json_decref(root);
-	return rc ? rc : stream_status(out);
+	return ul_json_write(out, root);
 }
 
 /* ---- CSV: one line per row and point ---- */
@@ -269,5 +260,5 @@ int ul_history_csv(FILE *out, const struct ul_history *h)
 			csv_facts(out, c);
 		}
 	}
-	return stream_status(out);
+	return ul_report_finish(out);
 }

@@ -8,6 +8,7 @@
 #include "report/compare.h"
 #include "core/escape.h"
 #include "report/compare_parts.h"
+#include "report/json_write.h"
 #include "report/quantity.h"
 #include "stats/runcmp_parts.h"
 
@@ -303,7 +304,6 @@ static json_t *json_parts(const struct ul_runcmp *c, const struct ul_runcmp_row 
 int ul_report_compare_json(FILE *out, const struct ul_runcmp *c)
 {
 	json_t *root, *groups = json_array(), *rows = json_array(), *env = json_array();
-	int rc = 0;
 
 	for (size_t g = 0; g < c->n_groups; g++)
 		json_array_append_new(groups, json_group(&c->groups[g]));
@@ -329,12 +329,7 @@ int ul_report_compare_json(FILE *out, const struct ul_runcmp *c)
 			 c->opts.margin_rel > 0.0 ? json_real(c->opts.margin_rel) : json_null(),
 			 "unit", c->unit == UL_RUNCMP_RUNS ? "run" : "point", "groups", groups,
 			 "environment", env, "rows", rows, "unfair", (json_int_t)c->n_unfair);
-	if (!root)
-		return -ENOMEM;
-	if (json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) || fputc('\n', out) == EOF)
-		rc = -EIO;
-	json_decref(root);
-	return rc ? rc : stream_status(out);
+	return ul_json_write(out, root);
 }
 
 /* ---- CSV ---- */

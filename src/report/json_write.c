@@ -12,9 +12,10 @@ int ul_json_write(FILE *out, json_t *root)
 
 	if (!root)
 		return -ENOMEM;
-	rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) || fputc('\n', out) == EOF
-		     ? -EIO
-		     : ul_report_finish(out);
+	if (json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) || fputc('\n', out) == EOF)
+		rc = -EIO;
+	else
+		rc = ul_report_finish(out);
 	json_decref(root);
 	return rc;
 }

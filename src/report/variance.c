@@ -18,6 +18,7 @@
 #include "report/variance.h"
 #include "core/escape.h"
 #include "model/suite.h"
+#include "report/json_write.h"
 #include "report/quantity.h"
 #include "stats/stats.h"
 #include "stats/varcomp.h"
@@ -544,12 +545,7 @@ int ul_report_variance(FILE *out, const struct ul_runcmp_group *groups, size_t n
 					 "nested method of moments (Kalibera-Jones 2013)", "rows",
 					 json_incref(rows));
 
-		if (!root)
-			rc = -ENOMEM;
-		else if (json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) ||
-			 fputc('\n', out) == EOF)
-			rc = -EIO;
-		json_decref(root);
+		rc = ul_json_write(out, root);
 	}
 	json_decref(rows);
 	return rc ? rc : ferror(out) ? -EIO : 0;
