@@ -160,32 +160,26 @@ static int judge(const struct ul_bisect_args *a, const struct ul_bisect_ab *ab,
 	return ul_bisect_read(a, ab, v);
 }
 
-/* The outcome of a step's verdict against the good kernel: slower is
- * bad; every test equal or faster is good; else skipped (then asked of
- * the bad kernel). */
-static enum ul_bisect_outcome outcome_of(const struct ul_bisect_verdict *v)
+/*
+ * The outcome of a step's verdict against the reference it was measured
+ * with.  Against the good kernel: slower is bad; every test equal or
+ * faster is good.  Against the bad one (vs_bad): faster in some test is
+ * good (it lacks the slowdown); every test equal or slower is bad.  Else
+ * skipped (against the good kernel, then asked of the bad one).
+ */
+static enum ul_bisect_outcome outcome_of(const struct ul_bisect_verdict *v, bool vs_bad)
 {
-	if (!v->stored)
-		return UL_BISECT_SKIP;
-	if (v->crashed)
-		return UL_BISECT_CRASH;
-	if (v->slower)
-		return UL_BISECT_BAD;
-	return v->decided ? UL_BISECT_GOOD : UL_BISECT_SKIP;
-}
+	bool moved = vs_bad ? v->faster : v->slower; /* away from the reference */
 
-/* The outcome of a step's verdict against the bad kernel: faster in some
- * test is good (it lacks the slowdown); every test equal or slower is bad;
- * else skipped. */
-static enum ul_bisect_outcome outcome_vs_bad(const struct ul_bisect_verdict *v)
-{
 	if (!v->stored)
 		return UL_BISECT_SKIP;
 	if (v->crashed)
 		return UL_BISECT_CRASH;
-	if (v->faster)
-		return UL_BISECT_GOOD;
-	return v->decided ? UL_BISECT_BAD : UL_BISECT_SKIP;
+	if (moved)
+		return vs_bad ? UL_BISECT_GOOD : UL_BISECT_BAD;
+	if (!v->decided)
+		return UL_BISECT_SKIP;
+	return vs_bad ? UL_BISECT_BAD : UL_BISECT_GOOD;
 }
 
 /* Does the bad kernel crash too?  Its A/B against the good one, once. */
@@ -225,7 +219,7 @@ static int step(const struct ul_bisect_args *a, struct ul_bisect *b, int i, bool
 	rc = judge(a, &ab, &v, &measured);
 	if (rc)
 		return rc;
-	o = outcome_of(&v);
+	o = outcome_of(&v, false);
 	if (o == UL_BISECT_SKIP && v.stored) {
 		/* Open against the good kernel (an equal is hard to prove where
 		 * runs spread): is it faster than the bad one? */
@@ -236,7 +230,7 @@ static int step(const struct ul_bisect_args *a, struct ul_bisect *b, int i, bool
 		rc = judge(a, &ab, &v, &measured);
 		if (rc)
 			return rc;
-		o = outcome_vs_bad(&v);
+		o = outcome_of(&v, true);
 	}
 	if (o == UL_BISECT_CRASH && !*bad_known) {
 		rc = bad_crashes(a, &b->bad_crashes);
