@@ -157,6 +157,13 @@ int ul_bisect_set_aside(const struct ul_bisect_args *a, const struct ul_bisect_a
 	return 0;
 }
 
+/* argv[*n], argv[*n + 1] = opt, value; *n moves past them. */
+static void add_opt(char **argv, int *n, const char *opt, const char *value)
+{
+	argv[(*n)++] = (char *)opt;
+	argv[(*n)++] = (char *)value;
+}
+
 int ul_bisect_measure(const struct ul_bisect_args *a, const struct ul_bisect_ab *ab)
 {
 	enum {
@@ -179,27 +186,17 @@ int ul_bisect_measure(const struct ul_bisect_args *a, const struct ul_bisect_ab 
 	snprintf(max_runs, sizeof(max_runs), "%d", a->max_runs);
 	snprintf(budget, sizeof(budget), "%" PRId64 "ns", a->budget_ns);
 	argv[n++] = (char *)"vm";
-	argv[n++] = (char *)"--db";
-	argv[n++] = (char *)a->db_path;
-	argv[n++] = (char *)"--label-from";
-	argv[n++] = (char *)"file";
-	argv[n++] = (char *)"--cpus";
-	argv[n++] = cpus;
-	argv[n++] = (char *)"--mem";
-	argv[n++] = mem;
-	argv[n++] = (char *)"--hang-timeout";
-	argv[n++] = hang;
-	argv[n++] = (char *)"--kernel";
-	argv[n++] = (char *)a->kernels[ab->base].image;
-	argv[n++] = (char *)"--kernel";
-	argv[n++] = (char *)a->kernels[ab->cand].image;
+	add_opt(argv, &n, "--db", a->db_path);
+	add_opt(argv, &n, "--label-from", "file");
+	add_opt(argv, &n, "--cpus", cpus);
+	add_opt(argv, &n, "--mem", mem);
+	add_opt(argv, &n, "--hang-timeout", hang);
+	add_opt(argv, &n, "--kernel", a->kernels[ab->base].image);
+	add_opt(argv, &n, "--kernel", a->kernels[ab->cand].image);
 	argv[n++] = (char *)"--until-decided";
-	argv[n++] = (char *)"--margin";
-	argv[n++] = margin;
-	argv[n++] = (char *)"--max-runs";
-	argv[n++] = max_runs;
-	argv[n++] = (char *)"--budget";
-	argv[n++] = budget;
+	add_opt(argv, &n, "--margin", margin);
+	add_opt(argv, &n, "--max-runs", max_runs);
+	add_opt(argv, &n, "--budget", budget);
 	argv[n++] = (char *)"--";
 	for (int i = 0; i < a->n_run_args; i++)
 		argv[n++] = a->run_args[i];
