@@ -19,7 +19,7 @@ is $? 0 "vm exits 0"
 grep '^vm: boot .* after ' "$TMP/out" | sed 's/^/# /'
 is "$(runs "$DB")" "$rel complete,$rel#2 complete,$rel complete,$rel#2 complete" \
 	"four runs under two labels, the kernels alternated"
-like "$(cat "$TMP/out")" "^vm: boot 4 of 4: finished after" "four boots, each finished"
+out_like "^vm: boot 4 of 4: finished after" "four boots, each finished"
 accel=$(sed -n 's/^vm: \(kvm\|tcg\), 2 CPUs.*/\1/p' "$TMP/out")
 env=$("$UL" show --db "$DB" --env last)
 like "$env" "^  vm\\.accelerator: +$accel\$" "the fingerprint records the accelerator"
@@ -27,11 +27,11 @@ like "$env" "^  vm\\.cpus: +2\$" "and the VM's CPUs"
 like "$env" "^  vm\\.mem_mb: +1024\$" "and its memory"
 like "$env" "^  kernel\\.release: +$rel\$" "the run is the guest kernel's"
 if [ "$accel" = tcg ]; then
-	like "$(cat "$TMP/out")" "^emulated: label '$rel': 2 runs under TCG" "the comparison is flagged emulated"
+	out_like "^emulated: label '$rel': 2 runs under TCG" "the comparison is flagged emulated"
 else
 	skip "KVM works here: nothing is emulated"
 fi
-like "$(cat "$TMP/out")" "^candidate '$rel#2' \(2 runs pooled: [0-9]+, [0-9]+; 2 boots, 0 crashed" \
+out_like "^candidate '$rel#2' \(2 runs pooled: [0-9]+, [0-9]+; 2 boots, 0 crashed" \
 	"the comparison names both labels, with each one's boots"
 is "$(grep -c '^warning: unfair' "$TMP/out")" 0 "one kernel booted 4 times: no unfair difference"
 is "$(work_left "$TMP/out")" "" "the work directory is gone"
@@ -49,7 +49,7 @@ UL_TEST_VM_PANIC=1 UL_TEST_TAG=$TMP "$TMP/bin/underload" vm --db "$TMP/p.db" \
 	--kernel "$kernel" --boots 2 -- "${RUN[@]}" >"$TMP/out" 2>"$TMP/err"
 is $? 0 "vm with a panicking boot exits 0"
 grep '^vm: boot .* after ' "$TMP/out" | sed 's/^/# /'
-like "$(cat "$TMP/out")" "^vm: boot 1 of 2: panicked" "boot 1 panicked"
+out_like "^vm: boot 1 of 2: panicked" "boot 1 panicked"
 is "$(runs "$TMP/p.db")" "$rel crashed,$rel complete" "its run is crashed, the next boot's complete"
 note=$(sqlite3 "$TMP/p.db" "SELECT c.note FROM cells c JOIN runs r ON c.run_id = r.id WHERE r.status = 'crashed' AND c.outcome = 'crashed'")
 like "$note" "console: Kernel panic - not syncing: sysrq triggered crash" \
@@ -59,10 +59,9 @@ like "$("$TMP/bin/underload" show --db "$TMP/p.db" --env 1)" "^  vm\\.console_ta
 is "$(ul_procs)" 0 "no process is left"
 
 # Ctrl-C mid-boot, and kill -9 then cleanup: nothing left.
-wait_boot() { for _ in $(seq 300); do grep -q '^vm: boot 1' "$1" && return; sleep 0.1; done; }
 "$UL" vm --db "$TMP/i.db" --kernel "$kernel" -- "${RUN[@]}" >"$TMP/out" 2>&1 &
 pid=$!
-wait_boot "$TMP/out"
+wait_line '^vm: boot 1' 300 "$TMP/out"
 sleep 1
 kill -INT "$pid"
 wait "$pid"
@@ -72,14 +71,6 @@ is "$(ul_procs)" 0 "qemu is gone"
 is "$("$UL" cleanup 2>&1)" "0 changes undone" "nothing is left for cleanup"
 "$UL" vm --db "$TMP/k.db" --kernel "$kernel" -- "${RUN[@]}" >"$TMP/out" 2>&1 &
 pid=$!
-wait_boot "$TMP/out"
-sleep 1
-kill -KILL "$pid"
-wait "$pid" 2>/dev/null
-for _ in $(seq 50); do [ "$(ul_procs)" = 0 ] && break; sleep 0.1; done
-is "$(ul_procs)" 0 "qemu dies with a killed vm"
-"$UL" cleanup >"$TMP/cl" 2>&1
-is $? 0 "cleanup exits 0"
-is "$(work_left "$TMP/out")" "" "cleanup removed the work directory"
-is "$("$UL" cleanup 2>&1)" "0 changes undone" "and left nothing for another cleanup"
+wait_line '^vm: boot 1' 300 "$TMP/out"
+killed_then_cleanup "$pid" "$TMP/out" vm
 done_testing

@@ -17,8 +17,8 @@ UL_TEST_VM_HANG=1 "$UL" vm --db "$DB" --hang-timeout 10s --kernel "$kernel" --ke
 	-- "${RUN[@]}" >"$TMP/out" 2>"$TMP/err"
 is $? 0 "vm with a hung boot exits 0: a hang is a result"
 grep '^vm: boot .* after ' "$TMP/out" | sed 's/^/# /'
-like "$(cat "$TMP/out")" "^vm: boot 1 of 2: hung after" "the watchdog ended boot 1 as hung"
-like "$(cat "$TMP/out")" "^vm: boot 2 of 2: finished after" "and boot 2 still ran"
+out_like "^vm: boot 1 of 2: hung after" "the watchdog ended boot 1 as hung"
+out_like "^vm: boot 2 of 2: finished after" "and boot 2 still ran"
 is "$(runs "$DB")" "$rel crashed,$rel#2 complete" "boot 1's run is crashed, boot 2's complete"
 q() { sqlite3 "$DB" "$1"; }
 is "$(q "SELECT c.suite || ' ' || c.load || ' ' || c.outcome FROM cells c JOIN runs r ON c.run_id = r.id WHERE r.id = 1")" \
@@ -33,11 +33,11 @@ like "$("$UL" show --db "$DB" 1)" "^CRASHED: the machine went down during resp n
 	"show heads the run CRASHED"
 
 # Crashed boots per kernel: compare's head, the report's.
-like "$(cat "$TMP/out")" "^baseline '$rel' \\(run 1; 1 boot, 1 crashed" \
+out_like "^baseline '$rel' \\(run 1; 1 boot, 1 crashed" \
 	"compare's head: the first kernel's boot crashed"
-like "$(cat "$TMP/out")" "^candidate '$rel#2' \\(run 2; 1 boot, 0 crashed" \
+out_like "^candidate '$rel#2' \\(run 2; 1 boot, 0 crashed" \
 	"and the second kernel's did not"
-like "$(cat "$TMP/out")" "^crashed: $rel: run [0-9a-f]{8} crashed in resp noload" \
+out_like "^crashed: $rel: run [0-9a-f]{8} crashed in resp noload" \
 	"compare names the crashed run"
 "$UL" report --db "$DB" -o "$TMP/report.html" 2>"$TMP/err"
 is $? 0 "report exits 0"

@@ -34,13 +34,13 @@ grep '^bisect: ' "$TMP/out" | sed 's/^/# /'
 file=${kernel##*/}
 is "$(runs "$DB")" "bisect/2/good complete,bisect/2/$file complete,bisect/2/bad complete,bisect/2/$file/vs-bad complete" \
 	"the step's runs against the good, then the bad kernel, labelled by the step"
-like "$(cat "$TMP/out")" "^bisect: step 2 of 3: $kernel append=ul_step=2 \(bisect/2/$file against bisect/2/good\)$" \
+out_like "^bisect: step 2 of 3: $kernel append=ul_step=2 \(bisect/2/$file against bisect/2/good\)$" \
 	"the log names the step and its labels"
-like "$(cat "$TMP/out")" "^bisect: step 2 is open against the good kernel: resp noload delay [-+][0-9.]+% unbounded, open after 1 pair; against the bad one:$" \
+out_like "^bisect: step 2 is open against the good kernel: resp noload delay [-+][0-9.]+% unbounded, open after 1 pair; against the bad one:$" \
 	"open against the good kernel, it is asked of the bad one"
-like "$(cat "$TMP/out")" "^bisect: step 2 is skipped \(undecided\): resp noload delay [-+][0-9.]+% unbounded, open after 1 pair against 'bisect/2/bad' \(2 runs, [0-9]+s\)$" \
+out_like "^bisect: step 2 is skipped \(undecided\): resp noload delay [-+][0-9.]+% unbounded, open after 1 pair against 'bisect/2/bad' \(2 runs, [0-9]+s\)$" \
 	"and says why it was skipped, with the time spent"
-like "$(cat "$TMP/out")" "^bisect: cannot tell: the first bad step is one of 2 to 3" "the range"
+out_like "^bisect: cannot tell: the first bad step is one of 2 to 3" "the range"
 id=$(sqlite3 "$DB" "SELECT id FROM runs WHERE label = 'bisect/2/$file'")
 like "$("$UL" show --db "$DB" --env "$id")" "^  kernel\\.cmdline: .* rdinit=/init ul_step=2\$" \
 	"the step booted with its command line"
@@ -53,7 +53,7 @@ is "$(ul_procs)" 0 "no qemu or underload process is left"
 # A re-run resumes: the step is read back, nothing booted.
 "$UL" bisect --db "$DB" --max-runs 2 "${three[@]}" -- "${RUN[@]}" >"$TMP/out" 2>"$TMP/err"
 is $? 4 "the re-run exits 4 too"
-like "$(cat "$TMP/out")" "^bisect: step 2 is skipped \(undecided\): .* against 'bisect/2/bad' \(2 runs, stored\)$" \
+out_like "^bisect: step 2 is skipped \(undecided\): .* against 'bisect/2/bad' \(2 runs, stored\)$" \
 	"it reads the step back from the store"
 is "$(grep -c '^vm: boot' "$TMP/out")" 0 "and boots nothing"
 is "$(runs "$DB" | tr ',' '\n' | wc -l)" 4 "no run is added"
@@ -61,24 +61,16 @@ is "$(runs "$DB" | tr ',' '\n' | wc -l)" 4 "no run is added"
 # kill -9 mid-step (its first run stored), then cleanup: nothing left.
 "$UL" bisect --db "$TMP/k.db" --max-runs 2 "${three[@]}" -- "${RUN[@]}" >"$TMP/out" 2>&1 &
 pid=$!
-for _ in $(seq 1200); do grep -q '^vm: boot 2: ' "$TMP/out" && break; sleep 0.1; done
-sleep 1
-kill -KILL "$pid"
-wait "$pid" 2>/dev/null
-for _ in $(seq 50); do [ "$(ul_procs)" = 0 ] && break; sleep 0.1; done
-is "$(ul_procs)" 0 "qemu dies with a killed bisect"
-"$UL" cleanup >"$TMP/cl" 2>&1
-is $? 0 "cleanup exits 0"
-is "$(work_left "$TMP/out")" "" "cleanup removed the work directory"
-is "$("$UL" cleanup 2>&1)" "0 changes undone" "and left nothing for another cleanup"
+wait_line '^vm: boot 2: ' 1200 "$TMP/out"
+killed_then_cleanup "$pid" "$TMP/out" bisect
 # The re-run sets the interrupted A/B's run aside and measures the step afresh.
 "$UL" bisect --db "$TMP/k.db" --max-runs 2 "${three[@]}" -- "${RUN[@]}" >"$TMP/out" 2>&1
 is $? 4 "the re-run after the kill exits 4"
-like "$(cat "$TMP/out")" "^bisect: 'bisect/2/good' and 'bisect/2/$file' hold 1 runs of an interrupted A/B: set aside" \
+out_like "^bisect: 'bisect/2/good' and 'bisect/2/$file' hold 1 runs of an interrupted A/B: set aside" \
 	"it says it sets the interrupted A/B aside"
 is "$(runs "$TMP/k.db")" "bisect/2/good~interrupted complete,bisect/2/good complete,bisect/2/$file complete,bisect/2/bad complete,bisect/2/$file/vs-bad complete" \
 	"whose run is relabelled, the step measured again"
-like "$(cat "$TMP/out")" "^bisect: step 2 is open against the good kernel: .* open after 1 pair;" \
+out_like "^bisect: step 2 is open against the good kernel: .* open after 1 pair;" \
 	"from its own pair only"
 is "$(ul_procs)" 0 "nothing is left"
 
@@ -101,9 +93,9 @@ RUN_SPAWN=(run --quick --tests spawnload --no-progress --interval 100ms --min-po
 	>"$TMP/out" 2>"$TMP/err"
 is $? 0 "the eight-kernel bisect exits 0: a culprit found and confirmed"
 grep '^bisect: ' "$TMP/out" | sed 's/^/# /'
-like "$(cat "$TMP/out")" "^bisect: step 4 is good: .* against 'bisect/4/(good|bad)' " "step 4 is good"
-like "$(cat "$TMP/out")" "^bisect: step 5 is bad: resp spawnload delay \+[0-9.]+% \[" "step 5 is bad"
-like "$(cat "$TMP/out")" "^bisect: the first bad step is 5: " "bisect names step 5"
-like "$(cat "$TMP/out")" "^bisect: step 5 is slower than its parent: " "and confirms it"
+out_like "^bisect: step 4 is good: .* against 'bisect/4/(good|bad)' " "step 4 is good"
+out_like "^bisect: step 5 is bad: resp spawnload delay \+[0-9.]+% \[" "step 5 is bad"
+out_like "^bisect: the first bad step is 5: " "bisect names step 5"
+out_like "^bisect: step 5 is slower than its parent: " "and confirms it"
 is "$(ul_procs)" 0 "no process is left"
 done_testing

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# What the tests of `underload vm` share (t0120-vm.sh, t0121-vm-hang.sh);
-# sourced after lib.bash.  Skips the whole file, saying why, on a machine
-# that cannot boot a VM; else sets $kernel (Debian's newest image), $rel
-# (its release, the runs' label), RUN (a run as short as a run can be:
-# TCG is slow and CI time matters) and a private journal directory.
+# What the tests that boot VMs share (t0120-vm.sh, t0121-vm-hang.sh,
+# t0122, t0123, t0421-bisect.sh); sourced after lib.bash.  Skips the whole
+# file, saying why, on a machine that cannot boot a VM; else sets $kernel
+# (Debian's newest image), $rel (its release, the runs' label), RUN (a run
+# as short as a run can be: TCG is slow and CI time matters) and a private
+# journal directory.
 skip_all() { echo "1..0 # SKIP $*"; exit 0; }
 [ "$(id -u)" = 0 ] || skip_all "needs root"
 command -v qemu-system-x86_64 >/dev/null || skip_all "no qemu-system-x86_64 (package qemu-system-x86)"
@@ -23,3 +24,21 @@ runs() { sqlite3 "$1" "SELECT label || ' ' || status FROM runs ORDER BY id" | pa
 work_of() { sed -n 's/^vm: working in //p' "$1"; }
 # Is the work directory named in output file $1 still there?
 work_left() { test -e "$(work_of "$1")" && echo left; }
+# like (lib.bash) on the output file $TMP/out: out_like PATTERN DESCRIPTION.
+out_like() { like "$(cat "$TMP/out")" "$@"; }
+# Wait up to $2 tenths of a second for a line matching $1 in output file $3.
+wait_line() { for _ in $(seq "$2"); do grep -q "$1" "$3" && return; sleep 0.1; done; }
+# kill -9 `underload $3` (process $1, writing output file $2) a second
+# into a boot, then `underload cleanup`: qemu dies with it, and cleanup
+# exits 0, removes the work directory and leaves nothing for another.
+killed_then_cleanup() {
+	sleep 1
+	kill -KILL "$1"
+	wait "$1" 2>/dev/null
+	for _ in $(seq 50); do [ "$(ul_procs)" = 0 ] && break; sleep 0.1; done
+	is "$(ul_procs)" 0 "qemu dies with a killed $3"
+	"$UL" cleanup >"$TMP/cl" 2>&1
+	is $? 0 "cleanup exits 0"
+	is "$(work_left "$2")" "" "cleanup removed the work directory"
+	is "$("$UL" cleanup 2>&1)" "0 changes undone" "and left nothing for another cleanup"
+}
