@@ -3,7 +3,8 @@
 # underload vm: one Debian kernel image given twice, booted under qemu
 # (TCG here), two boots each, alternated: four runs under two labels
 # imported into the host's store, the comparison flagged emulated, the
-# fingerprint recording the accelerator and VM shape, and compare refusing
+# fingerprint recording the accelerator and VM shape, each boot's resp
+# samples split into their parts by the guest kernel, and compare refusing
 # a VM's runs against the machine's own.  A kernel made to panic mid-run
 # (the test hook) leaves its run crashed at its test with the console's
 # tail, and the next boot still runs; that binary lives under /tmp (which
@@ -34,6 +35,17 @@ fi
 out_like "^candidate '$rel#2' \(2 runs pooled: [0-9]+, [0-9]+; 2 boots, 0 crashed" \
 	"the comparison names both labels, with each one's boots"
 is "$(grep -c '^warning: unfair' "$TMP/out")" 0 "one kernel booted 4 times: no unfair difference"
+# Why was it slow, from the guest kernel too (issue 31): Debian's kernel has
+# delay accounting, so each boot's resp samples get every part (the why_*
+# series of model/breakdown.def), one value per sample, none missing.
+parts="'why_oncpu_ns','why_runq_ns','why_blkio_ns','why_swapin_ns','why_reclaim_ns',"
+parts+="'why_thrash_ns','why_compact_ns','why_other_ns'"
+is "$(sqlite3 "$DB" "SELECT r.label || ' ' || count(p.name) FROM runs r
+	JOIN cells c ON c.run_id = r.id AND c.suite = 'resp'
+	JOIN series d ON d.cell_id = c.id AND d.name = 'delay_ns' AND d.n > 0
+	LEFT JOIN series p ON p.cell_id = c.id AND p.name IN ($parts) AND p.n = d.n
+	GROUP BY c.id ORDER BY r.id" | paste -sd,)" "$rel 8,$rel#2 8,$rel 8,$rel#2 8" \
+	"each boot's resp samples carry all 8 parts of the breakdown"
 is "$(work_left "$TMP/out")" "" "the work directory is gone"
 is "$(ul_procs)" 0 "no qemu or underload process is left"
 
