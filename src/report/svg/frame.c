@@ -191,6 +191,29 @@ void ul_frame_axes(FILE *out, const struct ul_frame *f, const struct ul_chart_te
 	fputs("</text>\n", out);
 }
 
+/* Width of a legend entry: its square, its name and the gap after it. */
+static double legend_entry_w(const char *name)
+{
+	return 16 + CHAR_W * (double)strlen(name) + 12;
+}
+
+size_t ul_frame_legend_rows(const char *const *names, size_t n, double x0, double x1)
+{
+	double x = x0;
+	size_t rows = 1;
+
+	for (size_t i = 0; i < n; i++) {
+		double wd = legend_entry_w(names[i]);
+
+		if (x > x0 && x + wd > x1) {
+			x = x0;
+			rows++;
+		}
+		x += wd;
+	}
+	return rows;
+}
+
 void ul_frame_legend(FILE *out, const struct ul_frame *f, const char *const *names,
 		     const char *const *colours, size_t n)
 {
@@ -198,7 +221,7 @@ void ul_frame_legend(FILE *out, const struct ul_frame *f, const char *const *nam
 
 	fputs("<g class=\"ul-legend\">\n", out);
 	for (size_t i = 0; i < n; i++) {
-		double wd = 16 + CHAR_W * (double)strlen(names[i]) + 12;
+		double wd = legend_entry_w(names[i]);
 
 		if (x > f->x0 && x + wd > f->x1) {
 			x = f->x0;

@@ -39,6 +39,8 @@ void ul_frame_axes(FILE *out, const struct ul_frame *f, const struct ul_chart_te
 /* One row of coloured squares and names under the x axis label. */
 void ul_frame_legend(FILE *out, const struct ul_frame *f, const char *const *names,
 		     const char *const *colours, size_t n);
+/* Rows ul_frame_legend() takes for these names between x0 and x1 (at least 1). */
+size_t ul_frame_legend_rows(const char *const *names, size_t n, double x0, double x1);
 /* </svg> and the stream's state: 0 or -EIO. */
 int ul_frame_end(FILE *out);
 /* Smallest and largest finite values of the groups; false when none. */

@@ -2,8 +2,9 @@
 /*
  * report/svg/: the chart primitives of the report, knowing nothing of
  * runs or suites: svg.c (distribution charts), lines.c (series over
- * time), frame.c (axes, legend and the escaping; frame.h).  Used by
- * report/html/ and nothing else of the report depends on it.
+ * time), stack.c (wholes split into parts), frame.c (axes, legend and
+ * the escaping; frame.h).  Used by report/html/ and nothing else of the
+ * report depends on it.
  *
  * The SVG charts of the HTML report, each a pure function of plain arrays
  * writing one standalone <svg> element (valid inside HTML and as an .svg
@@ -13,8 +14,8 @@
  *
  * Charts return 0 or -EIO (stream error), -EINVAL (nothing to draw) or
  * -ENOMEM.  Class names on the elements (ul-pts, ul-cdf, ul-box, ul-bar,
- * ul-line, ul-miss, ul-cell) are part of the contract: the CLI test counts
- * them in the browser's DOM.
+ * ul-line, ul-miss, ul-cell, ul-seg, ul-total, ul-area) are part of the
+ * contract: the CLI test counts them in the browser's DOM.
  */
 #ifndef UL_REPORT_SVG_H
 #define UL_REPORT_SVG_H
@@ -108,5 +109,44 @@ struct ul_chart_series {
 	double height; /* pixels of the plot area; 0 = default */
 };
 int ul_chart_lines(FILE *out, const struct ul_chart_text *t, const struct ul_chart_series *s);
+
+/*
+ * The parts a whole is split into (the causes of a delay), shared by the
+ * stacked charts: names and colours in stacking order, the first at the
+ * base.  The legend names the parts that have a value somewhere.
+ */
+struct ul_chart_parts {
+	const char *const *names; /* escaped when written */
+	const char *const *colours;
+	size_t n;
+};
+/* One stacked bar: a whole's parts laid end to end from 0. */
+struct ul_chart_stack {
+	const char *category; /* "cpuload" */
+	const char *group;    /* label */
+	const double *v;      /* parts->n values, >= 0; NaN: not counted, no segment */
+	double total;	      /* NaN: none; else marked by a black tick (class ul-total) */
+	const char *note;     /* printed after the bar ("229.8 ms"), may be NULL */
+};
+/*
+ * Horizontal stacked bars, one row per bar, categories separated by a
+ * rule, all on one linear x axis from 0: each counted part of a bar is a
+ * <rect class="ul-seg"> whose width is proportional to its value, so the
+ * bar's length is the sum of its parts.  -EINVAL without bars or parts.
+ */
+int ul_chart_stacks(FILE *out, const struct ul_chart_text *t, const struct ul_chart_parts *p,
+		    const struct ul_chart_stack *b, size_t nb);
+/*
+ * The parts of each of n wholes in order (samples in time order),
+ * stacked: part k of whole i is v[k][i] (v[k] NULL: part k not counted;
+ * NaN or negative: 0).  Whole i is the column [i + 0.5, i + 1.5] of the
+ * x axis (numbered from 1); each part is one <path class="ul-area">
+ * between the sum of the parts below it and that sum plus itself.  When
+ * n exceeds the plot's width in pixels, consecutive wholes are averaged
+ * into one column per pixel (a mean of stacks is the stack of the means).
+ * -EINVAL when n is 0 or no part is counted; -ENOMEM.
+ */
+int ul_chart_strata(FILE *out, const struct ul_chart_text *t, const struct ul_chart_parts *p,
+		    const double *const *v, size_t n);
 
 #endif
