@@ -14,14 +14,28 @@ R=(--dir "$SCRATCH" --db "$DB" --no-progress --interval 100ms --min-points 5
 	--monitor-interval 100ms --format resp1)
 RP=(-o resp.working-set=4M -o resp.files=20) # the resp probe's: resp runs only
 
+# How many of the resp runs have a breakdown of their samples (the why_*
+# series: the kernel's schedstat at least, wherever it has one).
+bd=0
+count_breakdown() { # the last run's
+	local out
+	out=$("$UL" show --db "$DB" --format breakdown last 2>&1)
+	grep -q '^  [a-z]' <<<"$out" && bd=$((bd + 1))
+	grep -q '^no test of this run has a breakdown' <<<"$out" || grep -q '^  [a-z]' <<<"$out"
+	ok $? "show --format breakdown of the last run: a table or the line saying there is none"
+}
+
 # 8 points a side: under cpuload the probe's delay is bimodal (it shares
 # two CPUs with the hogs or not), and with 5 a side one low candidate
 # point left twice the CPU work at p 0.056 (CI of 2026-12-01).
 "$UL" run "${R[@]}" "${RP[@]}" --min-points 8 --max-points 8 --tests noload,cpuload --label base >/dev/null 2>"$TMP/err"
 is $? 0 "resp run of label base"
+count_breakdown
 "$UL" run "${R[@]}" "${RP[@]}" --min-points 8 --max-points 8 --tests noload,cpuload --label "$HOSTILE" -o resp.cpu-work=68000000 \
 	>/dev/null 2>"$TMP/err"
 is $? 0 "resp run of the hostile label, twice the CPU work"
+count_breakdown
+[ "$bd" = 2 ] || diag "only $bd of the 2 resp runs have a breakdown of their delay here"
 "$UL" run deadline "${R[@]}" --format deadline,json="$TMP/dl.json" --tests noload,cpuload \
 	--label base >/dev/null 2>"$TMP/err"
 is $? 0 "deadline run of label base"
@@ -36,8 +50,18 @@ like "$page" '&lt;script&gt;alert\(1\)&lt;/script&gt;' "the hostile label is sho
 is "$(grep -Eco '(src|href)="https?:' <<<"$page")" 0 "nothing loaded from the network"
 figures=$(grep -o '<figure ' <<<"$page" | wc -l)
 # resp: the comparison, 2 tests x 3 plots; deadline's 2 tests (base only):
-# timeline, CDF and box each; monitors: 5 charts for each of the 3 runs.
-is "$figures" $((1 + 2 * 3 + 2 * 3 + 3 * 5)) "figures: comparison, every test, each run's monitors"
+# timeline, CDF and box each; monitors: 5 charts for each of the 3 runs;
+# why it was slow: resp's stacked bars and each sample's parts per test
+# and label with a breakdown.
+why=$((bd > 0 ? 1 + 2 * bd : 0))
+is "$figures" $((1 + 2 * 3 + 2 * 3 + 3 * 5 + why)) "figures: comparison, every test, each run's monitors, why"
+if [ "$bd" = 1 ]; then
+	like "$page" '<p class="note">No breakdown of the delay \(recorded without one\) in: [^<]*, run [0-9a-f]{8}\.</p>' \
+		"the run without a breakdown is named"
+else
+	! grep -q 'No breakdown of the delay' <<<"$page"
+	ok $? "no line about runs without a breakdown"
+fi
 marked=$(grep -o 'red ticks: [0-9]* missed' <<<"$page" | awk '{ s += $3 } END { print s }')
 stored=$(python3 -c 'import json, sys
 print(int(sum(c["metrics"]["dl_missed"] for c in json.load(open(sys.argv[1]))["cells"])))' "$TMP/dl.json")
@@ -63,7 +87,7 @@ browser() { # browser OUTFILE ARGS...: runs headless Chromium, stderr to $TMP/co
 }
 console_lines() { grep -c ':CONSOLE' "$TMP/console"; }
 if ! command -v chromium >/dev/null; then
-	for i in 1 2 3 4 5 6 7 8 9 10; do skip "chromium is not installed (Debian package chromium)"; done
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12; do skip "chromium is not installed (Debian package chromium)"; done
 else
 	# The harness itself must notice console messages, or its "none" means nothing.
 	printf '<!DOCTYPE html><p>x</p><script>console.error("boom")</script>' >"$TMP/bad.html"
@@ -84,6 +108,8 @@ else
 	is "$(n 'class="ul-line"')" $((2 + 3 * (2 + 5 + 2 + 2 + 1))) \
 		"DOM: the deadline timelines and every monitor line of the 3 runs"
 	is "$(n 'class="ul-cell"')" $((3 * 2 * 5)) "DOM: each run's 2 cells marked on its 5 charts"
+	is "$(n 'class="ul-total"')" $((2 * bd)) "DOM: a stacked bar per resp test and label with a breakdown"
+	is "$(n 'class="ul-chart ul-strata"')" $((2 * bd)) "DOM: each sample's parts per resp test and label"
 
 	browser "$TMP/shot.out" --window-size=1000,1800 --screenshot="$TMP/shot.png" "file://$TMP/r.html"
 	read -r w h ink colours < <(python3 "$HERE/png.py" stats "$TMP/shot.png")

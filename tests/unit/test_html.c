@@ -3,12 +3,17 @@
  * Unit tests for the HTML/SVG report (report/html/html.h) on a synthetic model
  * of two labels: the whole page against tests/golden/report-synthetic.html
  * (UPDATE_GOLDEN=1 rewrites it; review the diff), a hostile label drawn as
- * text everywhere, and the same figures written as separate SVG files.
+ * text everywhere, and the same figures written as separate SVG files;
+ * the breakdown of the delay ("why was it slow") drawn for the runs that
+ * have one, the others named only when some do.
  */
 #include "unit.h"
 #include "core/sysmon.h"
+#include "model/breakdown.h"
 #include "model/model.h"
+#include "report/breakdown.h"
 #include "report/html/html.h"
+#include "report/quantity.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -130,6 +135,55 @@ static void make_run(struct ul_run *r, const char *label, int64_t k, int id)
 	ck_assert_int_eq(ul_cell_set_metric(c, "loads", 10.0 * (double)k), 0);
 }
 
+/*
+ * A breakdown of every resp sample (model/breakdown.def): on-CPU 30%, run
+ * queue 10% (50% under cpuload), with delay accounting also I/O 10%,
+ * reclaim 2% and a swap-in of 5% in the last two samples; other the rest.
+ * Without delay accounting only the parts counted without it.
+ */
+static void add_why(struct ul_run *r, bool delayacct)
+{
+	for (size_t i = 0; i < r->n_cells; i++) {
+		struct ul_cell *c = &r->cells[i];
+		int64_t part[UL_PART_COUNT][8] = { { 0 } };
+		size_t n = c->series[0].n;
+
+		if (strcmp(c->suite, "resp"))
+			continue;
+		ck_assert_uint_le(n, 8);
+		for (size_t j = 0; j < n; j++) {
+			int64_t v = c->series[0].v[j], sum = 0;
+
+			part[UL_PART_ONCPU][j] = v * 3 / 10;
+			part[UL_PART_RUNQ][j] = c->load[0] == 'c' ? v / 2 : v / 10;
+			if (delayacct) {
+				part[UL_PART_BLKIO][j] = v / 10;
+				part[UL_PART_RECLAIM][j] = v / 50;
+				part[UL_PART_SWAPIN][j] = j >= 6 ? v / 20 : 0;
+			}
+			for (int p = 0; p < UL_PART_OTHER; p++)
+				sum += part[p][j];
+			part[UL_PART_OTHER][j] = v - sum;
+		}
+		for (int p = 0; p < UL_PART_COUNT; p++)
+			if (delayacct || !ul_breakdown_parts[p].needs_delayacct)
+				push_all(c, ul_breakdown_parts[p].series, part[p], n);
+	}
+}
+
+/* Is the median delay of run->cells[i], as show --format breakdown
+ * computes it, the number after a bar of the page? */
+static bool page_has_total(const char *page, const struct ul_run *run, size_t i)
+{
+	struct ul_breakdown_medians m;
+	char q[32], want[48];
+
+	ck_assert_int_eq(ul_breakdown_medians(&run->cells[i], &m), 0);
+	snprintf(want, sizeof(want), ">%s</text>",
+		 ul_fmt_quantity(q, sizeof(q), m.delay, ul_series_unit("delay_ns")));
+	return strstr(page, want) != NULL;
+}
+
 static char *render_html(const struct ul_run *const *runs, size_t n)
 {
 	char *buf = NULL;
@@ -181,6 +235,8 @@ START_TEST(golden_page)
 
 	make_run(&a, "A", 1, 1);
 	make_run(&b, "B", 2, 2);
+	add_why(&a, true);
+	add_why(&b, false);
 	got = render_html(runs, 2);
 	if (getenv("UPDATE_GOLDEN")) {
 		FILE *f = fopen(GOLDEN, "w");
@@ -228,6 +284,22 @@ START_TEST(golden_page)
 	ck_assert_ptr_nonnull(strstr(got, "<tr class=\"diff\"><th>kernel release"));
 	ck_assert_ptr_null(strstr(got, "<tr class=\"diff\"><th>CPUs"));
 	ck_assert_ptr_nonnull(strstr(got, "red ticks: 2 missed periods."));
+	/* why it was slow: resp's stacked bars, a bar per test and label, the
+	 * number after it the median delay as show --format breakdown has it;
+	 * segments: A's non-zero medians (on-CPU, run queue, I/O, reclaim,
+	 * other: the swap-in of 2 samples in 8 has a median of 0), B's three
+	 * parts counted without delay accounting */
+	ck_assert_uint_eq(count(got, "class=\"ul-chart ul-stacks\""), 1);
+	ck_assert_uint_eq(count(got, "class=\"ul-total\""), 2 * 2);
+	ck_assert_uint_eq(count(got, "class=\"ul-seg\""), 2 * (5 + 3));
+	for (size_t i = 0; i < 2; i++) {
+		ck_assert(page_has_total(got, &a, i));
+		ck_assert(page_has_total(got, &b, i));
+	}
+	/* each sample's parts per test and label: A's 8 parts, B's 3 */
+	ck_assert_uint_eq(count(got, "class=\"ul-chart ul-strata\""), 2 * 2);
+	ck_assert_uint_eq(count(got, "class=\"ul-area\""), 2 * (8 + 3));
+	ck_assert_ptr_null(strstr(got, "No breakdown"));
 	free(got);
 	free(want);
 	ul_run_release(&a);
@@ -243,6 +315,7 @@ START_TEST(hostile_label)
 
 	make_run(&a, "A", 1, 1);
 	make_run(&b, HOSTILE, 2, 2);
+	add_why(&b, true);
 	snprintf(b.cells[0].load, sizeof(b.cells[0].load), "<b onmouseover='x'>");
 	snprintf(b.host.cpu_model, sizeof(b.host.cpu_model), "\"><img src=x>");
 	got = render_html(runs, 2);
@@ -294,6 +367,8 @@ START_TEST(svg_files)
 
 	make_run(&a, "A", 1, 1);
 	make_run(&b, HOSTILE, 2, 2);
+	add_why(&a, true);
+	add_why(&b, true);
 	ck_assert_int_eq(ul_report_svgs(runs, 2, NULL, &sink), 0);
 	page = render_html(runs, 2);
 	ck_assert_uint_eq(m.n, count(page, "<figure "));
@@ -306,9 +381,49 @@ START_TEST(svg_files)
 		free(m.buf[i]);
 	}
 	ck_assert_str_eq(m.slugs[0], "01-resp-versus-baseline");
-	ck_assert_str_eq(m.slugs[1], "02-resp-noload-scatter");
+	ck_assert_str_eq(m.slugs[1], "02-resp-why-stacks"); /* under the verdicts */
+	ck_assert_str_eq(m.slugs[2], "03-resp-noload-scatter");
+	/* after the box plots, one per label, named after it */
+	ck_assert_str_eq(m.slugs[5], "06-resp-noload-parts-a");
+	ck_assert_str_eq(m.slugs[6], "07-resp-noload-parts-script-alert-1-script-");
 	free(page);
 	ul_run_release(&a);
+	ul_run_release(&b);
+}
+END_TEST
+
+/* Runs without a breakdown: nothing about it when none has one; one line
+ * naming them when others have one, their samples left out of the bars. */
+START_TEST(breakdown_some_runs)
+{
+	struct ul_run a, a3, b;
+	const struct ul_run *runs[3] = { &a, &a3, &b };
+	char *page;
+
+	make_run(&a, "A", 1, 1);
+	make_run(&a3, "A", 3, 3);
+	make_run(&b, "B", 2, 2);
+	page = render_html(runs, 3);
+	ck_assert_ptr_null(strstr(page, "ul-stacks"));
+	ck_assert_ptr_null(strstr(page, "ul-strata"));
+	ck_assert_ptr_null(strstr(page, "breakdown"));
+	ck_assert_ptr_null(strstr(page, "why it was slow"));
+	free(page);
+
+	add_why(&a, true);
+	add_why(&b, false);
+	page = render_html(runs, 3);
+	ck_assert_uint_eq(count(page, "<p class=\"note\">No breakdown"), 1);
+	ck_assert_ptr_nonnull(strstr(page, "<p class=\"note\">No breakdown of the delay (recorded "
+					   "without one) in: A, run 00000003.</p>"));
+	/* A's bars are its run with one alone (a3 is three times as slow) */
+	ck_assert_uint_eq(count(page, "class=\"ul-total\""), 2 * 2);
+	ck_assert(page_has_total(page, &a, 0));
+	ck_assert(page_has_total(page, &a, 1));
+	ck_assert_uint_eq(count(page, "class=\"ul-chart ul-strata\""), 2 * 2);
+	free(page);
+	ul_run_release(&a);
+	ul_run_release(&a3);
 	ul_run_release(&b);
 }
 END_TEST
@@ -370,6 +485,7 @@ Suite *ul_test_suite_html(void)
 	tcase_add_test(tc, golden_page);
 	tcase_add_test(tc, hostile_label);
 	tcase_add_test(tc, svg_files);
+	tcase_add_test(tc, breakdown_some_runs);
 	tcase_add_test(tc, refusals);
 	tcase_add_test(tc, crafted_monitor);
 	suite_add_tcase(s, tc);

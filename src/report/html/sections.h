@@ -10,6 +10,12 @@
 #include "report/html/doc.h"
 #include "stats/runcmp.h"
 
+/* A test of a suite: a load measured by a probe (micro has many per load). */
+struct ul_html_test {
+	const char *load, *probe;
+	char name[2 * UL_NAME_LEN + 8]; /* for people: "cpuload", or "lat_mem under cpuload" */
+};
+
 /* The sections, in page order. */
 void ul_html_summary(struct ul_hdoc *d);
 void ul_html_environment(struct ul_hdoc *d);
@@ -24,6 +30,17 @@ void ul_html_micro_curve(struct ul_hdoc *d, const char *suite, const char *load,
 void ul_html_deadline(struct ul_hdoc *d, const char *load);
 /* Per suite: change of each label against the baseline with verdicts. */
 void ul_html_verdicts(struct ul_hdoc *d, const char *suite);
+/*
+ * Per suite, "why was it slow" (report/breakdown.h): the medians of each
+ * test's parts as a stacked bar per test and label, and one line naming
+ * the runs without a breakdown when other runs of the suite have one;
+ * nothing at all when no run of the suite has one.
+ */
+void ul_html_breakdown(struct ul_hdoc *d, const char *suite, const struct ul_html_test *tests,
+		       size_t n);
+/* Per test and label with a breakdown: each sample's parts, stacked, in time order. */
+void ul_html_breakdown_samples(struct ul_hdoc *d, const char *suite,
+			       const struct ul_html_test *test);
 
 /* A suite's comparison of each label against the baseline, as the
  * summary and the suite's verdicts show it: its first metric, the

@@ -4,7 +4,8 @@
  * time order, the empirical CDF and box plots, one colour per label (the
  * deadline suite draws its latency over time with the missed periods
  * marked instead of the plain scatter); the comparison against the
- * baseline; contest's Time and Loads per load.
+ * baseline; why the samples were slow (breakdown.c); contest's Time and
+ * Loads per load.
  */
 #include "core/compat.h"
 #include "report/html/sections.h"
@@ -18,12 +19,6 @@
 #include <string.h>
 
 #define MAX_NAMES 64
-
-/* A test of a suite: a load measured by a probe (micro has many per load). */
-struct test_key {
-	const char *load, *probe;
-	char name[2 * UL_NAME_LEN + 8]; /* for people: "cpuload", or "lat_mem under cpuload" */
-};
 
 /* The values of one test, one group per label that has some. */
 struct test_data {
@@ -40,8 +35,8 @@ static void test_data_free(struct test_data *t)
 		free(t->v[i]);
 }
 
-static int test_data_load(const struct ul_hdoc *d, const char *suite, const struct test_key *key,
-			  struct test_data *t)
+static int test_data_load(const struct ul_hdoc *d, const char *suite,
+			  const struct ul_html_test *key, struct test_data *t)
 {
 	double max_abs = 0, div;
 
@@ -92,7 +87,7 @@ static size_t list_suites(const struct ul_hdoc *d, const char **out)
 }
 
 /* The (load, probe) tests of `suite`, each once, in order of first appearance. */
-static size_t list_tests(const struct ul_hdoc *d, const char *suite, struct test_key *out)
+static size_t list_tests(const struct ul_hdoc *d, const char *suite, struct ul_html_test *out)
 {
 	size_t n = 0;
 	bool probes = false, loads = false;
@@ -110,7 +105,7 @@ static size_t list_tests(const struct ul_hdoc *d, const char *suite, struct test
 				;
 			if (k < n || n == MAX_NAMES)
 				continue;
-			out[n++] = (struct test_key){ .load = c->load, .probe = c->probe };
+			out[n++] = (struct ul_html_test){ .load = c->load, .probe = c->probe };
 			probes |= strcmp(out[0].probe, c->probe) != 0;
 			loads |= strcmp(out[0].load, c->load) != 0;
 		}
@@ -201,7 +196,7 @@ static const struct html_suite *html_suite(const char *name)
 }
 
 /* A crash is a result of the test: one note per crashed cell, by label. */
-static void crash_notes(struct ul_hdoc *d, const char *suite, const struct test_key *key)
+static void crash_notes(struct ul_hdoc *d, const char *suite, const struct ul_html_test *key)
 {
 	for (size_t j = 0; j < d->n_labels && d->html && !d->err; j++)
 		for (size_t r = 0; r < d->labels[j].n_runs; r++) {
@@ -226,7 +221,7 @@ static void crash_notes(struct ul_hdoc *d, const char *suite, const struct test_
 static void suite_section(struct ul_hdoc *d, const char *suite)
 {
 	const struct html_suite *hs = html_suite(suite);
-	struct test_key *tests = calloc(MAX_NAMES, sizeof(*tests));
+	struct ul_html_test *tests = calloc(MAX_NAMES, sizeof(*tests));
 	char title[160];
 	size_t n = tests ? list_tests(d, suite, tests) : 0;
 
@@ -237,6 +232,7 @@ static void suite_section(struct ul_hdoc *d, const char *suite)
 	ul_html_verdicts(d, suite);
 	if (!tests)
 		d->err = -ENOMEM;
+	ul_html_breakdown(d, suite, tests, n);
 	for (size_t k = 0; k < n && !d->err; k++) {
 		struct test_data t;
 		int rc = test_data_load(d, suite, &tests[k], &t);
@@ -251,6 +247,7 @@ static void suite_section(struct ul_hdoc *d, const char *suite)
 				hs->test(d, tests[k].load);
 			ul_html_micro_curve(d, suite, tests[k].load, tests[k].probe);
 			test_plots(d, suite, tests[k].name, &t);
+			ul_html_breakdown_samples(d, suite, &tests[k]);
 		}
 		test_data_free(&t);
 	}
