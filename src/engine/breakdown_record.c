@@ -36,6 +36,7 @@ struct counted {
 struct exit_rec {
 	pid_t pid, ppid, tgid;
 	bool in_tree;
+	uint64_t elapsed_us; /* fork to exit */
 	struct counted c;
 };
 
@@ -52,6 +53,8 @@ struct ul_breakdown_rec {
 	struct ul_taskstats_listener *lis; /* NULL: exited descendants are not seen */
 	pid_t root;
 	bool began, ok; /* a sample began; every sample of the cell was read */
+	bool alone;	/* the root forks nothing: exit records are not needed */
+	bool lost;	/* an exit record of the window may be missing */
 	struct counted before;
 	struct exit_rec *recs;
 	size_t n_recs, cap_recs;
@@ -88,68 +91,117 @@ static void keep_record(void *arg, const struct ul_taskstats *rec)
 	struct ul_breakdown_rec *r = arg;
 	struct exit_rec *e;
 
-	if (rec->group)
-		return; /* a group's sum: its threads' records count already */
+	/* A group's sum: its threads' records count already; a task alone
+	 * needs no records. */
+	if (rec->group || r->alone)
+		return;
 	if (r->n_recs == r->cap_recs) {
 		size_t cap = r->cap_recs ? r->cap_recs * 2 : 64;
 		struct exit_rec *nr = realloc(r->recs, cap * sizeof(*nr));
 
 		if (!nr) {
-			r->ok = false; /* a descendant might be missed */
+			r->lost = true; /* a descendant might be missed */
 			return;
 		}
 		r->recs = nr;
 		r->cap_recs = cap;
 	}
 	e = &r->recs[r->n_recs++];
-	*e = (struct exit_rec){ .pid = rec->pid, .ppid = rec->ppid, .tgid = rec->tgid };
+	*e = (struct exit_rec){
+		.pid = rec->pid, .ppid = rec->ppid, .tgid = rec->tgid, .elapsed_us = rec->elapsed_us
+	};
 	from_taskstats(rec, &e->c);
 }
 
-/* Take the pending exit records; in_sample: they may hold the sample's
- * descendants, so a loss or an error voids the cell's breakdown. */
-static void drain(struct ul_breakdown_rec *r, bool in_sample)
+/* Take the pending exit records; a loss or an error sets r->lost (the
+ * socket overflowed: a record of the window may be missing). */
+static void drain(struct ul_breakdown_rec *r)
 {
 	unsigned lost = 0;
 
-	if (r->lis && (ul_taskstats_drain(r->lis, keep_record, r, &lost) < 0 || lost) && in_sample)
-		r->ok = false; /* the socket overflowed: a descendant may be missing */
+	if (r->lis && (ul_taskstats_drain(r->lis, keep_record, r, &lost) < 0 || lost))
+		r->lost = true;
 }
 
-/* Is pid the root or a task already in its tree? */
-static bool in_tree(const struct ul_breakdown_rec *r, pid_t pid)
+/* A new window: what exited before is not its. */
+static void open_window(struct ul_breakdown_rec *r)
 {
+	drain(r);
+	r->n_recs = 0;
+	r->lost = false;
+}
+
+static void add_counted(struct counted *c, const struct counted *x)
+{
+	c->cpu_ns += x->cpu_ns;
+	for (int d = 0; d < UL_DELAY_N; d++)
+		c->delay_ns[d] += x->delay_ns[d];
+}
+
+static int by_pid(const void *a, const void *b)
+{
+	pid_t x = (*(const struct exit_rec *const *)a)->pid;
+	pid_t y = (*(const struct exit_rec *const *)b)->pid;
+
+	return (x > y) - (x < y);
+}
+
+/* Is pid the root or a task already in its tree?  idx: the records by pid
+ * (a long life's window holds thousands: a compile under a forking load). */
+static bool in_tree(const struct ul_breakdown_rec *r, struct exit_rec *const *idx, pid_t pid)
+{
+	size_t lo = 0, hi = r->n_recs;
+
 	if (pid == r->root)
 		return true;
-	for (size_t i = 0; i < r->n_recs; i++)
-		if (r->recs[i].in_tree && r->recs[i].pid == pid)
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (idx[mid]->pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < r->n_recs && idx[lo]->pid == pid; lo++)
+		if (idx[lo]->in_tree)
 			return true;
 	return false;
 }
 
 /* Add the exited descendants of the root to c: a record joins the tree
- * when its parent or its thread group is in it, until none joins. */
-static void add_descendants(struct ul_breakdown_rec *r, struct counted *c)
+ * when its parent or its thread group is in it, until none joins.  false
+ * without memory (the tree cannot be told). */
+static bool add_descendants(struct ul_breakdown_rec *r, struct counted *c)
 {
+	struct exit_rec **idx;
 	bool grew = true;
 
+	if (!r->n_recs)
+		return true;
+	idx = malloc(r->n_recs * sizeof(*idx));
+	if (!idx)
+		return false;
+	for (size_t i = 0; i < r->n_recs; i++)
+		idx[i] = &r->recs[i];
+	qsort(idx, r->n_recs, sizeof(*idx), by_pid);
 	while (grew) {
 		grew = false;
 		for (size_t i = 0; i < r->n_recs; i++) {
 			struct exit_rec *e = &r->recs[i];
 
-			/* The root's own threads are in its thread group's query. */
+			/* The root's own threads are in its thread group's query
+			 * (a life's: counted with it, already in the tree). */
 			if (e->in_tree || e->tgid == r->root || e->pid == r->root)
 				continue;
-			if (in_tree(r, e->ppid) ||
-			    (e->tgid && e->tgid != e->pid && in_tree(r, e->tgid))) {
+			if (in_tree(r, idx, e->ppid) ||
+			    (e->tgid && e->tgid != e->pid && in_tree(r, idx, e->tgid))) {
 				e->in_tree = grew = true;
-				c->cpu_ns += e->c.cpu_ns;
-				for (int d = 0; d < UL_DELAY_N; d++)
-					c->delay_ns[d] += e->c.delay_ns[d];
+				add_counted(c, &e->c);
 			}
 		}
 	}
+	free(idx);
+	return true;
 }
 
 /* Which parts this recorder counts. */
@@ -170,7 +222,9 @@ static void say_missing(const struct ul_breakdown_rec *r, const char *why)
 			"only; missing: block I/O, swap-in, reclaim, thrashing and compaction",
 			why[0] ? why : "kernel.task_delayacct is off");
 	else if (!r->lis)
-		ul_note("breakdown: %s: the measured task's exited children are not counted", why);
+		ul_note("breakdown: %s: the measured task's exited children are not counted, and "
+			"whole jobs, runs and clients (contest, mtest, fsbench) are not broken down",
+			why);
 }
 
 /* Does this kernel fill the scheduler's part of a query (taskstats.h)? */
@@ -226,7 +280,7 @@ void ul_breakdown_close(struct ul_breakdown_rec *r, struct ul_journal *j)
 	free(r);
 }
 
-void ul_breakdown_begin(struct ul_breakdown_rec *r, pid_t root)
+static void begin_task(struct ul_breakdown_rec *r, pid_t root, bool alone)
 {
 	if (!r)
 		return;
@@ -234,54 +288,147 @@ void ul_breakdown_begin(struct ul_breakdown_rec *r, pid_t root)
 		r->ok = true; /* the cell's first sample */
 	r->began = true;
 	r->root = root;
-	drain(r, false); /* what exited before is not this sample's */
-	r->n_recs = 0;
+	r->alone = alone;
+	open_window(r);
 	if (read_root(r, &r->before))
 		r->ok = false;
 }
 
-int ul_breakdown_end(struct ul_breakdown_rec *r, struct ul_cell *cell, int64_t wall_ns)
+void ul_breakdown_begin(struct ul_breakdown_rec *r, pid_t root)
 {
+	begin_task(r, root, false);
+}
+
+void ul_breakdown_begin_alone(struct ul_breakdown_rec *r, pid_t root)
+{
+	begin_task(r, root, true);
+}
+
+/* The parts of c, counted over wall_ns, into s as this recorder counts. */
+static void to_sample(const struct ul_breakdown_rec *r, const struct counted *c, int64_t wall_ns,
+		      struct ul_breakdown_sample *s)
+{
+	int64_t raw[UL_PART_COUNT] = { 0 };
+
+	raw[UL_PART_ONCPU] = (int64_t)c->cpu_ns;
+	raw[UL_PART_RUNQ] = (int64_t)c->delay_ns[UL_DELAY_RUNQ];
+	raw[UL_PART_BLKIO] = (int64_t)c->delay_ns[UL_DELAY_BLKIO];
+	raw[UL_PART_SWAPIN] = (int64_t)c->delay_ns[UL_DELAY_SWAPIN];
+	raw[UL_PART_RECLAIM] = (int64_t)c->delay_ns[UL_DELAY_RECLAIM];
+	raw[UL_PART_THRASH] = (int64_t)c->delay_ns[UL_DELAY_THRASHING];
+	raw[UL_PART_COMPACT] = (int64_t)c->delay_ns[UL_DELAY_COMPACT];
+	for (int p = 0; p < UL_PART_COUNT; p++)
+		s->have[p] = counts(r, p);
+	s->wall_ns = wall_ns > 0 ? wall_ns : 0;
+	ul_breakdown_clamp(s->wall_ns, raw, s->have, s->part);
+	s->read = true;
+}
+
+int ul_breakdown_push(struct ul_cell *cell, const struct ul_breakdown_sample *s, bool with_wall)
+{
+	if (!s->read)
+		return 0;
+	for (int p = 0; p < UL_PART_COUNT; p++) {
+		struct ul_series *v;
+
+		if (!s->have[p])
+			continue;
+		v = ul_cell_series(cell, ul_breakdown_parts[p].series);
+		if (!v || ul_series_push(v, s->part[p]))
+			return -ENOMEM;
+	}
+	if (with_wall) {
+		struct ul_series *w = ul_cell_series(cell, UL_BREAKDOWN_WALL_SERIES);
+
+		if (!w || ul_series_push(w, s->wall_ns))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int end_task(struct ul_breakdown_rec *r, struct ul_cell *cell, int64_t wall_ns,
+		    bool with_wall)
+{
+	struct ul_breakdown_sample s;
 	struct counted now, c;
-	int64_t raw[UL_PART_COUNT] = { 0 }, out[UL_PART_COUNT];
-	bool have[UL_PART_COUNT];
 
 	if (!r || !r->ok)
 		return 0;
-	drain(r, true);
-	if (read_root(r, &now)) {
+	drain(r);
+	if ((r->lost && !r->alone) || read_root(r, &now)) {
 		r->ok = false;
 		return 0;
 	}
 	c.cpu_ns = now.cpu_ns - r->before.cpu_ns;
 	for (int d = 0; d < UL_DELAY_N; d++)
 		c.delay_ns[d] = now.delay_ns[d] - r->before.delay_ns[d];
-	add_descendants(r, &c);
-	raw[UL_PART_ONCPU] = (int64_t)c.cpu_ns;
-	raw[UL_PART_RUNQ] = (int64_t)c.delay_ns[UL_DELAY_RUNQ];
-	raw[UL_PART_BLKIO] = (int64_t)c.delay_ns[UL_DELAY_BLKIO];
-	raw[UL_PART_SWAPIN] = (int64_t)c.delay_ns[UL_DELAY_SWAPIN];
-	raw[UL_PART_RECLAIM] = (int64_t)c.delay_ns[UL_DELAY_RECLAIM];
-	raw[UL_PART_THRASH] = (int64_t)c.delay_ns[UL_DELAY_THRASHING];
-	raw[UL_PART_COMPACT] = (int64_t)c.delay_ns[UL_DELAY_COMPACT];
-	for (int p = 0; p < UL_PART_COUNT; p++)
-		have[p] = counts(r, p);
-	ul_breakdown_clamp(wall_ns, raw, have, out);
-	for (int p = 0; p < UL_PART_COUNT; p++) {
-		struct ul_series *s;
-
-		if (!have[p])
-			continue;
-		s = ul_cell_series(cell, ul_breakdown_parts[p].series);
-		if (!s || ul_series_push(s, out[p]))
-			return -ENOMEM;
+	if (!r->alone && !add_descendants(r, &c)) {
+		r->ok = false;
+		return 0;
 	}
-	return 0;
+	to_sample(r, &c, wall_ns, &s);
+	return ul_breakdown_push(cell, &s, with_wall);
+}
+
+int ul_breakdown_end(struct ul_breakdown_rec *r, struct ul_cell *cell, int64_t wall_ns)
+{
+	return end_task(r, cell, wall_ns, false);
+}
+
+int ul_breakdown_end_wall(struct ul_breakdown_rec *r, struct ul_cell *cell, int64_t wall_ns)
+{
+	return end_task(r, cell, wall_ns, true);
+}
+
+void ul_breakdown_begin_life(struct ul_breakdown_rec *r)
+{
+	if (!r)
+		return;
+	r->alone = false;
+	open_window(r);
+}
+
+void ul_breakdown_poll(struct ul_breakdown_rec *r)
+{
+	if (r)
+		drain(r);
+}
+
+void ul_breakdown_end_life(struct ul_breakdown_rec *r, pid_t root, int64_t wall_ns,
+			   struct ul_breakdown_sample *out)
+{
+	struct counted c = { 0 };
+	bool found = false;
+
+	memset(out, 0, sizeof(*out));
+	if (!r || !r->lis || root <= 0)
+		return; /* no exit records: a life cannot be read */
+	drain(r);
+	if (r->lost)
+		return;
+	/* The root and its threads (its thread group), then its descendants. */
+	r->root = root;
+	for (size_t i = 0; i < r->n_recs; i++) {
+		struct exit_rec *e = &r->recs[i];
+
+		e->in_tree = e->pid == root || e->tgid == root;
+		if (!e->in_tree)
+			continue;
+		add_counted(&c, &e->c);
+		if (e->pid == root) {
+			found = true;
+			if (wall_ns <= 0)
+				wall_ns = (int64_t)e->elapsed_us * 1000;
+		}
+	}
+	/* Without its exit record its tree cannot be told. */
+	if (found && add_descendants(r, &c))
+		to_sample(r, &c, wall_ns, out);
 }
 
 void ul_breakdown_cell_end(struct ul_breakdown_rec *r, struct ul_cell *cell, size_t samples)
 {
-	bool keep = r && r->ok;
+	bool keep = !r || !r->began || r->ok;
 	size_t w = 0;
 
 	if (r)

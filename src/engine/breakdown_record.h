@@ -23,6 +23,24 @@
  * scheduler fields or /proc/PID/schedstat, and what is missing is said
  * once; nothing fails.  A cell in which some sample could not be read
  * keeps no why_* series (a part must never be misaligned or invented).
+ *
+ * Three kinds of sample:
+ *  - a request to a task that idles between samples (resp's probe):
+ *    ul_breakdown_begin / ul_breakdown_end, as above;
+ *  - a long window of a task that forks nothing (the deadline probe's
+ *    cell): ul_breakdown_begin_alone / ul_breakdown_end_wall, its own
+ *    counters only, so the other tasks' exit records may be dropped;
+ *  - a task tree's whole life (contest's job, an mtest01 run, each
+ *    fsbench client): the root is forked after ul_breakdown_begin_life
+ *    and reaped before ul_breakdown_end_life, which adds the exit records
+ *    of the root, its threads and every descendant that exited; a long
+ *    life calls ul_breakdown_poll now and then, as the listener's socket
+ *    holds a few hundred records.  Such a sample needs the listener:
+ *    without it (schedstat, no CAP_NET_ADMIN) it is not read.
+ * When the parts explain another wall time than the cell's sample
+ * series (a whole client's life, a cell's window), that wall time is
+ * written too, as UL_BREAKDOWN_WALL_SERIES (model/breakdown.h), and the
+ * parts are aligned with it.
  */
 #ifndef UL_ENGINE_BREAKDOWN_RECORD_H
 #define UL_ENGINE_BREAKDOWN_RECORD_H
@@ -76,8 +94,39 @@ void ul_breakdown_begin(struct ul_breakdown_rec *r, pid_t root);
  * series.  0, or -ENOMEM.  A part that cannot be read makes the cell's
  * breakdown void (ul_breakdown_cell_end drops it). */
 int ul_breakdown_end(struct ul_breakdown_rec *r, struct ul_cell *cell, int64_t wall_ns);
+/* A window of `root`, a task that forks nothing, opens now; its parts are
+ * its own counters' (exit records are not looked at). */
+void ul_breakdown_begin_alone(struct ul_breakdown_rec *r, pid_t root);
+/* ul_breakdown_end, with wall_ns pushed onto UL_BREAKDOWN_WALL_SERIES. */
+int ul_breakdown_end_wall(struct ul_breakdown_rec *r, struct ul_cell *cell, int64_t wall_ns);
+
+/* One sample's parts, read now and pushed later (contest pushes its
+ * job's values after the load stopped). */
+struct ul_breakdown_sample {
+	bool read;		     /* false: it could not be read; nothing is pushed */
+	int64_t wall_ns;	     /* the wall time split */
+	int64_t part[UL_PART_COUNT]; /* clamped: ul_breakdown_clamp() */
+	bool have[UL_PART_COUNT];    /* counted by this recorder */
+};
+/* The roots of whole-life samples are forked from now on. */
+void ul_breakdown_begin_life(struct ul_breakdown_rec *r);
+/* Take the exit records pending now (during a long life). */
+void ul_breakdown_poll(struct ul_breakdown_rec *r);
+/* `root`, forked since ul_breakdown_begin_life, has been reaped: its
+ * tree's parts of wall_ns into *out (wall_ns <= 0: the root's life, fork
+ * to exit, as its exit record times it).  Several roots of one
+ * begin_life may be ended in turn.  r NULL: out->read false. */
+void ul_breakdown_end_life(struct ul_breakdown_rec *r, pid_t root, int64_t wall_ns,
+			   struct ul_breakdown_sample *out);
+/* Push a sample's parts onto cell's why_* series (with_wall: its wall
+ * time onto UL_BREAKDOWN_WALL_SERIES too); nothing when it was not read.
+ * 0, or -ENOMEM. */
+int ul_breakdown_push(struct ul_cell *cell, const struct ul_breakdown_sample *s, bool with_wall);
+
 /* The cell is measured: its why_* series are dropped unless each is as
- * long as `samples` (its sample series).  r may be NULL. */
+ * long as `samples` (the series they are aligned with) and, after
+ * ul_breakdown_begin, every sample was read.  r may be NULL (lengths
+ * only). */
 void ul_breakdown_cell_end(struct ul_breakdown_rec *r, struct ul_cell *cell, size_t samples);
 
 #endif

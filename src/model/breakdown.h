@@ -25,6 +25,17 @@ struct ul_breakdown_part_info {
 	bool needs_delayacct;
 };
 
+/*
+ * The wall time the parts split, integer ns, when it is not the cell's
+ * sample series: each fsbench client's life (fork to exit, as the kernel
+ * timed it; one per client, aligned with fsbench_client_ops) and the
+ * deadline probe's cell (the measured window; one per cell).  A cell that
+ * has it aligns its parts with it; any other aligns them with its
+ * primary series (resp's delay_ns, contest's wall_ns, mtest's
+ * mtest_elapsed_ns).
+ */
+#define UL_BREAKDOWN_WALL_SERIES "why_wall_ns"
+
 /* Indexed by enum ul_breakdown_part (model/breakdown.c). */
 extern const struct ul_breakdown_part_info ul_breakdown_parts[UL_PART_COUNT];
 

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests for the recorder of a sample's parts (engine/breakdown_record.h):
- * the clamping arithmetic, and delay accounting shared by two runs at once
- * (the second neither switches it off under the first nor leaves it on).
+ * the clamping arithmetic, samples pushed later and kept only aligned, a
+ * whole life read from exit records (root only), and delay accounting
+ * shared by two runs at once (the second neither switches it off under
+ * the first nor leaves it on).
  * The sharing test needs root and kernel.task_delayacct; without them it
  * prints "skip: ..." and passes, and it leaves the switch as it found it.
  */
 #include "unit.h"
 #include "engine/breakdown_record.h"
+#include "model/model.h"
 #include "proc/delayacct.h"
 #include "proc/journal.h"
 
@@ -17,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static void clamp(int64_t wall, const int64_t raw[UL_PART_COUNT], int64_t out[UL_PART_COUNT])
@@ -147,6 +152,95 @@ START_TEST(test_delayacct_shared)
 }
 END_TEST
 
+/* Samples pushed later: an unread one pushes nothing, and the cell's end
+ * keeps the parts only when each is as long as the series they split. */
+START_TEST(test_push_aligned)
+{
+	struct ul_cell cell = { 0 };
+	struct ul_breakdown_sample s = { .read = true, .wall_ns = 100 }, unread = { 0 };
+	const struct ul_series *w;
+
+	for (int p = 0; p < UL_PART_COUNT; p++)
+		s.have[p] = !ul_breakdown_parts[p].needs_delayacct;
+	s.part[UL_PART_ONCPU] = 60;
+	s.part[UL_PART_RUNQ] = 30;
+	s.part[UL_PART_OTHER] = 10;
+	ck_assert_int_eq(ul_breakdown_push(&cell, &s, true), 0);
+	ck_assert_int_eq(ul_breakdown_push(&cell, &unread, true), 0);
+	ck_assert_int_eq(ul_breakdown_push(&cell, &s, true), 0);
+	w = ul_cell_find_series(&cell, UL_BREAKDOWN_WALL_SERIES);
+	ck_assert(w && w->n == 2 && w->v[1] == 100);
+	ck_assert_int_eq(ul_cell_find_series(&cell, "why_oncpu_ns")->v[1], 60);
+	ck_assert_ptr_null(ul_cell_find_series(&cell, "why_blkio_ns")); /* not counted */
+	ul_breakdown_cell_end(NULL, &cell, 2);
+	ck_assert_ptr_nonnull(ul_cell_find_series(&cell, "why_runq_ns"));
+	ul_breakdown_cell_end(NULL, &cell, 3); /* a sample was not read */
+	ck_assert_ptr_null(ul_cell_find_series(&cell, "why_runq_ns"));
+	ck_assert_ptr_null(ul_cell_find_series(&cell, UL_BREAKDOWN_WALL_SERIES));
+	ul_cell_release(&cell);
+}
+END_TEST
+
+/* Burn `ns` of this process's CPU time. */
+static void burn(int64_t ns)
+{
+	struct timespec t;
+
+	do
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	while ((int64_t)t.tv_sec * 1000000000 + t.tv_nsec < ns);
+}
+
+/* A whole life: a child that only waits for the grandchild it forks,
+ * which burns 50 ms of CPU; the child's tree is read from the exit
+ * records, the grandchild's CPU counted, the parts within the wall time. */
+START_TEST(test_life_tree)
+{
+	struct ul_breakdown_rec *r;
+	struct ul_breakdown_sample s, again, alive;
+	struct timespec a, b;
+	int64_t wall, total = 0;
+	pid_t pid;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "skip: breakdown: taskstats' exit records need root\n");
+		return;
+	}
+	unsetenv("UL_BREAKDOWN");
+	r = ul_breakdown_open(NULL, NULL);
+	ck_assert_ptr_nonnull(r);
+	ul_breakdown_begin_life(r);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	pid = fork();
+	if (pid == 0) {
+		pid_t g = fork();
+
+		if (g == 0) {
+			burn(50 * 1000000);
+			_exit(0);
+		}
+		_exit(g > 0 && waitpid(g, NULL, 0) == g ? 0 : 1);
+	}
+	ck_assert_int_gt(pid, 0);
+	ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	wall = (int64_t)(b.tv_sec - a.tv_sec) * 1000000000 + (b.tv_nsec - a.tv_nsec);
+	ul_breakdown_end_life(r, pid, wall, &s);
+	ul_breakdown_end_life(r, pid, 0, &again);	  /* its life as the kernel timed it */
+	ul_breakdown_end_life(r, getpid(), wall, &alive); /* no exit record: not read */
+	ul_breakdown_close(r, NULL);
+	ck_assert_msg(s.read, "the child's tree was not read");
+	ck_assert_int_ge(s.part[UL_PART_ONCPU], 45 * 1000000); /* the grandchild's */
+	for (int p = 0; p < UL_PART_COUNT; p++) {
+		ck_assert_int_ge(s.part[p], 0);
+		total += s.part[p];
+	}
+	ck_assert_int_eq(total, wall);
+	ck_assert(again.read && again.wall_ns > 45 * 1000000 && again.wall_ns <= wall);
+	ck_assert(!alive.read);
+}
+END_TEST
+
 Suite *ul_test_suite_breakdown(void)
 {
 	Suite *s = suite_create("breakdown");
@@ -156,6 +250,8 @@ Suite *ul_test_suite_breakdown(void)
 	tcase_add_test(tc, test_clamp_overlap);
 	tcase_add_test(tc, test_clamp_edges);
 	tcase_add_test(tc, test_delayacct_shared);
+	tcase_add_test(tc, test_push_aligned);
+	tcase_add_test(tc, test_life_tree);
 	suite_add_tcase(s, tc);
 	return s;
 }

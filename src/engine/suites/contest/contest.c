@@ -228,6 +228,7 @@ struct contest_cell {
 	enum run_result rr;
 	struct ul_child job;
 	int64_t wall_ns;
+	struct ul_breakdown_sample why; /* the job tree's parts of wall_ns */
 };
 
 /* Before the load: the job's preparation (untimed), then the caches flushed. */
@@ -273,7 +274,7 @@ static int cell_measure(void *arg, struct ul_cell *cell, struct ul_running_load 
 	snprintf(log, sizeof(log), "%s/job.log", cc->dir);
 	cc->rr = ul_contest_run_command(ct, &ct->job, ct->job_dir, log, ct->o.job_timeout_ns,
 					ul_load_child(rl), cc->prog, cc->left, &cc->job,
-					&cc->wall_ns, &err);
+					&cc->wall_ns, &err, &cc->why);
 	if (cc->rr == RUN_LOAD_DIED) {
 		ul_engine_load_died(cell, "while the job ran", rl);
 		return UL_ENGINE_OK;
@@ -296,6 +297,7 @@ static int cell_stopped(void *arg, struct ul_cell *cell, int result)
 {
 	struct contest_cell *cc = arg;
 	struct contest *ct = cc->ct;
+	const struct ul_series *wall;
 	double total = 0;
 
 	if (cell->outcome == UL_CELL_LOAD_DIED) {
@@ -304,8 +306,11 @@ static int cell_stopped(void *arg, struct ul_cell *cell, int result)
 	}
 	ul_cell_metric(cell, "load_units_total", &total);
 	if (cell->outcome == UL_CELL_OK && cc->rr == RUN_EXITED &&
-	    store_results(ct, cell, &cc->job, cc->wall_ns, &cc->lu, (uint64_t)total))
+	    (store_results(ct, cell, &cc->job, cc->wall_ns, &cc->lu, (uint64_t)total) ||
+	     ul_breakdown_push(cell, &cc->why, false)))
 		result = ul_engine_oom();
+	wall = ul_cell_find_series(cell, "wall_ns");
+	ul_breakdown_cell_end(ct->why, cell, wall ? wall->n : 0);
 	if (ul_cell_set_metric(cell, "caches_dropped", cc->dropped ? 1.0 : 0.0) ||
 	    ul_cell_set_metric(cell, UL_CELL_ROUND, cc->round + 1) ||
 	    ul_cell_set_metric(cell, "lead_ns", (double)ct->o.lead_ns))
@@ -489,12 +494,16 @@ static int contest_run(struct ul_engine *eng, const struct ul_suite *suite)
 	if (ct->eng != eng)
 		UL_BUG("contest runs without its preflight");
 	ct->cells_total = n * (size_t)ct->runs;
+	/* Delay accounting on before the first job: it counts from then on. */
+	ct->why = ul_breakdown_open(eng->journal.fd >= 0 ? &eng->journal : NULL, eng->cfg->cpus);
 	/* Interleaved rounds (noload, process_load, ..., then again), so slow
 	 * drift (thermal, background jobs) does not land on one load. */
 	for (int r = 0; r < ct->runs && result == UL_ENGINE_OK; r++)
 		for (size_t i = 0; i < n && result == UL_ENGINE_OK; i++)
 			result = run_cell(ct, ul_load_find(tests[i]), r);
 	ul_engine_progress_done(eng);
+	ul_breakdown_close(ct->why, eng->journal.fd >= 0 ? &eng->journal : NULL);
+	ct->why = NULL;
 	release(ct);
 	return result;
 }

@@ -7,6 +7,7 @@
 #define UL_ENGINE_CONTEST_INT_H
 
 #include "core/compat.h"
+#include "engine/breakdown_record.h"
 #include "engine/engine.h"
 #include "engine/suites/contest/contest.h"
 #include "engine/suites/contest/srctree.h"
@@ -45,6 +46,7 @@ struct contest {
 	int jobs_run;	    /* jobs that ran to an exit, successful or not */
 	int64_t job_ns_sum; /* of successful jobs, for the time-left estimate */
 	int jobs_ok;
+	struct ul_breakdown_rec *why; /* the jobs' parts (NULL: none recorded) */
 };
 
 enum run_result {
@@ -72,13 +74,16 @@ bool ul_contest_flush_caches(struct contest *ct);
  * driver, probe/whole.c) and wait for it until `timeout_ns`, watching
  * `load_child` (may be NULL).  On return it is reaped (except
  * RUN_UNKILLABLE) and *result holds its rusage; *elapsed_ns is spawn to
- * reap.  `prog` (may be NULL) and `left` make the progress line.
+ * reap.  `prog` (may be NULL) and `left` make the progress line.  why
+ * (may be NULL: the preparation) gets the parts of the command's whole
+ * process tree when it ran to its exit (engine/breakdown_record.h).
  */
 enum run_result ul_contest_run_command(struct contest *ct, const struct command *cmd,
 				       const char *dir, const char *log, int64_t timeout_ns,
 				       struct ul_child *load_child, const char *prog,
 				       const char *left, struct ul_child *result,
-				       int64_t *elapsed_ns, int *spawn_err);
+				       int64_t *elapsed_ns, int *spawn_err,
+				       struct ul_breakdown_sample *why);
 /* The untimed preparation before a job; 0, or -1 after filling the cell's failure. */
 int ul_contest_run_prep(struct contest *ct, struct ul_cell *cell, const char *dir, int *result);
 /* The default job (make -jNCPU in the generated tree) or --job, resolved;

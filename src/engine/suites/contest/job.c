@@ -126,10 +126,12 @@ bool ul_contest_flush_caches(struct contest *ct)
 	return false;
 }
 
-/* The progress line of a running job, refreshed by the whole driver's tick. */
+/* The progress line of a running job, refreshed by the whole driver's
+ * tick, which also takes the exit records of the job's tree so far. */
 struct job_progress {
 	const struct ul_engine *eng;
 	const char *prog, *left;
+	struct ul_breakdown_rec *why; /* NULL: the parts are not recorded */
 };
 
 static void job_progress_tick(void *arg, int64_t ran_ns)
@@ -137,6 +139,7 @@ static void job_progress_tick(void *arg, int64_t ran_ns)
 	const struct job_progress *p = arg;
 	char ran[32];
 
+	ul_breakdown_poll(p->why);
 	ul_fmt_duration(ran, sizeof(ran), ran_ns / UL_NS_PER_SEC * UL_NS_PER_SEC);
 	ul_engine_progress(p->eng, "%s: job running %s%s", p->prog, ran, p->left);
 }
@@ -171,7 +174,8 @@ enum run_result ul_contest_run_command(struct contest *ct, const struct command 
 				       const char *dir, const char *log, int64_t timeout_ns,
 				       struct ul_child *load_child, const char *prog,
 				       const char *left, struct ul_child *result,
-				       int64_t *elapsed_ns, int *spawn_err)
+				       int64_t *elapsed_ns, int *spawn_err,
+				       struct ul_breakdown_sample *why)
 {
 	struct ul_engine *eng = ct->eng;
 	const struct ul_job_spec spec = {
@@ -181,7 +185,9 @@ enum run_result ul_contest_run_command(struct contest *ct, const struct command 
 	const struct ul_probe_ctx ctx = { .arg = &spec,
 					  .cgroup_procs = eng->have_cgroup ? eng->cgroup.procs
 									   : NULL };
-	const struct job_progress jp = { .eng = eng, .prog = prog, .left = left };
+	const struct job_progress jp = {
+		.eng = eng, .prog = prog, .left = left, .why = why ? ct->why : NULL
+	};
 	const struct ul_whole_watch watch = { .tick_ns = prog ? CONTEST_TICK_NS : 0,
 					      .tick = job_progress_tick,
 					      .arg = (void *)&jp,
@@ -197,14 +203,21 @@ enum run_result ul_contest_run_command(struct contest *ct, const struct command 
 	if (*spawn_err)
 		return RUN_SPAWN_FAILED;
 	ul_whole_set_watch(wr, &watch);
+	if (why) {
+		why->read = false;
+		ul_breakdown_begin_life(ct->why); /* the command's tree is forked from now */
+	}
 	mr = ul_whole_measure(&eng->sup, wr, deadline, spawn_err, &ex);
 	while (mr == UL_MEASURE_CHILD_EXITED && ex != load_child)
 		mr = ul_whole_wait(&eng->sup, wr, deadline, &ex); /* not ours: a monitor's */
 	if (mr == UL_MEASURE_CHILD_EXITED)
 		ul_whole_cancel(&eng->sup, wr);
 	rr = ul_whole_unkillable(wr) ? RUN_UNKILLABLE : run_result_of(mr);
-	if (rr == RUN_EXITED)
+	if (rr == RUN_EXITED) {
 		*result = *ul_whole_child(wr, elapsed_ns);
+		if (why)
+			ul_breakdown_end_life(ct->why, result->pid, *elapsed_ns, why);
+	}
 	ul_whole_stop(&eng->sup, wr);
 	return rr;
 }
@@ -221,7 +234,7 @@ int ul_contest_run_prep(struct contest *ct, struct ul_cell *cell, const char *di
 
 	snprintf(log, sizeof(log), "%s/prep.log", dir);
 	rr = ul_contest_run_command(ct, &ct->prep, ct->job_dir, log, CONTEST_PREP_TIMEOUT_NS, NULL,
-				    NULL, "", &c, &ns, &err);
+				    NULL, "", &c, &ns, &err, NULL);
 	if (rr == RUN_EXITED && WIFEXITED(c.wstatus) && WEXITSTATUS(c.wstatus) == 0)
 		return 0;
 	cell->outcome = rr == RUN_INTERRUPTED ? UL_CELL_INTERRUPTED : UL_CELL_PROBE_FAILED;

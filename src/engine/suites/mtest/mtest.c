@@ -12,6 +12,7 @@
 #include "core/log.h"
 #include "core/parse.h"
 #include "core/sysinfo.h"
+#include "engine/breakdown_record.h"
 #include "engine/deadline.h"
 #include "engine/engine.h"
 #include "engine/suites/mtest/mtest.h"
@@ -105,11 +106,12 @@ struct mtest_state {
 	struct ul_cell *cell; /* the round's */
 	struct ul_mtest_plan plan;
 	uint64_t chunk;
-	struct ul_probe_ctx ctx;     /* the mtest01 probe's; ctx.arg = &size */
-	struct ul_mtest01_size size; /* what every run allocates */
-	struct ul_whole_run *run;    /* the mtest01 probe, started */
-	void *probe;		     /* our own deadline probe when no --deadline monitor runs */
-	struct ul_engine_step step;  /* the round: its cell and progress */
+	struct ul_probe_ctx ctx;      /* the mtest01 probe's; ctx.arg = &size */
+	struct ul_mtest01_size size;  /* what every run allocates */
+	struct ul_whole_run *run;     /* the mtest01 probe, started */
+	void *probe;		      /* our own deadline probe when no --deadline monitor runs */
+	struct ul_engine_step step;   /* the round: its cell and progress */
+	struct ul_breakdown_rec *why; /* each run's parts (NULL: none recorded) */
 	int passes, alloc_failures, oom_kills, failures; /* of the round's run */
 };
 
@@ -255,14 +257,20 @@ static int one_run(struct mtest_state *st, int run_i)
 	struct ul_child *exited = NULL;
 	int64_t deadline = ul_now_ns() + eng->cfg->sample_timeout_ns;
 	enum ul_measure_result r;
+	struct ul_breakdown_sample why;
+	const struct ul_child *run;
+	int64_t elapsed = 0;
 	bool ended;
 	int err = 0, rc;
 
+	ul_breakdown_begin_life(st->why); /* the run is forked from now */
 	r = ul_whole_measure(&eng->sup, st->run, deadline, &err, &exited);
 	rc = wait_run(st, r, run_i, err, exited, deadline, &ended);
 	if (rc != UL_ENGINE_OK || !ended)
 		return rc;
-	if (ul_whole_result(st->run, st->cell))
+	run = ul_whole_child(st->run, &elapsed);
+	ul_breakdown_end_life(st->why, run ? run->pid : 0, elapsed, &why);
+	if (ul_whole_result(st->run, st->cell) || ul_breakdown_push(st->cell, &why, false))
 		return ul_engine_oom();
 	count_run(st);
 	return UL_ENGINE_OK;
@@ -404,6 +412,8 @@ static int run_round(struct mtest_state *st, const struct ul_suite *suite,
 		return result;
 	}
 	result = ul_engine_measure_cell(eng, st->cell, NULL, &w);
+	ul_breakdown_cell_end(st->why, st->cell,
+			      ul_cell_find_series(st->cell, probe->whole->series[0])->n);
 	b = ul_cell_find_series(st->cell, UL_MTEST_BYTES_SERIES);
 	for (size_t i = 0; b && i < b->n; i++)
 		st->cell->load_units += (uint64_t)b->v[i];
@@ -414,6 +424,13 @@ static int run_round(struct mtest_state *st, const struct ul_suite *suite,
 		ul_note("%s", st->cell->note);
 	committed = ul_engine_commit_cell(eng, st->cell);
 	return result == UL_ENGINE_OK ? committed : result;
+}
+
+/* The whole driver's tick while a run goes (its watch). */
+static void poll_parts(void *arg, int64_t ran_ns)
+{
+	(void)ran_ns;
+	ul_breakdown_poll(arg);
 }
 
 static int mtest_run(struct ul_engine *eng, const struct ul_suite *suite)
@@ -449,6 +466,12 @@ static int mtest_run(struct ul_engine *eng, const struct ul_suite *suite)
 			return rc == -EINTR ? UL_ENGINE_INTERRUPTED : UL_ENGINE_ERROR;
 		}
 	}
+	/* Delay accounting on before the first run: it counts from then on.
+	 * While a run goes, its exit records so far are taken every second. */
+	st.why = ul_breakdown_open(eng->journal.fd >= 0 ? &eng->journal : NULL, cfg->cpus);
+	ul_whole_set_watch(st.run, &(struct ul_whole_watch){ .tick_ns = st.why ? UL_NS_PER_SEC : 0,
+							     .tick = poll_parts,
+							     .arg = st.why });
 	/* One test: its rounds one after the other, each a replicate. */
 	st.step = (struct ul_engine_step){ .n = (size_t)rounds,
 					   .rounds = rounds,
@@ -460,6 +483,7 @@ static int mtest_run(struct ul_engine *eng, const struct ul_suite *suite)
 	if (st.probe)
 		ul_monitor_deadline.stop(eng, st.probe);
 	ul_whole_stop(&eng->sup, st.run);
+	ul_breakdown_close(st.why, eng->journal.fd >= 0 ? &eng->journal : NULL);
 	return result;
 }
 
