@@ -19,7 +19,10 @@
  *   fsop_<Op>_{count,sum_ns,max_ns,p50_ns,p99_ns,mismatches}
  *                                     per operation kind in the trace
  * and one per client: fsbench_client_ops, fsbench_client_finish_ns (when
- * that client ended, since go: the seed's "termination pattern").
+ * that client ended, since go: the seed's "termination pattern").  The
+ * suite adds, per client when it can read them, why_wall_ns (the client's
+ * life, fork to exit, as the kernel timed it) and the parts it splits
+ * into (why_*_ns, engine/breakdown_record.h).
  */
 #ifndef UL_PROBE_FSBENCH_H
 #define UL_PROBE_FSBENCH_H

@@ -50,6 +50,8 @@
 #include "core/opt.h"
 #include "model/model.h"
 
+#include <sys/types.h>
+
 struct ul_micro_env;
 struct ul_micro_out;
 struct ul_whole_ops;
@@ -306,6 +308,10 @@ int ul_whole_result(struct ul_whole_run *wr, struct ul_cell *cell);
 /* The ended run's record (wait status, rusage) and *elapsed_ns, spawn to
  * reap; NULL while none has ended by itself, and for the group form. */
 const struct ul_child *ul_whole_child(const struct ul_whole_run *wr, int64_t *elapsed_ns);
+/* The group form's ended run: its children's pids in order (child i at
+ * [i], up to room), how many; 0 while none has ended well, and for a
+ * single run.  They are reaped: for their exit records (taskstats). */
+size_t ul_whole_children(const struct ul_whole_run *wr, pid_t *pids, size_t room);
 /* Why the group form's last run failed or was interrupted ("client 2:
  * the scratch file system is full ..."); "" when it went well, and for a
  * single run. */
@@ -320,7 +326,7 @@ struct ul_whole_watch {
 	void *arg;
 	/* Every stop of a run (deadline, interrupt, ul_whole_cancel): SIGTERM
 	 * to its process group, up to grace_ns to exit, then SIGKILL.  The
-	 * group form takes only this grace (no tick). */
+	 * group form ticks too (ran_ns: since its first spawn). */
 	int64_t grace_ns;
 };
 void ul_whole_set_watch(struct ul_whole_run *wr, const struct ul_whole_watch *w);

@@ -50,6 +50,7 @@ struct ul_whole_group {
 	bool ready_eof; /* the ready pipe gave EOF: no longer polled */
 	enum step step;
 	ul_nsec until;		 /* the current step's end */
+	ul_nsec spawned;	 /* just before the first spawn */
 	ul_nsec go, start, stop; /* released, window opened, window closed */
 	char note[200];		 /* why the last run failed; "" if it did not */
 	bool unkillable;
@@ -190,7 +191,8 @@ enum ul_measure_result ul_whole_group_measure(struct ul_sup *sup, struct ul_whol
 		return UL_MEASURE_FAILED;
 	}
 	g->step = READY;
-	g->until = ul_now_ns() + g->plan.ready_ns;
+	g->spawned = ul_now_ns();
+	g->until = g->spawned + g->plan.ready_ns;
 	if (!spawn_all(sup, g)) {
 		*err = 0;
 		end_run(sup, g, IDLE);
@@ -285,6 +287,20 @@ static void read_ready(struct ul_whole_group *g)
 		release(g);
 }
 
+/* When the wait must wake next: the step's end, or the watch's next tick
+ * before it (the tick called now). */
+static ul_nsec next_wake(const struct ul_whole_group *g)
+{
+	const struct ul_whole_watch *w = g->watch;
+	ul_nsec now;
+
+	if (w->tick_ns <= 0 || !w->tick)
+		return g->until;
+	now = ul_now_ns();
+	w->tick(w->arg, now - g->spawned);
+	return now + w->tick_ns < g->until ? now + w->tick_ns : g->until;
+}
+
 /*
  * Wait until the run ends, fails, or another child exits.  UL_MEASURE_OK
  * with g->step DONE; UL_MEASURE_CHILD_EXITED with the run going on;
@@ -309,7 +325,7 @@ enum ul_measure_result ul_whole_group_wait(struct ul_sup *sup, struct ul_whole_g
 				break;
 			continue;
 		}
-		w = ul_sup_wait(sup, polling ? g->barrier.ready[0] : -1, g->until, &ex);
+		w = ul_sup_wait(sup, polling ? g->barrier.ready[0] : -1, next_wake(g), &ex);
 		if (w == UL_WAIT_READY && polling) {
 			read_ready(g);
 		} else if (w == UL_WAIT_INTERRUPTED) {
@@ -340,6 +356,17 @@ int ul_whole_group_result(struct ul_whole_group *g, struct ul_cell *cell)
 	if (g->step != DONE)
 		return -EINVAL;
 	return g->ops->result(g->ctx, g->state, g->stop - g->start, cell);
+}
+
+size_t ul_whole_group_children(const struct ul_whole_group *g, pid_t *pids, size_t room)
+{
+	size_t n = 0;
+
+	if (g->step != DONE)
+		return 0;
+	for (int i = 0; i < g->n_spawned && n < room; i++)
+		pids[n++] = g->kids[i].pid;
+	return n;
 }
 
 const char *ul_whole_group_note(const struct ul_whole_group *g)

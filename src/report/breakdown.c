@@ -25,9 +25,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+const struct ul_series *ul_breakdown_wall(const struct ul_cell *c)
+{
+	const struct ul_series *w = ul_cell_find_series(c, UL_BREAKDOWN_WALL_SERIES);
+
+	return w ? w : ul_report_primary(c);
+}
+
 const struct ul_series *ul_breakdown_series(const struct ul_cell *c, enum ul_breakdown_part p)
 {
-	const struct ul_series *samples = ul_report_primary(c);
+	const struct ul_series *samples = ul_breakdown_wall(c);
 	const struct ul_series *s = ul_cell_find_series(c, ul_breakdown_parts[p].series);
 
 	return samples && s && s != samples && s->n == samples->n ? s : NULL;
@@ -35,7 +42,7 @@ const struct ul_series *ul_breakdown_series(const struct ul_cell *c, enum ul_bre
 
 bool ul_breakdown_has(const struct ul_cell *c)
 {
-	const struct ul_series *samples = ul_report_primary(c);
+	const struct ul_series *samples = ul_breakdown_wall(c);
 
 	if (!samples || !samples->n)
 		return false;
@@ -62,8 +69,8 @@ int ul_breakdown_medians(const struct ul_cell *c, struct ul_breakdown_medians *m
 
 	if (!ul_breakdown_has(c))
 		return 1;
-	m->n = c->series[0].n;
-	err = median_of(&c->series[0], &m->delay);
+	m->n = ul_breakdown_wall(c)->n;
+	err = median_of(ul_breakdown_wall(c), &m->delay);
 	for (int p = 0; p < UL_PART_COUNT && !err; p++) {
 		const struct ul_series *s = ul_breakdown_series(c, (enum ul_breakdown_part)p);
 
@@ -104,7 +111,7 @@ static void bd_titles(struct ul_table *t)
 static void bd_row(struct ul_table *t, const struct ul_cell *c,
 		   const struct ul_breakdown_medians *m)
 {
-	const char *unit = ul_series_unit(c->series[0].name);
+	const char *unit = ul_series_unit(ul_breakdown_wall(c)->name);
 	size_t row = ul_table_add_row(t, ' ');
 	char buf[32];
 

@@ -4,9 +4,12 @@
  * part of it (model/breakdown.h), for `show --format breakdown`, the text
  * format's block, show's JSON and the HTML report.
  *
- * A cell has a breakdown when its sample series (series[0]) has samples
- * and every always-present part (needs_delayacct 0) has a series of the
- * same length; a cell without one shows nothing and is no error.  A part
+ * A cell has a breakdown when its wall series (ul_breakdown_wall: the
+ * sample series, series[0], unless it has UL_BREAKDOWN_WALL_SERIES, as
+ * fsbench's clients and deadline's cells do) has samples and every
+ * always-present part (needs_delayacct 0) has a series of the same
+ * length; a cell without one shows nothing and is no error.  "delay" below
+ * is that wall series.  A part
  * that only delay accounting counts is "not counted" when its series is
  * absent (or not as long as the samples'): shown "n/c" and JSON null,
  * never 0.  A test's replicates (--runs) are pooled
@@ -27,10 +30,13 @@
 
 struct ul_breakdown_medians {
 	size_t n;		     /* samples */
-	double delay;		     /* median of the sample series, its unit (ns) */
+	double delay;		     /* median of the wall series, its unit (ns) */
 	bool counted[UL_PART_COUNT]; /* false: delay accounting was off */
 	double part[UL_PART_COUNT];  /* median of each counted part; NaN if not */
 };
+
+/* The series the parts of c split (the contract above), or NULL. */
+const struct ul_series *ul_breakdown_wall(const struct ul_cell *c);
 
 /* The series of part p in cell c when it is aligned with the samples, else NULL. */
 const struct ul_series *ul_breakdown_series(const struct ul_cell *c, enum ul_breakdown_part p);

@@ -44,7 +44,7 @@ static json_t *bj_row(const struct ul_cell *c, const struct ul_breakdown_medians
 	ul_json_put(o, "suite", UL_JSON_STR(c->suite), bad);
 	ul_json_put(o, "probe", UL_JSON_STR(c->probe), bad);
 	ul_json_put(o, "load", UL_JSON_STR(c->load), bad);
-	ul_json_put(o, "series", UL_JSON_STR(c->series[0].name), bad);
+	ul_json_put(o, "series", UL_JSON_STR(ul_breakdown_wall(c)->name), bad);
 	ul_json_put(o, "n", ul_json_u64(m->n, st), bad);
 	ul_json_put(o, "median", ul_json_real(m->delay, st), bad);
 	ul_json_put(o, "parts", bj_parts(m, st, bad), bad);

@@ -8,10 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Is `series` cell c's sample series, with every always-present part aligned with it? */
+/* Is `series` cell c's sample series, with every always-present part
+ * aligned with it?  Parts that split another wall time (fsbench's
+ * clients, deadline's cells: UL_BREAKDOWN_WALL_SERIES) explain no metric. */
 static bool cell_broken_down(const struct ul_cell *c, const char *series)
 {
-	if (!c->n_series || strcmp(c->series[0].name, series) || !c->series[0].n)
+	if (!c->n_series || strcmp(c->series[0].name, series) || !c->series[0].n ||
+	    ul_cell_find_series(c, UL_BREAKDOWN_WALL_SERIES))
 		return false;
 	for (int p = 0; p < UL_PART_COUNT; p++) {
 		const struct ul_series *s = ul_cell_find_series(c, ul_breakdown_parts[p].series);

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Why was it slow, beyond resp: contest splits each job over its whole
-# process tree, mtest each mtest01 run.  In every suite the why_* series
-# are there, aligned index for index with the wall time they split
-# (contest: wall_ns, mtest: mtest_elapsed_ns), never negative, and never
-# add up to more than it; the job's on-CPU part counts the CPU its forked
+# process tree, mtest each mtest01 run, fsbench each client's life and
+# deadline each cell's window of its periodic task.  In every suite the
+# why_* series are there, aligned index for index with the wall time they
+# split (contest: wall_ns, mtest: mtest_elapsed_ns, fsbench and deadline:
+# why_wall_ns, one per client / per cell), never negative, and never add
+# up to more than it; the job's on-CPU part counts the CPU its forked
 # children burnt; show --format breakdown (and show's JSON) prints every
-# suite's tests.
+# suite's tests, fsbench's and deadline's over why_wall_ns.
 . "$(dirname "$0")/lib.bash"
 
 if [ "$(id -u)" != 0 ] || [ ! -w /proc/sys/kernel/task_delayacct ]; then
@@ -35,6 +37,9 @@ suite() {
 suite contest contest --job "$JOB" --tests noload --runs 2 --quick --no-drop-caches \
 	--lead-time 100ms
 suite mtest mtest --runs 2 --mtest-target 4M --deadline none --monitor-interval 0
+suite fsbench fsbench --clients 2 --runs 2 --duration 1s --warmup 0 --loadfile builtin \
+	--monitor-interval 0
+suite deadline deadline --tests noload,cpuload --interval 100ms --min-points 3
 
 # Each check as "STATUS DESCRIPTION" (0 passes), turned into TAP below.
 python3 - "$TMP" >"$TMP/checks" <<'PY'
@@ -46,7 +51,8 @@ ALWAYS = ["why_oncpu_ns", "why_runq_ns", "why_other_ns"]
 PARTS = ["why_oncpu_ns", "why_runq_ns", "why_blkio_ns", "why_swapin_ns", "why_reclaim_ns",
          "why_thrash_ns", "why_compact_ns", "why_other_ns"]
 # suite: (the wall series, the series the parts align with index for index)
-WALL = {"contest": ("wall_ns", "wall_ns"), "mtest": ("mtest_elapsed_ns", "mtest_elapsed_ns")}
+WALL = {"contest": ("wall_ns", "wall_ns"), "mtest": ("mtest_elapsed_ns", "mtest_elapsed_ns"),
+        "fsbench": ("why_wall_ns", "fsbench_client_ops"), "deadline": ("why_wall_ns", None)}
 for suite, (wall_name, samples_name) in WALL.items():
     doc = json.load(open(f"{tmp}/{suite}.json"))
     cells = [c for c in doc["cells"] if c["suite"] == suite]
@@ -90,6 +96,10 @@ like "$(cat "$TMP/contest.bd")" "^suite contest, probe job: median delay" "conte
 like "$(cat "$TMP/contest.bd")" "^  noload +[0-9.]+ [mµn]?s += " "contest: the job's row"
 like "$(cat "$TMP/mtest.bd")" "^suite mtest, probe mtest01: median delay" "mtest: its block"
 like "$(cat "$TMP/mtest.bd")" "^  mtest01 +[0-9.]+ [mµn]?s += " "mtest: the run's row"
+like "$(cat "$TMP/fsbench.bd")" "^suite fsbench, probe fsbench: median delay" "fsbench: its block"
+like "$(cat "$TMP/fsbench.bd")" "^  noload +[0-9.]+ [mµn]?s += " "fsbench: the clients' row, in time"
+like "$(cat "$TMP/deadline.bd")" "^suite deadline, probe deadline: median delay" "deadline: its block"
+like "$(cat "$TMP/deadline.bd")" "^  cpuload +[0-9.]+ [mµn]?s += " "deadline: a test's row"
 is "$(find "$UL_JOURNAL_DIR" -type f | wc -l)" 0 "no journal is left"
 is "$(scratch_left)$(ul_procs)" 00 "no scratch directory and no process left"
 done_testing

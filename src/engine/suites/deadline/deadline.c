@@ -8,6 +8,7 @@
 #include "core/compat.h"
 #include "core/log.h"
 #include "core/parse.h"
+#include "engine/breakdown_record.h"
 #include "engine/deadline.h"
 #include "engine/engine.h"
 #include "load/load.h"
@@ -35,6 +36,12 @@ struct dl_suite {
 	struct ul_engine *eng;
 	void *probe;		    /* the deadline monitor's state, NULL until (re)started */
 	struct ul_engine_step step; /* the cell being measured, for progress */
+	/* The probe's parts per cell, not per period: a period's would have
+	 * to be read by the probe itself between its wake-ups (taskstats
+	 * needs a netlink query, schedstat has no delays), which is the very
+	 * path it measures; the supervisor cannot tell periods apart. */
+	struct ul_breakdown_rec *why; /* NULL: none recorded */
+	ul_nsec why_t0;		      /* when the cell's window opened */
 };
 
 static int64_t test_duration(const struct ul_engine_config *cfg)
@@ -114,6 +121,8 @@ static void probe_begin(void *arg, struct ul_cell *cell)
 	struct dl_suite *st = arg;
 
 	ul_monitor_deadline.cell_begin(st->eng, st->probe, cell);
+	ul_breakdown_begin_alone(st->why, ul_engine_deadline_child(st->probe)->pid);
+	st->why_t0 = ul_now_ns();
 }
 
 /* The probe's series first: it is this suite's primary one. */
@@ -123,6 +132,8 @@ static int probe_end(void *arg, struct ul_cell *cell, int result)
 
 	if (ul_monitor_deadline.cell_end(st->eng, st->probe, cell))
 		ul_warning("cannot record the deadline probe of cell '%s'", cell->load);
+	if (ul_breakdown_end_wall(st->why, cell, (int64_t)(ul_now_ns() - st->why_t0)))
+		return ul_engine_oom();
 	return result;
 }
 
@@ -147,6 +158,7 @@ static int run_test(void *arg, const struct ul_load *load, const struct ul_engin
 	if (!cell)
 		return UL_ENGINE_ERROR;
 	result = ul_engine_measure_cell(eng, cell, load, &w);
+	ul_breakdown_cell_end(st->why, cell, 1); /* one window, in why_wall_ns */
 	/* A dead probe is replaced for the next test. */
 	if (st->probe && ul_engine_deadline_child(st->probe)->reaped)
 		stop_probe(st);
@@ -156,9 +168,13 @@ static int run_test(void *arg, const struct ul_load *load, const struct ul_engin
 static int deadline_run(struct ul_engine *eng, const struct ul_suite *suite)
 {
 	struct dl_suite st = { .eng = eng };
-	int result = ul_engine_each_test(eng, suite, run_test, &st);
+	int result;
 
+	/* Delay accounting on before the probe starts: it counts from then on. */
+	st.why = ul_breakdown_open(eng->journal.fd >= 0 ? &eng->journal : NULL, eng->cfg->cpus);
+	result = ul_engine_each_test(eng, suite, run_test, &st);
 	stop_probe(&st);
+	ul_breakdown_close(st.why, eng->journal.fd >= 0 ? &eng->journal : NULL);
 	return result;
 }
 

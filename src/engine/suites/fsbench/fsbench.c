@@ -12,6 +12,7 @@
 #include "core/compat.h"
 #include "core/log.h"
 #include "core/parse.h"
+#include "engine/breakdown_record.h"
 #include "engine/engine.h"
 #include "engine/suites/fsbench/fsbench.h"
 #include "dbench/loadfile.h"
@@ -130,6 +131,7 @@ struct fsb_suite {
 	struct ul_child *load_child; /* the cell's load: its death ends the cell */
 	struct ul_engine_step step;  /* the cell being measured */
 	bool builtin;
+	struct ul_breakdown_rec *why; /* each client's parts (NULL: none recorded) */
 };
 
 static int load_trace(struct fsb_suite *st)
@@ -174,15 +176,28 @@ static int prepare_cell(struct fsb_suite *st, struct ul_cell *cell)
 	return rc ? -ENOMEM : 0;
 }
 
+/* The group driver's tick while a round goes (its watch). */
+static void poll_parts(void *arg, int64_t ran_ns)
+{
+	(void)ran_ns;
+	ul_breakdown_poll(arg);
+}
+
 /* One round: the probe's run, with the cell's load watched. */
 static enum ul_measure_result measure_round(struct fsb_suite *st, struct ul_cell *cell, int *err)
 {
 	struct ul_engine *eng = st->eng;
-	const struct ul_whole_watch watch = { .grace_ns = ul_engine_stop_grace(eng) };
+	/* Every second the clients' exit records so far are taken (a round
+	 * outlasts what the listener's socket holds). */
+	const struct ul_whole_watch watch = { .tick_ns = st->why ? UL_NS_PER_SEC : 0,
+					      .tick = poll_parts,
+					      .arg = st->why,
+					      .grace_ns = ul_engine_stop_grace(eng) };
 	struct ul_child *ex = NULL;
 	enum ul_measure_result r;
 
 	ul_whole_set_watch(st->probe, &watch);
+	ul_breakdown_begin_life(st->why); /* the clients are forked from now */
 	r = ul_whole_measure(&eng->sup, st->probe, 0, err, &ex);
 	while (r == UL_MEASURE_CHILD_EXITED && ex != st->load_child)
 		r = ul_whole_wait(&eng->sup, st->probe, 0, &ex); /* a monitor's: its owner's */
@@ -196,6 +211,24 @@ static enum ul_measure_result measure_round(struct fsb_suite *st, struct ul_cell
 			 st->step.round + 1, how);
 	}
 	return r;
+}
+
+/* Each client's life split into its parts, aligned with the per-client
+ * series (fsbench_client_ops), its wall time in why_wall_ns.  0 or
+ * -ENOMEM. */
+static int push_parts(struct fsb_suite *st, struct ul_cell *cell)
+{
+	pid_t pids[UL_FSB_MAX_CLIENTS];
+	size_t n = st->why ? ul_whole_children(st->probe, pids, UL_ARRAY_SIZE(pids)) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct ul_breakdown_sample s;
+
+		ul_breakdown_end_life(st->why, pids[i], 0, &s);
+		if (ul_breakdown_push(cell, &s, true))
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 /* The round of a cell (its window's measure) while rl runs; sets the
@@ -213,7 +246,8 @@ static int one_round(void *arg, struct ul_cell *cell, struct ul_running_load *rl
 	st->load_child = NULL;
 	switch (r) {
 	case UL_MEASURE_OK:
-		return ul_whole_result(st->probe, cell) ? ul_engine_oom() : UL_ENGINE_OK;
+		return ul_whole_result(st->probe, cell) || push_parts(st, cell) ? ul_engine_oom()
+										: UL_ENGINE_OK;
 	case UL_MEASURE_CHILD_EXITED: /* the load died */
 		return UL_ENGINE_OK;
 	case UL_MEASURE_INTERRUPTED:
@@ -239,6 +273,7 @@ static int run_cell(struct fsb_suite *st, const struct ul_load *load)
 	struct ul_engine *eng = st->eng;
 	const struct ul_engine_window w = { .measure = one_round, .arg = st };
 	char what[UL_NAME_LEN + 16], when[32], how[64];
+	const struct ul_series *clients;
 	struct ul_cell *cell;
 	int result;
 
@@ -255,6 +290,8 @@ static int run_cell(struct fsb_suite *st, const struct ul_load *load)
 		return ul_engine_oom();
 	}
 	result = ul_engine_measure_cell(eng, cell, load, &w);
+	clients = ul_cell_find_series(cell, "fsbench_client_ops");
+	ul_breakdown_cell_end(st->why, cell, clients ? clients->n : 0);
 	ul_engine_progress_done(eng);
 	snprintf(what, sizeof(what), "fsbench under %.*s", UL_NAME_LEN - 1, cell->load);
 	return ul_engine_end_cell(eng, cell, result, what);
@@ -358,6 +395,10 @@ static int fsbench_run(struct ul_engine *eng, const struct ul_suite *suite)
 		plan(&st);
 		result = start_probe(&st, suite);
 	}
+	/* Delay accounting on before the first client: it counts from then on. */
+	if (result == UL_ENGINE_OK)
+		st.why = ul_breakdown_open(eng->journal.fd >= 0 ? &eng->journal : NULL,
+					   eng->cfg->cpus);
 	/* Interleaved rounds (--runs): every load of round 1, then of round 2. */
 	st.step.rounds = ul_engine_rounds(eng->cfg);
 	st.step.n = n_under * (size_t)st.step.rounds;
@@ -372,6 +413,7 @@ static int fsbench_run(struct ul_engine *eng, const struct ul_suite *suite)
 		result = run_cell(&st, load);
 	}
 	ul_whole_stop(&eng->sup, st.probe);
+	ul_breakdown_close(st.why, eng->journal.fd >= 0 ? &eng->journal : NULL);
 	if (st.spec.root_fd >= 0)
 		close(st.spec.root_fd);
 	ul_fsb_trace_free(&st.trace);
