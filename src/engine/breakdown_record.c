@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The recorder of a sample's parts (contract: breakdown_record.h). */
 #include "core/compat.h"
+#include "core/clock.h"
 #include "core/log.h"
 #include "engine/breakdown_record.h"
 #include "model/model.h"
 #include "proc/delayacct.h"
 #include "proc/schedstat.h"
+#include "proc/supervise.h"
 #include "proc/taskstats.h"
 
 #include <errno.h>
@@ -394,36 +396,54 @@ void ul_breakdown_poll(struct ul_breakdown_rec *r)
 		drain(r);
 }
 
-void ul_breakdown_end_life(struct ul_breakdown_rec *r, pid_t root, int64_t wall_ns,
+/* The CPU the reaped root and the descendants it reaped burnt (its
+ * wait4() rusage, which the kernel takes at each one's full exit), 0 when
+ * it was not reaped here. */
+static uint64_t reaped_cpu_ns(const struct ul_child *root)
+{
+	if (!root->reaped)
+		return 0;
+	return (uint64_t)(ul_tv_to_ns(&root->ru.ru_utime) + ul_tv_to_ns(&root->ru.ru_stime));
+}
+
+void ul_breakdown_end_life(struct ul_breakdown_rec *r, const struct ul_child *root, int64_t wall_ns,
 			   struct ul_breakdown_sample *out)
 {
 	struct counted c = { 0 };
 	bool found = false;
+	uint64_t ru_cpu;
 
 	memset(out, 0, sizeof(*out));
-	if (!r || !r->lis || root <= 0)
+	if (!r || !r->lis || !root || root->pid <= 0)
 		return; /* no exit records: a life cannot be read */
 	drain(r);
 	if (r->lost)
 		return;
 	/* The root and its threads (its thread group), then its descendants. */
-	r->root = root;
+	r->root = root->pid;
 	for (size_t i = 0; i < r->n_recs; i++) {
 		struct exit_rec *e = &r->recs[i];
 
-		e->in_tree = e->pid == root || e->tgid == root;
+		e->in_tree = e->pid == root->pid || e->tgid == root->pid;
 		if (!e->in_tree)
 			continue;
 		add_counted(&c, &e->c);
-		if (e->pid == root) {
+		if (e->pid == root->pid) {
 			found = true;
 			if (wall_ns <= 0)
 				wall_ns = (int64_t)e->elapsed_us * 1000;
 		}
 	}
 	/* Without its exit record its tree cannot be told. */
-	if (found && add_descendants(r, &c))
-		to_sample(r, &c, wall_ns, out);
+	if (!found || !add_descendants(r, &c))
+		return;
+	/* Each record lacks its task's last stretch on a CPU (the header);
+	 * the rusage lacks only descendants reaped elsewhere (orphans), which
+	 * the records may hold: each undercounts, so the larger is nearer. */
+	ru_cpu = reaped_cpu_ns(root);
+	if (ru_cpu > c.cpu_ns)
+		c.cpu_ns = ru_cpu;
+	to_sample(r, &c, wall_ns, out);
 }
 
 void ul_breakdown_cell_end(struct ul_breakdown_rec *r, struct ul_cell *cell, size_t samples)

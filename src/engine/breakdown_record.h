@@ -36,7 +36,13 @@
  *    of the root, its threads and every descendant that exited; a long
  *    life calls ul_breakdown_poll now and then, as the listener's socket
  *    holds a few hundred records.  Such a sample needs the listener:
- *    without it (schedstat, no CAP_NET_ADMIN) it is not read.
+ *    without it (schedstat, no CAP_NET_ADMIN) it is not read.  Its
+ *    on-CPU part is at least the root's wait4() rusage (user + system:
+ *    its own and its reaped descendants' CPU): an exit record's on-CPU
+ *    time lacks the task's last stretch, as the kernel reads the
+ *    scheduler's sum, brought up to date only at a tick or a switch, and
+ *    the exit's own teardown comes after the record, so a task that
+ *    lived less than a tick can read 0.
  * When the parts explain another wall time than the cell's sample
  * series (a whole client's life, a cell's window), that wall time is
  * written too, as UL_BREAKDOWN_WALL_SERIES (model/breakdown.h), and the
@@ -52,6 +58,7 @@
 #include <sys/types.h>
 
 struct ul_cell;
+struct ul_child;
 struct ul_journal;
 
 /*
@@ -112,11 +119,12 @@ struct ul_breakdown_sample {
 void ul_breakdown_begin_life(struct ul_breakdown_rec *r);
 /* Take the exit records pending now (during a long life). */
 void ul_breakdown_poll(struct ul_breakdown_rec *r);
-/* `root`, forked since ul_breakdown_begin_life, has been reaped: its
- * tree's parts of wall_ns into *out (wall_ns <= 0: the root's life, fork
- * to exit, as its exit record times it).  Several roots of one
- * begin_life may be ended in turn.  r NULL: out->read false. */
-void ul_breakdown_end_life(struct ul_breakdown_rec *r, pid_t root, int64_t wall_ns,
+/* `root`, forked since ul_breakdown_begin_life, has been reaped (its pid
+ * and, when root->reaped, its rusage): its tree's parts of wall_ns into
+ * *out (wall_ns <= 0: the root's life, fork to exit, as its exit record
+ * times it).  Several roots of one begin_life may be ended in turn.  r
+ * or root NULL: out->read false. */
+void ul_breakdown_end_life(struct ul_breakdown_rec *r, const struct ul_child *root, int64_t wall_ns,
 			   struct ul_breakdown_sample *out);
 /* Push a sample's parts onto cell's why_* series (with_wall: its wall
  * time onto UL_BREAKDOWN_WALL_SERIES too); nothing when it was not read.

@@ -308,10 +308,11 @@ int ul_whole_result(struct ul_whole_run *wr, struct ul_cell *cell);
 /* The ended run's record (wait status, rusage) and *elapsed_ns, spawn to
  * reap; NULL while none has ended by itself, and for the group form. */
 const struct ul_child *ul_whole_child(const struct ul_whole_run *wr, int64_t *elapsed_ns);
-/* The group form's ended run: its children's pids in order (child i at
- * [i], up to room), how many; 0 while none has ended well, and for a
- * single run.  They are reaped: for their exit records (taskstats). */
-size_t ul_whole_children(const struct ul_whole_run *wr, pid_t *pids, size_t room);
+/* The group form's ended run: its children's records in order (child i
+ * at [i], up to room: pid, wait status, rusage), how many; 0 while none
+ * has ended well, and for a single run.  They are reaped: for their exit
+ * records (taskstats).  The records live until the next run starts. */
+size_t ul_whole_children(const struct ul_whole_run *wr, const struct ul_child **kids, size_t room);
 /* Why the group form's last run failed or was interrupted ("client 2:
  * the scratch file system is full ..."); "" when it went well, and for a
  * single run. */

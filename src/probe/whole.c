@@ -116,9 +116,9 @@ const struct ul_child *ul_whole_child(const struct ul_whole_run *wr, int64_t *el
 	return wr->child;
 }
 
-size_t ul_whole_children(const struct ul_whole_run *wr, pid_t *pids, size_t room)
+size_t ul_whole_children(const struct ul_whole_run *wr, const struct ul_child **kids, size_t room)
 {
-	return wr->group ? ul_whole_group_children(wr->group, pids, room) : 0;
+	return wr->group ? ul_whole_group_children(wr->group, kids, room) : 0;
 }
 
 /* When the wait must wake next: the deadline, or the next tick before it. */

@@ -358,14 +358,15 @@ int ul_whole_group_result(struct ul_whole_group *g, struct ul_cell *cell)
 	return g->ops->result(g->ctx, g->state, g->stop - g->start, cell);
 }
 
-size_t ul_whole_group_children(const struct ul_whole_group *g, pid_t *pids, size_t room)
+size_t ul_whole_group_children(const struct ul_whole_group *g, const struct ul_child **kids,
+			       size_t room)
 {
 	size_t n = 0;
 
 	if (g->step != DONE)
 		return 0;
 	for (int i = 0; i < g->n_spawned && n < room; i++)
-		pids[n++] = g->kids[i].pid;
+		kids[n++] = &g->kids[i];
 	return n;
 }
 

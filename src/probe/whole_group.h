@@ -28,7 +28,8 @@ enum ul_measure_result ul_whole_group_wait(struct ul_sup *sup, struct ul_whole_g
 int ul_whole_group_cancel(struct ul_sup *sup, struct ul_whole_group *g);
 int ul_whole_group_result(struct ul_whole_group *g, struct ul_cell *cell);
 const char *ul_whole_group_note(const struct ul_whole_group *g);
-size_t ul_whole_group_children(const struct ul_whole_group *g, pid_t *pids, size_t room);
+size_t ul_whole_group_children(const struct ul_whole_group *g, const struct ul_child **kids,
+			       size_t room);
 bool ul_whole_group_unkillable(const struct ul_whole_group *g);
 /* Stops a run still going, then frees g. */
 void ul_whole_group_free(struct ul_sup *sup, struct ul_whole_group *g);

@@ -2,7 +2,8 @@
 /*
  * Unit tests for the recorder of a sample's parts (engine/breakdown_record.h):
  * the clamping arithmetic, samples pushed later and kept only aligned, a
- * whole life read from exit records (root only), and delay accounting
+ * whole life read from exit records (root only), its on-CPU part at least
+ * its root's rusage (short lives' records fall short), and delay accounting
  * shared by two runs at once (the second neither switches it off under
  * the first nor leaves it on).
  * The sharing test needs root and kernel.task_delayacct; without them it
@@ -13,12 +14,14 @@
 #include "model/model.h"
 #include "proc/delayacct.h"
 #include "proc/journal.h"
+#include "proc/supervise.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -199,6 +202,7 @@ START_TEST(test_life_tree)
 	struct ul_breakdown_rec *r;
 	struct ul_breakdown_sample s, again, alive;
 	struct timespec a, b;
+	struct ul_child child = { 0 }, self = { .pid = getpid() };
 	int64_t wall, total = 0;
 	pid_t pid;
 
@@ -222,12 +226,13 @@ START_TEST(test_life_tree)
 		_exit(g > 0 && waitpid(g, NULL, 0) == g ? 0 : 1);
 	}
 	ck_assert_int_gt(pid, 0);
+	child.pid = pid; /* read without its rusage: from the exit records */
 	ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	wall = (int64_t)(b.tv_sec - a.tv_sec) * 1000000000 + (b.tv_nsec - a.tv_nsec);
-	ul_breakdown_end_life(r, pid, wall, &s);
-	ul_breakdown_end_life(r, pid, 0, &again);	  /* its life as the kernel timed it */
-	ul_breakdown_end_life(r, getpid(), wall, &alive); /* no exit record: not read */
+	ul_breakdown_end_life(r, &child, wall, &s);
+	ul_breakdown_end_life(r, &child, 0, &again);   /* its life as the kernel timed it */
+	ul_breakdown_end_life(r, &self, wall, &alive); /* no exit record: not read */
 	ul_breakdown_close(r, NULL);
 	ck_assert_msg(s.read, "the child's tree was not read");
 	ck_assert_int_ge(s.part[UL_PART_ONCPU], 45 * 1000000); /* the grandchild's */
@@ -238,6 +243,55 @@ START_TEST(test_life_tree)
 	ck_assert_int_eq(total, wall);
 	ck_assert(again.read && again.wall_ns > 45 * 1000000 && again.wall_ns <= wall);
 	ck_assert(!alive.read);
+}
+END_TEST
+
+/* Short lives, as a job's commands: a child that forks three grandchildren
+ * burning 1 ms each (under a tick) and reaps them.  Their exit records
+ * miss each task's last stretch on a CPU and its exit's teardown; the
+ * sample's on-CPU part is at least the child's wait4() rusage, which has
+ * them all. */
+START_TEST(test_life_short)
+{
+	struct ul_breakdown_rec *r;
+	struct ul_breakdown_sample s;
+	struct ul_child child = { .reaped = true };
+	int64_t ru_cpu, wall = 10 * 1000000000LL; /* room: on-CPU is not cut */
+	int st;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "skip: breakdown: taskstats' exit records need root\n");
+		return;
+	}
+	unsetenv("UL_BREAKDOWN");
+	r = ul_breakdown_open(NULL, NULL);
+	ck_assert_ptr_nonnull(r);
+	ul_breakdown_begin_life(r);
+	child.pid = fork();
+	if (child.pid == 0) {
+		int ok = 0;
+
+		for (int i = 0; i < 3; i++) {
+			pid_t g = fork();
+
+			if (g == 0) {
+				burn(1000000);
+				_exit(0);
+			}
+			ok += g > 0 && waitpid(g, NULL, 0) == g;
+		}
+		_exit(ok == 3 ? 0 : 1);
+	}
+	ck_assert_int_gt(child.pid, 0);
+	ck_assert_int_eq(wait4(child.pid, &st, 0, &child.ru), child.pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	ul_breakdown_end_life(r, &child, wall, &s);
+	ul_breakdown_close(r, NULL);
+	ru_cpu = ul_tv_to_ns(&child.ru.ru_utime) + ul_tv_to_ns(&child.ru.ru_stime);
+	ck_assert_msg(s.read, "the child's tree was not read");
+	ck_assert_int_ge(ru_cpu, 3 * 1000000); /* the grandchildren's, reaped */
+	ck_assert_msg(s.part[UL_PART_ONCPU] >= ru_cpu, "on-CPU %lld ns, rusage %lld ns",
+		      (long long)s.part[UL_PART_ONCPU], (long long)ru_cpu);
 }
 END_TEST
 
@@ -252,6 +306,7 @@ Suite *ul_test_suite_breakdown(void)
 	tcase_add_test(tc, test_delayacct_shared);
 	tcase_add_test(tc, test_push_aligned);
 	tcase_add_test(tc, test_life_tree);
+	tcase_add_test(tc, test_life_short);
 	suite_add_tcase(s, tc);
 	return s;
 }

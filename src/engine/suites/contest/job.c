@@ -216,7 +216,7 @@ enum run_result ul_contest_run_command(struct contest *ct, const struct command 
 	if (rr == RUN_EXITED) {
 		*result = *ul_whole_child(wr, elapsed_ns);
 		if (why)
-			ul_breakdown_end_life(ct->why, result->pid, *elapsed_ns, why);
+			ul_breakdown_end_life(ct->why, result, *elapsed_ns, why);
 	}
 	ul_whole_stop(&eng->sup, wr);
 	return rr;

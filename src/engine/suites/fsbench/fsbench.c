@@ -218,13 +218,13 @@ static enum ul_measure_result measure_round(struct fsb_suite *st, struct ul_cell
  * -ENOMEM. */
 static int push_parts(struct fsb_suite *st, struct ul_cell *cell)
 {
-	pid_t pids[UL_FSB_MAX_CLIENTS];
-	size_t n = st->why ? ul_whole_children(st->probe, pids, UL_ARRAY_SIZE(pids)) : 0;
+	const struct ul_child *kids[UL_FSB_MAX_CLIENTS];
+	size_t n = st->why ? ul_whole_children(st->probe, kids, UL_ARRAY_SIZE(kids)) : 0;
 
 	for (size_t i = 0; i < n; i++) {
 		struct ul_breakdown_sample s;
 
-		ul_breakdown_end_life(st->why, pids[i], 0, &s);
+		ul_breakdown_end_life(st->why, kids[i], 0, &s);
 		if (ul_breakdown_push(cell, &s, true))
 			return -ENOMEM;
 	}

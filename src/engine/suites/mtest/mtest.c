@@ -269,7 +269,7 @@ static int one_run(struct mtest_state *st, int run_i)
 	if (rc != UL_ENGINE_OK || !ended)
 		return rc;
 	run = ul_whole_child(st->run, &elapsed);
-	ul_breakdown_end_life(st->why, run ? run->pid : 0, elapsed, &why);
+	ul_breakdown_end_life(st->why, run, elapsed, &why);
 	if (ul_whole_result(st->run, st->cell) || ul_breakdown_push(st->cell, &why, false))
 		return ul_engine_oom();
 	count_run(st);
