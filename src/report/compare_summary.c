@@ -129,34 +129,101 @@ void ul_report_compare_change(char *change, size_t change_len, char *ci, size_t 
 	snprintf(ci, ci_len, "[%s, %s]", lo, hi);
 }
 
-static void summary_line(FILE *out, const struct ul_runcmp *c, const struct ul_runcmp_row *r,
-			 bool colour)
-{
-	char what[96], test[64], lab[64], ch[16], ci[40], verdict[96], holm[8], flags[256];
-	enum ul_report_tone tone = ul_report_compare_tone(r);
+/* One summary line's fields as printed, and the columns they fill. */
+enum summary_col {
+	COL_WHAT,
+	COL_TEST,
+	COL_LAB,
+	COL_CHANGE,
+	COL_CI,
+	COL_VERDICT,
+	COL_HOLM,
+	N_COLS
+};
+struct summary_fields {
+	char what[96], test[64], lab[64], change[16], ci[40], verdict[96], holm[8], flags[256];
+	enum ul_report_tone tone;
+};
+static const char *const col_head[N_COLS] = { "metric",		 "test",    "candidate", "change",
+					      "CI of the shift", "verdict", "Holm" };
+/* The narrowest each column is, so that short rows keep one layout. */
+static const size_t col_min[N_COLS] = { 16, 12, 16, 8, 19, 20, 4 };
 
-	snprintf(what, sizeof(what), "%s %s", r->metric->suite, r->metric->label);
-	ul_escape(test, sizeof(test), r->test, strlen(r->test));
-	ul_escape(lab, sizeof(lab), c->groups[r->cand].label, strlen(c->groups[r->cand].label));
-	ul_report_compare_change(ch, sizeof(ch), ci, sizeof(ci), r);
-	ul_report_compare_verdict(verdict, sizeof(verdict), c, r);
-	ul_report_compare_holm(holm, sizeof(holm), r);
-	ul_report_compare_flags(flags, sizeof(flags), c, r);
-	fprintf(out, "  %-16s %-12s %-16s %8s %-19s %s%-*s%s %-4s %s\n", what, test, lab, ch, ci,
-		colour ? tone_sgr[tone] : "", ul_fmt_width(verdict, 20), verdict,
-		colour && tone != UL_TONE_PLAIN ? SGR_RESET : "", holm, flags);
+static void summary_fields(struct summary_fields *f, const struct ul_runcmp *c,
+			   const struct ul_runcmp_row *r)
+{
+	f->tone = ul_report_compare_tone(r);
+	snprintf(f->what, sizeof(f->what), "%s %s", r->metric->suite, r->metric->label);
+	ul_escape(f->test, sizeof(f->test), r->test, strlen(r->test));
+	ul_escape(f->lab, sizeof(f->lab), c->groups[r->cand].label,
+		  strlen(c->groups[r->cand].label));
+	ul_report_compare_change(f->change, sizeof(f->change), f->ci, sizeof(f->ci), r);
+	ul_report_compare_verdict(f->verdict, sizeof(f->verdict), c, r);
+	ul_report_compare_holm(f->holm, sizeof(f->holm), r);
+	ul_report_compare_flags(f->flags, sizeof(f->flags), c, r);
+}
+
+static const char *field(const struct summary_fields *f, enum summary_col col)
+{
+	const char *const v[N_COLS] = { f->what, f->test,    f->lab, f->change,
+					f->ci,	 f->verdict, f->holm };
+
+	return v[col];
+}
+
+/* Each column as wide as its widest field or heading (in terminal columns,
+ * not bytes), at least col_min: a long label never shifts the columns
+ * after it out from under their headings. */
+static void column_widths(int width[N_COLS], const struct ul_runcmp *c)
+{
+	struct summary_fields f;
+
+	for (int k = 0; k < N_COLS; k++) {
+		size_t w = ul_fmt_columns(col_head[k]);
+
+		width[k] = (int)(w > col_min[k] ? w : col_min[k]);
+	}
+	for (size_t i = 0; i < c->n_rows; i++) {
+		summary_fields(&f, c, &c->rows[i]);
+		for (int k = 0; k < N_COLS; k++) {
+			size_t w = ul_fmt_columns(field(&f, (enum summary_col)k));
+
+			if (w > (size_t)width[k])
+				width[k] = (int)w;
+		}
+	}
+}
+
+static void summary_line(FILE *out, const struct ul_runcmp *c, const struct ul_runcmp_row *r,
+			 const int width[N_COLS], bool colour)
+{
+	struct summary_fields f;
+
+	summary_fields(&f, c, r);
+	fprintf(out, "  %-*s %-*s %-*s %*s %-*s %s%-*s%s %-*s %s\n",
+		ul_fmt_width(f.what, width[COL_WHAT]), f.what,
+		ul_fmt_width(f.test, width[COL_TEST]), f.test, ul_fmt_width(f.lab, width[COL_LAB]),
+		f.lab, width[COL_CHANGE], f.change, ul_fmt_width(f.ci, width[COL_CI]), f.ci,
+		colour ? tone_sgr[f.tone] : "", ul_fmt_width(f.verdict, width[COL_VERDICT]),
+		f.verdict, colour && f.tone != UL_TONE_PLAIN ? SGR_RESET : "", width[COL_HOLM],
+		f.holm, f.flags);
 }
 
 int ul_report_compare_summary(FILE *out, const struct ul_runcmp *c, bool colour)
 {
+	int w[N_COLS];
+
 	if (!c->n_rows)
 		return 0;
+	column_widths(w, c);
 	fprintf(out, "summary: each candidate against '");
 	(void)ul_fput_escaped(out, c->groups[0].label, SIZE_MAX);
 	fprintf(out, "', alpha %g, Holm over each suite's tests (details below)\n", c->opts.alpha);
-	fprintf(out, "  %-16s %-12s %-16s %8s %-19s %-20s %-4s %s\n", "metric", "test", "candidate",
-		"change", "CI of the shift", "verdict", "Holm", "flags");
+	fprintf(out, "  %-*s %-*s %-*s %*s %-*s %-*s %-*s %s\n", w[COL_WHAT], col_head[COL_WHAT],
+		w[COL_TEST], col_head[COL_TEST], w[COL_LAB], col_head[COL_LAB], w[COL_CHANGE],
+		col_head[COL_CHANGE], w[COL_CI], col_head[COL_CI], w[COL_VERDICT],
+		col_head[COL_VERDICT], w[COL_HOLM], col_head[COL_HOLM], "flags");
 	for (size_t i = 0; i < c->n_rows; i++)
-		summary_line(out, c, &c->rows[i], colour);
+		summary_line(out, c, &c->rows[i], w, colour);
 	return ferror(out) ? -EIO : 0;
 }

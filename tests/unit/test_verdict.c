@@ -355,6 +355,62 @@ START_TEST(test_summary_line)
 }
 END_TEST
 
+/* Column of the first occurrence of `what` in the line of `text` starting
+ * with `line_start` (-1 when either is missing). */
+static long column_of(const char *text, const char *line_start, const char *what)
+{
+	const char *line = strstr(text, line_start), *at;
+
+	if (!line)
+		return -1;
+	at = strstr(line, what);
+	return at && !memchr(line, '\n', (size_t)(at - line)) ? at - line : -1;
+}
+
+/* A candidate label longer than its column widens the column: the change,
+ * the verdict and the flags stay under their headings. */
+START_TEST(test_summary_aligned)
+{
+	const int64_t lo[] = { 100, 101, 99, 100, 102, 98, 100, 101 };
+	const int64_t hi[] = { 200, 201, 199, 200, 202, 198, 200, 201 };
+#define LONG_CAND "resp.cpu-work=68000000-long"
+	struct ul_run a, b;
+	const struct ul_run *ga[] = { &a }, *gb[] = { &b };
+	const struct ul_runcmp_group g[2] = {
+		{ .label = "base", .runs = ga, .n_runs = 1 },
+		{ .label = LONG_CAND, .runs = gb, .n_runs = 1 },
+	};
+	const struct ul_runcmp_metric m = { "resp", "delay_ns", "delay", "ns", UL_BETTER_LOWER };
+	struct ul_cmp_opts o = { .alpha = 0.05 };
+	struct ul_runcmp c;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	make_run(&a, 1, "base", "resp", "noload", "delay_ns", lo, 8);
+	make_run(&b, 2, LONG_CAND, "resp", "noload", "delay_ns", hi, 8);
+	b.cells[0].flags = UL_CELL_DISTURBED;
+	ck_assert_int_eq(ul_runcmp_build(g, 2, &m, 1, &o, &c), 0);
+	f = open_memstream(&text, &len);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(ul_report_compare_summary(f, &c, false), 0);
+	fclose(f);
+	/* "change" is right-aligned: its last letter over the last digit. */
+	ck_assert_int_eq(column_of(text, "  metric", "change") + 5,
+			 column_of(text, "  resp delay", "%"));
+	ck_assert_int_eq(column_of(text, "  metric", "verdict"),
+			 column_of(text, "  resp delay", "slower"));
+	ck_assert_int_eq(column_of(text, "  metric", "flags"),
+			 column_of(text, "  resp delay", "disturbed"));
+	ck_assert_int_gt(column_of(text, "  metric", "flags"), 0);
+	free(text);
+	ul_runcmp_free(&c);
+	ul_run_release(&a);
+	ul_run_release(&b);
+#undef LONG_CAND
+}
+END_TEST
+
 Suite *ul_test_suite_verdict(void)
 {
 	Suite *s = suite_create("verdict");
@@ -368,6 +424,7 @@ Suite *ul_test_suite_verdict(void)
 	tcase_add_test(tc, test_rate_and_power);
 	tcase_add_test(tc, test_count_row);
 	tcase_add_test(tc, test_summary_line);
+	tcase_add_test(tc, test_summary_aligned);
 	suite_add_tcase(s, tc);
 	return s;
 }
