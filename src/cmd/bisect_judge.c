@@ -9,6 +9,7 @@
 #include "cmd/bisect.h"
 #include "cmd/cmd.h"
 #include "cmd/compare.h"
+#include "cmd/decide.h"
 #include "cmd/vm.h"
 #include "core/log.h"
 #include "stats/seqab.h"
@@ -19,8 +20,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-#define BISECT_ALPHA 0.05
 
 /* How many of the scope's finished runs carry `label`, and crashed of
  * them; their ids go to v->ids after the v->runs already there. */
@@ -83,14 +82,18 @@ int ul_bisect_read(const struct ul_bisect_args *a, const struct ul_bisect_ab *ab
 	struct ul_compare_state st = { 0 };
 	struct ul_cmd_hosts no_hosts = { 0 };
 	char *names[2] = { (char *)ab->labels[0], (char *)ab->labels[1] };
-	struct ul_seqab_opts o = { .alpha = BISECT_ALPHA,
-				   .margin_pct = (double)a->margin_centi / 100.0 };
+	/* vm --until-decided's plan (a pilot or not), for its own verdicts */
+	const struct ul_decide_args da = { .until_decided = true,
+					   .margin_centi = a->margin_centi,
+					   .max_runs = a->max_runs };
+	struct ul_seqab_opts o;
 	struct ul_seqab s = { 0 };
 	struct ul_store *store;
 	size_t base_crashed = 0, cand_crashed = 0, n_base, n_cand;
 	int ret;
 
 	memset(v, 0, sizeof(*v));
+	ul_decide_plan(&da, ul_vm_run_fixes_points(a->n_run_args, a->run_args) != 0, &o);
 	/* A SQLite store not made yet (the first step) holds nothing. */
 	if (strncmp(a->db_path, "postgres", 8) && access(a->db_path, F_OK) < 0)
 		return 0;

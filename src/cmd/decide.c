@@ -26,8 +26,44 @@
  * designed (3 runs a side: 2 degrees of freedom between runs), and the
  * bounds of the designed points. */
 #define DECIDE_PILOT_PAIRS 3
+/*
+ * Of DECIDE_ALPHA, what the pilot's own sequence spends (stats/seqab.h:
+ * the sequence restarts after the pilot, the parts' alphas summing to
+ * alpha).  None: after n values the sequence of stats/seq.h is bounded
+ * only when alpha > (rho / (rho + n))^((n - 1) / 2) (seq.c's closed
+ * form: n > q (rho + n)), at n = 3 and rho 0.25 alpha > 1/13 = 7.7%,
+ * above the whole family's 5%.  Any alpha given to the pilot's 3 pairs
+ * would be lost; all of it goes to the sequence after them.
+ */
+#define DECIDE_PILOT_ALPHA 0.0
+/* The fewest pairs after which the sequence after the pilot can be bounded
+ * (one test, alpha 0.05: (rho / (rho + n))^((n - 1) / 2) < alpha first at
+ * n = 4, 0.0143); a --max-runs without room for them and the pilot's gets
+ * no pilot, which could only leave every test open. */
+#define DECIDE_AFTER_PAIRS_MIN 4
 #define DECIDE_POINTS_MIN 3
 #define DECIDE_POINTS_MAX 100
+
+bool ul_decide_fixes_points(const char *name)
+{
+	static const char *const fix[] = { "min-points", "max-points", "quick" };
+
+	for (size_t i = 0; i < UL_ARRAY_SIZE(fix); i++)
+		if (!strcmp(name, fix[i]))
+			return true;
+	return false;
+}
+
+void ul_decide_plan(const struct ul_decide_args *a, bool points_given, struct ul_seqab_opts *o)
+{
+	bool room = !a->max_runs ||
+		    a->max_runs >= 2 * (DECIDE_PILOT_PAIRS + DECIDE_AFTER_PAIRS_MIN);
+
+	*o = (struct ul_seqab_opts){ .alpha = DECIDE_ALPHA,
+				     .margin_pct = (double)a->margin_centi / 100.0,
+				     .pilot_pairs = !points_given && room ? DECIDE_PILOT_PAIRS : 0,
+				     .pilot_alpha = DECIDE_PILOT_ALPHA };
+}
 
 int ul_decide_check(const char *cmd, const struct ul_decide_args *a, size_t n_sides)
 {
@@ -143,12 +179,11 @@ static int add_pair(const struct ul_decide *d, struct ul_store *store, struct lo
  * The test hook UL_TEST_DECIDE_READS says on stderr how many runs a look
  * loaded (t0116: two, whatever the pair).
  */
-static int look(const struct ul_decide *d, int64_t since, struct looks *lk, struct ul_seqab *out)
+static int look(const struct ul_decide *d, const struct ul_seqab_opts *o, int64_t since,
+		struct looks *lk, struct ul_seqab *out)
 {
 	struct ul_cmd_hosts no_hosts = { 0 };
 	struct ul_cmd_scope sc = { 0 };
-	struct ul_seqab_opts o = { .alpha = DECIDE_ALPHA,
-				   .margin_pct = (double)d->a.margin_centi / 100.0 };
 	int64_t *ids[2] = { NULL, NULL };
 	size_t n[2] = { 0, 0 }, reads = 0;
 	struct ul_store *store;
@@ -175,7 +210,7 @@ static int look(const struct ul_decide *d, int64_t since, struct looks *lk, stru
 		ret = add_pair(d, store, lk, (const int64_t[2]){ ids[0][k], ids[1][k] });
 	if (!ret && ul_test_hook("UL_TEST_DECIDE_READS"))
 		fprintf(stderr, "%s: look %zu loaded %zu runs\n", d->cmd, lk->acc.pairs, reads);
-	if (!ret && ul_seqab_decide(&lk->acc, &o, out)) {
+	if (!ret && ul_seqab_decide(&lk->acc, o, out)) {
 		ul_error("%s: out of memory deciding the runs", d->cmd);
 		ret = UL_EXIT_ERROR;
 	}
@@ -389,8 +424,9 @@ static void progress(const struct ul_decide *d, const struct ul_seqab *s)
 		else if (r->needed > s->pairs && r->needed - s->pairs > more)
 			more = r->needed - s->pairs;
 	}
-	fprintf(stderr, "%s: pair %zu: %zu of %zu tests decided", d->cmd, s->pairs,
-		s->n_rows - s->open, s->n_rows);
+	fprintf(stderr, "%s: pair %zu%s: %zu of %zu tests decided", d->cmd, s->pairs,
+		s->pairs <= s->opts.pilot_pairs ? " (the pilot's)" : "", s->n_rows - s->open,
+		s->n_rows);
 	if (worst) {
 		row_name(worst, name, sizeof(name));
 		row_interval(worst, iv, sizeof(iv));
@@ -423,6 +459,11 @@ static void result(const struct ul_decide *d, const struct ul_seqab *s, size_t r
 	       "means within +-%.4g%%\n",
 	       100 * (1 - s->opts.alpha), s->opts.alpha, s->n_rows, s->n_rows == 1 ? "" : "s",
 	       s->opts.margin_pct);
+	if (s->opts.pilot_pairs)
+		printf("the first %zu pairs are the pilot's, which designs the points a cell: the "
+		       "sequence restarts after them (alpha %.2g in the pilot, %.2g after it)\n",
+		       s->opts.pilot_pairs, s->opts.pilot_alpha,
+		       s->opts.alpha - s->opts.pilot_alpha);
 	for (size_t i = 0; i < s->n_rows; i++) {
 		row_name(&s->rows[i], name, sizeof(name));
 		if ((int)strlen(name) > w)
@@ -497,7 +538,10 @@ static int sequence(const struct ul_decide *d, struct looks *lk)
 	const char *why = "budget reached";
 	bool flagged = false;
 	size_t runs = 0;
+	struct ul_seqab_opts plan;
 	int rc;
+
+	ul_decide_plan(&d->a, !d->set_points, &plan);
 
 	for (size_t b = 0;; b++) {
 		ul_nsec spent = ul_now_ns() - t0;
@@ -518,7 +562,7 @@ static int sequence(const struct ul_decide *d, struct looks *lk)
 		}
 		runs += 2;
 		ul_seqab_free(&s);
-		rc = look(d, since, lk, &s);
+		rc = look(d, &plan, since, lk, &s);
 		if (rc)
 			return rc;
 		progress(d, &s);
@@ -526,7 +570,7 @@ static int sequence(const struct ul_decide *d, struct looks *lk)
 			why = "decided";
 			break;
 		}
-		if (b + 1 == DECIDE_PILOT_PAIRS && d->set_points) {
+		if (plan.pilot_pairs && b + 1 == plan.pilot_pairs) {
 			rc = design(d, since, &s);
 			if (rc) {
 				ul_seqab_free(&s);

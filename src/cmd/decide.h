@@ -64,6 +64,20 @@ struct ul_decide_args {
 			.def_text = "none", UL_OPT_AT(type, member.fail_on)                        \
 	}
 
+/* Does run's option `name` (--min-points, --max-points, --quick) fix the
+ * points a cell?  Then they are the user's, and no pilot designs them. */
+bool ul_decide_fixes_points(const char *name);
+
+/*
+ * The sequence's plan, from the arguments alone (before any pair, as the
+ * restart's union bound needs; decide.c): the confidence sequence's
+ * options, with a pilot (opts->pilot_pairs) when the run's arguments fix
+ * no points and --max-runs is none or leaves room for the pilot and the
+ * pairs after it that a first bound needs.  A caller that decides the
+ * stored runs again (bisect) gets the same verdicts with it.
+ */
+void ul_decide_plan(const struct ul_decide_args *a, bool points_given, struct ul_seqab_opts *o);
+
 /* The option checks after parsing: UL_EXIT_OK or UL_EXIT_USAGE (printed). */
 int ul_decide_check(const char *cmd, const struct ul_decide_args *a, size_t n_sides);
 
@@ -76,7 +90,8 @@ struct ul_decide {
 	 * code (UL_EXIT_OK, UL_EXIT_FLAGGED, or a failure that ends it all). */
 	int (*run_side)(void *ctx, int side);
 	/* Run every later run with this many points a cell (the pilot's
-	 * design); NULL: the points are the user's (given) or fixed. */
+	 * design, when ul_decide_plan() plans one); NULL: the points are the
+	 * user's (given) or fixed. */
 	void (*set_points)(void *ctx, int points);
 	void *ctx;
 };

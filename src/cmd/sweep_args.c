@@ -43,7 +43,7 @@ static int check_one(void *arg, const struct ul_opt_group *g, const char *name, 
 					      st->run_opt);
 		}
 	}
-	if (!strcmp(name, "min-points") || !strcmp(name, "max-points") || !strcmp(name, "quick"))
+	if (ul_decide_fixes_points(name))
 		sw->points_given = true;
 	if (!strcmp(name, "db"))
 		sw->db = value;

@@ -30,6 +30,13 @@ int ul_cmd_vm_collect(struct ul_store *host, const struct ul_vm_boot *b, int boo
 int ul_vm_run_sets_own(int argc, char **argv, const char **which);
 
 /*
+ * Does `run ARGS` (argv[0] = "run") fix its points a cell (decide.h's
+ * ul_decide_fixes_points), as run reads it?  1, 0, or -ENOMEM (vm_args.c).
+ * When it does not, --until-decided's pilot designs them.
+ */
+int ul_vm_run_fixes_points(int argc, char **argv);
+
+/*
  * `underload vm ARGS` (argv[0] = "vm") with, for its i-th --kernel (i <
  * n_extra), the runs' label and extra kernel command-line words that
  * extra[i] sets (a NULL member: vm's own choice, none): how `underload

@@ -9,6 +9,7 @@
  */
 #include "core/compat.h"
 #include "cmd/cmd.h"
+#include "cmd/decide.h"
 #include "cmd/vm.h"
 #include "core/optparse.h"
 
@@ -31,7 +32,9 @@ static bool vm_sets_it(const char *name)
 	return false;
 }
 
-int ul_vm_run_sets_own(int argc, char **argv, const char **which)
+/* The first of run's options in argv (as run reads them) that `wanted`
+ * picks: 1 with *which its name, 0, or -ENOMEM. */
+static int run_gives(int argc, char **argv, bool (*wanted)(const char *name), const char **which)
 {
 	struct ul_opt_group groups[UL_OPT_GROUPS_MAX];
 	const struct ul_cmd *run = ul_cmd_find("run");
@@ -74,7 +77,7 @@ int ul_vm_run_sets_own(int argc, char **argv, const char **which)
 	opterr = 0;
 	optind = 0;
 	while ((c = getopt_long(argc, args, shorts, longs, NULL)) != -1)
-		if (c >= CODE_BASE && vm_sets_it(opt[c - CODE_BASE]->name)) {
+		if (c >= CODE_BASE && wanted(opt[c - CODE_BASE]->name)) {
 			*which = opt[c - CODE_BASE]->name;
 			rc = 1;
 			break;
@@ -87,4 +90,16 @@ out:
 	free(shorts);
 	free(args);
 	return rc;
+}
+
+int ul_vm_run_sets_own(int argc, char **argv, const char **which)
+{
+	return run_gives(argc, argv, vm_sets_it, which);
+}
+
+int ul_vm_run_fixes_points(int argc, char **argv)
+{
+	const char *which;
+
+	return run_gives(argc, argv, ul_decide_fixes_points, &which);
 }

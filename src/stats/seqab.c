@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The sequential A/B of two labels (seqab.h): rows, pairs, verdicts.
+ * The sequential A/B of two labels (seqab.h): rows, pairs, verdicts, and
+ * the sequence's restart after a pilot.
  */
 #include "stats/seqab.h"
 
@@ -10,17 +11,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A row being built: its differences, grown as pairs are added. */
+/* A row being built: its differences, grown as pairs are added, and the
+ * pair each came from (0 the first: whether it is the pilot's). */
 struct ul_seqab_draft {
 	struct ul_seqab_row row;
 	double *d;
+	size_t *pair_no;
 	size_t cap;
 };
 
 void ul_seqab_acc_free(struct ul_seqab_acc *acc)
 {
-	for (size_t i = 0; i < acc->n_rows; i++)
+	for (size_t i = 0; i < acc->n_rows; i++) {
 		free(acc->rows[i].d);
+		free(acc->rows[i].pair_no);
+	}
 	free(acc->rows);
 	memset(acc, 0, sizeof(*acc));
 }
@@ -84,11 +89,32 @@ static int run_value(const struct ul_runcmp_group *g, const struct ul_run *run,
 	return 0;
 }
 
-/* The row's difference in the pair (a, b), appended when both runs have
- * the test: 0 or -ENOMEM. */
-static int add_difference(struct ul_seqab_draft *dr, const struct ul_runcmp_group *ga,
-			  const struct ul_run *a, const struct ul_runcmp_group *gb,
-			  const struct ul_run *b)
+/* Room for one more difference in the row: 0 or -ENOMEM (the row as before). */
+static int grow(struct ul_seqab_draft *dr)
+{
+	size_t cap = dr->cap ? 2 * dr->cap : 16;
+	double *nd;
+	size_t *np;
+
+	if (dr->row.pairs < dr->cap)
+		return 0;
+	nd = realloc(dr->d, cap * sizeof(*nd));
+	if (!nd)
+		return -ENOMEM;
+	dr->d = nd;
+	np = realloc(dr->pair_no, cap * sizeof(*np));
+	if (!np)
+		return -ENOMEM;
+	dr->pair_no = np;
+	dr->cap = cap;
+	return 0;
+}
+
+/* The row's difference in pair pair_no (a, b), appended when both runs
+ * have the test: 0 or -ENOMEM. */
+static int add_difference(struct ul_seqab_draft *dr, size_t pair_no,
+			  const struct ul_runcmp_group *ga, const struct ul_run *a,
+			  const struct ul_runcmp_group *gb, const struct ul_run *b)
 {
 	const struct ul_runcmp_metric *m = dr->row.metric;
 	double va, vb, d;
@@ -97,16 +123,10 @@ static int add_difference(struct ul_seqab_draft *dr, const struct ul_runcmp_grou
 		return -ENOMEM;
 	if (!(va > 0 && vb > 0))
 		return 0;
-	if (dr->row.pairs == dr->cap) {
-		size_t cap = dr->cap ? 2 * dr->cap : 16;
-		double *nd = realloc(dr->d, cap * sizeof(*nd));
-
-		if (!nd)
-			return -ENOMEM;
-		dr->d = nd;
-		dr->cap = cap;
-	}
+	if (grow(dr))
+		return -ENOMEM;
 	d = log(vb / va);
+	dr->pair_no[dr->row.pairs] = pair_no;
 	dr->d[dr->row.pairs++] = m->better == UL_BETTER_HIGHER ? -d : d;
 	return 0;
 }
@@ -121,7 +141,7 @@ int ul_seqab_add_pair(struct ul_seqab_acc *acc, const struct ul_runcmp_group *ga
 	if (!rc)
 		rc = find_rows(b, metrics, n_metrics, acc);
 	for (size_t i = 0; !rc && i < acc->n_rows; i++)
-		rc = add_difference(&acc->rows[i], ga, a, gb, b);
+		rc = add_difference(&acc->rows[i], acc->pairs, ga, a, gb, b);
 	if (rc) /* drop this pair's differences: the rows stay as before it */
 		for (size_t i = 0; i < acc->n_rows; i++)
 			if (acc->rows[i].row.pairs > acc->pairs)
@@ -131,23 +151,77 @@ int ul_seqab_add_pair(struct ul_seqab_acc *acc, const struct ul_runcmp_group *ga
 	return rc;
 }
 
-/* The row's sequence, verdict and estimate at the family's per-row alpha. */
+/* One part's sequence at alpha; a part without alpha bounds nothing (its
+ * mean and S.D. are still given). */
+static int part_update(const double *d, size_t n, double alpha, double rho, double margin,
+		       struct ul_seq_state *out)
+{
+	int rc;
+
+	if (alpha > 0)
+		return ul_seq_update(d, n, alpha, rho, margin, out);
+	rc = ul_seq_update(d, n, 0.5, rho, margin, out); /* any alpha: for the mean and S.D. */
+	out->half = INFINITY;
+	out->lo = -INFINITY;
+	out->hi = INFINITY;
+	out->verdict = UL_SEQ_OPEN;
+	return rc;
+}
+
+int ul_seqab_sequence(const double *d, size_t n, size_t n_pilot, double alpha_pilot,
+		      double alpha_after, double rho, double margin, struct ul_seq_state *out,
+		      enum ul_seqab_part *part)
+{
+	struct ul_seq_state pilot;
+	int rc;
+
+	if (!(alpha_pilot >= 0 && alpha_pilot < 1) || n_pilot > n)
+		return -EINVAL;
+	/* The restart: the part after the pilot knows nothing of its values. */
+	rc = part_update(d + n_pilot, n - n_pilot, alpha_after, rho, margin, out);
+	*part = UL_SEQAB_AFTER;
+	if (rc || !n_pilot)
+		return rc;
+	rc = part_update(d, n_pilot, alpha_pilot, rho, margin, &pilot);
+	if (!rc && (n == n_pilot || (isinf(out->half) && isfinite(pilot.half)))) {
+		*out = pilot;
+		*part = UL_SEQAB_PILOT;
+	}
+	return rc;
+}
+
+/* The row's sequence, verdict and estimate at the family's per-row alphas. */
 static void decide(const struct ul_seqab *s, const struct ul_seqab_draft *dr,
 		   struct ul_seqab_row *r)
 {
 	double margin = log1p(s->opts.margin_pct / 100.0);
+	size_t before, more;
 
 	*r = dr->row;
-	/* Options are checked before: ul_seq_update() cannot fail here. */
-	if (ul_seq_update(dr->d, r->pairs, s->row_alpha, s->opts.rho, margin, &r->seq))
+	r->pilot_n = 0;
+	while (r->pilot_n < r->pairs && dr->pair_no[r->pilot_n] < s->opts.pilot_pairs)
+		r->pilot_n++;
+	/* Options are checked before: the sequence cannot fail here. */
+	if (ul_seqab_sequence(dr->d, r->pairs, r->pilot_n, s->part_alpha[UL_SEQAB_PILOT],
+			      s->part_alpha[UL_SEQAB_AFTER], s->opts.rho, margin, &r->seq,
+			      &r->part))
 		r->seq.verdict = UL_SEQ_OPEN;
 	r->change_pct = expm1(r->seq.mean) * 100.0;
 	r->lo_pct = isfinite(r->seq.lo) ? expm1(r->seq.lo) * 100.0 : -INFINITY;
 	r->hi_pct = isfinite(r->seq.hi) ? expm1(r->seq.hi) * 100.0 : INFINITY;
-	r->needed = r->seq.verdict != UL_SEQ_OPEN ? r->pairs
-		    : r->pairs >= 2 ? ul_seq_needed(r->seq.mean, r->seq.sd, margin, s->row_alpha,
-						    s->opts.rho, UL_SEQAB_NEED_MAX)
-				    : 0;
+	if (r->seq.verdict != UL_SEQ_OPEN) {
+		r->needed = r->pairs;
+		return;
+	}
+	/* The part after the pilot decides (with no pilot: the one part), at
+	 * today's S.D. (in the pilot: the pilot's, a guess), after the pairs
+	 * that are not its own. */
+	before = r->pairs > r->pilot_n ? r->pilot_n : s->opts.pilot_pairs;
+	more = r->seq.n >= 2 ? ul_seq_needed(r->seq.mean, r->seq.sd, margin,
+					     s->part_alpha[UL_SEQAB_AFTER], s->opts.rho,
+					     UL_SEQAB_NEED_MAX)
+			     : 0;
+	r->needed = more ? before + more : 0;
 }
 
 int ul_seqab_decide(const struct ul_seqab_acc *acc, const struct ul_seqab_opts *opts,
@@ -158,7 +232,8 @@ int ul_seqab_decide(const struct ul_seqab_acc *acc, const struct ul_seqab_opts *
 	if (!out->opts.rho)
 		out->opts.rho = UL_SEQ_RHO_DEFAULT;
 	if (!(out->opts.alpha > 0 && out->opts.alpha < 1) || !(out->opts.rho > 0) ||
-	    !(out->opts.margin_pct >= 0))
+	    !(out->opts.margin_pct >= 0) ||
+	    !(out->opts.pilot_alpha >= 0 && out->opts.pilot_alpha < out->opts.alpha))
 		return -EINVAL;
 	out->pairs = acc->pairs;
 	if (acc->n_rows) {
@@ -168,6 +243,11 @@ int ul_seqab_decide(const struct ul_seqab_acc *acc, const struct ul_seqab_opts *
 	}
 	out->n_rows = acc->n_rows;
 	out->row_alpha = out->opts.alpha / (double)(acc->n_rows ? acc->n_rows : 1);
+	/* The union bound over the parts: their alphas sum to the row's. */
+	if (out->opts.pilot_pairs)
+		out->part_alpha[UL_SEQAB_PILOT] =
+			out->opts.pilot_alpha / (double)(acc->n_rows ? acc->n_rows : 1);
+	out->part_alpha[UL_SEQAB_AFTER] = out->row_alpha - out->part_alpha[UL_SEQAB_PILOT];
 	for (size_t i = 0; i < acc->n_rows; i++) {
 		decide(out, &acc->rows[i], &out->rows[i]);
 		out->open += out->rows[i].seq.verdict == UL_SEQ_OPEN;

@@ -4,7 +4,8 @@
 # swept like a setting (the run's -o), a value given twice an A/A labelled
 # VALUE and VALUE#2, and the sequential A/B: runs in pairs A B, B A, ...
 # until every test is decided, or --max-runs or --budget; --fail-on's exit
-# 5; the options it refuses.  Nothing is left.
+# 5; the options it refuses; without the user's points, the pilot that
+# designs them and the sequence's restart after it.  Nothing is left.
 . "$(dirname "$0")/lib.bash"
 
 RUN=(run --tests noload --dir "$SCRATCH" --db "$DB" --no-progress --interval 100ms
@@ -61,6 +62,8 @@ is "$(grep -c '^sweep: look [0-9]* loaded 2 runs$' "$TMP/err")" "$pairs" \
 is "$(grep -c '^sweep: look ' "$TMP/err")" "$pairs" "and there is one look a pair"
 grep -q '^sweep: pair 1: 0 of 1 tests decided; least decided: resp noload delay .*; pairs still needed: known after 2$' "$TMP/err"
 ok $? "the progress line after a pair gives the interval and what is still needed"
+grep -q "^the first 3 pairs are the pilot's" "$TMP/out"
+is $? 1 "the user's points: no pilot, the sequence does not restart"
 
 # An A/A by repetition, stopped by --max-runs before it could bound anything.
 "$UL" sweep -o resp.cpu-work=3000000,3000000 --until-decided --max-runs 5 \
@@ -83,15 +86,24 @@ like "$(cat "$TMP/out")" "budget reached after 1 pair \(2 runs" "one pair, then 
 # pilot of 3 pairs at the run's points, then every run at the points a
 # cell of the cheapest design (Kalibera and Jones); the notes after the
 # result give the variance components of each side.
-"$UL" sweep -o resp.cpu-work=1000000,1000000 --until-decided --max-runs 8 \
+"$UL" sweep -o resp.cpu-work=1000000,1000000 --until-decided --max-runs 14 \
 	-- run --tests noload --dir "$SCRATCH" --db "$TMP/p.db" --no-progress --interval 1ms \
 	-o resp.working-set=4M -o resp.files=20 >"$TMP/out" 2>"$TMP/err"
 is $? 0 "an A/A at the run's points exits 0"
 pts=$(sed -n 's/^sweep: after the pilot of 3 pairs: \([0-9]*\) points a cell from now on, the cheapest design .*/\1/p' "$TMP/err")
 ok $((pts >= 3 && pts <= 100 ? 0 : 1)) "after the pilot, the design's points a cell, within 3..100: '$pts'"
 is "$(sqlite3 "$TMP/p.db" "SELECT min_points || '-' || max_points FROM runs ORDER BY id" | paste -sd ' ')" \
-	"5-20 5-20 5-20 5-20 5-20 5-20 $pts-$pts $pts-$pts" \
+	"5-20 5-20 5-20 5-20 5-20 5-20 $(printf "$pts-$pts %.0s" 1 2 3 4 5 6 7)$pts-$pts" \
 	"the pilot's runs take the run's points, the later runs the design's"
+# The sequence restarts after the pilot (stats/seqab.h): the pilot's pairs
+# decide nothing, and the first pair after them bounds nothing on its own
+# (pooled with the pilot's, four pairs would be bounded).
+is "$(grep -c "^sweep: pair [123] (the pilot's): 0 of 1 tests decided" "$TMP/err")" 3 \
+	"the pilot's pairs say so on their progress lines"
+like "$(grep '^sweep: pair 4:' "$TMP/err")" "least decided: resp noload delay [-+][0-9.]+% \[unbounded\]" \
+	"the sequence restarts after the pilot: one pair after it bounds nothing"
+like "$(cat "$TMP/out")" "^the first 3 pairs are the pilot's, which designs the points a cell: the sequence restarts after them \(alpha 0 in the pilot, 0.05 after it\)$" \
+	"the result says so"
 like "$(cat "$TMP/out")" "^variance components \(the S.D. of each level as a CV of the mean" \
 	"the notes give the variance components"
 for side in resp.cpu-work=1000000 'resp.cpu-work=1000000#2'; do
@@ -100,6 +112,13 @@ for side in resp.cpu-work=1000000 'resp.cpu-work=1000000#2'; do
 done
 is "$(sqlite3 "$DB" "SELECT DISTINCT min_points || '-' || max_points FROM runs")" "5-6" \
 	"the user's points (--min-points, --max-points) are left alone"
+# A --max-runs without room for the pilot and the 4 pairs after it: no pilot.
+"$UL" sweep -o resp.cpu-work=1000000,1000000 --until-decided --max-runs 2 \
+	-- run --tests noload --dir "$SCRATCH" --db "$TMP/np.db" --no-progress --interval 1ms \
+	-o resp.working-set=4M -o resp.files=20 >"$TMP/out" 2>"$TMP/err"
+is $? 0 "--max-runs 2 at the run's points exits 0"
+is "$(grep -c "pilot" "$TMP/out" "$TMP/err" | paste -sd ' ')" "$TMP/out:0 $TMP/err:0" \
+	"--max-runs 2 leaves no room for a pilot: none is run or said"
 
 # Without --until-decided, -o sweeps as any setting, and compare's --fail-on.
 "$UL" sweep -o resp.cpu-work=3000000,3000001 -- "${RUN[@]}" --db "$TMP/o.db" >"$TMP/out" 2>"$TMP/err"
