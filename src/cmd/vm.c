@@ -214,17 +214,21 @@ static bool put_quoted(char *buf, size_t len, const char *s)
 	return true;
 }
 
-/* The guest's /env: the label and the run's arguments (guest-init.sh sources it). */
-static int guest_env(const struct ul_vm_kernel *k, char **run_args, int n_args, char *buf,
-		     size_t len)
+int ul_vm_guest_env(const char *label, char **run_args, int n_args, int points, char *buf,
+		    size_t len)
 {
+	char n[16];
+	char *design[] = { (char *)"--min-points", n, (char *)"--max-points", n };
 	bool ok;
 
+	snprintf(n, sizeof(n), "%d", points);
 	buf[0] = '\0';
-	ok = snprintf(buf, len, "UL_LABEL=") > 0 && put_quoted(buf, len, k->label);
+	ok = snprintf(buf, len, "UL_LABEL=") > 0 && put_quoted(buf, len, label);
 	ok = ok && strlen(buf) + 8 < len && strcat(buf, "\nset --");
 	for (int i = 0; i < n_args && ok; i++)
 		ok = strlen(buf) + 2 < len && strcat(buf, " ") && put_quoted(buf, len, run_args[i]);
+	for (size_t i = 0; points > 0 && i < UL_ARRAY_SIZE(design) && ok; i++)
+		ok = strlen(buf) + 2 < len && strcat(buf, " ") && put_quoted(buf, len, design[i]);
 	ok = ok && strlen(buf) + 2 < len && strcat(buf, "\n");
 	return ok ? 0 : ul_error("vm: the run's arguments are too long");
 }
@@ -277,15 +281,46 @@ struct vm_state {
 	char db[PATH_MAX];
 	int crashed;
 	int booted;			 /* boots so far (--until-decided numbers them) */
+	char **run_args;		 /* `run ARGS`'s ARGS, for the initramfs */
+	int n_args;
+	bool points_given; /* ARGS fix the points a cell: --until-decided's pilot leaves them */
+	int points;	   /* > 0: --until-decided's design, for the boots from now on */
+	int env_points;	   /* the points the initramfs give the guest's run (0: ARGS's) */
 	const struct ul_vm_extra *extra; /* ul_cmd_vm_with()'s, or NULL */
 	int n_extra;
 };
 
-/* The work directory (journalled) and an initramfs per kernel. */
-static int prepare(struct vm_state *s, char **run_args, int n_args)
+/* An initramfs per kernel (made again over the old), its guest's run at
+ * s->points a cell when > 0 (else at ARGS's). */
+static int make_initramfs(struct vm_state *s)
 {
 	char why[512], env[8192];
 	struct ul_vm_files files = { 0 };
+	int rc = guest_files(&files);
+
+	for (int i = 0; i < s->a.n_kernels && !rc; i++) {
+		snprintf(s->k[i].initramfs, sizeof(s->k[i].initramfs), "%s/initramfs-%d.cpio",
+			 s->work, i + 1);
+		/* ul_vm_initramfs() makes a new file only: the old one goes */
+		if (unlink(s->k[i].initramfs) < 0 && errno != ENOENT)
+			rc = ul_error_errno(errno, "vm: cannot remove %s", s->k[i].initramfs);
+		if (!rc)
+			rc = ul_vm_guest_env(s->k[i].label, s->run_args, s->n_args, s->points, env,
+				     sizeof(env));
+		if (!rc && ul_vm_initramfs(s->k[i].initramfs, s->tools.busybox, s->k[i].moddir, env,
+					   &files, why, sizeof(why)))
+			rc = ul_error("vm: %s", why);
+	}
+	ul_vm_files_free(&files);
+	if (!rc)
+		s->env_points = s->points;
+	return rc;
+}
+
+/* The work directory (journalled) and an initramfs per kernel. */
+static int prepare(struct vm_state *s)
+{
+	char why[512];
 	int rc = ul_journal_open(&s->journal);
 
 	if (rc)
@@ -294,17 +329,7 @@ static int prepare(struct vm_state *s, char **run_args, int n_args)
 				     sizeof(why)))
 		return ul_error("vm: %s", why);
 	printf("vm: working in %s\n", s->work);
-	rc = guest_files(&files);
-	for (int i = 0; i < s->a.n_kernels && !rc; i++) {
-		snprintf(s->k[i].initramfs, sizeof(s->k[i].initramfs), "%s/initramfs-%d.cpio",
-			 s->work, i + 1);
-		rc = guest_env(&s->k[i], run_args, n_args, env, sizeof(env));
-		if (!rc && ul_vm_initramfs(s->k[i].initramfs, s->tools.busybox, s->k[i].moddir, env,
-					   &files, why, sizeof(why)))
-			rc = ul_error("vm: %s", why);
-	}
-	ul_vm_files_free(&files);
-	return rc;
+	return make_initramfs(s);
 }
 
 /*
@@ -431,13 +456,28 @@ static int boots(struct vm_state *s)
 	return rc ? UL_EXIT_ERROR : 0;
 }
 
-/* --until-decided: one boot of kernel `side` (decide.h's run_side). */
+/* --until-decided: one boot of kernel `side` (decide.h's run_side), the
+ * initramfs first made again when the design changed the points. */
 static int decide_side(void *ctx, int side)
 {
 	struct vm_state *s = ctx;
-	int rc = one_boot(s, s->booted++, 0, side);
+	int rc;
 
+	if (s->points != s->env_points) {
+		if (make_initramfs(s))
+			return UL_EXIT_ERROR;
+		printf("vm: the guest's runs take %d points a cell from now on (initramfs made "
+		       "again)\n",
+		       s->points);
+	}
+	rc = one_boot(s, s->booted++, 0, side);
 	return rc > 0 ? UL_EXIT_INTERRUPTED : rc ? UL_EXIT_ERROR : UL_EXIT_OK;
+}
+
+/* --until-decided: the later boots' points a cell (decide.h's set_points). */
+static void decide_points(void *ctx, int points)
+{
+	((struct vm_state *)ctx)->points = points;
 }
 
 /* --until-decided: pairs of boots until every test is decided. */
@@ -448,6 +488,7 @@ static int boots_decided(struct vm_state *s)
 			       .labels = { s->k[0].label, s->k[1].label },
 			       .a = s->a.decide,
 			       .run_side = decide_side,
+			       .set_points = s->points_given ? NULL : decide_points,
 			       .ctx = s };
 	int rc = ul_decide_run(&d);
 
@@ -458,7 +499,7 @@ static int boots_decided(struct vm_state *s)
 	return rc;
 }
 
-static int vm_main(struct vm_state *s, char **run_args, int n_args)
+static int vm_main(struct vm_state *s)
 {
 	char why[256];
 	int ret = check_host(&s->tools);
@@ -487,7 +528,7 @@ static int vm_main(struct vm_state *s, char **run_args, int n_args)
 	printf("vm: %s, %d CPUs, %lld MiB a VM%s%s%s\n", s->shape.accel, s->shape.cpus,
 	       (long long)(s->a.mem_bytes >> 20), why[0] ? " (emulated: " : "", why,
 	       why[0] ? ")" : "");
-	ret = prepare(s, run_args, n_args) ? UL_EXIT_ERROR
+	ret = prepare(s) ? UL_EXIT_ERROR
 	      : s->a.decide.until_decided  ? boots_decided(s)
 					   : boots(s);
 	ul_sup_fini(&s->sup);
@@ -523,7 +564,15 @@ int ul_cmd_vm_with(int argc, char **argv, const struct ul_vm_extra *extra, int n
 	ret = check_run_args(argv + first, argc - first);
 	if (ret)
 		return ret;
-	return vm_main(&s, argv + first + 1, argc - first - 1);
+	ret = ul_vm_run_fixes_points(argc - first, argv + first);
+	if (ret < 0) {
+		ul_error_errno(ret, "vm: cannot read the run's arguments");
+		return UL_EXIT_ERROR;
+	}
+	s.points_given = ret;
+	s.run_args = argv + first + 1;
+	s.n_args = argc - first - 1;
+	return vm_main(&s);
 }
 
 int ul_cmd_vm(int argc, char **argv);

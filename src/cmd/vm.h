@@ -37,6 +37,15 @@ int ul_vm_run_sets_own(int argc, char **argv, const char **which);
 int ul_vm_run_fixes_points(int argc, char **argv);
 
 /*
+ * The guest's /env (guest-init.sh sources it): its run's label, and its
+ * arguments (set --), `--min-points points --max-points points` after
+ * them when points > 0 (--until-decided's design).  0, or -1 after saying
+ * that they do not fit in len.
+ */
+int ul_vm_guest_env(const char *label, char **run_args, int n_args, int points, char *buf,
+		    size_t len);
+
+/*
  * `underload vm ARGS` (argv[0] = "vm") with, for its i-th --kernel (i <
  * n_extra), the runs' label and extra kernel command-line words that
  * extra[i] sets (a NULL member: vm's own choice, none): how `underload

@@ -304,6 +304,44 @@ START_TEST(test_run_sets_own)
 }
 END_TEST
 
+/*
+ * --until-decided's design reaches the guest: its /env gives the run the
+ * designed points a cell after the user's arguments (none while the
+ * points are the run's), quoted for sh; and a run whose arguments fix
+ * the points (as run reads them, abbreviated or not) is left to them.
+ */
+START_TEST(test_guest_env_points)
+{
+	char *args[] = { (char *)"--tests", (char *)"it's" };
+	char env[256];
+	static const struct {
+		const char *args[5];
+		int fixes;
+	} cases[] = {
+		{ { "run", "--quick" }, 1 },
+		{ { "run", "--min-p", "4" }, 1 },
+		{ { "run", "--max-points=9" }, 1 },
+		{ { "run", "--tests", "noload" }, 0 },
+		{ { "run", "--", "--quick" }, 0 },
+	};
+
+	ck_assert_int_eq(ul_vm_guest_env("6.1#2", args, 2, 0, env, sizeof(env)), 0);
+	ck_assert_str_eq(env, "UL_LABEL='6.1#2'\nset -- '--tests' 'it'\\''s'\n");
+	ck_assert_int_eq(ul_vm_guest_env("6.1#2", args, 2, 17, env, sizeof(env)), 0);
+	ck_assert_str_eq(env, "UL_LABEL='6.1#2'\nset -- '--tests' 'it'\\''s' '--min-points' '17' "
+			      "'--max-points' '17'\n");
+	ck_assert_int_eq(ul_vm_guest_env("6.1", args, 2, 17, env, 60), -1);
+	for (size_t i = 0; i < UL_ARRAY_SIZE(cases); i++) {
+		char *argv[5] = { NULL };
+		int argc = 0;
+
+		for (; cases[i].args[argc]; argc++)
+			argv[argc] = (char *)cases[i].args[argc];
+		ck_assert_int_eq(ul_vm_run_fixes_points(argc, argv), cases[i].fixes);
+	}
+}
+END_TEST
+
 /* The guest gets this program, its helpers and the libraries the loader
  * lists for them, at their paths: nothing else of the host. */
 START_TEST(test_guest_files)
@@ -424,6 +462,7 @@ Suite *ul_test_suite_vm(void)
 	tcase_add_test(tc, test_console_utf8);
 	tcase_add_test(tc, test_guest_store_copy);
 	tcase_add_test(tc, test_run_sets_own);
+	tcase_add_test(tc, test_guest_env_points);
 	tcase_add_test(tc, test_guest_files);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("accel");
