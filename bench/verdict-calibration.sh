@@ -22,7 +22,13 @@
 #     more work (called "slower"), each stopped at SEQ_MAX runs at most:
 #     the verdicts, the median pairs and machine time to a decision, and
 #     beside them the time of the fixed 3-runs-a-side design (6 runs at
-#     the mean run time measured here).
+#     the mean run time measured here);
+#  5. sequential with the points left free (no --min-points or
+#     --max-points): the same as 4, but --until-decided runs its pilot of
+#     3 pairs at the run's own points, designs the points a cell, and
+#     restarts the sequence after it (underload(1), UNTIL DECIDED: "The
+#     design"; SEQ_MAX below 14 leaves no room for a pilot): the same
+#     tables, and the designed points a cell.
 # Pairs alternate which side runs first so a drift of the machine does
 # not always favour one side.  The CPU work is only part of the probe's
 # task, so the delay grows by less than the work: the median change of
@@ -33,7 +39,7 @@
 #   env: AA_PAIRS (60), AB_PAIRS (10), HIST (16), REPS (3), REP_AA (20),
 #        REP_AB (10), QUICK_PAIRS (10), PCT (10), WORK (34000000),
 #        ALPHA (0.05), SEQ_AA (40), SEQ_AB (20), SEQ_MAX (60), MARGIN (5);
-#        SERIES ("1 2 3") picks series (4: sequential); VERBOSE=1 prints
+#        SERIES ("1 2 3") picks series (4, 5: sequential); VERBOSE=1 prints
 #        every pair's verdict, change and basis under its table.
 # Not run by CI.  A failed run stops the script.  Report the load average
 # it prints with every figure.
@@ -56,8 +62,8 @@ seq_max=${SEQ_MAX:-60}
 margin=${MARGIN:-5}
 tmp=$(mktemp -d /tmp/ul-calib.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-resp=(--no-progress --tests noload --interval 200ms --min-points 10 --max-points 10
-	--format resp1)
+resp_free=(--no-progress --tests noload --interval 200ms --format resp1)
+resp=("${resp_free[@]}" --min-points 10 --max-points 10)
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
@@ -192,19 +198,22 @@ if [[ " $series " == *" 3 "* ]]; then
 	echo "   pairs with any call: $any of $quick_pairs;" \
 		"pairs with a qualified (unconfirmed) call: $qualified of $quick_pairs"
 fi
-# sequence NAME BASE_WORK CAND_WORK OUTFILE: one sweep --until-decided, one
-# "verdict pairs seconds runs" line (its store is its own).
+# sequence NAME BASE_WORK CAND_WORK OUTFILE RUN_ARGS...: one sweep
+# --until-decided, one "verdict pairs seconds runs points" line (its store
+# is its own; points: the pilot's design, "-" when none was made).
 sequence() {
-	local db=$tmp/$1.db t0 out
+	local db=$tmp/$1.db t0 out pts
 	t0=$(date +%s.%N)
 	out=$("$ul" sweep -o resp.cpu-work="$2,$3" --until-decided --max-runs "$seq_max" \
-		--margin "$margin" -- run --db "$db" --dir "$tmp" "${resp[@]}" 2>/dev/null |
+		--margin "$margin" -- run --db "$db" --dir "$tmp" "${@:5}" 2>"$tmp/seq.err" |
 		sed -n '/^until decided:/,$p')
-	awk -v t0="$t0" -v t1="$(date +%s.%N)" '
+	pts=$(sed -n 's/^sweep: after the pilot of [0-9]* pairs: \([0-9]*\) points a cell.*/\1/p' \
+		"$tmp/seq.err")
+	awk -v t0="$t0" -v t1="$(date +%s.%N)" -v pts="${pts:--}" '
 		/^until decided:/ { match($0, /after [0-9]+ pairs? \([0-9]+ runs/)
 			split(substr($0, RSTART, RLENGTH), w, /[ (]+/); pairs = w[2]; runs = w[4] }
 		/^resp noload delay / { verdict = $NF }
-		END { printf "%s %d %.1f %d\n", verdict, pairs, t1 - t0, runs }' <<<"$out" >>"$4"
+		END { printf "%s %d %.1f %d %s\n", verdict, pairs, t1 - t0, runs, pts }' <<<"$out" >>"$4"
 	rm -f "$db"
 }
 
@@ -221,27 +230,42 @@ seq_summary() {
 		printf "       median pairs %s\n", n % 2 ? p[(n + 1) / 2] : (p[n / 2] + p[n / 2 + 1]) / 2 }'
 }
 
-if [[ " $series " == *" 4 "* ]]; then
-	: >"$tmp/seq-aa"
-	: >"$tmp/seq-ab"
-	for i in $(seq "$seq_aa"); do sequence "saa$i" "$work" "$work" "$tmp/seq-aa"; done
-	for i in $(seq "$seq_ab"); do sequence "sab$i" "$work" "$cand" "$tmp/seq-ab"; done
+# sequential N TITLE RUN_ARGS...: series N's sequences and its tables
+sequential() {
+	local aa=$tmp/seq$1-aa ab=$tmp/seq$1-ab wrong
+	: >"$aa"
+	: >"$ab"
+	for i in $(seq "$seq_aa"); do sequence "saa$1-$i" "$work" "$work" "$aa" "${@:3}"; done
+	for i in $(seq "$seq_ab"); do sequence "sab$1-$i" "$work" "$cand" "$ab" "${@:3}"; done
 	echo
-	echo "4. sequential (sweep --until-decided, margin $margin%, at most $seq_max runs;" \
+	echo "$1. $2 (sweep --until-decided, margin $margin%, at most $seq_max runs;" \
 		"load average $(load))"
 	printf "%-6s %5s %6s %6s %6s %6s %12s\n" "seqs" "n" "slower" "faster" "equal" "open" \
 		"median time"
-	seq_summary "A/A" "$tmp/seq-aa"
-	seq_summary "+$pct%" "$tmp/seq-ab"
-	wrong=$(count '^(slower|faster) ' "$tmp/seq-aa")
+	seq_summary "A/A" "$aa"
+	seq_summary "+$pct%" "$ab"
+	wrong=$(count '^(slower|faster) ' "$aa")
 	printf "       A/A called slower or faster: %s of %s; P(X >= that | Binomial(n, %s)) = %s\n" \
 		"$wrong" "$seq_aa" "$alpha" "$(binom_tail "$wrong" "$seq_aa")"
 	awk '{ t += $3; r += $4 } END { printf "       the fixed design, 3 runs a side: %.0f s (6 runs at the mean run time)\n", 6 * t / r }' \
-		"$tmp/seq-aa" "$tmp/seq-ab"
-	if [ "${VERBOSE:-0}" = 1 ]; then
-		sed 's/^/       A\/A: /' "$tmp/seq-aa"
-		sed 's/^/       AB: /' "$tmp/seq-ab"
+		"$aa" "$ab"
+	if [ "$1" = 5 ]; then
+		sort -k5,5n "$aa" "$ab" | awk '$5 != "-" { p[++n] = $5 } END {
+			if (n) printf "       points a cell the pilot designed: median %s, %s to %s (%d sequences)\n",
+				n % 2 ? p[(n + 1) / 2] : (p[n / 2] + p[n / 2 + 1]) / 2, p[1], p[n], n
+			else print "       points a cell the pilot designed: none made" }'
 	fi
+	if [ "${VERBOSE:-0}" = 1 ]; then
+		sed 's/^/       A\/A: /' "$aa"
+		sed 's/^/       AB: /' "$ab"
+	fi
+}
+
+if [[ " $series " == *" 4 "* ]]; then
+	sequential 4 "sequential, 10 points a cell" "${resp[@]}"
+fi
+if [[ " $series " == *" 5 "* ]]; then
+	sequential 5 "sequential, the points left free (a pilot designs them)" "${resp_free[@]}"
 fi
 echo
 echo "load average $(load) at end; $(($(date +%s) - start)) s"
