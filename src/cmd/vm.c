@@ -280,8 +280,8 @@ struct vm_state {
 	char work[PATH_MAX / 2]; /* short: the boots' paths are made in it */
 	char db[PATH_MAX];
 	int crashed;
-	int booted;			 /* boots so far (--until-decided numbers them) */
-	char **run_args;		 /* `run ARGS`'s ARGS, for the initramfs */
+	int booted;	 /* boots so far (--until-decided numbers them) */
+	char **run_args; /* `run ARGS`'s ARGS, for the initramfs */
 	int n_args;
 	bool points_given; /* ARGS fix the points a cell: --until-decided's pilot leaves them */
 	int points;	   /* > 0: --until-decided's design, for the boots from now on */
@@ -290,26 +290,33 @@ struct vm_state {
 	int n_extra;
 };
 
+int ul_vm_kernel_initramfs(const struct ul_vm_kernel *k, const char *busybox, char **run_args,
+			   int n_args, int points, const struct ul_vm_files *files)
+{
+	char why[512], env[8192];
+
+	/* ul_vm_initramfs() makes a new file only: the old one goes */
+	if (unlink(k->initramfs) < 0 && errno != ENOENT)
+		return ul_error_errno(errno, "vm: cannot remove %s", k->initramfs);
+	if (ul_vm_guest_env(k->label, run_args, n_args, points, env, sizeof(env)))
+		return -1;
+	if (ul_vm_initramfs(k->initramfs, busybox, k->moddir, env, files, why, sizeof(why)))
+		return ul_error("vm: %s", why);
+	return 0;
+}
+
 /* An initramfs per kernel (made again over the old), its guest's run at
  * s->points a cell when > 0 (else at ARGS's). */
 static int make_initramfs(struct vm_state *s)
 {
-	char why[512], env[8192];
 	struct ul_vm_files files = { 0 };
 	int rc = guest_files(&files);
 
 	for (int i = 0; i < s->a.n_kernels && !rc; i++) {
 		snprintf(s->k[i].initramfs, sizeof(s->k[i].initramfs), "%s/initramfs-%d.cpio",
 			 s->work, i + 1);
-		/* ul_vm_initramfs() makes a new file only: the old one goes */
-		if (unlink(s->k[i].initramfs) < 0 && errno != ENOENT)
-			rc = ul_error_errno(errno, "vm: cannot remove %s", s->k[i].initramfs);
-		if (!rc)
-			rc = ul_vm_guest_env(s->k[i].label, s->run_args, s->n_args, s->points, env,
-				     sizeof(env));
-		if (!rc && ul_vm_initramfs(s->k[i].initramfs, s->tools.busybox, s->k[i].moddir, env,
-					   &files, why, sizeof(why)))
-			rc = ul_error("vm: %s", why);
+		rc = ul_vm_kernel_initramfs(&s->k[i], s->tools.busybox, s->run_args, s->n_args,
+					    s->points, &files);
 	}
 	ul_vm_files_free(&files);
 	if (!rc)
@@ -528,9 +535,7 @@ static int vm_main(struct vm_state *s)
 	printf("vm: %s, %d CPUs, %lld MiB a VM%s%s%s\n", s->shape.accel, s->shape.cpus,
 	       (long long)(s->a.mem_bytes >> 20), why[0] ? " (emulated: " : "", why,
 	       why[0] ? ")" : "");
-	ret = prepare(s) ? UL_EXIT_ERROR
-	      : s->a.decide.until_decided  ? boots_decided(s)
-					   : boots(s);
+	ret = prepare(s) ? UL_EXIT_ERROR : s->a.decide.until_decided ? boots_decided(s) : boots(s);
 	ul_sup_fini(&s->sup);
 	if (s->work[0] && ul_change_undo(&s->journal, "scratch", s->work))
 		ul_warning("vm: cannot remove %s ('underload cleanup' will)", s->work);

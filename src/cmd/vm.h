@@ -46,6 +46,16 @@ int ul_vm_guest_env(const char *label, char **run_args, int n_args, int points, 
 		    size_t len);
 
 /*
+ * Kernel k's initramfs at k->initramfs (ul_vm_initramfs(): busybox, the
+ * files, k's modules), made again over an old one, its /env
+ * ul_vm_guest_env()'s for k's label, run_args and points: what
+ * --until-decided does before the next boot once the pilot has designed
+ * the points.  0, or -1 after saying why.
+ */
+int ul_vm_kernel_initramfs(const struct ul_vm_kernel *k, const char *busybox, char **run_args,
+			   int n_args, int points, const struct ul_vm_files *files);
+
+/*
  * `underload vm ARGS` (argv[0] = "vm") with, for its i-th --kernel (i <
  * n_extra), the runs' label and extra kernel command-line words that
  * extra[i] sets (a NULL member: vm's own choice, none): how `underload

@@ -318,10 +318,8 @@ START_TEST(test_guest_env_points)
 		const char *args[5];
 		int fixes;
 	} cases[] = {
-		{ { "run", "--quick" }, 1 },
-		{ { "run", "--min-p", "4" }, 1 },
-		{ { "run", "--max-points=9" }, 1 },
-		{ { "run", "--tests", "noload" }, 0 },
+		{ { "run", "--quick" }, 1 },	    { { "run", "--min-p", "4" }, 1 },
+		{ { "run", "--max-points=9" }, 1 }, { { "run", "--tests", "noload" }, 0 },
 		{ { "run", "--", "--quick" }, 0 },
 	};
 
@@ -339,6 +337,65 @@ START_TEST(test_guest_env_points)
 			argv[argc] = (char *)cases[i].args[argc];
 		ck_assert_int_eq(ul_vm_run_fixes_points(argc, argv), cases[i].fixes);
 	}
+}
+END_TEST
+
+/* The contents of a newc archive's entry `name` (a text file) into out. */
+static void cpio_text(const char *path, const char *name, char *out, size_t len)
+{
+	FILE *f = fopen(path, "rb");
+	static char buf[8 << 20];
+	size_t n, off = 0;
+
+	ck_assert_ptr_nonnull(f);
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	out[0] = '\0';
+	while (off + 110 <= n) {
+		char field[9] = { 0 };
+		unsigned long fsize, nsize;
+		const char *entry = buf + off + 110;
+
+		ck_assert(!memcmp(buf + off, "070701", 6));
+		memcpy(field, buf + off + 6 + 6 * 8, 8);
+		fsize = strtoul(field, NULL, 16);
+		memcpy(field, buf + off + 6 + 11 * 8, 8);
+		nsize = strtoul(field, NULL, 16);
+		off += (110 + nsize + 3) & ~3ul;
+		if (!strcmp(entry, name)) {
+			ck_assert_uint_lt(fsize, len);
+			ck_assert_uint_le(off + fsize, n);
+			memcpy(out, buf + off, fsize);
+			out[fsize] = '\0';
+			return;
+		}
+		off += (fsize + 3) & ~3ul;
+	}
+	ck_abort_msg("%s has no entry %s", path, name);
+}
+
+/*
+ * --until-decided's design reaches the next boot: a kernel's initramfs is
+ * made again over the one of the boots before (ul_vm_initramfs() makes
+ * new files only), its /env now giving the guest's run the designed
+ * points a cell after the user's arguments.
+ */
+START_TEST(test_initramfs_made_again)
+{
+	char *args[] = { (char *)"--tests", (char *)"noload" };
+	struct ul_vm_kernel k = { .label = "6.1#2" };
+	char dir[256], env[512];
+
+	ck_assert_int_eq(ul_scratch_create("/tmp", dir, sizeof(dir)), 0);
+	snprintf(k.initramfs, sizeof(k.initramfs), "%s/initramfs-2.cpio", dir);
+	ck_assert_int_eq(ul_vm_kernel_initramfs(&k, "/bin/sh", args, 2, 0, NULL), 0);
+	cpio_text(k.initramfs, "env", env, sizeof(env));
+	ck_assert_str_eq(env, "UL_LABEL='6.1#2'\nset -- '--tests' 'noload'\n");
+	ck_assert_int_eq(ul_vm_kernel_initramfs(&k, "/bin/sh", args, 2, 17, NULL), 0);
+	cpio_text(k.initramfs, "env", env, sizeof(env));
+	ck_assert_str_eq(env, "UL_LABEL='6.1#2'\nset -- '--tests' 'noload' '--min-points' '17' "
+			      "'--max-points' '17'\n");
+	ck_assert_int_eq(ul_scratch_remove(dir), 0);
 }
 END_TEST
 
@@ -463,6 +520,7 @@ Suite *ul_test_suite_vm(void)
 	tcase_add_test(tc, test_guest_store_copy);
 	tcase_add_test(tc, test_run_sets_own);
 	tcase_add_test(tc, test_guest_env_points);
+	tcase_add_test(tc, test_initramfs_made_again);
 	tcase_add_test(tc, test_guest_files);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("accel");
