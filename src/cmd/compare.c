@@ -15,6 +15,7 @@
 #include "engine/engine.h"
 #include "report/compare.h"
 #include "report/format.h"
+#include "report/suites.h"
 #include "report/variance.h"
 #include "stats/runcmp_parts.h"
 #include "store/store.h"
@@ -325,13 +326,14 @@ static int print_text(const struct ul_compare_state *st, const struct cmp_args *
 static int lmbench2_by_label(const struct ul_compare_state *st, const struct cmp_args *a)
 {
 	const struct ul_format *fmt = ul_format_find("lmbench2");
+	const char *suite = ul_report_format_suite("lmbench2"); /* micro */
 	struct ul_run *pooled = calloc(st->n_groups ? st->n_groups : 1, sizeof(*pooled));
 	const struct ul_run **rows = calloc(st->n_groups ? st->n_groups : 1, sizeof(*rows));
 	size_t n = 0;
 	int rc = 0;
 
-	if (a->suite && strcmp(a->suite, "micro")) {
-		ul_error("compare --format lmbench2 shows the micro suite, not '%s'", a->suite);
+	if (a->suite && strcmp(a->suite, suite)) {
+		ul_error("compare --format lmbench2 shows the %s suite, not '%s'", suite, a->suite);
 		free(pooled);
 		free(rows);
 		return UL_EXIT_USAGE;
@@ -339,7 +341,7 @@ static int lmbench2_by_label(const struct ul_compare_state *st, const struct cmp
 	if (!fmt || !pooled || !rows)
 		rc = -ENOMEM;
 	for (size_t g = 0; g < st->n_groups && !rc; g++) {
-		rc = ul_compare_pool_run(&st->groups[g], "micro", &pooled[n]);
+		rc = ul_compare_pool_run(&st->groups[g], suite, &pooled[n]);
 		if (rc)
 			break;
 		if (!pooled[n].n_cells) {
@@ -350,7 +352,7 @@ static int lmbench2_by_label(const struct ul_compare_state *st, const struct cmp
 		n++;
 	}
 	if (!rc && !n) {
-		ul_error("compare --format lmbench2: no micro results among the compared runs");
+		ul_error("compare --format lmbench2: no %s results among the compared runs", suite);
 		rc = -ENOENT;
 	} else if (!rc)
 		rc = fmt->write_runs(stdout, rows, n, NULL);

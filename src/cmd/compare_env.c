@@ -367,7 +367,8 @@ bool ul_compare_same_config(const struct ul_run *a, const struct ul_run *b)
 }
 
 /* The bytes one mtest01 run of a group allocated: the median of each
- * mtest cell's bytes series, distinct values joined by " | ". */
+ * cell's mtest01 bytes series (only the mtest suite measures with that
+ * probe), distinct values joined by " | ". */
 static void mtest_bytes(const struct ul_runcmp_group *g, char *buf, size_t len)
 {
 	char one[32];
@@ -378,7 +379,7 @@ static void mtest_bytes(const struct ul_runcmp_group *g, char *buf, size_t len)
 			const struct ul_cell *c = &g->runs[r]->cells[i];
 			const struct ul_series *s = ul_cell_find_series(c, "mtest_bytes");
 
-			if (strcmp(c->suite, "mtest") || c->outcome != UL_CELL_OK || !s || !s->n)
+			if (c->outcome != UL_CELL_OK || !s || !s->n)
 				continue;
 			fmt_bytes(one, sizeof(one), (uint64_t)s->v[s->n / 2]);
 			add_distinct(buf, len, one);

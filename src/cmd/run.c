@@ -157,8 +157,8 @@ static int select_suites(struct run_args *a, int argc, char **argv, int first)
 			return ul_usage_error("run", "too many suites");
 		a->suites[a->n_suites++] = s;
 	}
-	if (!a->n_suites)
-		a->suites[a->n_suites++] = ul_suite_find("resp");
+	if (!a->n_suites) /* the default: suites.def's first (resp) */
+		a->suites[a->n_suites++] = ul_suite_at(0);
 	return 0;
 }
 

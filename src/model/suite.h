@@ -16,7 +16,9 @@
  * to suite_sources; add `UL_SUITE(NAME, NAME)` to engine/suites/suites.def
  * and give it a CLI test under tests/cli/.  Only when report shows more of
  * it than the generic tables and plots: a format for its seed table
- * (report/format.h) and a line in report/suites.def.
+ * (report/format.h) and its report block (`report`, report/suites.h).
+ * Nothing outside engine/suites/ names a suite: code that treats one
+ * suite differently reads a field of its descriptor.
  */
 #ifndef UL_MODEL_SUITE_H
 #define UL_MODEL_SUITE_H
@@ -27,6 +29,7 @@
 
 struct ul_engine;
 struct ul_cell;
+struct ul_suite_report;
 
 /* One test of a suite: a load measured by a probe. */
 struct ul_suite_test {
@@ -107,6 +110,12 @@ struct ul_suite {
 	 * never made up.  NULL = that series. */
 	size_t (*metric_values)(const struct ul_cell *cell, const struct ul_suite_metric *m,
 				int64_t *out, size_t room);
+
+	/* --- report (underload report) --- */
+	/* What report shows of it beyond the generic tables and plots: its
+	 * blocks, its flags, its own formats (report/suites.h defines the
+	 * type).  NULL = nothing more. */
+	const struct ul_suite_report *report;
 };
 
 /*

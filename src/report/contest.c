@@ -30,6 +30,7 @@
 #include "core/log.h"
 #include "model/suite.h"
 #include "report/format.h"
+#include "report/suites.h"
 #include "report/notes.h"
 #include "report/table.h"
 #include "report/monitors.h"
@@ -42,7 +43,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CONTEST_SUITE "contest"
+extern const struct ul_format ul_format_contest;
+/* The suite this format prints: the one whose descriptor names it. */
+#define CONTEST_SUITE ul_report_format_suite(ul_format_contest.name)
 #define CONTEST_PROBE "job" /* one job per cell: wall_ns, user_ns, sys_ns */
 
 /* The seed's order of blocks is the contest suite's test order (model/suite.h). */
@@ -316,7 +319,7 @@ static int contest_write_runs(FILE *out, const struct ul_run *const *runs, size_
 	}
 	not_counted(out, v, nv);
 	for (size_t i = 0; i < nv; i++)
-		ul_report_disturbed_notes(out, v[i], "contest");
+		ul_report_disturbed_notes(out, v[i], CONTEST_SUITE);
 	free(loads);
 	free(v);
 	return ul_report_finish(out);

@@ -13,9 +13,14 @@
 #include "dbench/loadfile.h"
 #include "report/common.h"
 #include "report/format.h"
+#include "report/suites.h"
 
 #include <stdio.h>
 #include <string.h>
+
+extern const struct ul_format ul_format_dbench;
+/* The suite this format prints: the one whose descriptor names it. */
+#define DBENCH_SUITE ul_report_format_suite(ul_format_dbench.name)
 
 /* dbench 4.00's table order and names. */
 static const struct {
@@ -133,13 +138,13 @@ static int dbench_write_run(FILE *out, const struct ul_run *run)
 	bool printed = false;
 
 	for (size_t i = 0; i < run->n_cells; i++)
-		if (!strcmp(run->cells[i].suite, "fsbench")) {
+		if (!strcmp(run->cells[i].suite, DBENCH_SUITE)) {
 			cells++;
 			rounds += rounds_of(&run->cells[i]);
 		}
 	/* test by test (a load's rounds together), as the run measured them interleaved */
 	for (size_t i = 0; i < run->n_cells; i++)
-		if (!strcmp(run->cells[i].suite, "fsbench") && ul_report_first_of_test(run, i))
+		if (!strcmp(run->cells[i].suite, DBENCH_SUITE) && ul_report_first_of_test(run, i))
 			dbench_test(out, run, i, cells > 1 || rounds > 1, &printed);
 	return ul_report_finish(out);
 }

@@ -7,12 +7,17 @@
 #include "core/compat.h"
 #include "report/common.h"
 #include "report/format.h"
+#include "report/suites.h"
 #include "report/notes.h"
 #include "report/monitors.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+
+extern const struct ul_format ul_format_deadline;
+/* The suite this format prints: the one whose descriptor names it. */
+#define DEADLINE_SUITE ul_report_format_suite(ul_format_deadline.name)
 
 /* The Load column is DL_NAME wide, DL_NAME_ROUNDS when rows name their
  * round ("largewrite #2"). */
@@ -91,12 +96,12 @@ static void deadline_row(FILE *out, const struct ul_cell *c, bool rounds)
  * each test's rounds follow it in run order, named "LOAD #R". */
 int ul_report_deadline_table(FILE *out, const struct ul_run *run)
 {
-	bool head = false, rounds = ul_report_has_rounds(run, "deadline");
+	bool head = false, rounds = ul_report_has_rounds(run, DEADLINE_SUITE);
 
 	for (size_t i = 0; i < run->n_cells; i++) {
 		const struct ul_cell *c = &run->cells[i];
 
-		if (strcmp(c->suite, "deadline") || !ul_report_first_of_test(run, i))
+		if (strcmp(c->suite, DEADLINE_SUITE) || !ul_report_first_of_test(run, i))
 			continue;
 		if (!head) {
 			profile_line(out, c);
@@ -120,7 +125,7 @@ static int deadline_write_run(FILE *out, const struct ul_run *run)
 	int rc = ul_report_deadline_table(out, run);
 
 	if (!rc)
-		ul_report_disturbed_notes(out, run, "deadline");
+		ul_report_disturbed_notes(out, run, DEADLINE_SUITE);
 	return rc ? rc : ul_report_finish(out);
 }
 

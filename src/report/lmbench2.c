@@ -31,6 +31,7 @@
 #include "core/compat.h"
 #include "report/common.h"
 #include "report/format.h"
+#include "report/suites.h"
 #include "report/lmbench2.h"
 #include "stats/stats.h"
 
@@ -40,7 +41,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LM2_SUITE "micro"
+extern const struct ul_format ul_format_lmbench2;
+/* The suite this format prints: the one whose descriptor names it. */
+#define LM2_SUITE ul_report_format_suite(ul_format_lmbench2.name)
 
 void ul_lm2_num(char *buf, size_t len, double v, int width)
 {

@@ -18,12 +18,17 @@
 #include "core/compat.h"
 #include "report/common.h"
 #include "report/format.h"
+#include "report/suites.h"
 #include "stats/stats.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+extern const struct ul_format ul_format_micro;
+/* The suite this format prints: the one whose descriptor names it. */
+#define MICRO_SUITE ul_report_format_suite(ul_format_micro.name)
 
 static const char *const micro_tables[] = {
 	"Processor, processes",
@@ -38,7 +43,7 @@ static bool micro_table_of(const struct ul_cell *c, int *table)
 {
 	double t;
 
-	if (strcmp(c->suite, "micro") || !ul_cell_metric(c, "micro_table", &t))
+	if (strcmp(c->suite, MICRO_SUITE) || !ul_cell_metric(c, "micro_table", &t))
 		return false;
 	*table = (int)t;
 	return *table >= 0 && *table < (int)UL_ARRAY_SIZE(micro_tables);
@@ -147,7 +152,7 @@ static int micro_write_load(FILE *out, const struct ul_run *run, const struct ul
 	fprintf(out, "micro: %s on %s (%s %s), under %s; median, min, max, S.D. of the batches\n",
 		run->label, run->host.hostname, run->host.arch, run->host.kernel_release,
 		ul_report_round_name(name, sizeof(name), load, first,
-				     ul_report_has_rounds(run, "micro")));
+				     ul_report_has_rounds(run, MICRO_SUITE)));
 	for (int t = 0; t < (int)UL_ARRAY_SIZE(micro_tables); t++) {
 		bool header = false;
 
@@ -179,11 +184,11 @@ static int micro_write_run(FILE *out, const struct ul_run *run)
 
 	for (size_t i = 0; i < run->n_cells; i++) {
 		const struct ul_cell *c = &run->cells[i];
-		bool first = !strcmp(c->suite, "micro");
+		bool first = !strcmp(c->suite, MICRO_SUITE);
 		int err;
 
 		for (size_t j = 0; j < i && first; j++)
-			first = strcmp(run->cells[j].suite, "micro") ||
+			first = strcmp(run->cells[j].suite, MICRO_SUITE) ||
 				strcmp(run->cells[j].load, c->load) ||
 				ul_cell_round(&run->cells[j]) != ul_cell_round(c);
 		if (!first)

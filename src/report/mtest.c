@@ -8,6 +8,7 @@
 #include "core/compat.h"
 #include "report/common.h"
 #include "report/format.h"
+#include "report/suites.h"
 #include "report/notes.h"
 #include "report/replicate.h"
 #include "report/monitors.h"
@@ -18,6 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+extern const struct ul_format ul_format_mtest;
+/* The suite this format prints: the one whose descriptor names it. */
+#define MTEST_SUITE ul_report_format_suite(ul_format_mtest.name)
 
 /* How a field's value is printed, as the seed's summary script did. */
 enum fmt_kind {
@@ -211,7 +216,7 @@ static int mtest_write_run(FILE *out, const struct ul_run *run)
 		const struct ul_cell *cell;
 		int rc;
 
-		if (strcmp(run->cells[i].suite, "mtest") || !ul_report_first_of_test(run, i))
+		if (strcmp(run->cells[i].suite, MTEST_SUITE) || !ul_report_first_of_test(run, i))
 			continue;
 		cell = ul_report_test_cell(run, i, &pooled, &rc);
 		if (!cell)
@@ -224,7 +229,7 @@ static int mtest_write_run(FILE *out, const struct ul_run *run)
 		if (rc)
 			return rc;
 	}
-	ul_report_disturbed_notes(out, run, "mtest");
+	ul_report_disturbed_notes(out, run, MTEST_SUITE);
 	return ul_report_finish(out);
 }
 

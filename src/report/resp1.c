@@ -42,6 +42,7 @@
 #include "model/suite.h"
 #include "report/common.h"
 #include "report/format.h"
+#include "report/suites.h"
 #include "report/notes.h"
 #include "stats/stats.h"
 
@@ -49,7 +50,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#define RESP1_SUITE "resp"
+extern const struct ul_format ul_format_resp1;
+/* The suite this format prints: the one whose descriptor names it. */
+#define RESP1_SUITE ul_report_format_suite(ul_format_resp1.name)
 #define RESP1_SERIES "delay_ns"
 
 /* The seed's row order is the resp suite's test order (model/suite.h):

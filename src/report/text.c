@@ -43,6 +43,7 @@
 #include "report/notes.h"
 #include "report/quantity.h"
 #include "report/replicate.h"
+#include "report/suites.h"
 #include "report/table.h"
 #include "stats/stats.h"
 
@@ -246,28 +247,6 @@ static void text_legend(FILE *out, const struct ul_run *run, const struct ul_cel
 	}
 }
 
-/* The suites' own blocks: the text columns of report/suites.def. */
-struct text_suite {
-	const char *name;
-	int (*group)(FILE *out, const struct ul_run *run);  /* once per group */
-	int (*cell)(FILE *out, const struct ul_cell *cell); /* per cell */
-};
-
-static const struct text_suite text_suites[] = {
-#define UL_REPORT_SUITE(suite, text_group, text_cell, html_intro, html_test, flags)                \
-	{ #suite, text_group, text_cell },
-#include "report/suites.def"
-#undef UL_REPORT_SUITE
-};
-
-static const struct text_suite *text_suite(const char *name)
-{
-	for (size_t i = 0; i < UL_ARRAY_SIZE(text_suites); i++)
-		if (!strcmp(text_suites[i].name, name))
-			return &text_suites[i];
-	return NULL;
-}
-
 /* A suite's block of the test of run->cells[j] (at its first cell): its
  * replicates pooled, as the block pooled the rounds of one cell before. */
 static int text_test_block(FILE *out, const struct ul_run *run, size_t j,
@@ -295,19 +274,19 @@ static int text_test_block(FILE *out, const struct ul_run *run, size_t j,
 static int text_extras(FILE *out, const struct ul_run *run, const struct ul_cell *first,
 		       bool rounds)
 {
-	const struct text_suite *ts = text_suite(first->suite);
+	const struct ul_suite_report *ts = ul_report_suite(first->suite);
 	char indent[UL_NAME_LEN + 24], name[UL_NAME_LEN + 16];
 	int err = 0;
 
-	if (ts && ts->group && fputc('\n', out) != EOF)
-		err = ts->group(out, run);
+	if (ts->text_group && fputc('\n', out) != EOF)
+		err = ts->text_group(out, run);
 	for (const struct ul_cell *c = first; c < run->cells + run->n_cells && !err; c++) {
-		const struct text_suite *cs = text_suite(c->suite);
+		const struct ul_suite_report *cs = ul_report_suite(c->suite);
 
 		if (!text_same_group(run, first, c))
 			continue;
-		if (cs && cs->cell)
-			err = text_test_block(out, run, (size_t)(c - run->cells), cs->cell);
+		if (cs->text_cell)
+			err = text_test_block(out, run, (size_t)(c - run->cells), cs->text_cell);
 		snprintf(indent, sizeof(indent),
 			 "  %s: ", ul_report_round_name(name, sizeof(name), c->load, c, rounds));
 		ul_report_cell_monitors(out, c, indent);
@@ -496,7 +475,7 @@ static void text_header(FILE *out, const struct ul_run *run)
 	fputs("\nparams:  ", out);
 	/* Sampling parameters mean something only to the suites that sample
 	 * after a think time (resp) or for interval x points (deadline). */
-	if (ul_report_run_has_suite(run, "resp") || ul_report_run_has_suite(run, "deadline"))
+	if (ul_report_run_has_flag(run, UL_RS_SAMPLING))
 		fprintf(out, "interval %g s, %d..%d points, median CI target %.2f%%, ",
 			(double)p->interval_ns / UL_NS_PER_SEC, p->min_points, p->max_points,
 			(double)p->ci_target_centi / 100);

@@ -25,7 +25,7 @@ struct dl_mon {
 	bool warned_dead;
 };
 
-/* Whether the run includes the deadline suite, which drives its own probe. */
+/* Whether suite `name` is one of the run's. */
 static bool run_has_suite(const struct ul_engine *eng, const char *name)
 {
 	size_t n = strlen(name);
@@ -36,10 +36,25 @@ static bool run_has_suite(const struct ul_engine *eng, const char *name)
 	return false;
 }
 
+/* Whether one of the run's suites measures with the monitor's probe (the
+ * deadline suite): it drives that probe itself. */
+static bool run_measures_deadline(const struct ul_engine *eng)
+{
+	const struct ul_probe *dl = ul_probe_find("deadline");
+
+	for (size_t i = 0; i < ul_suite_count(); i++) {
+		const struct ul_suite *suite = ul_suite_at(i);
+
+		if (ul_probe_find(suite->probe) == dl && run_has_suite(eng, suite->name))
+			return true;
+	}
+	return false;
+}
+
 static bool dl_enabled(const struct ul_engine *eng)
 {
 	return eng->cfg->deadline_period_ns > 0 && !eng->cfg->deadline_off &&
-	       !run_has_suite(eng, "deadline");
+	       !run_measures_deadline(eng);
 }
 
 /* --deadline's profile, or audio when none was given (mtest's default). */

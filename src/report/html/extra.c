@@ -147,7 +147,8 @@ struct timeline {
 };
 
 /* One label's latency records of `load` over time (s) from the first period. */
-static int timeline_load(const struct ul_hlabel *l, const char *load, struct timeline *t)
+static int timeline_load(const struct ul_hlabel *l, const char *suite, const char *load,
+			 struct timeline *t)
 {
 	double t0 = 0;
 
@@ -162,8 +163,8 @@ static int timeline_load(const struct ul_hlabel *l, const char *load, struct tim
 			void *nx, *ny, *nm;
 			bool *miss;
 
-			if (strcmp(c->suite, "deadline") || strcmp(c->load, load) || !lat ||
-			    !lat->n || !ul_cell_metric(c, "dl_period_ns", &p) || p <= 0)
+			if (strcmp(c->suite, suite) || strcmp(c->load, load) || !lat || !lat->n ||
+			    !ul_cell_metric(c, "dl_period_ns", &p) || p <= 0)
 				continue;
 			ul_cell_metric(c, "dl_work_ns", &w);
 			if (st && st->n != lat->n)
@@ -195,7 +196,7 @@ static int timeline_load(const struct ul_hlabel *l, const char *load, struct tim
 	return 0;
 }
 
-void ul_html_deadline(struct ul_hdoc *d, const char *load)
+void ul_html_deadline(struct ul_hdoc *d, const char *suite, const char *load)
 {
 	for (size_t j = 0; j < d->n_labels && !d->err; j++) {
 		struct timeline t;
@@ -206,7 +207,7 @@ void ul_html_deadline(struct ul_hdoc *d, const char *load)
 		struct ul_chart_text tx = { .title = title,
 					    .x_label = "time in the test (s)",
 					    .y_label = "wake-up latency (ms)" };
-		int rc = timeline_load(&d->labels[j], load, &t);
+		int rc = timeline_load(&d->labels[j], suite, load, &t);
 		FILE *f;
 
 		if (!rc && t.n) {
@@ -215,14 +216,14 @@ void ul_html_deadline(struct ul_hdoc *d, const char *load)
 			line.n = t.n;
 			s.marks = t.marks;
 			s.n_marks = t.n_marks;
-			snprintf(title, sizeof(title), "deadline %s: latency over time, %s", load,
+			snprintf(title, sizeof(title), "%s %s: latency over time, %s", suite, load,
 				 d->labels[j].label);
 			snprintf(
 				cap, sizeof(cap),
 				"Every period's wake-up latency; red ticks: %zu missed period%s%s.",
 				t.n_marks, t.n_marks == 1 ? "" : "s",
 				t.exact ? "" : " (at least: this run did not record stalls)");
-			f = ul_hdoc_figure_begin(d, "deadline", load, d->labels[j].label);
+			f = ul_hdoc_figure_begin(d, suite, load, d->labels[j].label);
 			ul_hdoc_figure_end(d, f, f ? ul_chart_lines(f, &tx, &s) : 0, cap);
 		}
 		if (rc)

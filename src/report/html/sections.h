@@ -27,7 +27,7 @@ void ul_html_contest(struct ul_hdoc *d, const char *suite);
  * cells of (suite, load, probe) hold lat_mem's curve. */
 void ul_html_micro_curve(struct ul_hdoc *d, const char *suite, const char *load, const char *probe);
 /* deadline: each label's latency over time with its missed periods marked. */
-void ul_html_deadline(struct ul_hdoc *d, const char *load);
+void ul_html_deadline(struct ul_hdoc *d, const char *suite, const char *load);
 /* Per suite: change of each label against the baseline with verdicts. */
 void ul_html_verdicts(struct ul_hdoc *d, const char *suite);
 /*

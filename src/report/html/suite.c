@@ -171,30 +171,6 @@ static void test_plots(struct ul_hdoc *d, const char *suite, const char *test,
 	ul_hdoc_figure_end(d, f, f ? ul_chart_box(f, &tx, t->g, t->ng) : 0, cap);
 }
 
-/* The suites' own parts of the page: the html columns of report/suites.def. */
-struct html_suite {
-	const char *name;
-	void (*intro)(struct ul_hdoc *d, const char *suite); /* under its heading */
-	void (*test)(struct ul_hdoc *d, const char *load);   /* above a test's plots */
-};
-
-static const struct html_suite html_suites[] = {
-#define UL_REPORT_SUITE(suite, text_group, text_cell, html_intro, html_test, flags)                \
-	{ #suite, html_intro, html_test },
-#include "report/suites.def"
-#undef UL_REPORT_SUITE
-};
-
-static const struct html_suite *html_suite(const char *name)
-{
-	static const struct html_suite none = { 0 };
-
-	for (size_t i = 0; i < UL_ARRAY_SIZE(html_suites); i++)
-		if (!strcmp(html_suites[i].name, name))
-			return &html_suites[i];
-	return &none;
-}
-
 /* A crash is a result of the test: one note per crashed cell, by label. */
 static void crash_notes(struct ul_hdoc *d, const char *suite, const struct ul_html_test *key)
 {
@@ -220,15 +196,15 @@ static void crash_notes(struct ul_hdoc *d, const char *suite, const struct ul_ht
 
 static void suite_section(struct ul_hdoc *d, const char *suite)
 {
-	const struct html_suite *hs = html_suite(suite);
+	const struct ul_suite_report *hs = ul_report_suite(suite);
 	struct ul_html_test *tests = calloc(MAX_NAMES, sizeof(*tests));
 	char title[160];
 	size_t n = tests ? list_tests(d, suite, tests) : 0;
 
 	snprintf(title, sizeof(title), "Suite %s", suite);
 	ul_hdoc_heading(d, 2, suite, title);
-	if (hs->intro)
-		hs->intro(d, suite);
+	if (hs->html_intro)
+		hs->html_intro(d, suite);
 	ul_html_verdicts(d, suite);
 	if (!tests)
 		d->err = -ENOMEM;
@@ -243,8 +219,8 @@ static void suite_section(struct ul_hdoc *d, const char *suite)
 		if (rc) {
 			d->err = rc;
 		} else if (t.ng) {
-			if (hs->test)
-				hs->test(d, tests[k].load);
+			if (hs->html_test)
+				hs->html_test(d, suite, tests[k].load);
 			ul_html_micro_curve(d, suite, tests[k].load, tests[k].probe);
 			test_plots(d, suite, tests[k].name, &t);
 			ul_html_breakdown_samples(d, suite, &tests[k]);

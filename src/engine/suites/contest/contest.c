@@ -26,6 +26,8 @@
 #include "load/load.h"
 #include "probe/job.h"
 #include "proc/scratch.h"
+#include "report/html/sections.h"
+#include "report/suites.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -508,6 +510,10 @@ static int contest_run(struct ul_engine *eng, const struct ul_suite *suite)
 	return result;
 }
 
+/* What report shows of it beyond the generic tables (report/suites.h):
+ * its seed table under its heading on the page. */
+static const struct ul_suite_report contest_report = { .html_intro = ul_html_contest };
+
 const struct ul_suite ul_suite_contest = {
 	.name = "contest",
 	.summary = "Kolivas's contest: a reference job (a compile) timed whole under eight loads",
@@ -521,4 +527,5 @@ const struct ul_suite ul_suite_contest = {
 	.preflight = contest_preflight,
 	.run = contest_run,
 	.metrics = contest_metrics,
+	.report = &contest_report,
 };

@@ -12,6 +12,9 @@
 #include "engine/deadline.h"
 #include "engine/engine.h"
 #include "load/load.h"
+#include "report/html/sections.h"
+#include "report/monitors.h"
+#include "report/suites.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -178,6 +181,14 @@ static int deadline_run(struct ul_engine *eng, const struct ul_suite *suite)
 	return result;
 }
 
+/* What report shows of it beyond the generic tables (report/suites.h):
+ * its table of periods, its timeline on the page instead of a scatter. */
+static const struct ul_suite_report deadline_report = {
+	.text_group = ul_report_deadline_table,
+	.html_test = ul_html_deadline,
+	.flags = UL_RS_NO_SCATTER | UL_RS_OWN_DEADLINE | UL_RS_SAMPLING,
+};
+
 const struct ul_suite ul_suite_deadline = {
 	.name = "deadline",
 	.summary = "a periodic deadline task (audio, 20 Hz, by default) under each resp load",
@@ -187,4 +198,5 @@ const struct ul_suite ul_suite_deadline = {
 	.metrics = deadline_metrics,
 	.format = "deadline",
 	.run = deadline_run,
+	.report = &deadline_report,
 };

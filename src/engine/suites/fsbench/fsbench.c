@@ -19,6 +19,8 @@
 #include "load/load.h"
 #include "probe/fsbench.h"
 #include "probe/probe.h"
+#include "report/monitors.h"
+#include "report/suites.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -420,6 +422,10 @@ static int fsbench_run(struct ul_engine *eng, const struct ul_suite *suite)
 	return result;
 }
 
+/* What report shows of it beyond the generic tables (report/suites.h):
+ * its block per test. */
+static const struct ul_suite_report fsbench_report = { .text_cell = ul_report_fsbench_native };
+
 const struct ul_suite ul_suite_fsbench = {
 	.name = "fsbench",
 	.summary = "N clients replay a dbench 4 file-server trace: throughput, per-op latency, "
@@ -434,4 +440,5 @@ const struct ul_suite ul_suite_fsbench = {
 	.run = fsbench_run,
 	.metrics = fsbench_metrics,
 	.metric_values = fsbench_metric_values,
+	.report = &fsbench_report,
 };

@@ -15,6 +15,7 @@
 #include "probe/micro/bench.h"
 #include "probe/micro/run.h"
 #include "probe/probe.h"
+#include "report/suites.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -356,6 +357,11 @@ static int micro_run(struct ul_engine *eng, const struct ul_suite *suite)
 	return ul_micro_suite_run(eng, suite, o ? o : &defaults);
 }
 
+/* What report shows of it beyond the generic tables (report/suites.h):
+ * its own table, besides the seed's summary. */
+static const char *const micro_formats[] = { "micro", NULL };
+static const struct ul_suite_report micro_report = { .formats = micro_formats };
+
 const struct ul_suite ul_suite_micro = {
 	.name = "micro",
 	.summary = "LMbench 2.0's summary measurements, rebuilt, every batch kept, under any load",
@@ -368,4 +374,5 @@ const struct ul_suite ul_suite_micro = {
 	.run = micro_run,
 	.metrics = micro_metrics,
 	.compare_format = "lmbench2",
+	.report = &micro_report,
 };

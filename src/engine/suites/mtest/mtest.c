@@ -18,6 +18,8 @@
 #include "engine/suites/mtest/mtest.h"
 #include "probe/probe.h"
 #include "proc/cgroup/cgroup.h"
+#include "report/monitors.h"
+#include "report/suites.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -487,6 +489,13 @@ static int mtest_run(struct ul_engine *eng, const struct ul_suite *suite)
 	return result;
 }
 
+/* What report shows of it beyond the generic tables (report/suites.h):
+ * its block per test, which prints the deadline probe too. */
+static const struct ul_suite_report mtest_report = {
+	.text_cell = ul_report_mtest_native,
+	.flags = UL_RS_OWN_DEADLINE,
+};
+
 const struct ul_suite ul_suite_mtest = {
 	.name = "mtest",
 	.summary = "LTP mtest01 -p80 -w repeated --runs times, an audio deadline probe alongside",
@@ -498,4 +507,5 @@ const struct ul_suite ul_suite_mtest = {
 	.opts_size = sizeof(struct ul_mtest_opts),
 	.preflight = mtest_preflight,
 	.run = mtest_run,
+	.report = &mtest_report,
 };

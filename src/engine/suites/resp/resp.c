@@ -22,6 +22,7 @@
 #include "probe/probe.h"
 #include "stats/runcmp.h"
 #include "stats/stats.h"
+#include "report/suites.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -289,6 +290,9 @@ static int resp_run(struct ul_engine *eng, const struct ul_suite *suite)
 	return result;
 }
 
+/* What report shows of it beyond the generic tables (report/suites.h). */
+static const struct ul_suite_report resp_report = { .flags = UL_RS_SAMPLING };
+
 const struct ul_suite ul_suite_resp = {
 	.name = "resp",
 	.summary = "Davidsen's trivial response benchmark: a small task timed after a think time",
@@ -298,4 +302,5 @@ const struct ul_suite ul_suite_resp = {
 	.format = "resp1",
 	.metrics = resp_metrics,
 	.run = resp_run,
+	.report = &resp_report,
 };
