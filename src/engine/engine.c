@@ -64,6 +64,17 @@ const void *ul_engine_suite_opts(const struct ul_engine *eng, const struct ul_su
 	return eng->cfg->suite_opts[i];
 }
 
+void *ul_engine_suite_state(const struct ul_engine *eng, const struct ul_suite *suite)
+{
+	size_t i = ul_suite_index(suite);
+
+	if (i >= UL_MAX_SUITES)
+		UL_BUG("suite '%s' is not registered", suite->name);
+	if (!suite->state_size || !eng->suite_state[i])
+		UL_BUG("suite '%s' has no state in this run", suite->name);
+	return eng->suite_state[i];
+}
+
 int ul_engine_fail(const char *fmt, ...)
 {
 	va_list ap;

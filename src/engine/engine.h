@@ -124,6 +124,9 @@ struct ul_engine {
 	/* The current cell's measured window (ul_engine_work_begin/end). */
 	uint64_t work_units_at_begin;
 	ul_nsec work_begin_ns;
+	/* Each suite's state (its state_size bytes), by ul_suite_index();
+	 * NULL for a suite without state or not selected. */
+	void *suite_state[UL_MAX_SUITES];
 };
 
 /* The resp suite's tests (engine/suites/resp/resp.c), which the deadline suite shares. */
@@ -163,6 +166,9 @@ size_t ul_engine_under(const struct ul_engine_config *cfg, const char *const **l
 /* The options a suite's table filled (its opts_size bytes), or NULL when
  * it has none. */
 const void *ul_engine_suite_opts(const struct ul_engine *eng, const struct ul_suite *suite);
+/* The state the engine keeps for a selected suite (its state_size bytes,
+ * zeroed before its preflight); a bug for a suite without state. */
+void *ul_engine_suite_state(const struct ul_engine *eng, const struct ul_suite *suite);
 
 /* Print "error: ..." and return UL_ENGINE_ERROR: `return ul_engine_fail(...)`. */
 int ul_engine_fail(const char *fmt, ...) UL_PRINTF(1, 2);

@@ -47,6 +47,36 @@ static int preflight_all(struct ul_engine *eng, const struct ul_suite *const *su
 	return result;
 }
 
+/* Each selected suite's state, zeroed, before any preflight.  0 or -ENOMEM. */
+static int suite_states_alloc(struct ul_engine *eng, const struct ul_suite *const *suites, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t k = ul_suite_index(suites[i]);
+
+		if (!suites[i]->state_size || k >= UL_MAX_SUITES || eng->suite_state[k])
+			continue;
+		eng->suite_state[k] = calloc(1, suites[i]->state_size);
+		if (!eng->suite_state[k])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* After the run, whatever happened: each suite releases its state. */
+static void suite_states_free(struct ul_engine *eng)
+{
+	for (size_t k = 0; k < UL_MAX_SUITES; k++) {
+		const struct ul_suite *suite = k < ul_suite_count() ? ul_suite_at(k) : NULL;
+
+		if (!eng->suite_state[k])
+			continue;
+		if (suite && suite->release)
+			suite->release(eng->suite_state[k]);
+		free(eng->suite_state[k]);
+		eng->suite_state[k] = NULL;
+	}
+}
+
 uint64_t ul_engine_mem_ceiling(const struct ul_engine_config *cfg, bool in_cgroup,
 			       uint64_t budget_bytes, const struct ul_meminfo *mi)
 {
@@ -302,6 +332,9 @@ static int engine_prepare(struct ul_engine *eng, const struct ul_suite *const *s
 	if (sandbox_setup(eng))
 		return UL_ENGINE_ERROR;
 	compute_ceiling(eng);
+	rc = suite_states_alloc(eng, suites, n_suites);
+	if (rc)
+		return ul_engine_fail_errno(rc, "cannot allocate the suites' state");
 	return preflight_all(eng, suites, n_suites);
 }
 
@@ -360,6 +393,7 @@ static int engine_teardown(struct ul_engine *eng, int result, bool begun)
 	if (eng->journal.fd >= 0)
 		ul_journal_finish(&eng->journal);
 	free(eng->kept);
+	suite_states_free(eng);
 	/* Test seam: status stored, journal closed, signals still blocked (t0105). */
 	ul_test_hold("UL_TEST_TEARDOWN_HOLD");
 	return result;

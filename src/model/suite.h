@@ -94,6 +94,14 @@ struct ul_suite {
 	int (*preflight)(struct ul_engine *eng, const struct ul_suite *suite);
 	/* Run the suite's cells into eng->run; return an enum ul_engine_result. */
 	int (*run)(struct ul_engine *eng, const struct ul_suite *suite);
+	/* Its state from its preflight to the end of the run, never a static:
+	 * the engine allocates state_size zeroed bytes per selected suite
+	 * before any preflight, the hooks read them with
+	 * ul_engine_suite_state(), and after the run (measured, refused or
+	 * failed) the engine calls release (NULL = nothing to undo) and
+	 * frees them.  0 = no state. */
+	size_t state_size;
+	void (*release)(void *state);
 
 	/* --- compare (underload compare) --- */
 	/* What compare tests per test, { NULL }-terminated; the first is the

@@ -442,10 +442,8 @@ static int preflight(struct contest *ct, const char *const *tests, size_t n)
 	return result;
 }
 
-/* The suite's state from its preflight to the end of its run (large:
- * paths); one contest runs at a time. */
-static struct contest contest_state;
-
+/* What the state holds beyond itself: the resolved commands' argv.
+ * Idempotent: the run releases at its end, the engine again after. */
 static void release(struct contest *ct)
 {
 	if (ct->job.argv_owned)
@@ -453,6 +451,12 @@ static void release(struct contest *ct)
 	if (ct->prep.argv_owned)
 		free(ct->prep.argv);
 	ct->job.argv_owned = ct->prep.argv_owned = false;
+}
+
+/* The engine's release of the suite's state (model/suite.h). */
+static void contest_release(void *state)
+{
+	release(state);
 }
 
 /*
@@ -463,12 +467,10 @@ static void release(struct contest *ct)
 static int contest_preflight(struct ul_engine *eng, const struct ul_suite *suite)
 {
 	const struct ul_engine_config *cfg = eng->cfg;
-	struct contest *ct = &contest_state;
+	struct contest *ct = ul_engine_suite_state(eng, suite); /* zeroed */
 	const char *tests[UL_MAX_TESTS];
 	size_t n;
 
-	release(ct);
-	memset(ct, 0, sizeof(*ct));
 	ct->eng = eng;
 	ct->o = *(const struct ul_contest_opts *)ul_engine_suite_opts(eng, suite);
 	/* --runs is shared with mtest (whose default differs): 0 = one round. */
@@ -486,7 +488,7 @@ static int contest_preflight(struct ul_engine *eng, const struct ul_suite *suite
 
 static int contest_run(struct ul_engine *eng, const struct ul_suite *suite)
 {
-	struct contest *ct = &contest_state;
+	struct contest *ct = ul_engine_suite_state(eng, suite);
 	const char *tests[UL_MAX_TESTS];
 	size_t n = ul_suite_tests(suite, eng->cfg, tests);
 	int result = UL_ENGINE_OK;
@@ -526,6 +528,8 @@ const struct ul_suite ul_suite_contest = {
 	.check_opts = ul_contest_check_opts,
 	.preflight = contest_preflight,
 	.run = contest_run,
+	.state_size = sizeof(struct contest),
+	.release = contest_release,
 	.metrics = contest_metrics,
 	.report = &contest_report,
 };
