@@ -17,7 +17,6 @@
 struct ul_run;
 struct ul_cell;
 struct ul_hdoc;
-struct ul_suite;
 
 enum ul_report_suite_flag {
 	/* The page draws no time-order scatter of its samples: its probe
