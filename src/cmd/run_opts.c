@@ -34,16 +34,18 @@ _Static_assert(1
 static int set_under(void *base, const char *arg, char *err, size_t errlen)
 {
 	struct ul_engine_config *cfg = &((struct run_args *)base)->cfg;
-	char *save = NULL, *tok;
+	char list[512], *save = NULL, *tok;
 
-	if (strlen(arg) >= sizeof(cfg->under_buf)) {
+	if (strlen(arg) >= sizeof(list)) {
 		snprintf(err, errlen, "--under: list too long");
 		return -EINVAL;
 	}
-	snprintf(cfg->under_buf, sizeof(cfg->under_buf), "%s", arg);
+	snprintf(list, sizeof(list), "%s", arg);
 	cfg->n_under = 0;
-	for (tok = strtok_r(cfg->under_buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (!ul_load_find(tok)) {
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		const struct ul_load *load = ul_load_find(tok);
+
+		if (!load) {
 			snprintf(err, errlen,
 				 "unknown load '%.64s' in --under (see 'underload "
 				 "list loads')",
@@ -59,7 +61,7 @@ static int set_under(void *base, const char *arg, char *err, size_t errlen)
 			snprintf(err, errlen, "at most %d loads in --under", UL_MAX_UNDER);
 			return -EINVAL;
 		}
-		cfg->under[cfg->n_under++] = tok;
+		cfg->under[cfg->n_under++] = load->name; /* the registry's, not the list's */
 	}
 	if (!cfg->n_under) {
 		snprintf(err, errlen, "--under needs at least one load");

@@ -74,10 +74,10 @@ struct ul_engine_config {
 	const void *suite_opts[UL_MAX_SUITES];
 	bool quick; /* --quick: suites pick their small profile */
 	/* --under LIST: the loads the suites that take one (fsbench, micro)
-	 * run under, each in turn; n_under 0 = noload.  Points into under_buf. */
+	 * run under, each in turn; n_under 0 = noload.  The loads' registry
+	 * names. */
 	const char *under[UL_MAX_UNDER];
 	size_t n_under;
-	char under_buf[512];
 	/* Monitors and the mtest/deadline suites. */
 	int64_t monitor_interval_ns;   /* --monitor-interval: /proc sampler period; 0 = off */
 	uint64_t monitor_ring_records; /* sampler ring capacity; 0 = sized from the interval */
