@@ -178,8 +178,14 @@ int ul_run_item_option_check(const char *arg, char *err, size_t errlen)
 
 #define A(member) UL_OPT_AT(struct run_args, member)
 
-/* Every option of `run` but the suites' own (each suite's table). */
-static const struct ul_opt run_opts[] = {
+/* An option only some suites read: those whose descriptor lists it in
+ * run_opts (model/suite.h); fill_run_opts() writes their names into its
+ * used_by, in the registry's order. */
+#define SOME_SUITES ""
+
+/* Every option of `run` but the suites' own (each suite's table), as
+ * declared; run_opts is what everyone reads. */
+static const struct ul_opt run_opts_decl[] = {
 	{ "label", UL_OPT_STRING, 0, 127, .arg = "TEXT", A(label), .def_text = "uname -r",
 	  .help = "name for this kernel/setting" },
 	UL_CMD_OPT_DB(struct run_args),
@@ -194,26 +200,26 @@ static const struct ul_opt run_opts[] = {
 	  "think time before each sample", .arg = "DURATION", A(cfg.interval_ns),
 	  .man = "Durations take\n.BR ns \", \" us \", \" ms \", \" s \", \" m \", \" h ;\n"
 		 "a bare number is seconds.",
-	  .used_by = "resp,deadline" },
+	  .used_by = SOME_SUITES },
 	{ "min-points", UL_OPT_COUNT, 1, 100000, 5,
 	  "samples every test takes; compare tests only these", .arg = "N", A(cfg.min_points),
 	  .man = "They are taken before the stopping rule looks at the data, so their number\n"
 		 "is fixed in advance (see RESP STOPPING RULE).",
-	  .used_by = "resp,deadline" },
+	  .used_by = SOME_SUITES },
 	{ "max-points", UL_OPT_COUNT, 1, 100000, 20, "most samples per test", .arg = "N",
 	  A(cfg.max_points),
 	  .man = "Between min and max points a test takes one more point while the\n"
 		 "distribution-free 95% confidence interval of the median is wider than\n"
 		 "the target.  That interval needs 6 points, so with --min-points below 6\n"
 		 "and --max-points above it a test takes at least 6.",
-	  .used_by = "resp" },
+	  .used_by = SOME_SUITES },
 	{ "ci-target", UL_OPT_PCT, 1, 10000, 1000,
 	  "stop early once the median's 95% CI half-width is within PCT of the median",
 	  .arg = "PCT", A(cfg.ci_target_centi),
-	  .man = "A test still wider at max points is flagged noisy.", .used_by = "resp" },
+	  .man = "A test still wider at max points is flagged noisy.", .used_by = SOME_SUITES },
 	{ "sample-timeout", UL_OPT_DURATION, UL_NS_PER_MS, 24 * 3600 * UL_NS_PER_SEC,
 	  600 * UL_NS_PER_SEC, "a sample taking longer fails its test", .arg = "DUR",
-	  A(cfg.sample_timeout_ns), .used_by = "resp,mtest,fsbench" },
+	  A(cfg.sample_timeout_ns), .used_by = SOME_SUITES },
 	{ "dir", UL_OPT_STRING, .arg = "PATH", A(dir), .def_str = UL_RUN_DEFAULT_DIR,
 	  .help = "parent of the private scratch directory",
 	  .man = "It is removed at the end, after errors and after SIGINT/SIGTERM." },
@@ -221,7 +227,7 @@ static const struct ul_opt run_opts[] = {
 	  "free space disk loads always leave", .arg = "SIZE", .accepted = "a size from 0 to 1P",
 	  A(cfg.disk_reserve_bytes),
 	  .man = "Sizes take\n.BR K \", \" M \", \" G \", \" T\n(powers of 1024).",
-	  .used_by = "resp,deadline,contest,fsbench,micro" /* mtest runs no load */ },
+	  .used_by = SOME_SUITES },
 	{ "mem-limit", UL_OPT_CALL, .arg = "SIZE", .set = set_mem_limit,
 	  .def_text = "none, the budget is MemTotal",
 	  .help = "run probe and loads in a memory cgroup of this size; it becomes the memory "
@@ -265,7 +271,7 @@ static const struct ul_opt run_opts[] = {
 		 ".BR \"underload vmstat\" ." },
 	{ "under", UL_OPT_CALL, .arg = "LIST", .set = set_under, .def_text = "noload",
 	  .help = "run fsbench and micro under each of these loads in turn, one cell each",
-	  .used_by = "fsbench,micro" },
+	  .used_by = SOME_SUITES },
 	{ "deadline", UL_OPT_CALL, .arg = "PROFILE", .set = set_deadline,
 	  .def_text = "none; audio for mtest and the deadline suite",
 	  .help = "a periodic deadline probe alongside: audio (20 Hz, 5%), video (60 Hz, 40%), "
@@ -278,7 +284,7 @@ static const struct ul_opt run_opts[] = {
 	  .help = "run that probe SCHED_FIFO when permitted", .flags = UL_OPTF_NO_DEFAULT,
 	  .man = "With\n.B \\-\\-deadline none\nthere is no such probe: refused with exit 2,\n"
 		 "as is\n.B \\-\\-deadline none\nwith the deadline suite.",
-	  .used_by = "deadline,mtest", .used_with = "deadline" },
+	  .used_by = SOME_SUITES, .used_with = "deadline" },
 	{ "runs", UL_OPT_COUNT, 1, 10000, 0,
 	  "replicate rounds: every test once per round, rounds interleaved, each cell its own "
 	  "replicate (mtest: a run of mtest01 a round)",
@@ -309,20 +315,79 @@ static const struct ul_opt run_opts[] = {
 	{ NULL },
 };
 
-bool ul_run_opt_reads(const struct ul_opt *o, const char *suite)
-{
-	size_t n = strlen(suite);
+static struct ul_opt run_opts[UL_ARRAY_SIZE(run_opts_decl)];
+static char run_opts_by[UL_ARRAY_SIZE(run_opts_decl)][UL_MAX_SUITES * (UL_NAME_LEN + 1)];
 
-	if (!o->used_by)
-		return true;
-	for (const char *p = o->used_by; (p = strstr(p, suite)); p += n)
-		if ((p == o->used_by || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+/* Whether the comma-separated `list` holds `word`. */
+static bool list_has(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; p && (p = strstr(p, word)); p += n)
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
 			return true;
 	return false;
 }
 
+/* Whether the suites' run_opts name only options marked SOME_SUITES. */
+static void check_suites_run_opts(void)
+{
+	for (size_t k = 0; k < ul_suite_count(); k++) {
+		const char *p = ul_suite_at(k)->run_opts;
+
+		while (p && *p) {
+			size_t len = strcspn(p, ",");
+			bool known = false;
+
+			for (size_t i = 0; run_opts_decl[i].name && !known; i++)
+				known = run_opts_decl[i].used_by &&
+					strlen(run_opts_decl[i].name) == len &&
+					!strncmp(run_opts_decl[i].name, p, len);
+			if (!known)
+				UL_BUG("suite '%s': run_opts names '%.*s', not an option of run "
+				       "marked SOME_SUITES",
+				       ul_suite_at(k)->name, (int)len, p);
+			p += len + (p[len] == ',');
+		}
+	}
+}
+
+/* run_opts from run_opts_decl, each SOME_SUITES option's used_by the
+ * suites that list it ("resp,deadline"); once. */
+static void fill_run_opts(void)
+{
+	if (run_opts[0].name)
+		return;
+	check_suites_run_opts();
+	for (size_t i = 0; i < UL_ARRAY_SIZE(run_opts_decl); i++) {
+		struct ul_opt *o = &run_opts[i];
+		char *by = run_opts_by[i];
+		size_t off = 0;
+
+		*o = run_opts_decl[i];
+		if (!o->name || !o->used_by)
+			continue;
+		by[0] = '\0';
+		for (size_t k = 0; k < ul_suite_count(); k++)
+			if (list_has(ul_suite_at(k)->run_opts, o->name))
+				off += (size_t)snprintf(by + off, sizeof(run_opts_by[i]) - off,
+							"%s%s", off ? "," : "",
+							ul_suite_at(k)->name);
+		if (!off)
+			UL_BUG("run option --%s is marked SOME_SUITES but no suite reads it",
+			       o->name);
+		o->used_by = by;
+	}
+}
+
+bool ul_run_opt_reads(const struct ul_opt *o, const char *suite)
+{
+	return !o->used_by || list_has(o->used_by, suite);
+}
+
 void ul_run_opts_list(FILE *out)
 {
+	fill_run_opts();
 	for (size_t i = 0; run_opts[i].name; i++) {
 		const struct ul_opt *o = &run_opts[i];
 		size_t n = 0;
@@ -339,6 +404,7 @@ void ul_run_opts_read_by(const char *suite, char *buf, size_t len)
 {
 	size_t off = 0;
 
+	fill_run_opts();
 	buf[0] = '\0';
 	for (size_t i = 0; run_opts[i].name && off < len; i++)
 		if (run_opts[i].used_by && ul_run_opt_reads(&run_opts[i], suite))
@@ -375,6 +441,7 @@ static int build_groups(struct run_args *a)
 int ul_run_args_init(struct run_args *a)
 {
 	memset(a, 0, sizeof(*a));
+	fill_run_opts();
 	ul_opt_apply_defaults(run_opts, a);
 	a->cfg.ready_timeout_ns = 60 * UL_NS_PER_SEC;
 	a->cfg.stop_grace_ns = 5 * UL_NS_PER_SEC;

@@ -85,6 +85,11 @@ struct ul_suite {
 	/* After parsing, when the suite is selected: checks across options
 	 * (--job-dir needs --job).  0, or -EINVAL with one line in err. */
 	int (*check_opts)(const void *opts, char *err, size_t errlen);
+	/* The options of `underload run` that only some suites read and this
+	 * one does, comma-separated ("interval,min-points"): run's table
+	 * (cmd/run_opts.c) marks them and says "only ..." from these lists.
+	 * NULL = none. */
+	const char *run_opts;
 
 	/* Before any suite of the run starts (every selected suite's, in
 	 * order): refuse what cannot run with one line each.  Returns an enum

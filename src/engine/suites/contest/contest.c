@@ -521,6 +521,7 @@ const struct ul_suite ul_suite_contest = {
 	.summary = "Kolivas's contest: a reference job (a compile) timed whole under eight loads",
 	.probe = "job",
 	.tests = contest_tests,
+	.run_opts = "disk-reserve",
 	.tests_any_load = true,
 	.format = "contest",
 	.opts = ul_contest_opt_table,

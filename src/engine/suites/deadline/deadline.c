@@ -194,6 +194,7 @@ const struct ul_suite ul_suite_deadline = {
 	.summary = "a periodic deadline task (audio, 20 Hz, by default) under each resp load",
 	.probe = "deadline",
 	.tests = ul_resp_tests, /* the resp loads, in the seed's order */
+	.run_opts = "interval,min-points,disk-reserve,deadline-rt",
 	.tests_any_load = true,
 	.metrics = deadline_metrics,
 	.format = "deadline",

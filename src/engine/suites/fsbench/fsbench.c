@@ -432,6 +432,7 @@ const struct ul_suite ul_suite_fsbench = {
 		   "client spread",
 	.probe = "fsbench",
 	.tests = fsbench_tests,
+	.run_opts = "sample-timeout,disk-reserve,under",
 	.format = "dbench",
 	.opts = fsbench_opts,
 	.opts_size = sizeof(struct ul_fsbench_opts),

@@ -367,6 +367,7 @@ const struct ul_suite ul_suite_micro = {
 	.summary = "LMbench 2.0's summary measurements, rebuilt, every batch kept, under any load",
 	.probe = "lat-null",
 	.tests = micro_tests,
+	.run_opts = "disk-reserve,under",
 	.format = "lmbench2",
 	.opts = micro_opts,
 	.opts_size = sizeof(struct ul_micro_suite_opts),

@@ -501,6 +501,7 @@ const struct ul_suite ul_suite_mtest = {
 	.summary = "LTP mtest01 -p80 -w repeated --runs times, an audio deadline probe alongside",
 	.probe = "mtest01",
 	.tests = mtest_tests,
+	.run_opts = "sample-timeout,deadline-rt",
 	.format = "mtest",
 	.metrics = mtest_metrics,
 	.opts = mtest_opts,

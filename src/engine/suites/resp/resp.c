@@ -298,6 +298,7 @@ const struct ul_suite ul_suite_resp = {
 	.summary = "Davidsen's trivial response benchmark: a small task timed after a think time",
 	.probe = "resp",
 	.tests = ul_resp_tests,
+	.run_opts = "interval,min-points,max-points,ci-target,sample-timeout,disk-reserve",
 	.tests_any_load = true,
 	.format = "resp1",
 	.metrics = resp_metrics,
