@@ -12,13 +12,15 @@
  *
  * How to add a suite: make the folder engine/suites/NAME/ with its driver
  * NAME.c defining `const struct ul_suite ul_suite_NAME` (tests, probe,
- * options, hooks), its private helpers and a meson.build adding its files
+ * options, the shared options of run it reads, hooks, the size of its
+ * state), its private helpers and a meson.build adding its files
  * to suite_sources; add `UL_SUITE(NAME, NAME)` to engine/suites/suites.def
  * and give it a CLI test under tests/cli/.  Only when report shows more of
  * it than the generic tables and plots: a format for its seed table
  * (report/format.h) and its report block (`report`, report/suites.h).
  * Nothing outside engine/suites/ names a suite: code that treats one
- * suite differently reads a field of its descriptor.
+ * suite differently reads a field of its descriptor (tests/check-source
+ * enforces it).
  */
 #ifndef UL_MODEL_SUITE_H
 #define UL_MODEL_SUITE_H
