@@ -13,6 +13,7 @@
 #include "load/load.h"
 #include "probe/probe.h"
 #include "report/format.h"
+#include "report/suites.h"
 
 #include <string.h>
 
@@ -68,6 +69,36 @@ START_TEST(test_suite_descriptors)
 			ck_assert_ptr_eq(ul_suite_metric(s, mt->series), mt);
 		}
 	}
+}
+END_TEST
+
+/* A suite's presentation is its own: each format it names is registered
+ * and leads back to it alone (the formats find their cells that way,
+ * report/suites.h), and a state release comes with a state. */
+START_TEST(test_suite_report_blocks)
+{
+	for (size_t i = 0; i < ul_suite_count(); i++) {
+		const struct ul_suite *s = ul_suite_at(i);
+		const char *named[8] = { s->format, s->compare_format };
+		size_t n = 2;
+
+		for (const char *const *f = s->report ? s->report->formats : NULL; f && *f; f++) {
+			ck_assert_uint_lt(n, UL_ARRAY_SIZE(named));
+			named[n++] = *f;
+		}
+		for (size_t k = 0; k < n; k++) {
+			if (!named[k])
+				continue;
+			ck_assert_msg(ul_format_find(named[k]), "%s: format '%s' unregistered",
+				      s->name, named[k]);
+			ck_assert_str_eq(ul_report_format_suite(named[k]), s->name);
+		}
+		ck_assert_msg(!s->release || s->state_size, "%s: a release without state", s->name);
+		ck_assert_ptr_eq(ul_report_suite(s->name),
+				 s->report ? s->report : ul_report_suite("no-such"));
+	}
+	ck_assert_str_eq(ul_report_format_suite("text"), "");
+	ck_assert_uint_eq(ul_report_suite("no-such")->flags, 0);
 }
 END_TEST
 
@@ -137,6 +168,7 @@ Suite *ul_test_suite_suite(void)
 	TCase *tc = tcase_create("suite");
 
 	tcase_add_test(tc, test_suite_descriptors);
+	tcase_add_test(tc, test_suite_report_blocks);
 	tcase_add_test(tc, test_suite_install);
 	tcase_add_test(tc, test_run_options_unique);
 	suite_add_tcase(s, tc);
