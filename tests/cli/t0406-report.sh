@@ -14,13 +14,15 @@ R=(--dir "$SCRATCH" --db "$DB" --no-progress --interval 100ms --min-points 5
 	--monitor-interval 100ms --format resp1)
 RP=(-o resp.working-set=4M -o resp.files=20) # the resp probe's: resp runs only
 
-# How many of the resp runs have a breakdown of their samples (the why_*
-# series: the kernel's schedstat at least, wherever it has one).
-bd=0
-count_breakdown() { # the last run's
+# How many of the resp runs (bd) and of the deadline runs (dbd) have a
+# breakdown of their samples (the why_* series: the kernel's schedstat at
+# least, wherever it has one).
+bd=0 dbd=0
+count_breakdown() { # the last run's, counted in the variable named $1
+	local -n count=$1
 	local out
 	out=$("$UL" show --db "$DB" --format breakdown last 2>&1)
-	grep -q '^  [a-z]' <<<"$out" && bd=$((bd + 1))
+	grep -q '^  [a-z]' <<<"$out" && count=$((count + 1))
 	grep -q '^no test of this run has a breakdown' <<<"$out" || grep -q '^  [a-z]' <<<"$out"
 	ok $? "show --format breakdown of the last run: a table or the line saying there is none"
 }
@@ -30,15 +32,16 @@ count_breakdown() { # the last run's
 # point left twice the CPU work at p 0.056 (CI of 2026-12-01).
 "$UL" run "${R[@]}" "${RP[@]}" --min-points 8 --max-points 8 --tests noload,cpuload --label base >/dev/null 2>"$TMP/err"
 is $? 0 "resp run of label base"
-count_breakdown
+count_breakdown bd
 "$UL" run "${R[@]}" "${RP[@]}" --min-points 8 --max-points 8 --tests noload,cpuload --label "$HOSTILE" -o resp.cpu-work=68000000 \
 	>/dev/null 2>"$TMP/err"
 is $? 0 "resp run of the hostile label, twice the CPU work"
-count_breakdown
+count_breakdown bd
 [ "$bd" = 2 ] || diag "only $bd of the 2 resp runs have a breakdown of their delay here"
 "$UL" run deadline "${R[@]}" --format deadline,json="$TMP/dl.json" --tests noload,cpuload \
 	--label base >/dev/null 2>"$TMP/err"
 is $? 0 "deadline run of label base"
+count_breakdown dbd
 
 "$UL" report --db "$DB" base "$HOSTILE" -o "$TMP/r.html" 2>"$TMP/err"
 rc=$?
@@ -51,10 +54,11 @@ is "$(grep -Eco '(src|href)="https?:' <<<"$page")" 0 "nothing loaded from the ne
 figures=$(grep -o '<figure ' <<<"$page" | wc -l)
 # resp: the comparison, 2 tests x 3 plots; deadline's 2 tests (base only):
 # timeline, CDF and box each; monitors: 5 charts for each of the 3 runs;
-# why it was slow: resp's stacked bars and each sample's parts per test
-# and label with a breakdown.
-why=$((bd > 0 ? 1 + 2 * bd : 0))
-is "$figures" $((1 + 2 * 3 + 2 * 3 + 3 * 5 + why)) "figures: comparison, every test, each run's monitors, why"
+# why it was slow: each suite's stacked bars (resp's, and deadline's when
+# its run has a breakdown) and each sample's parts per test and label with
+# a breakdown.
+why=$((bd > 0 ? 1 + 2 * bd : 0)) why_dl=$((dbd > 0 ? 1 + 2 * dbd : 0))
+is "$figures" $((1 + 2 * 3 + 2 * 3 + 3 * 5 + why + why_dl)) "figures: comparison, every test, each run's monitors, why"
 if [ "$bd" = 1 ]; then
 	like "$page" '<p class="note">No breakdown of the delay \(recorded without one\) in: [^<]*, run [0-9a-f]{8}\.</p>' \
 		"the run without a breakdown is named"
@@ -108,8 +112,9 @@ else
 	is "$(n 'class="ul-line"')" $((2 + 3 * (2 + 5 + 2 + 2 + 1))) \
 		"DOM: the deadline timelines and every monitor line of the 3 runs"
 	is "$(n 'class="ul-cell"')" $((3 * 2 * 5)) "DOM: each run's 2 cells marked on its 5 charts"
-	is "$(n 'class="ul-total"')" $((2 * bd)) "DOM: a stacked bar per resp test and label with a breakdown"
-	is "$(n 'class="ul-chart ul-strata"')" $((2 * bd)) "DOM: each sample's parts per resp test and label"
+	is "$(n 'class="ul-total"')" $((2 * (bd + dbd))) "DOM: a stacked bar per test and label with a breakdown"
+	is "$(n 'class="ul-chart ul-strata"')" $((2 * (bd + dbd))) \
+		"DOM: each sample's parts per test and label with a breakdown"
 
 	browser "$TMP/shot.out" --window-size=1000,1800 --screenshot="$TMP/shot.png" "file://$TMP/r.html"
 	read -r w h ink colours < <(python3 "$HERE/png.py" stats "$TMP/shot.png")
