@@ -140,6 +140,7 @@ static int judge(const struct ul_bisect_args *a, const struct ul_bisect_ab *ab,
 		 struct ul_bisect_verdict *v, bool *measured)
 {
 	int rc = ul_bisect_read(a, ab, v);
+	bool failed;
 
 	*measured = false;
 	if (rc || (v->stored && (v->decided || v->crashed || v->runs >= (size_t)a->max_runs)))
@@ -156,8 +157,20 @@ static int judge(const struct ul_bisect_args *a, const struct ul_bisect_ab *ab,
 	rc = ul_bisect_measure(a, ab);
 	if (rc == UL_EXIT_INTERRUPTED || rc == UL_EXIT_USAGE || rc == UL_EXIT_UNSUPPORTED)
 		return rc;
-	/* Other exits (a flagged run, a failed boot) leave what was stored to judge. */
-	return ul_bisect_read(a, ab, v);
+	failed = rc == UL_EXIT_ERROR;
+	/* Other exits (a flagged run, a crashed boot) leave what was stored to judge. */
+	rc = ul_bisect_read(a, ab, v);
+	/* vm failed on the host's side (it said why: qemu, the store, its
+	 * files), which tells nothing of the kernel: unless what was stored
+	 * already tells, stop rather than call the step skipped.  A re-run
+	 * resumes here, the A/B's runs set aside and measured again. */
+	if (!rc && failed && !(v->stored && (v->decided || v->crashed || v->slower || v->faster))) {
+		ul_error("bisect: vm failed before '%s' against '%s' was decided (above): "
+			 "stopped; a re-run resumes from the stored steps",
+			 ab->labels[1], ab->labels[0]);
+		return UL_EXIT_ERROR;
+	}
+	return rc;
 }
 
 /*

@@ -74,6 +74,16 @@ out_like "^bisect: step 2 is open against the good kernel: .* open after 1 pair;
 	"from its own pair only"
 is "$(ul_procs)" 0 "nothing is left"
 
+# vm failing on the host's side (here the store refuses its import) says
+# nothing of the kernel: bisect stops, never calls the step skipped.
+UL_TEST_STORE_FAULT=import_runs:1:EIO "$UL" bisect --db "$TMP/f.db" --max-runs 2 "${three[@]}" \
+	-- "${RUN[@]}" >"$TMP/out" 2>"$TMP/err"
+is $? 1 "a vm that fails on the host's side fails the bisect"
+like "$(cat "$TMP/err")" "bisect: vm failed before 'bisect/2/$file' against 'bisect/2/good' was decided \(above\): stopped" \
+	"which says it stopped, and why"
+is "$(grep -c 'skipped' "$TMP/out")" 0 "and calls no step skipped"
+is "$(work_left "$TMP/out")$(ul_procs)" "0" "no work directory or process is left"
+
 if [ "${UL_TEST_BISECT_FULL:-}" != 1 ]; then
 	skip "the eight-kernel range (UL_TEST_BISECT_FULL=1: about 15 min)"
 	done_testing
