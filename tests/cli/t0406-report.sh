@@ -56,8 +56,8 @@ figures=$(grep -o '<figure ' <<<"$page" | wc -l)
 # timeline, CDF and box each; monitors: 5 charts for each of the 3 runs;
 # why it was slow: each suite's stacked bars (resp's, and deadline's when
 # its run has a breakdown) and each sample's parts per test and label with
-# a breakdown.
-why=$((bd > 0 ? 1 + 2 * bd : 0)) why_dl=$((dbd > 0 ? 1 + 2 * dbd : 0))
+# a breakdown of more than one sample (a deadline cell's is one: its window).
+why=$((bd > 0 ? 1 + 2 * bd : 0)) why_dl=$((dbd > 0 ? 1 : 0))
 is "$figures" $((1 + 2 * 3 + 2 * 3 + 3 * 5 + why + why_dl)) "figures: comparison, every test, each run's monitors, why"
 if [ "$bd" = 1 ]; then
 	like "$page" '<p class="note">No breakdown of the delay \(recorded without one\) in: [^<]*, run [0-9a-f]{8}\.</p>' \
@@ -113,8 +113,8 @@ else
 		"DOM: the deadline timelines and every monitor line of the 3 runs"
 	is "$(n 'class="ul-cell"')" $((3 * 2 * 5)) "DOM: each run's 2 cells marked on its 5 charts"
 	is "$(n 'class="ul-total"')" $((2 * (bd + dbd))) "DOM: a stacked bar per test and label with a breakdown"
-	is "$(n 'class="ul-chart ul-strata"')" $((2 * (bd + dbd))) \
-		"DOM: each sample's parts per test and label with a breakdown"
+	is "$(n 'class="ul-chart ul-strata"')" $((2 * bd)) \
+		"DOM: each sample's parts per resp test and label (deadline's cells are one whole each)"
 
 	browser "$TMP/shot.out" --window-size=1000,1800 --screenshot="$TMP/shot.png" "file://$TMP/r.html"
 	read -r w h ink colours < <(python3 "$HERE/png.py" stats "$TMP/shot.png")

@@ -209,7 +209,8 @@ void ul_html_breakdown(struct ul_hdoc *d, const char *suite, const struct ul_htm
  * breakdown), stacked.  The parts' series are as long as one another
  * (ul_breakdown_series), so their count is taken from one of them, never
  * from the sample series: a breakdown may split other wholes than the
- * samples (a client's life, a cell's window).
+ * samples (a client's life, a cell's window).  A cell of one such
+ * whole gets no chart: its bar says it all.
  */
 static int samples_chart(struct ul_hdoc *d, const char *suite, const struct ul_html_test *test,
 			 const struct ul_hlabel *l, const struct ul_cell *c)
@@ -225,6 +226,8 @@ static int samples_chart(struct ul_hdoc *d, const char *suite, const struct ul_h
 	int err = 0;
 	FILE *f;
 
+	if (n < 2)
+		return 0; /* one whole (a deadline cell's window): the bar above is all of it */
 	for (int p = 0; p < UL_PART_COUNT && !err; p++) {
 		const struct ul_series *s = ul_breakdown_series(c, (enum ul_breakdown_part)p);
 
