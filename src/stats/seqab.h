@@ -29,9 +29,8 @@
  * the looks stop.  Both parts' intervals hold at once, so a row may show
  * either: the part after the pilot once that is bounded (or the pilot's
  * is not, and it holds a difference), else the pilot's (frozen at its
- * end).  The
- * restart is planned before any pair (the pilot's length is fixed, not
- * chosen by the data), which the union bound needs.
+ * end).  The restart is planned before any pair (the pilot's length is
+ * fixed, not chosen by the data), which the union bound needs.
  *
  * Only sample metrics take part (a count metric's rate, zero in most runs,
  * has no log ratio).  A pair where either run lacks the test (it crashed
