@@ -147,6 +147,12 @@ static size_t axis_ticks(const struct ul_scale *s, double step, double *v, size_
 	return ul_plot_ticks_at(s->d0, s->d1, step, v, cap);
 }
 
+void ul_frame_category_rule(FILE *out, const struct ul_frame *f, double y)
+{
+	fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#bbb\"/>\n",
+		8.0, f->x1, y, y);
+}
+
 void ul_frame_axes(FILE *out, const struct ul_frame *f, const struct ul_chart_text *t)
 {
 	double v[64];

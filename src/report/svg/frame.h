@@ -36,6 +36,9 @@ void ul_frame_begin(FILE *out, const struct ul_frame *f, const char *cls,
 		    const struct ul_chart_text *t);
 /* Grid, ticks and tick labels on both axes, axis labels, the plot border. */
 void ul_frame_axes(FILE *out, const struct ul_frame *f, const struct ul_chart_text *t);
+/* A grey rule at y from the left edge to x1: between two categories of a
+ * chart with a row per bar. */
+void ul_frame_category_rule(FILE *out, const struct ul_frame *f, double y);
 /* One row of coloured squares and names under the x axis label. */
 void ul_frame_legend(FILE *out, const struct ul_frame *f, const char *const *names,
 		     const char *const *colours, size_t n);

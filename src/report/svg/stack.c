@@ -121,10 +121,7 @@ int ul_chart_stacks(FILE *out, const struct ul_chart_text *t, const struct ul_ch
 	y = f.y0 + 4 + BAR_ROW / 2;
 	for (size_t i = 0; i < nb; i++, y += BAR_ROW) {
 		if (i && strcmp(b[i].category, b[i - 1].category))
-			fprintf(out,
-				"<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
-				"stroke=\"#bbb\"/>\n",
-				8.0, f.x1, y - BAR_ROW / 2, y - BAR_ROW / 2);
+			ul_frame_category_rule(out, &f, y - BAR_ROW / 2);
 		stack_one(out, &f, p, &b[i], y);
 	}
 	ul_frame_legend(out, &f, names, colours, nl);
