@@ -20,6 +20,7 @@
 #include "probe/probe.h"
 #include "proc/cgroup/cgroup.h"
 #include "proc/scratch.h"
+#include "proc/settings_lock.h"
 #include "proc/swap.h"
 #include "report/format.h"
 #include "store/store.h"
@@ -292,6 +293,36 @@ static int check_deadline_opts(const struct run_args *a)
 	return 0;
 }
 
+/* --round-sysctl (engine/round_setting.h): every selected suite alternates
+ * it (a suite without rounds would measure under whatever value was
+ * last), whole A B B A blocks, and a sweep holding the settings lock that
+ * journalled the original (nobody else writes it back). */
+static int check_round_sysctl(const struct run_args *a)
+{
+	const struct ul_opt *o = a->groups[0].opts;
+	char why[256];
+	int fd = -1, rc;
+
+	if (!a->cfg.round_sysctl[0])
+		return 0;
+	while (strcmp(o->name, "round-sysctl"))
+		o++;
+	for (size_t k = 0; k < a->n_suites; k++)
+		if (!ul_run_opt_reads(o, a->suites[k]->name))
+			return ul_usage_error("run", "--round-sysctl: the suite %s has no rounds",
+					      a->suites[k]->name);
+	if (a->cfg.runs <= 0 || a->cfg.runs % 4)
+		return ul_usage_error("run", "--round-sysctl needs --runs a multiple of 4 "
+					     "(whole A B B A blocks)");
+	rc = ul_settings_lock(&fd, why, sizeof(why));
+	if (rc == -EWOULDBLOCK)
+		return 0;
+	if (!rc)
+		close(fd);
+	return ul_usage_error("run", "--round-sysctl is passed by 'underload sweep --within-run', "
+				     "which journals the original: use that");
+}
+
 extern const struct ul_cmd ul_cmd_desc_run;
 
 static int parse_args(int argc, char **argv, struct run_args *a)
@@ -312,7 +343,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	    (rc = check_suite_opts(a)) || (rc = check_unused_opts(a)))
 		return rc;
 	if ((a->tests && (rc = parse_tests(a))) || (rc = check_item_opts(a)) ||
-	    (rc = check_deadline_opts(a)))
+	    (rc = check_deadline_opts(a)) || (rc = check_round_sysctl(a)))
 		return rc;
 	rc = check_dir(a->dir);
 	if (!rc)

@@ -15,6 +15,7 @@
 #include "probe/deadline.h"
 #include "probe/probe.h"
 #include "proc/cgroup/cpuset.h"
+#include "proc/sysctl.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -89,6 +90,44 @@ static int set_cpus(void *base, const char *arg, char *err, size_t errlen)
 		snprintf(err, errlen, "--cpus: %s", why);
 		return n;
 	}
+	return 0;
+}
+
+/* --round-sysctl NAME=A,B: a listed sysctl present here and two values
+ * within its bounds (proc/sysctl.h); run.c checks the rest. */
+static int set_round_sysctl(void *base, const char *arg, char *err, size_t errlen)
+{
+	struct ul_engine_config *cfg = &((struct run_args *)base)->cfg;
+	const char *eq = strchr(arg, '='), *comma = eq ? strchr(eq + 1, ',') : NULL;
+	struct ul_meminfo mi;
+	char why[256];
+
+	if (!eq || !comma || strchr(comma + 1, ',') || eq == arg ||
+	    (size_t)(eq - arg) >= sizeof(cfg->round_sysctl) ||
+	    (size_t)(comma - eq - 1) >= sizeof(cfg->round_values[0]) ||
+	    strlen(comma + 1) >= sizeof(cfg->round_values[1])) {
+		snprintf(err, errlen, "--round-sysctl '%.64s' is not NAME=A,B", arg);
+		return -EINVAL;
+	}
+	snprintf(cfg->round_sysctl, sizeof(cfg->round_sysctl), "%.*s", (int)(eq - arg), arg);
+	snprintf(cfg->round_values[0], sizeof(cfg->round_values[0]), "%.*s", (int)(comma - eq - 1),
+		 eq + 1);
+	snprintf(cfg->round_values[1], sizeof(cfg->round_values[1]), "%s", comma + 1);
+	if (!ul_sysctl_allowed(cfg->round_sysctl)) {
+		snprintf(err, errlen, "--round-sysctl: %s is not a sysctl a sweep may change here",
+			 cfg->round_sysctl);
+		return -EINVAL;
+	}
+	/* Unknown memory bounds vm.min_free_kbytes to its minimum: safe. */
+	if (ul_meminfo_read(&mi))
+		mi.total = 0;
+	for (int v = 0; v < 2; v++)
+		if (ul_sysctl_value_check(cfg->round_sysctl, cfg->round_values[v], mi.total / 1024,
+					  why, sizeof(why))) {
+			snprintf(err, errlen, "--round-sysctl %s=%s: %s", cfg->round_sysctl,
+				 cfg->round_values[v], why);
+			return -EINVAL;
+		}
 	return 0;
 }
 
@@ -295,6 +334,14 @@ static const struct ul_opt run_opts_decl[] = {
 		 ".BR round .\n"
 		 "Runs differ from each other more than the points of one run do:\n"
 		 "replicates are what lets compare see that (see REPLICATES and COMPARE)." },
+	{ "round-sysctl", UL_OPT_CALL, .arg = "NAME=A,B", .set = set_round_sysctl,
+	  .help = "sweep --within-run's: write the sysctl A or B before each round, A B B A",
+	  .man = "Only\n.B underload sweep \\-\\-within\\-run\npasses it: the sweep holds the "
+		 "settings lock,\njournals the original and writes it back; a run given it while "
+		 "nobody\nholds that lock is refused with exit 2.  \\-\\-runs must be a multiple of 4\n"
+		 "(whole A B B A blocks); each cell records its round's value as the metric\n"
+		 ".B setting\n(1 for A, 2 for B).",
+	  .used_by = SOME_SUITES },
 	{ "option", UL_OPT_CALL, .short_name = 'o', .arg = "ITEM.NAME=VALUE",
 	  .set = set_item_option,
 	  .help = "set a load or probe option (see 'underload list loads -v')",

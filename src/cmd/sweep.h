@@ -11,6 +11,7 @@
 
 #include "core/compat.h"
 #include "cmd/decide.h"
+#include "model/model.h"
 #include "proc/iosched.h"
 #include "proc/journal.h"
 
@@ -45,6 +46,10 @@ struct sweep {
 	 * user's points, which --until-decided's design leaves alone */
 	bool points_given;
 	int points; /* > 0: --until-decided's designed points a cell */
+	/* --within-run: one run whose rounds alternate the one sysctl's two
+	 * values (engine/round_setting.h), split afterwards (sweep_split.c) */
+	bool within_run;
+	bool runs_given; /* --runs in the run's arguments */
 	char exe[PATH_MAX];
 	struct ul_journal journal;
 	int lock_fd; /* the settings lock (proc/settings_lock.h), -1 when not held */
@@ -69,6 +74,20 @@ int sweep_apply(struct sweep *sw, size_t k);
 int sweep_restore(struct sweep *sw);
 /* The value index of setting s in combination k (mixed radix, first fastest). */
 size_t sweep_value_of(const struct sweep *sw, size_t k, size_t s);
+
+/* sweep_split.c.  The run `run` of --within-run split by its cells'
+ * metric "setting" into side[0] (1: A) and side[1] (2: B), each with a new
+ * UUID, labels[s], and a fingerprint whose sysctl `sysctl` reads
+ * values[s].  The sides share the cells' contents with run: free them
+ * with sweep_split_free() before run is released.  0, -EINVAL when a
+ * cell has no such metric, -ENOMEM. */
+int sweep_split_run(const struct ul_run *run, const char *sysctl, const char *const values[2],
+		    const char *const labels[2], struct ul_run side[2]);
+void sweep_split_free(struct ul_run side[2]);
+/* The newest stored run labelled whole_label replaced by its two sides,
+ * labelled sw->labels[0] and [1], in the runs' store.  0 or UL_EXIT_ERROR
+ * after printing why. */
+int sweep_split(struct sweep *sw, const char *whole_label);
 
 /* sweep_child.c.  Catch every terminating signal (core/signals.h) as a
  * request to stop: sweep_stopped() then names it. */

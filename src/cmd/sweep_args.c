@@ -24,6 +24,8 @@ static int check_one(void *arg, const struct ul_opt_group *g, const char *name, 
 	(void)g;
 	if (!strcmp(name, "label"))
 		return ul_usage_error("sweep", "the sweep labels its runs: no --label");
+	if (!strcmp(name, "round-sysctl"))
+		return ul_usage_error("sweep", "--round-sysctl is the sweep's: use --within-run");
 	for (size_t s = 0; s < sw->n_set; s++) {
 		const struct setting *st = &sw->set[s];
 		size_t len = strlen(st->name);
@@ -45,6 +47,8 @@ static int check_one(void *arg, const struct ul_opt_group *g, const char *name, 
 	}
 	if (ul_decide_fixes_points(name))
 		sw->points_given = true;
+	if (!strcmp(name, "runs"))
+		sw->runs_given = true;
 	if (!strcmp(name, "db"))
 		sw->db = value;
 	else if (!strcmp(name, "dir"))

@@ -10,6 +10,7 @@
 #include "engine/engine.h"
 #include "engine/monitors/monitor.h"
 #include "engine/round_hook.h"
+#include "engine/round_setting.h"
 #include "core/log.h"
 #include "load/load.h"
 #include "probe/probe.h"
@@ -264,7 +265,10 @@ int ul_engine_each_test(struct ul_engine *eng, const struct ul_suite *suite,
 	int rounds = ul_engine_rounds(eng->cfg), result = UL_ENGINE_OK;
 
 	for (int r = 0; r < rounds && result == UL_ENGINE_OK; r++) {
-		result = ul_engine_round_hook(r);
+		/* The setting first: the test hook sees the round's value. */
+		result = ul_engine_round_setting(eng->cfg, r);
+		if (result == UL_ENGINE_OK)
+			result = ul_engine_round_hook(r);
 		for (size_t i = 0; i < n && result == UL_ENGINE_OK; i++) {
 			const struct ul_load *load = ul_load_find(tests[i]);
 			const struct ul_engine_step step = {
@@ -311,7 +315,9 @@ int ul_engine_cell_step(struct ul_engine *eng, struct ul_cell *cell, const char 
 {
 	char name[160];
 
-	if (ul_cell_set_metric(cell, UL_CELL_ROUND, step->round + 1)) {
+	if (ul_cell_set_metric(cell, UL_CELL_ROUND, step->round + 1) ||
+	    (eng->cfg->round_sysctl[0] &&
+	     ul_cell_set_metric(cell, UL_CELL_SETTING, ul_engine_round_side(step->round) + 1))) {
 		ul_oom();
 		return -ENOMEM;
 	}

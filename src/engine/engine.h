@@ -21,6 +21,7 @@
 #include "proc/cgroup/cgroup.h"
 #include "proc/cgroup/cpuset.h"
 #include "proc/journal.h"
+#include "proc/sysctl.h"
 
 #include <limits.h>
 
@@ -89,6 +90,10 @@ struct ul_engine_config {
 	/* --runs: replicate rounds, a cell each (every suite; mtest's
 	 * default is UL_MTEST_DEFAULT_RUNS); 0 = the suite's default */
 	int runs;
+	/* --round-sysctl NAME=A,B (sweep --within-run passes it): NAME written
+	 * A or B before each round (engine/round_setting.h); "" = none */
+	char round_sysctl[64];
+	char round_values[2][UL_SYSCTL_VALUE_MAX];
 };
 
 struct ul_store;

@@ -8,11 +8,13 @@
 #include "unit.h"
 #include "cmd/cmd.h"
 #include "cmd/sweep.h"
+#include "engine/round_setting.h"
 #include "proc/cgroup/cpuset.h"
 #include "proc/iosched.h"
 #include "proc/sysctl.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -200,6 +202,97 @@ START_TEST(test_sysctl_allow_list)
 }
 END_TEST
 
+/* --within-run's order: A B B A blocks, so that a linear drift of the
+ * machine over a block lands on A and B alike (the mean round of each
+ * side is the same in every block). */
+START_TEST(test_round_side_abba)
+{
+	const int want[] = { 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0 };
+
+	for (int r = 0; r < (int)UL_ARRAY_SIZE(want); r++)
+		ck_assert_int_eq(ul_engine_round_side(r), want[r]);
+	for (int block = 0; block < 100; block++) {
+		int sum[2] = { 0, 0 }, n[2] = { 0, 0 };
+
+		for (int r = 4 * block; r < 4 * block + 4; r++) {
+			sum[ul_engine_round_side(r)] += r;
+			n[ul_engine_round_side(r)]++;
+		}
+		ck_assert_int_eq(n[0], 2);
+		ck_assert_int_eq(n[1], 2);
+		ck_assert_int_eq(sum[0], sum[1]);
+	}
+}
+END_TEST
+
+/* A run of four cells, rounds 1-4 with settings A B B A (a cell without
+ * a setting when `missing` is set), its fingerprint's swappiness 60. */
+static void within_run(struct ul_run *run, bool missing)
+{
+	const int side[] = { 1, 2, 2, 1 };
+
+	ul_run_init(run);
+	ck_assert_int_eq(ul_run_new_uuid(run), 0);
+	snprintf(run->label, sizeof(run->label), "vm.swappiness=10,100 within one run");
+	run->fingerprint = json_pack("{s:{s:s, s:s}, s:{s:i}}", "sysctl", "vm.swappiness", "60",
+				     "vm.dirty_ratio", "20", "cpu", "ncpu", 2);
+	ck_assert_ptr_nonnull(run->fingerprint);
+	for (int i = 0; i < 4; i++) {
+		struct ul_cell *c = ul_run_add_cell(run);
+
+		ck_assert_ptr_nonnull(c);
+		ck_assert_int_eq(ul_cell_set_metric(c, UL_CELL_ROUND, i + 1), 0);
+		if (!(missing && i == 2))
+			ck_assert_int_eq(ul_cell_set_metric(c, UL_CELL_SETTING, side[i]), 0);
+	}
+}
+
+static const char *fp_swappiness(const struct ul_run *run)
+{
+	return json_string_value(
+		json_object_get(json_object_get(run->fingerprint, "sysctl"), "vm.swappiness"));
+}
+
+START_TEST(test_sweep_split_run)
+{
+	const char *const values[2] = { "10", "100" };
+	const char *const labels[2] = { "vm.swappiness=10", "vm.swappiness=100" };
+	struct ul_run run, side[2];
+
+	within_run(&run, false);
+	ck_assert_int_eq(sweep_split_run(&run, "vm.swappiness", values, labels, side), 0);
+	for (int s = 0; s < 2; s++) {
+		ck_assert_str_eq(side[s].label, labels[s]);
+		ck_assert(ul_uuid_valid(side[s].uuid));
+		ck_assert_str_ne(side[s].uuid, run.uuid);
+		ck_assert_uint_eq(side[s].n_cells, 2);
+		ck_assert_str_eq(fp_swappiness(&side[s]), values[s]);
+		/* The rest of the fingerprint is the whole run's. */
+		ck_assert_str_eq(
+			json_string_value(json_object_get(
+				json_object_get(side[s].fingerprint, "sysctl"), "vm.dirty_ratio")),
+			"20");
+	}
+	ck_assert_str_ne(side[0].uuid, side[1].uuid);
+	/* A: rounds 1 and 4; B: rounds 2 and 3, in their order. */
+	ck_assert_int_eq(ul_cell_round(&side[0].cells[0]), 1);
+	ck_assert_int_eq(ul_cell_round(&side[0].cells[1]), 4);
+	ck_assert_int_eq(ul_cell_round(&side[1].cells[0]), 2);
+	ck_assert_int_eq(ul_cell_round(&side[1].cells[1]), 3);
+	/* The whole run's fingerprint is untouched. */
+	ck_assert_str_eq(fp_swappiness(&run), "60");
+	sweep_split_free(side);
+	ul_run_release(&run);
+
+	/* A cell without its setting cannot be placed: refused, nothing kept. */
+	within_run(&run, true);
+	ck_assert_int_eq(sweep_split_run(&run, "vm.swappiness", values, labels, side), -EINVAL);
+	ck_assert_ptr_null(side[0].cells);
+	ck_assert_ptr_null(side[1].fingerprint);
+	ul_run_release(&run);
+}
+END_TEST
+
 Suite *ul_test_suite_sweep(void)
 {
 	Suite *s = suite_create("sweep");
@@ -211,6 +304,8 @@ Suite *ul_test_suite_sweep(void)
 	tcase_add_test(tc, test_sweep_run_args);
 	tcase_add_test(tc, test_sysctl_allow_list);
 	tcase_add_test(tc, test_iosched_names);
+	tcase_add_test(tc, test_round_side_abba);
+	tcase_add_test(tc, test_sweep_split_run);
 	suite_add_tcase(s, tc);
 	return s;
 }

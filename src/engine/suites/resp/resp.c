@@ -298,7 +298,8 @@ const struct ul_suite ul_suite_resp = {
 	.summary = "Davidsen's trivial response benchmark: a small task timed after a think time",
 	.probe = "resp",
 	.tests = ul_resp_tests,
-	.run_opts = "interval,min-points,max-points,ci-target,sample-timeout,disk-reserve",
+	.run_opts =
+		"interval,min-points,max-points,ci-target,sample-timeout,disk-reserve,round-sysctl",
 	.tests_any_load = true,
 	.format = "resp1",
 	.metrics = resp_metrics,
