@@ -17,7 +17,7 @@
  * or the next sweep, writes it back.  cpus and mem-limit become the run's
  * --cpus/--mem-limit, -o ITEM.NAME=V the run's -o.  With --within-run,
  * one run alternates one sysctl between its rounds (run --round-sysctl,
- * engine/round_setting.h) and is split afterwards (sweep_split.c).
+ * engine/round_setting.h) and is split afterwards (sweep_within.c).
  * Files: sweep_args.c (the run's arguments),
  * sweep_settings.c (the system settings, under the settings lock),
  * sweep_child.c (the children and the signals).
@@ -355,75 +355,6 @@ static int run_all(struct sweep *sw)
 	return ret;
 }
 
-/* --within-run: the one run's label, "NAME=A,B within one run". */
-static void whole_label(const struct sweep *sw, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s=%s,%s within one run", sw->set[0].name, sw->set[0].values[0],
-		 sw->set[0].values[1]);
-}
-
-/* --within-run: one run of 4 x --repeat rounds, the sysctl journalled
- * and set to A first (sweep_apply), the engine writing each round's value,
- * then split into one run a value.  UL_EXIT_OK, UL_EXIT_FLAGGED, or the
- * failure (UL_EXIT_USAGE when run refused its arguments). */
-static int run_within(struct sweep *sw)
-{
-	static char runs[16], round_sysctl[160], label[128];
-	char *argv[256];
-	size_t n = 0;
-	int st, code;
-
-	whole_label(sw, label, sizeof(label));
-	snprintf(runs, sizeof(runs), "%d", 4 * sw->repeat);
-	snprintf(round_sysctl, sizeof(round_sysctl), "%s=%s,%s", sw->set[0].name,
-		 sw->set[0].values[0], sw->set[0].values[1]);
-	argv[n++] = (char *)"underload";
-	for (int i = 0; i < sw->n_run_args && n + 8 < UL_ARRAY_SIZE(argv); i++)
-		argv[n++] = sw->run_args[i];
-	argv[n++] = (char *)"--label";
-	argv[n++] = label;
-	argv[n++] = (char *)"--runs";
-	argv[n++] = runs;
-	argv[n++] = (char *)"--round-sysctl";
-	argv[n++] = round_sysctl;
-	argv[n] = NULL;
-	fprintf(stderr, "sweep: one run of %s rounds, %s alternating A B B A\n", runs,
-		round_sysctl);
-	if (sweep_stopped())
-		return UL_EXIT_INTERRUPTED;
-	if (sweep_apply(sw, 0))
-		return UL_EXIT_ERROR;
-	st = sweep_run_child(sw->exe, argv);
-	if (st < 0)
-		return UL_EXIT_ERROR;
-	code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	if (sweep_stopped() || code == UL_EXIT_INTERRUPTED)
-		return UL_EXIT_INTERRUPTED;
-	if (code == UL_EXIT_USAGE)
-		return UL_EXIT_USAGE; /* run said why: a suite without rounds */
-	if (code != UL_EXIT_OK && code != UL_EXIT_FLAGGED) {
-		ul_error("sweep: the run %s failed (exit %d)", label, code);
-		return UL_EXIT_ERROR;
-	}
-	return sweep_split(sw, label) ? UL_EXIT_ERROR : code;
-}
-
-/* --within-run: what it takes (round_setting.h); UL_EXIT_USAGE else. */
-static int check_within(const struct sweep *sw)
-{
-	const struct setting *st = &sw->set[0];
-
-	if (sw->n_set != 1 || !st->kind || strcmp(st->kind, "sysctl") || st->n_values != 2)
-		return ul_usage_error("sweep", "--within-run alternates one sysctl's two values: "
-					       "NAME=A,B and nothing else");
-	if (sw->decide.until_decided)
-		return ul_usage_error("sweep", "--within-run makes one run: no --until-decided");
-	if (sw->runs_given)
-		return ul_usage_error("sweep", "--within-run chooses the rounds (4 a --repeat): "
-					       "no --runs in the run's arguments");
-	return 0;
-}
-
 /* --until-decided: one run of side 0 or 1 (decide.h's run_side). */
 static int decide_side(void *ctx, int side)
 {
@@ -537,7 +468,7 @@ static int parse(struct sweep *sw, int argc, char **argv)
 		return rc;
 	if (sw->decide.until_decided && sw->repeat != 1)
 		return ul_usage_error("sweep", "--until-decided chooses the runs: no --repeat");
-	return sw->within_run ? check_within(sw) : 0;
+	return sw->within_run ? sweep_within_check(sw) : 0;
 }
 
 int ul_cmd_sweep(int argc, char **argv);
@@ -568,7 +499,7 @@ int ul_cmd_sweep(int argc, char **argv)
 		ul_error_errno(rc, "sweep: cannot open the journal of system changes");
 		return UL_EXIT_ERROR;
 	}
-	ret = sw.within_run		? run_within(&sw)
+	ret = sw.within_run		? sweep_within_run(&sw)
 	      : sw.decide.until_decided ? run_decided(&sw)
 					: run_all(&sw);
 	if (sweep_restore(&sw))

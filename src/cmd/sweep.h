@@ -4,7 +4,7 @@
  * flow): the run's arguments checked against run's own option table
  * (sweep_args.c), the system settings journalled, set and written back
  * under the settings lock (sweep_settings.c), and the child processes and
- * signals (sweep_child.c).
+ * signals (sweep_child.c); --within-run in sweep_within.c.
  */
 #ifndef UL_CMD_SWEEP_H
 #define UL_CMD_SWEEP_H
@@ -47,7 +47,7 @@ struct sweep {
 	bool points_given;
 	int points; /* > 0: --until-decided's designed points a cell */
 	/* --within-run: one run whose rounds alternate the one sysctl's two
-	 * values (engine/round_setting.h), split afterwards (sweep_split.c) */
+	 * values (engine/round_setting.h), split afterwards (sweep_within.c) */
 	bool within_run;
 	bool runs_given; /* --runs in the run's arguments */
 	char exe[PATH_MAX];
@@ -75,19 +75,22 @@ int sweep_restore(struct sweep *sw);
 /* The value index of setting s in combination k (mixed radix, first fastest). */
 size_t sweep_value_of(const struct sweep *sw, size_t k, size_t s);
 
-/* sweep_split.c.  The run `run` of --within-run split by its cells'
- * metric "setting" into side[0] (1: A) and side[1] (2: B), each with a new
- * UUID, labels[s], and a fingerprint whose sysctl `sysctl` reads
- * values[s].  The sides share the cells' contents with run: free them
+/* sweep_within.c.  --within-run's conditions (one sysctl, two values,
+ * no --until-decided, no --runs in the run's arguments): 0, or
+ * UL_EXIT_USAGE after printing why. */
+int sweep_within_check(const struct sweep *sw);
+/* Its one run, the sysctl journalled and set first (sweep_apply), then
+ * split into one run a value: UL_EXIT_OK, UL_EXIT_FLAGGED, or the
+ * failure (UL_EXIT_USAGE when run refused its arguments and said why). */
+int sweep_within_run(struct sweep *sw);
+/* The run `run` of --within-run split by its cells' metric "setting"
+ * into side[0] (1: A) and side[1] (2: B), each with a new UUID,
+ * labels[s], and a fingerprint whose sysctl `sysctl` reads values[s].  The sides share the cells' contents with run: free them
  * with sweep_split_free() before run is released.  0, -EINVAL when a
  * cell has no such metric, -ENOMEM. */
 int sweep_split_run(const struct ul_run *run, const char *sysctl, const char *const values[2],
 		    const char *const labels[2], struct ul_run side[2]);
 void sweep_split_free(struct ul_run side[2]);
-/* The newest stored run labelled whole_label replaced by its two sides,
- * labelled sw->labels[0] and [1], in the runs' store.  0 or UL_EXIT_ERROR
- * after printing why. */
-int sweep_split(struct sweep *sw, const char *whole_label);
 
 /* sweep_child.c.  Catch every terminating signal (core/signals.h) as a
  * request to stop: sweep_stopped() then names it. */

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * sweep --within-run's one run split into one run a side (contract:
- * sweep.h): each side's run is the whole run's metadata with a new UUID,
+ * sweep --within-run (contract: sweep.h): what it takes, its one run of
+ * 4 x --repeat rounds (the sysctl journalled and set to A first, as for
+ * whole runs, then written by the engine before each round), and that
+ * run split into one run a side.  Each side's run is the whole run's metadata with a new UUID,
  * the side's label, the cells whose metric "setting" names that side
  * (engine/round_setting.h), and a fingerprint whose sysctl is the side's
  * value (the whole run's recorded the value at its start).  The two are
@@ -18,8 +20,10 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 void sweep_split_free(struct ul_run side[2])
 {
@@ -101,7 +105,9 @@ static int find_newest(struct ul_store *st, const char *label, char uuid[37])
 	return rc ? rc : -ENOENT;
 }
 
-int sweep_split(struct sweep *sw, const char *whole_label)
+/* The newest stored run labelled whole_label replaced by its two sides,
+ * labelled sw->labels[0] and [1].  0 or UL_EXIT_ERROR after printing why. */
+static int split_stored(struct sweep *sw, const char *whole_label)
 {
 	const struct setting *set = &sw->set[0];
 	const char *const labels[2] = { sw->labels[0], sw->labels[1] };
@@ -133,4 +139,68 @@ int sweep_split(struct sweep *sw, const char *whole_label)
 	ul_run_release(&whole);
 	ul_store_close(st);
 	return rc ? UL_EXIT_ERROR : 0;
+}
+
+/* --within-run: the one run's label, "NAME=A,B within one run". */
+static void whole_label(const struct sweep *sw, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s=%s,%s within one run", sw->set[0].name, sw->set[0].values[0],
+		 sw->set[0].values[1]);
+}
+
+int sweep_within_run(struct sweep *sw)
+{
+	static char runs[16], round_sysctl[160], label[128]; /* until exec */
+	char *argv[256];
+	size_t n = 0;
+	int st, code;
+
+	whole_label(sw, label, sizeof(label));
+	snprintf(runs, sizeof(runs), "%d", 4 * sw->repeat);
+	snprintf(round_sysctl, sizeof(round_sysctl), "%s=%s,%s", sw->set[0].name,
+		 sw->set[0].values[0], sw->set[0].values[1]);
+	argv[n++] = (char *)"underload";
+	for (int i = 0; i < sw->n_run_args && n + 8 < UL_ARRAY_SIZE(argv); i++)
+		argv[n++] = sw->run_args[i];
+	argv[n++] = (char *)"--label";
+	argv[n++] = label;
+	argv[n++] = (char *)"--runs";
+	argv[n++] = runs;
+	argv[n++] = (char *)"--round-sysctl";
+	argv[n++] = round_sysctl;
+	argv[n] = NULL;
+	fprintf(stderr, "sweep: one run of %s rounds, %s alternating A B B A\n", runs,
+		round_sysctl);
+	if (sweep_stopped())
+		return UL_EXIT_INTERRUPTED;
+	if (sweep_apply(sw, 0))
+		return UL_EXIT_ERROR;
+	st = sweep_run_child(sw->exe, argv);
+	if (st < 0)
+		return UL_EXIT_ERROR;
+	code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	if (sweep_stopped() || code == UL_EXIT_INTERRUPTED)
+		return UL_EXIT_INTERRUPTED;
+	if (code == UL_EXIT_USAGE)
+		return UL_EXIT_USAGE; /* run said why: a suite without rounds */
+	if (code != UL_EXIT_OK && code != UL_EXIT_FLAGGED) {
+		ul_error("sweep: the run %s failed (exit %d)", label, code);
+		return UL_EXIT_ERROR;
+	}
+	return split_stored(sw, label) ? UL_EXIT_ERROR : code;
+}
+
+int sweep_within_check(const struct sweep *sw)
+{
+	const struct setting *st = &sw->set[0];
+
+	if (sw->n_set != 1 || !st->kind || strcmp(st->kind, "sysctl") || st->n_values != 2)
+		return ul_usage_error("sweep", "--within-run alternates one sysctl's two values: "
+					       "NAME=A,B and nothing else");
+	if (sw->decide.until_decided)
+		return ul_usage_error("sweep", "--within-run makes one run: no --until-decided");
+	if (sw->runs_given)
+		return ul_usage_error("sweep", "--within-run chooses the rounds (4 a --repeat): "
+					       "no --runs in the run's arguments");
+	return 0;
 }
