@@ -4,21 +4,24 @@
 # the rounds of one run give a smaller variance of the A-B difference than
 # alternating whole runs, for the same machine time?
 #
-#   bench/round-alternation.sh [BUILD_DIR]      (root; a build with test hooks)
+#   bench/round-alternation.sh [BUILD_DIR]      (root: the sweep writes the sysctl)
 #
-# Two designs, each repeated EXPERIMENTS times, alternated (W R W R ...):
-#  W (within a run): one resp run of 4 rounds, the sysctl set before each
-#    round through the test hook UL_TEST_ROUND_CMD (src/engine/round_hook.h)
-#    in the order A B B A (B A A B every other experiment);
-#  R (whole runs): two runs of 2 rounds, one at A and one at B (order
-#    alternated), the sysctl set the same way, constant within a run.
+# Two designs, each repeated EXPERIMENTS times, alternated (W R W R ...),
+# both through the command a user types:
+#  W (within a run): `underload sweep NAME=A,B --within-run -- run ...`:
+#    one resp run of 4 rounds, the sysctl written before each round in the
+#    order A B B A (B A A B every other experiment: NAME=B,A), split into
+#    one run a value;
+#  R (whole runs): `underload sweep NAME=A,B -- run --runs 2 ...`: two runs
+#    of 2 rounds, one at A and one at B (order alternated the same way).
 # Both measure 4 cells of each test at each experiment.  For each test and
 # experiment the difference is mean(log cell median at B) - mean(... at A);
 # the script prints, per test and design, the mean difference (the effect:
 # a carry-over of the setting from one round into the next would shrink W's)
 # and its S.D. over the experiments (the noise of the design), the ratio of
 # the S.D.s with a bootstrap 90% interval, and the time each design took.
-# The sysctl is restored on exit (also on error or Ctrl-C).
+# The sweep restores the sysctl (also on error or Ctrl-C); the script
+# checks that it did.
 #
 #   env: SYSCTL (vm.dirty_background_ratio), VALUES ("10 1": A and B),
 #        TESTS (noload,cpuload,smallwrite), EXPERIMENTS (8), POINTS (10),
@@ -34,94 +37,86 @@ points=${POINTS:-10}
 interval=${INTERVAL:-200ms}
 
 [ "$(id -u)" = 0 ] || { echo "round-alternation.sh: needs root (it writes $sysctl_name)" >&2; exit 2; }
-"$ul" --version | grep -q '^test hooks: yes' ||
-	{ echo "round-alternation.sh: $ul has no test hooks (-Dtest_hooks=true)" >&2; exit 2; }
 proc=/proc/sys/${sysctl_name//.//}
 [ -w "$proc" ] || { echo "round-alternation.sh: cannot write $proc" >&2; exit 2; }
 
 original=$(cat "$proc")
 tmp=$(mktemp -d /tmp/ul-roundalt.XXXXXX)
-trap 'echo "$original" >"$proc"; rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
-db=$tmp/alt.db
 
-# hook ORDER: a command that writes the value ORDER's letter at UL_ROUND
-# names (ORDER "ABBA": A before round 1, B before 2 ...).
-hook() {
-	printf 'o=%s; c=$(printf %%s "$o" | cut -c"$UL_ROUND"); ' "$1"
-	printf 'if [ "$c" = A ]; then v=%s; else v=%s; fi; echo "$v" >%s && ' "$val_a" "$val_b" "$proc"
-	printf 'echo "$c$(cat %s)" >>%s' "$proc" "$tmp/hook.log"
-}
-
-run_design() { # run_design LABEL ROUNDS ORDER
-	UL_TEST_ROUND_CMD=$(hook "$3") "$ul" run --db "$db" --dir "$tmp" --no-progress \
-		--tests "$tests" --interval "$interval" --min-points "$points" \
-		--max-points "$points" --runs "$2" --label "$1" >/dev/null
+# sweep_design DB ORDER [SWEEP OPTION] -- [RUN OPTION]: ORDER "AB" or "BA"
+# is the values' order given to the sweep (its first value leads).
+sweep_design() {
+	local db=$1 order=$2 values
+	shift 2
+	if [ "$order" = AB ]; then values="$val_a,$val_b"; else values="$val_b,$val_a"; fi
+	local sweep_opts=() run_opts=()
+	while [ "$1" != -- ]; do sweep_opts+=("$1"); shift; done
+	shift
+	run_opts=("$@")
+	"$ul" sweep "$sysctl_name=$values" "${sweep_opts[@]}" -- run --db "$db" --dir "$tmp" \
+		--no-progress --tests "$tests" --interval "$interval" --min-points "$points" \
+		--max-points "$points" "${run_opts[@]}" >/dev/null 2>"$tmp/sweep.err" ||
+		{ cat "$tmp/sweep.err" >&2; echo "round-alternation.sh: the sweep failed" >&2; exit 1; }
+	[ "$(cat "$proc")" = "$original" ] ||
+		{ echo "round-alternation.sh: the sweep left $sysctl_name at $(cat "$proc")" >&2; exit 1; }
 }
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 echo "round alternation: $ul, resp $tests, $points points at $interval," \
 	"$sysctl_name A=$val_a B=$val_b, $experiments experiments a design"
 echo "machine: $(nproc) CPUs, load average $(load) at start"
-: >"$tmp/orders"
 w_s=0
 r_s=0
 for i in $(seq "$experiments"); do
-	if ((i % 2)); then w=ABBA first=A; else w=BAAB first=B; fi
+	if ((i % 2)); then order=AB; else order=BA; fi
 	t0=$(date +%s%N)
-	run_design "w$i" 4 "$w"
+	sweep_design "$tmp/w$i.db" "$order" --within-run --
 	t1=$(date +%s%N)
-	if [ "$first" = A ]; then
-		run_design "r$i-A" 2 AA
-		run_design "r$i-B" 2 BB
-	else
-		run_design "r$i-B" 2 BB
-		run_design "r$i-A" 2 AA
-	fi
+	sweep_design "$tmp/r$i.db" "$order" -- --runs 2
 	t2=$(date +%s%N)
 	w_s=$((w_s + (t1 - t0) / 1000000))
 	r_s=$((r_s + (t2 - t1) / 1000000))
-	echo "w$i $w" >>"$tmp/orders"
 done
 echo "load average $(load) at end; machine time W $((w_s / 1000)) s, R $((r_s / 1000)) s"
-# Every round saw its setting: the hook logged the letter and the value read back.
-want=$((experiments * 8))
-got=$(grep -cxE "A$val_a|B$val_b" "$tmp/hook.log")
-[ "$got" = "$want" ] || { echo "round-alternation.sh: $got of $want rounds had their setting" >&2; exit 1; }
 
-"$ul" export --db "$db" >"$tmp/all.json"
-python3 - "$tmp/all.json" "$tmp/orders" <<'EOF'
+for i in $(seq "$experiments"); do
+	for d in w r; do "$ul" export --db "$tmp/$d$i.db" >"$tmp/$d$i.json"; done
+done
+python3 - "$tmp" "$experiments" "$sysctl_name=$val_a" "$sysctl_name=$val_b" <<'EOF'
 import json, math, random, statistics as st, sys
 
-runs = json.load(open(sys.argv[1]))["runs"]
-orders = dict(line.split() for line in open(sys.argv[2]))
+tmp, experiments, label_a, label_b = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 
 def cell_medians(run):
-    """(test, round, log median of delay_ns) of every ok resp cell."""
+    """(test, log median of delay_ns) of every ok resp cell."""
     out = []
     for c in run["cells"]:
         if c["suite"] != "resp" or c["outcome"] != "ok":
             continue
         vals = next((s["values"] for s in c["series"] if s["name"] == "delay_ns"), None)
-        rnd = next((m["value"] for m in c["metrics"] if m["name"] == "round"), None)
-        if vals and rnd is not None:
-            out.append((c["load"], int(rnd), math.log(st.median(vals))))
+        if vals:
+            out.append((c["load"], math.log(st.median(vals))))
     return out
 
 diffs = {}  # (test, design) -> [difference per experiment]
-by_label = {r["label"]: r for r in runs}
-for i in range(1, len(orders) + 1):
-    side = {}  # (test, design, letter) -> [log medians]
-    for test, rnd, lm in cell_medians(by_label[f"w{i}"]):
-        side.setdefault((test, "W", orders[f"w{i}"][rnd - 1]), []).append(lm)
-    for letter in "AB":
-        for test, _, lm in cell_medians(by_label[f"r{i}-{letter}"]):
-            side.setdefault((test, "R", letter), []).append(lm)
-    for test, design in {(t, d) for t, d, _ in side}:
-        a, b = side.get((test, design, "A")), side.get((test, design, "B"))
-        if a and b:
-            diffs.setdefault((test, design), []).append(st.mean(b) - st.mean(a))
-
+for i in range(1, experiments + 1):
+    for design in "WR":
+        runs = json.load(open(f"{tmp}/{design.lower()}{i}.json"))["runs"]
+        labels = sorted(r["label"] for r in runs)
+        if labels != sorted([label_a, label_b]):
+            sys.exit(f"round-alternation.sh: {design}{i} stored {labels}, "
+                     f"not one run of {label_a} and one of {label_b}")
+        side = {}  # (test, letter) -> [log medians]
+        for r in runs:
+            letter = "A" if r["label"] == label_a else "B"
+            for test, lm in cell_medians(r):
+                side.setdefault((test, letter), []).append(lm)
+        for test in {t for t, _ in side}:
+            a, b = side.get((test, "A")), side.get((test, "B"))
+            if a and b:
+                diffs.setdefault((test, design), []).append(st.mean(b) - st.mean(a))
 def sd_ratio_ci(w, r, n=4000, seed=1):
     rng = random.Random(seed)
     ratios = sorted(st.stdev(rng.choices(w, k=len(w))) /
