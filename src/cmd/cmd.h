@@ -49,8 +49,10 @@ struct ul_cmd {
 const struct ul_cmd *ul_cmd_find(const char *name);
 /* Print a command's --help (see struct ul_cmd). */
 void ul_cmd_print_help(const struct ul_cmd *cmd, FILE *out);
-/* The hidden `underload __man-options [COMMAND...]`: the man page's
- * generated OPTIONS sections, as docs/underload.1 holds them. */
+/* The hidden `underload __man-options [NAME...]`: the man page's
+ * generated blocks, as docs/underload.1 holds them: each command's
+ * OPTIONS ("run"), the items' -o options ("item") and the SYNOPSIS's
+ * usage lines ("usage"); every block without NAME. */
 int ul_cmd_man_options(int argc, char **argv);
 /*
  * Parse argv against cmd->opts into `base` (defaults applied first).  On

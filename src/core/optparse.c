@@ -486,6 +486,64 @@ static void put_troff(FILE *out, const char *s)
 	}
 }
 
+/* One usage word as a troff text line: an option ("--db") and a literal
+ * value ("mwu", "run") bold, a metavariable ("PATH", "V1") italic, the
+ * punctuation between roman.  Its spaces cannot break ("\\ ") and it is
+ * never hyphenated ("\\%"), so "[--db PATH|URL]" stays whole on a line. */
+static void man_usage_word(FILE *out, const char *word, size_t len)
+{
+	fputs("\\%", out); /* also keeps a leading '.' from being a request */
+	for (size_t at = 0; at < len;) {
+		const char *set = NULL;
+
+		if (word[at] == '-' || (word[at] >= 'a' && word[at] <= 'z')) {
+			set = "abcdefghijklmnopqrstuvwxyz0123456789-";
+			fputs("\\fB", out);
+		} else if (word[at] >= 'A' && word[at] <= 'Z') {
+			set = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_";
+			fputs("\\fI", out);
+		} else {
+			if (word[at] == ' ')
+				fputs("\\ ", out);
+			else
+				fputc(word[at], out);
+			at++;
+			continue;
+		}
+		for (; at < len && strchr(set, word[at]); at++) {
+			if (word[at] == '-')
+				fputs("\\-", out);
+			else
+				fputc(word[at], out);
+		}
+		fputs("\\fR", out);
+	}
+	fputs("\\&\n", out); /* "RUN..." ends no sentence: one space after it */
+}
+
+void ul_opt_print_man_usage(FILE *out, const char *command, const struct ul_opt_group *groups,
+			    size_t n, const char *operands)
+{
+	fputs(".B ", out);
+	put_troff(out, command);
+	fputc('\n', out);
+	for (size_t gi = 0; gi < n; gi++)
+		for (size_t i = 0; groups[gi].opts && groups[gi].opts[i].name; i++) {
+			char word[128];
+
+			usage_word(&groups[gi].opts[i], word, sizeof(word));
+			man_usage_word(out, word, strlen(word));
+		}
+	/* The operands one word a line: troff may break between them. */
+	for (const char *p = operands; p && *p; p += strspn(p, " ")) {
+		size_t len = strcspn(p, " ");
+
+		man_usage_word(out, p, len);
+		p += len;
+	}
+	fputs(".br\n", out);
+}
+
 static void man_entry(FILE *out, const struct ul_opt *o)
 {
 	char def[160];

@@ -71,6 +71,10 @@ void ul_opt_given_names(const struct ul_opt_group *g, char *buf, size_t len);
  */
 void ul_opt_print_usage(FILE *out, const char *prefix, const struct ul_opt_group *groups, size_t n,
 			const char *operands);
+/* The same usage line as the man page's SYNOPSIS: `command` bold
+ * (".B underload rm"), each option and operand a troff line, then ".br". */
+void ul_opt_print_man_usage(FILE *out, const char *command, const struct ul_opt_group *groups,
+			    size_t n, const char *operands);
 /* The options part of --help: each group under its heading. */
 void ul_opt_print_help(FILE *out, const struct ul_opt_group *groups, size_t n);
 /* One more line in the same layout: ("-h, --help", "this help"). */

@@ -622,6 +622,7 @@ START_TEST(test_optparse_help_and_man)
 	ck_assert_ptr_nonnull(f);
 	ul_opt_print_help(f, &g, 1);
 	ul_opt_print_man(f, &g, 1);
+	ul_opt_print_man_usage(f, "underload x", &g, 1, "[RUN]... -- run ARGS...");
 	ck_assert_int_eq(fclose(f), 0);
 	ck_assert_ptr_nonnull(strstr(buf, "things:\n"));
 	ck_assert_ptr_nonnull(strstr(buf, "  -c, --count N          a count (default: 3)\n"));
@@ -633,6 +634,15 @@ START_TEST(test_optparse_help_and_man)
 				     ".TP\n.BI \\-c \"\\fR, \\fP\" \\-\\-count \" N\"\nA count "
 				     "(default: 3).\n"));
 	ck_assert_ptr_nonnull(strstr(buf, ".TP\n.B \\-\\-flag\nA flag.\n"));
+	/* The SYNOPSIS line: options bold, metavariables italic, an option
+	 * and its value never apart; the operands one word a line. */
+	ck_assert_ptr_nonnull(
+		strstr(buf, ".B underload x\n\\%[\\fB\\-\\-name\\fR\\ \\fITEXT\\fR]\\&\n"));
+	ck_assert_ptr_nonnull(
+		strstr(buf, "\\%[\\fB\\-c\\fR|\\fB\\-\\-count\\fR\\ \\fIN\\fR]\\&\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "\\%[\\fB\\-\\-flag\\fR]\\&\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "\\%[\\fIRUN\\fR]...\\&\n\\%\\fB\\-\\-\\fR\\&\n"
+					  "\\%\\fBrun\\fR\\&\n\\%\\fIARGS\\fR...\\&\n.br\n"));
 	free(buf);
 }
 END_TEST
