@@ -62,7 +62,7 @@ if ! command -v dpkg >/dev/null || ! command -v pkg-config >/dev/null; then
 else
 	missing=
 	for dep in $(grep -E "dependency\('[a-z0-9_.+-]+'" "$src/meson.build" |
-		grep -vF "get_option('tests')" | grep -oE "dependency\('[a-z0-9_.+-]+'" |
+		grep -vF "dependency('check'" | grep -oE "dependency\('[a-z0-9_.+-]+'" |
 		sed -E "s/.*'(.*)'.*/\1/"); do
 		pc=$(pkg-config --variable=pcfiledir "$dep" 2>/dev/null)/$dep.pc
 		pkg=$(dpkg -S "$pc" 2>/dev/null | head -n 1 | cut -d: -f1)
