@@ -11,6 +11,14 @@
  * fresh A/B of its own.  Everything on disk and every VM is vm's, which
  * leaves nothing after an interrupt or a kill -9 (and `underload
  * cleanup`).
+ *
+ * With --git DIR --good REV --bad REV --build CMD the steps are the
+ * commits of a git range instead, each built when an A/B needs its kernel
+ * (bisect_git.c) and named by its short hash in the labels; a commit that
+ * does not build is a skipped step.  The build's work directory is
+ * bisect's own, journalled like vm's; the terminating signals stay blocked
+ * while it exists, so that Ctrl-C reaches the child running then (git,
+ * the build, vm) and bisect removes it on its way out.
  */
 #include "core/compat.h"
 #include "cmd/bisect.h"
@@ -18,9 +26,11 @@
 #include "core/clock.h"
 #include "core/log.h"
 #include "core/parse.h"
+#include "proc/supervise.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -40,6 +50,14 @@ static const char bisect_help[] =
 	"then confirmed: slower than its parent in a fresh A/B (NAME/confirm/...).\n"
 	"Exit 0: a culprit found and confirmed; 4: not confirmed, or only a range\n"
 	"('cannot tell': skipped steps surround the change).\n"
+	"With --git DIR --good REV --bad REV --build CMD instead of --kernel, the\n"
+	"steps are REV and the commits of REV..REV on the bad one's first-parent\n"
+	"line, oldest first (git rev-list), named in labels by their short hash.  A\n"
+	"commit is built when its kernel is first booted: checked out in a clone of\n"
+	"DIR in a work directory under /var/tmp (removed at the end, and by\n"
+	"'underload cleanup' after a kill -9), CMD run there by sh with the commit in\n"
+	"UL_BISECT_COMMIT, and the image at --image booted, with --append-file's\n"
+	"words.  A commit whose build fails is skipped (unbuildable).\n"
 	"\n";
 
 /* --kernel IMAGE[,append=ARGS] */
@@ -73,9 +91,26 @@ static int add_kernel(void *base, const char *arg, char *err, size_t errlen)
 
 static const struct ul_opt bisect_opts[] = {
 	{ "kernel", UL_OPT_CALL, .arg = "IMAGE[,append=ARGS]", .set = add_kernel,
-	  .flags = UL_OPTF_REQUIRED | UL_OPTF_REPEATS,
+	  .flags = UL_OPTF_REPEATS,
 	  .help = "a step, in order: the first is good, the last bad (at least two); append= adds "
 		  "kernel command-line words" },
+	{ "git", UL_OPT_DIR, .arg = "DIR", A(git_dir),
+	  .help = "instead of --kernel: the steps are commits of this git tree, each built by "
+		  "--build" },
+	{ "good", UL_OPT_STRING, 256, .arg = "REV", A(good),
+	  .help = "with --git: the good commit (the first step)" },
+	{ "bad", UL_OPT_STRING, 256, .arg = "REV", A(bad),
+	  .help = "with --git: the bad commit (the last step); the steps between are "
+		  "good..bad's first-parent commits" },
+	{ "build", UL_OPT_STRING, 4096, .arg = "CMD", A(build),
+	  .help = "with --git: the shell command that builds the checked-out commit (in "
+		  "UL_BISECT_COMMIT); failing, the step is skipped as unbuildable" },
+	{ "image", UL_OPT_STRING, 1024, .arg = "PATH", A(image),
+	  .def_text = "arch/x86/boot/bzImage",
+	  .help = "with --git: the kernel image the build makes, in the tree" },
+	{ "append-file", UL_OPT_STRING, 1024, .arg = "PATH", A(append_file),
+	  .help = "with --git: a file in the tree, read after the build, whose words are added "
+		  "to the kernel's command line (absent: none)" },
 	{ "name", UL_OPT_STRING, 64, .arg = "NAME", A(name), .def_str = "bisect",
 	  .help = "the runs' labels begin NAME/ (a re-run with the same NAME resumes)" },
 	{ "cpus", UL_OPT_COUNT, 1, 64, 2, "CPUs of the VM", .arg = "N", A(cpus) },
@@ -134,8 +169,32 @@ static const char *took(ul_nsec t0, char *buf, size_t len)
 	return buf;
 }
 
+/* --git: the A/B's kernels built, the step's first (unbuildable: v says
+ * so, and its reference is not built for nothing): 0 or an exit code. */
+static int build_ab(const struct ul_bisect_args *a, const struct ul_bisect_ab *ab,
+		    struct ul_bisect_verdict *v)
+{
+	struct ul_bisect_kernel *cand = &a->kernels[ab->cand], *base = &a->kernels[ab->base];
+	int rc = ul_bisect_git_build(a, cand);
+
+	if (!rc && cand->unbuildable) {
+		v->unbuildable = true;
+		snprintf(v->why, sizeof(v->why), "%s", cand->why);
+		return 0;
+	}
+	if (!rc)
+		rc = ul_bisect_git_build(a, base);
+	if (!rc && base->unbuildable) {
+		ul_error("bisect: %s, which '%s' is measured against, does not build: stopped",
+			 base->file, ab->labels[1]);
+		rc = UL_EXIT_ERROR;
+	}
+	return rc;
+}
+
 /* The A/B read back, or measured when the store lacks it (or holds only
- * an interrupted, undecided part of it: measured again, afresh). */
+ * an interrupted, undecided part of it: measured again, afresh); with
+ * --git, its kernels built first. */
 static int judge(const struct ul_bisect_args *a, const struct ul_bisect_ab *ab,
 		 struct ul_bisect_verdict *v, bool *measured)
 {
@@ -154,6 +213,11 @@ static int judge(const struct ul_bisect_args *a, const struct ul_bisect_ab *ab,
 			return rc;
 	}
 	*measured = true;
+	if (a->git) {
+		rc = build_ab(a, ab, v);
+		if (rc || v->unbuildable)
+			return rc;
+	}
 	rc = ul_bisect_measure(a, ab);
 	if (rc == UL_EXIT_INTERRUPTED || rc == UL_EXIT_USAGE || rc == UL_EXIT_UNSUPPORTED)
 		return rc;
@@ -213,25 +277,43 @@ static int bad_crashes(const struct ul_bisect_args *a, bool *out)
 	return rc;
 }
 
+/* Step i for the log: "IMAGE append=ARGS", or "HASH 'subject'". */
+static const char *describe(const struct ul_bisect_args *a, int i, char *buf, size_t len)
+{
+	const struct ul_bisect_kernel *k = &a->kernels[i];
+
+	if (a->git)
+		snprintf(buf, len, "%s '%s'", k->file, k->subject);
+	else
+		snprintf(buf, len, "%s%s%s", k->image, k->append ? " append=" : "",
+			 k->append ? k->append : "");
+	return buf;
+}
+
 /* Measure (or read back) step i and record its outcome. */
 static int step(const struct ul_bisect_args *a, struct ul_bisect *b, int i, bool *bad_known)
 {
 	struct ul_bisect_ab ab;
 	struct ul_bisect_verdict v;
 	enum ul_bisect_outcome o;
-	char t[64];
+	char t[64], d[PATH_MAX + 256];
 	bool measured;
 	ul_nsec t0 = ul_now_ns();
 	int rc;
 
 	ab_of(a, &ab, 0, i, false);
-	printf("bisect: step %d of %d: %s%s%s (%s against %s)\n", i + 1, a->n_kernels,
-	       a->kernels[i].image, a->kernels[i].append ? " append=" : "",
-	       a->kernels[i].append ? a->kernels[i].append : "", ab.labels[1], ab.labels[0]);
+	printf("bisect: step %d of %d: %s (%s against %s)\n", i + 1, a->n_kernels,
+	       describe(a, i, d, sizeof(d)), ab.labels[1], ab.labels[0]);
 	fflush(stdout);
 	rc = judge(a, &ab, &v, &measured);
 	if (rc)
 		return rc;
+	if (v.unbuildable) {
+		printf("bisect: step %d is skipped (unbuildable): %s (%s)\n", i + 1, v.why,
+		       took(t0, t, sizeof(t)));
+		fflush(stdout);
+		return ul_bisect_record(b, (size_t)i, UL_BISECT_SKIP) ? UL_EXIT_ERROR : 0;
+	}
 	o = outcome_of(&v, false);
 	if (o == UL_BISECT_SKIP && v.stored) {
 		/* Open against the good kernel (an equal is hard to prove where
@@ -292,7 +374,7 @@ static int bisect_main(struct ul_bisect_args *a)
 	struct ul_bisect_result r;
 	bool bad_known = false;
 	ul_nsec t0 = ul_now_ns();
-	char t[64];
+	char t[64], d[PATH_MAX + 256];
 	int rc = ul_bisect_init(&b, (size_t)a->n_kernels, false);
 
 	if (rc)
@@ -309,12 +391,10 @@ static int bisect_main(struct ul_bisect_args *a)
 		if (ul_bisect_crashed(&b, (size_t)i))
 			printf("bisect: step %d (%s) crashes, the bad kernel does not: a finding of its "
 			       "own\n",
-			       i + 1, a->kernels[i].image);
+			       i + 1, describe(a, i, d, sizeof(d)));
 	if (!rc && r.state == UL_BISECT_FOUND) {
-		printf("bisect: the first bad step is %d: %s%s%s (its parent, step %d, is good)\n",
-		       (int)r.step + 1, a->kernels[r.step].image,
-		       a->kernels[r.step].append ? " append=" : "",
-		       a->kernels[r.step].append ? a->kernels[r.step].append : "", (int)r.step);
+		printf("bisect: the first bad step is %d: %s (its parent, step %d, is good)\n",
+		       (int)r.step + 1, describe(a, (int)r.step, d, sizeof(d)), (int)r.step);
 		fflush(stdout);
 		rc = a->no_confirm ? UL_EXIT_OK : confirm(a, (int)r.step);
 	} else if (!rc) {
@@ -323,9 +403,54 @@ static int bisect_main(struct ul_bisect_args *a)
 		       (int)r.lo + 2, (int)r.hi + 1, (int)r.lo + 1, (int)r.hi + 1);
 		rc = UL_EXIT_FLAGGED;
 	}
+	if (a->git)
+		ul_bisect_git_finish(a->git);
 	if (rc != UL_EXIT_INTERRUPTED)
 		printf("bisect: done in %s\n", took(t0, t, sizeof(t)));
 	ul_bisect_free(&b);
+	return rc;
+}
+
+/* --git's checks, its range, and its run with the terminating signals
+ * blocked (bisect.c's contract above): bisect_main's exit code. */
+static int bisect_git_main(struct ul_bisect_args *a)
+{
+	static struct ul_bisect_git g;
+	sigset_t old;
+	int rc;
+
+	if (a->n_kernels)
+		return ul_usage_error("bisect", "--git and --kernel: give one of them");
+	if (!a->good || !a->bad || !a->build)
+		return ul_usage_error("bisect",
+				      "--git needs --good REV, --bad REV and --build CMD");
+	if (!a->image)
+		a->image = "arch/x86/boot/bzImage";
+	memset(&g, 0, sizeof(g));
+	g.journal.fd = -1;
+	a->git = &g;
+	if (ul_sup_block_signals(&old)) {
+		ul_error("bisect: cannot block the terminating signals");
+		return UL_EXIT_ERROR;
+	}
+	rc = ul_bisect_git_range(a);
+	if (!rc) {
+		char label[160];
+
+		snprintf(label, sizeof(label), "%s/%d/%s/vs-bad", a->name, a->n_kernels,
+			 a->kernels[0].file);
+		printf("bisect: %d commits from %s to %s\n", a->n_kernels, a->kernels[0].file,
+		       a->kernels[a->n_kernels - 1].file);
+		rc = ul_label_check("bisect", "the runs' label", label) ? UL_EXIT_USAGE
+									: bisect_main(a);
+	}
+	if (ul_sup_unblock_signals(&old) && !rc) {
+		ul_error("bisect: interrupted");
+		rc = UL_EXIT_INTERRUPTED;
+	}
+	if (a->kernels != a->list)
+		free(a->kernels);
+	a->kernels = a->list;
 	return rc;
 }
 
@@ -337,28 +462,35 @@ int ul_cmd_bisect(int argc, char **argv)
 	int first, ret;
 
 	memset(&a, 0, sizeof(a));
+	a.kernels = a.list;
 	ret = ul_cmd_parse(&ul_cmd_desc_bisect, &a, argc, argv, &first);
 	if (ret)
 		return ret == UL_CMD_HELP_SHOWN ? UL_EXIT_OK : ret;
-	if (a.n_kernels < 2)
-		return ul_usage_error("bisect",
-				      "give at least two --kernel: the good, then the bad");
+	if (!a.git_dir && (a.good || a.bad || a.build || a.image || a.append_file))
+		return ul_usage_error("bisect", "--good, --bad, --build, --image and "
+						"--append-file go with --git");
+	if (!a.git_dir && a.n_kernels < 2)
+		return ul_usage_error("bisect", "give at least two --kernel: the good, then the "
+						"bad (or --git DIR)");
 	if (first >= argc || strcmp(argv[first], "run"))
 		return ul_usage_error("bisect", "expected '-- run ARGS...' after the options");
-	snprintf(label, sizeof(label), "%s/%d/%s", a.name, a.n_kernels, a.kernels[0].file);
-	if (ul_label_check("bisect", "the runs' label", label))
-		return UL_EXIT_USAGE;
 	a.run_args = argv + first;
 	a.n_run_args = argc - first;
 	ret = ul_cmd_db_path(a.db, a.db_path, sizeof(a.db_path));
 	if (ret)
 		return ret;
+	if (a.git_dir)
+		return bisect_git_main(&a);
+	snprintf(label, sizeof(label), "%s/%d/%s", a.name, a.n_kernels, a.kernels[0].file);
+	if (ul_label_check("bisect", "the runs' label", label))
+		return UL_EXIT_USAGE;
 	return bisect_main(&a);
 }
 
 const struct ul_cmd ul_cmd_desc_bisect = {
 	.name = "bisect",
-	.summary = "the first slower kernel of an ordered list, each step decided in VMs",
+	.summary = "the first slower kernel of an ordered list or git range, each step decided in "
+		   "VMs",
 	.operands = "-- run ARGS...",
 	.help = bisect_help,
 	.opts = bisect_opts,

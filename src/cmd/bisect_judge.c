@@ -5,6 +5,13 @@
  * read back from the store by its labels, so that a re-run finds what an
  * earlier one measured.  The verdicts are the sequential A/B's
  * (stats/seqab.h), at the family-wise alpha of vm --until-decided.
+ *
+ * The test hook UL_TEST_BISECT_VM=CMD (a build with -Dtest_hooks=true)
+ * stands in for vm: `sh -c CMD` with the A/B in its environment
+ * (UL_BISECT_DB, UL_BISECT_LABEL_A/_B, UL_BISECT_IMAGE_A/_B and
+ * UL_BISECT_APPEND_A/_B; A the base, B the step) stores runs under the
+ * labels as it likes, so that the CLI tests drive bisect's judge, log,
+ * resume and clean-up through every outcome without booting a VM.
  */
 #include "cmd/bisect.h"
 #include "cmd/cmd.h"
@@ -12,6 +19,7 @@
 #include "cmd/decide.h"
 #include "cmd/vm.h"
 #include "core/log.h"
+#include "core/testhook.h"
 #include "stats/seqab.h"
 #include "store/store.h"
 
@@ -19,6 +27,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* How many of the scope's finished runs carry `label`, and crashed of
@@ -167,6 +176,36 @@ static void add_opt(char **argv, int *n, const char *opt, const char *value)
 	argv[(*n)++] = (char *)value;
 }
 
+/* UL_TEST_BISECT_VM's command in place of vm (above): 0 when it exits 0,
+ * UL_EXIT_INTERRUPTED, else UL_EXIT_ERROR (a vm failing on the host's side). */
+static int fake_vm(const char *cmd, const struct ul_bisect_args *a, const struct ul_bisect_ab *ab)
+{
+	char env[7][PATH_MAX + 64];
+	const char *envp[8];
+	char *argv[] = { (char *)"sh", (char *)"-c", (char *)cmd, NULL };
+	struct ul_bisect_exec x = {
+		.what = "bisect: UL_TEST_BISECT_VM", .argv = argv, .env = envp, .out_fd = -1
+	};
+	const struct ul_bisect_kernel *k[2] = { &a->kernels[ab->base], &a->kernels[ab->cand] };
+	int wstatus = 0, rc;
+
+	snprintf(env[0], sizeof(env[0]), "UL_BISECT_DB=%s", a->db_path);
+	for (int i = 0; i < 2; i++) {
+		snprintf(env[1 + i], sizeof(env[0]), "UL_BISECT_LABEL_%c=%s", 'A' + i,
+			 ab->labels[i]);
+		snprintf(env[3 + i], sizeof(env[0]), "UL_BISECT_IMAGE_%c=%s", 'A' + i, k[i]->image);
+		snprintf(env[5 + i], sizeof(env[0]), "UL_BISECT_APPEND_%c=%s", 'A' + i,
+			 k[i]->append ? k[i]->append : "");
+	}
+	for (int i = 0; i < 7; i++)
+		envp[i] = env[i];
+	envp[7] = NULL;
+	rc = ul_bisect_exec(&x, &wstatus);
+	if (!rc && !(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0))
+		rc = UL_EXIT_ERROR;
+	return rc;
+}
+
 int ul_bisect_measure(const struct ul_bisect_args *a, const struct ul_bisect_ab *ab)
 {
 	enum {
@@ -178,8 +217,11 @@ int ul_bisect_measure(const struct ul_bisect_args *a, const struct ul_bisect_ab 
 		{ ab->labels[0], a->kernels[ab->base].append },
 		{ ab->labels[1], a->kernels[ab->cand].append },
 	};
+	const char *fake = ul_test_hook("UL_TEST_BISECT_VM");
 	int n = 0;
 
+	if (fake)
+		return fake_vm(fake, a, ab);
 	if (a->n_run_args > 64)
 		return ul_usage_error("bisect", "at most 64 words after '--'");
 	snprintf(cpus, sizeof(cpus), "%d", a->cpus);
