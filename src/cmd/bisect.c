@@ -57,7 +57,8 @@ static const char bisect_help[] =
 	"DIR in a work directory under /var/tmp (removed at the end, and by\n"
 	"'underload cleanup' after a kill -9), CMD run there by sh with the commit in\n"
 	"UL_BISECT_COMMIT, and the image at --image booted, with --append-file's\n"
-	"words.  A commit whose build fails is skipped (unbuildable).\n"
+	"words.  A commit whose build fails is skipped (unbuildable), stored as a\n"
+	"failed run NAME/STEP/HASH/unbuildable that a re-run reads back.\n"
 	"\n";
 
 /* --kernel IMAGE[,append=ARGS] */
@@ -169,25 +170,51 @@ static const char *took(ul_nsec t0, char *buf, size_t len)
 	return buf;
 }
 
-/* --git: the A/B's kernels built, the step's first (unbuildable: v says
- * so, and its reference is not built for nothing): 0 or an exit code. */
+/* --git: the A/B's kernels built, the step's first.  A step that does not
+ * build is stored as a failed run under NAME/STEP/HASH/unbuildable (and
+ * read back from there by a re-run, *measured false), v saying so; its
+ * reference is not built for nothing.  A reference that does not build
+ * stops the bisect.  0 or an exit code. */
 static int build_ab(const struct ul_bisect_args *a, const struct ul_bisect_ab *ab,
-		    struct ul_bisect_verdict *v)
+		    struct ul_bisect_verdict *v, bool *measured)
 {
 	struct ul_bisect_kernel *cand = &a->kernels[ab->cand], *base = &a->kernels[ab->base];
-	int rc = ul_bisect_git_build(a, cand);
+	bool ref = ab->cand == a->n_kernels - 1;
+	char label[160], what[1024];
+	int64_t id = 0;
+	int rc = 0;
 
-	if (!rc && cand->unbuildable) {
+	snprintf(label, sizeof(label), "%s/%d/%s/unbuildable", a->name, ab->cand + 1, cand->file);
+	if (!ref && !cand->image && !cand->unbuildable)
+		rc = ul_bisect_find_failed(a, label, &id);
+	if (!rc && id) {
+		cand->unbuildable = true;
+		snprintf(cand->why, sizeof(cand->why),
+			 "it did not build before (run %lld, '%.100s')", (long long)id, label);
+		*measured = false;
+	}
+	if (!rc && !id)
+		rc = ul_bisect_git_build(a, cand);
+	if (!rc && cand->unbuildable && !ref) {
+		if (!id) {
+			snprintf(what, sizeof(what), "underload bisect --build '%.700s' # %s: %s",
+				 a->build, cand->commit, cand->why);
+			rc = ul_bisect_store_failed(a, label, what);
+		}
 		v->unbuildable = true;
 		snprintf(v->why, sizeof(v->why), "%s", cand->why);
-		return 0;
+		return rc;
 	}
 	if (!rc)
 		rc = ul_bisect_git_build(a, base);
-	if (!rc && base->unbuildable) {
-		ul_error("bisect: %s, which '%s' is measured against, does not build: stopped",
-			 base->file, ab->labels[1]);
-		rc = UL_EXIT_ERROR;
+	for (int i = 0; i < 2 && !rc; i++) {
+		const struct ul_bisect_kernel *k = i ? cand : base;
+
+		if (k->unbuildable) {
+			ul_error("bisect: %s, a reference, does not build (%s): stopped", k->file,
+				 k->why);
+			rc = UL_EXIT_ERROR;
+		}
 	}
 	return rc;
 }
@@ -214,7 +241,7 @@ static int judge(const struct ul_bisect_args *a, const struct ul_bisect_ab *ab,
 	}
 	*measured = true;
 	if (a->git) {
-		rc = build_ab(a, ab, v);
+		rc = build_ab(a, ab, v, measured);
 		if (rc || v->unbuildable)
 			return rc;
 	}
@@ -310,7 +337,7 @@ static int step(const struct ul_bisect_args *a, struct ul_bisect *b, int i, bool
 		return rc;
 	if (v.unbuildable) {
 		printf("bisect: step %d is skipped (unbuildable): %s (%s)\n", i + 1, v.why,
-		       took(t0, t, sizeof(t)));
+		       measured ? took(t0, t, sizeof(t)) : "stored");
 		fflush(stdout);
 		return ul_bisect_record(b, (size_t)i, UL_BISECT_SKIP) ? UL_EXIT_ERROR : 0;
 	}

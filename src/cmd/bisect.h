@@ -77,6 +77,13 @@ struct ul_bisect_verdict {
  * after printing why; no runs: stored false). */
 int ul_bisect_read(const struct ul_bisect_args *a, const struct ul_bisect_ab *ab,
 		   struct ul_bisect_verdict *v);
+/* The id of a failed run stored under label (a commit that did not build,
+ * ul_bisect_store_failed), 0 when none: 0 or an exit code. */
+int ul_bisect_find_failed(const struct ul_bisect_args *a, const char *label, int64_t *id);
+/* A run with no test, status failed, stored under label, `what` as its
+ * command line: how bisect stores a commit that does not build, so that a
+ * re-run skips it without building it again.  0 or an exit code. */
+int ul_bisect_store_failed(const struct ul_bisect_args *a, const char *label, const char *what);
 /* An interrupted A/B's runs relabelled LABEL~interrupted, so that the
  * A/B measured afresh pairs only its own: 0 or relabel's exit code. */
 int ul_bisect_set_aside(const struct ul_bisect_args *a, const struct ul_bisect_ab *ab,

@@ -127,7 +127,8 @@ static void set_commit(struct ul_bisect_kernel *k, const char *line)
 
 int ul_bisect_git_range(struct ul_bisect_args *a)
 {
-	char good[41], bad[41], range[100], *list = NULL, *more = NULL, *all = NULL;
+	char good[41] = "", bad[41] = "", range[100];
+	char *list = NULL, *more = NULL, *all = NULL;
 	size_t n = 0;
 	int rc = resolve(a, "--good", a->good, good);
 

@@ -18,10 +18,13 @@
 #include "cmd/compare.h"
 #include "cmd/decide.h"
 #include "cmd/vm.h"
+#include "core/clock.h"
 #include "core/log.h"
+#include "core/sysinfo.h"
 #include "core/testhook.h"
 #include "stats/seqab.h"
 #include "store/store.h"
+#include "ul_config.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -142,6 +145,61 @@ int ul_bisect_read(const struct ul_bisect_args *a, const struct ul_bisect_ab *ab
 	}
 out:
 	ul_compare_state_free(&st);
+	ul_store_close(store);
+	return ret;
+}
+
+int ul_bisect_find_failed(const struct ul_bisect_args *a, const char *label, int64_t *id)
+{
+	struct ul_cmd_hosts no_hosts = { 0 };
+	struct ul_cmd_scope sc = { 0 };
+	struct ul_store *store;
+	int ret;
+
+	*id = 0;
+	if (strncmp(a->db_path, "postgres", 8) && access(a->db_path, F_OK) < 0)
+		return 0;
+	ret = ul_cmd_open_store_settled(a->db_path, &store);
+	if (ret)
+		return ret;
+	ret = ul_cmd_scope_open(store, &no_hosts, &sc);
+	for (size_t i = 0; !ret && i < sc.n && !*id; i++)
+		if (sc.sum[i].status == UL_RUN_FAILED && !strcmp(sc.sum[i].label, label))
+			*id = sc.sum[i].id;
+	ul_cmd_scope_free(&sc);
+	ul_store_close(store);
+	return ret;
+}
+
+int ul_bisect_store_failed(const struct ul_bisect_args *a, const char *label, const char *what)
+{
+	struct ul_store *store;
+	struct ul_run run;
+	int ret = ul_cmd_open_store_rw(a->db_path, &store), rc;
+
+	if (ret)
+		return ret;
+	ul_run_init(&run);
+	rc = ul_run_new_uuid(&run);
+	if (!rc)
+		rc = ul_host_read(&run.host);
+	if (rc) {
+		ul_error_errno(rc, "bisect: cannot make the run of '%s'", label);
+		ret = UL_EXIT_ERROR;
+		goto out;
+	}
+	snprintf(run.label, sizeof(run.label), "%s", label);
+	snprintf(run.tool_version, sizeof(run.tool_version), "%s", UL_VERSION);
+	snprintf(run.argv, sizeof(run.argv), "%s", what);
+	run.status = UL_RUN_FAILED;
+	run.started_wall_ns = run.finished_wall_ns = ul_wall_ns();
+	/* Stored failed from the start: no moment holds it running. */
+	if (store->ops->begin_run(store, &run) || store->ops->finish_run(store, &run)) {
+		ul_error("bisect: cannot store '%s': %s", label, store->err);
+		ret = UL_EXIT_ERROR;
+	}
+out:
+	ul_run_release(&run);
 	ul_store_close(store);
 	return ret;
 }

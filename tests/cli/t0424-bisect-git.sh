@@ -5,9 +5,9 @@
 # synthetic runs (copies of one real resp run) under the A/B's labels,
 # their delays set by the "kernel" the step's build made (fast, slow or
 # crash).  Bisect names the first slow commit and confirms it, skips the
-# commit that does not build, names the commits in the labels, and a
-# re-run reads every measured step back (no A/B measured, no commit but
-# the unbuildable one built); a commit that crashes while the bad one does
+# commit that does not build (stored as a failed run), names the commits
+# in the labels, and a re-run reads every step back (nothing measured or
+# built); a commit that crashes while the bad one does
 # not is its own finding.  Ctrl-C in a build leaves nothing; kill -9 in a
 # build leaves the work directory to `underload cleanup`; the tree given
 # gains nothing (no worktree, no change).
@@ -121,7 +121,10 @@ is "$(awk '{print $2}' "$TMP/vm.log" | paste -sd' ')" \
 	"the A/Bs measured, labelled by their commits"
 is "$(grep -c "^bisect/4/good bisect/4/$(hash_of 4) ul_commit=$(git -C "$TMP/tree" rev-parse HEAD~2)$" "$TMP/vm.log")" 1 \
 	"a step boots with the words of its --append-file"
-is "$(sqlite3 "$DB" "SELECT count(*) FROM runs WHERE label LIKE 'bisect/%'")" 30 "three A/Bs of ten runs stored"
+is "$(sqlite3 "$DB" "SELECT count(*) FROM runs WHERE label LIKE 'bisect/%' AND status = 'complete'")" 30 \
+	"three A/Bs of ten runs stored"
+is "$(sqlite3 "$DB" "SELECT label || ' ' || status FROM runs WHERE label LIKE 'bisect/%' AND status != 'complete'")" \
+	"bisect/3/$(hash_of 3)/unbuildable failed" "the unbuildable commit stored as a failed run"
 work=$(work_of "$TMP/out")
 like "$work" "^/var/tmp/underload-" "bisect said where it built"
 is "$(test -e "$work" && echo left)" "" "its work directory is gone"
@@ -130,14 +133,14 @@ is "$(git -C "$TMP/tree" worktree list | wc -l) $(git -C "$TMP/tree" status --po
 is "$(ul_procs)" 0 "no process is left"
 is "$("$UL" cleanup 2>&1)" "0 changes undone" "nothing is left for cleanup"
 
-# A re-run resumes: every measured step read back, only the unbuildable
-# commit built again (its failure may have been the host's).
+# A re-run resumes: every step read back, the unbuildable one too.
 : >"$TMP/vm.log"
 "$UL" bisect --db "$DB" "${git_opts[@]}" -- "${RUN[@]}" >"$TMP/out" 2>"$TMP/err"
 is $? 0 "the re-run exits 0 too"
-like "$(out)" "^bisect: step 5 is bad: .* \(10 runs, stored\)$" "it reads the steps back"
-is "$(grep -o '^bisect: building [0-9a-f]*' "$TMP/out" | awk '{print $3}' | paste -sd' ')" \
-	"$(hash_of 3)" "builds only the unbuildable commit"
+like "$(out)" "^bisect: step 3 is skipped \(unbuildable\): it did not build before \(run [0-9]+, 'bisect/3/$(hash_of 3)/unbuildable'\) \(stored\)$" \
+	"it reads the unbuildable step back"
+like "$(out)" "^bisect: step 5 is bad: .* \(10 runs, stored\)$" "and the measured ones"
+is "$(grep -c '^bisect: building' "$TMP/out")" 0 "it builds nothing"
 is "$(wc -l <"$TMP/vm.log")" 0 "and measures nothing"
 
 # A crash: 1 good, 2 fast, 3 crashes, 4 fast, 5 and 6 slow (the bad one does not crash).
