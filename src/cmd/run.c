@@ -11,6 +11,7 @@
 #include "core/log.h"
 #include "core/optparse.h"
 #include "core/parse.h"
+#include "core/selfexe.h"
 #include "core/sysinfo.h"
 #include "doctor/doctor.h"
 #include "engine/engine.h"
@@ -473,14 +474,12 @@ static int fill_run(const struct run_args *a, const struct ul_doctor_report *doc
 	return 0;
 }
 
+/* What resp execs as its lister: this program (core/selfexe.h). */
 static int self_exe(char *buf, size_t len)
 {
-	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+	int rc = ul_self_exe(buf, len);
 
-	if (n < 0)
-		return ul_error_errno(errno, "cannot find this program's path in /proc/self/exe");
-	buf[n] = '\0';
-	return 0;
+	return rc ? ul_error_errno(rc, "cannot find this program in " UL_SELF_EXE) : 0;
 }
 
 static int exit_code(int result)

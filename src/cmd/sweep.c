@@ -28,6 +28,7 @@
 #include "cmd/run.h"
 #include "cmd/sweep.h"
 #include "core/log.h"
+#include "core/selfexe.h"
 #include "core/sysinfo.h"
 #include "proc/changes.h"
 #include "proc/iosched.h"
@@ -475,21 +476,15 @@ int ul_cmd_sweep(int argc, char **argv);
 int ul_cmd_sweep(int argc, char **argv)
 {
 	static struct sweep sw;
-	ssize_t n;
 	int rc, ret;
 
 	memset(&sw, 0, sizeof(sw));
 	sw.journal.fd = -1;
 	sw.lock_fd = -1;
+	sw.exe = UL_SELF_EXE;
 	rc = parse(&sw, argc, argv);
 	if (rc)
 		return rc == UL_CMD_HELP_SHOWN ? UL_EXIT_OK : rc;
-	n = readlink("/proc/self/exe", sw.exe, sizeof(sw.exe) - 1);
-	if (n < 0) {
-		ul_error_errno(errno, "cannot find this program's path");
-		return UL_EXIT_ERROR;
-	}
-	sw.exe[n] = '\0';
 	sweep_catch_signals();
 	rc = sweep_prepare(&sw);
 	if (rc)

@@ -50,7 +50,9 @@ struct sweep {
 	 * values (engine/round_setting.h), split afterwards (sweep_within.c) */
 	bool within_run;
 	bool runs_given; /* --runs in the run's arguments */
-	char exe[PATH_MAX];
+	/* What the runs exec: UL_SELF_EXE, the running program, not its path
+	 * (a rebuild during a long sweep replaces or deletes that file). */
+	const char *exe;
 	struct ul_journal journal;
 	int lock_fd; /* the settings lock (proc/settings_lock.h), -1 when not held */
 	char labels[SWEEP_MAX_RUNS][128];

@@ -16,6 +16,7 @@
 #include "core/escape.h"
 #include "core/log.h"
 #include "core/parse.h"
+#include "core/selfexe.h"
 #include "core/testhook.h"
 #include "proc/changes.h"
 #include "proc/journal.h"
@@ -233,16 +234,18 @@ int ul_vm_guest_env(const char *label, char **run_args, int n_args, int points, 
 	return ok ? 0 : ul_error("vm: the run's arguments are too long");
 }
 
-/* What the guest gets of the host: this program, its helpers and libraries. */
+/* What the guest gets of the host: this program, its helpers and
+ * libraries.  The program is read through /proc/self/exe, not its path: a
+ * bisect makes an initramfs per step for hours, and a rebuild meanwhile
+ * replaces (or deletes) the file the path names. */
 static int guest_files(struct ul_vm_files *files)
 {
-	char exe[PATH_MAX], why[512];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char dir[PATH_MAX], why[512];
+	int rc = ul_self_dir(dir, sizeof(dir));
 
-	if (n <= 0)
-		return ul_error_errno(errno, "vm: cannot read /proc/self/exe");
-	exe[n] = '\0';
-	if (ul_vm_guest_files(exe, files, why, sizeof(why)))
+	if (rc)
+		return ul_error_errno(rc, "vm: cannot read " UL_SELF_EXE);
+	if (ul_vm_guest_files(UL_SELF_EXE, dir, files, why, sizeof(why)))
 		return ul_error("vm: %s", why);
 	return 0;
 }

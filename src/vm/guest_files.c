@@ -123,9 +123,9 @@ static int add_libraries(struct ul_vm_files *f, const char *prog, char *why, siz
 	return rc;
 }
 
-int ul_vm_guest_files(const char *exe, struct ul_vm_files *f, char *why, size_t len)
+int ul_vm_guest_files(const char *exe, const char *dir, struct ul_vm_files *f, char *why,
+		      size_t len)
 {
-	const char *slash = strrchr(exe, '/');
 	size_t n_progs;
 	int rc = add(f, exe, UL_VM_GUEST_BIN "/underload");
 
@@ -133,8 +133,7 @@ int ul_vm_guest_files(const char *exe, struct ul_vm_files *f, char *why, size_t 
 		char src[PATH_MAX], dst[64];
 
 		snprintf(dst, sizeof(dst), UL_VM_GUEST_BIN "/%s", helpers[i]);
-		snprintf(src, sizeof(src), "%.*s/%s", (int)(slash ? slash - exe : 0), exe,
-			 helpers[i]);
+		snprintf(src, sizeof(src), "%s/%s", dir, helpers[i]);
 		if (access(src, X_OK) < 0)
 			snprintf(src, sizeof(src), "%s/%s", UL_LIBEXEC_DIR, helpers[i]);
 		if (access(src, X_OK) == 0)

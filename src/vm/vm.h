@@ -80,10 +80,12 @@ struct ul_vm_files {
 	size_t n;
 };
 /* guest_files.c: what the guest gets of the host, appended to f: exe as
- * UL_VM_GUEST_BIN/underload, its helpers beside it (or installed), and
- * the shared libraries (and loader) they need at their own paths.  0 or
- * -errno with why. */
-int ul_vm_guest_files(const char *exe, struct ul_vm_files *f, char *why, size_t len);
+ * UL_VM_GUEST_BIN/underload (UL_SELF_EXE: the running program, even
+ * after a rebuild replaced its file), its helpers from dir (else the
+ * installed ones), and the shared libraries (and loader) they need at
+ * their own paths.  0 or -errno with why. */
+int ul_vm_guest_files(const char *exe, const char *dir, struct ul_vm_files *f, char *why,
+		      size_t len);
 void ul_vm_files_free(struct ul_vm_files *f);
 
 /* initramfs.c: write the initramfs (newc cpio) to `out`: busybox, the

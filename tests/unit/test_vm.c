@@ -12,11 +12,13 @@
 #include "proc/supervise.h"
 #include "cmd/vm.h"
 #include "core/escape.h"
+#include "core/selfexe.h"
 #include "report/notes.h"
 #include "vm/vm.h"
 
 #include <errno.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -407,7 +409,9 @@ START_TEST(test_guest_files)
 	char why[256];
 	bool libc = false, loader = false, forker = false;
 
-	ck_assert_int_eq(ul_vm_guest_files(UL_BUILD_ROOT "/underload", &f, why, sizeof(why)), 0);
+	ck_assert_int_eq(ul_vm_guest_files(UL_BUILD_ROOT "/underload", UL_BUILD_ROOT, &f, why,
+					   sizeof(why)),
+			 0);
 	ck_assert_str_eq(f.v[0].dst, "opt/underload/underload");
 	ck_assert_str_eq(f.v[0].src, UL_BUILD_ROOT "/underload");
 	for (size_t i = 0; i < f.n; i++) {
@@ -420,7 +424,32 @@ START_TEST(test_guest_files)
 	ck_assert(forker && libc && loader);
 	ul_vm_files_free(&f);
 	/* A program the loader cannot list says so. */
-	ck_assert_int_ne(ul_vm_guest_files("/nonexistent/underload", &f, why, sizeof(why)), 0);
+	ck_assert_int_ne(ul_vm_guest_files("/nonexistent/underload", "/nonexistent", &f, why,
+					   sizeof(why)),
+			 0);
+	ul_vm_files_free(&f);
+}
+END_TEST
+
+/* vm reads the running program through /proc/self/exe (a rebuild may have
+ * replaced its path): the loader lists its libraries through that name,
+ * and the helpers come from the directory it was started from. */
+START_TEST(test_guest_files_self)
+{
+	struct ul_vm_files f = { 0 };
+	char dir[PATH_MAX], exe[PATH_MAX], why[256];
+	bool libc = false;
+
+	ck_assert_int_eq(ul_self_dir(dir, sizeof(dir)), 0);
+	ck_assert_str_eq(dir, UL_BUILD_ROOT "/tests/unit");
+	ck_assert_int_eq(ul_self_exe(exe, sizeof(exe)), 0);
+	ck_assert_str_eq(exe, UL_BUILD_ROOT "/tests/unit/ul-unit"); /* not replaced: its path */
+	ck_assert_int_eq(ul_vm_guest_files(UL_SELF_EXE, UL_BUILD_ROOT, &f, why, sizeof(why)), 0);
+	ck_assert_str_eq(f.v[0].src, "/proc/self/exe");
+	ck_assert_str_eq(f.v[0].dst, "opt/underload/underload");
+	for (size_t i = 0; i < f.n; i++)
+		libc |= strstr(f.v[i].dst, "/libc.so.6") != NULL;
+	ck_assert(libc);
 	ul_vm_files_free(&f);
 }
 END_TEST
@@ -522,6 +551,7 @@ Suite *ul_test_suite_vm(void)
 	tcase_add_test(tc, test_guest_env_points);
 	tcase_add_test(tc, test_initramfs_made_again);
 	tcase_add_test(tc, test_guest_files);
+	tcase_add_test(tc, test_guest_files_self);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("accel");
 	tcase_set_timeout(tc, 30);

@@ -10,6 +10,7 @@
  */
 #include "core/compat.h"
 #include "core/file.h"
+#include "core/selfexe.h"
 #include "probe/micro/bench.h"
 #include "ul_config.h"
 
@@ -24,14 +25,21 @@
 /* The helper modes, in enum ul_micro_proc_how's order. */
 static const char *const forker_hows[] = { "fork", "exec", "sh" };
 
-/* The path of helper NAME: beside self_exe, else in UL_LIBEXEC_DIR. */
+/* The path of helper NAME: beside self_exe, else in UL_LIBEXEC_DIR.  A
+ * self_exe of UL_SELF_EXE (its file was replaced since the run started)
+ * stands for the directory the program was started from. */
 static int helper_path(const char *self_exe, const char *name, char *buf, size_t len)
 {
 	const char *slash = self_exe ? strrchr(self_exe, '/') : NULL;
+	char dir[PATH_MAX] = "";
 
-	if (slash &&
-	    snprintf(buf, len, "%.*s/%s", (int)(slash - self_exe), self_exe, name) < (int)len &&
-	    !access(buf, X_OK))
+	if (self_exe && !strcmp(self_exe, UL_SELF_EXE)) {
+		if (ul_self_dir(dir, sizeof(dir)))
+			dir[0] = '\0'; /* then only the installed helpers */
+	} else if (slash) {
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - self_exe), self_exe);
+	}
+	if (dir[0] && snprintf(buf, len, "%s/%s", dir, name) < (int)len && !access(buf, X_OK))
 		return 0;
 	if (snprintf(buf, len, "%s/%s", UL_LIBEXEC_DIR, name) < (int)len && !access(buf, X_OK))
 		return 0;
