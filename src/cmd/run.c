@@ -17,7 +17,6 @@
 #include "engine/engine.h"
 #include "fingerprint/fingerprint.h"
 #include "load/load.h"
-#include "probe/deadline.h"
 #include "probe/probe.h"
 #include "proc/cgroup/cgroup.h"
 #include "proc/scratch.h"
@@ -118,11 +117,11 @@ static int check_privileges(const struct run_args *a)
 /* --quick, and --min-points/--max-points against each other. */
 static int settle_points(struct run_args *a)
 {
-	const struct ul_opt_group *g = &a->groups[0];
-	bool set_min = ul_opt_given(g, "min-points"), set_max = ul_opt_given(g, "max-points");
+	bool set_min = ul_run_opt_given(a, "min-points"),
+	     set_max = ul_run_opt_given(a, "max-points");
 
 	if (a->quick) {
-		if (!ul_opt_given(g, "interval"))
+		if (!ul_run_opt_given(a, "interval"))
 			a->cfg.interval_ns = UL_NS_PER_SEC;
 		if (!set_min)
 			a->cfg.min_points = 5;
@@ -168,7 +167,7 @@ static int select_suites(struct run_args *a, int argc, char **argv, int first)
  * selected suite checks them across each other. */
 static int check_suite_opts(const struct run_args *a)
 {
-	for (size_t gi = 1; gi < a->n_groups; gi++) {
+	for (size_t gi = a->n_own_groups; gi < a->n_groups; gi++) {
 		const struct ul_suite *s = NULL;
 		char err[512];
 
@@ -198,30 +197,32 @@ static int check_suite_opts(const struct run_args *a)
  * accepted and then ignored. */
 static int check_unused_opts(const struct run_args *a)
 {
-	const struct ul_opt_group *g = &a->groups[0];
+	for (size_t gi = 0; gi < a->n_own_groups; gi++) {
+		const struct ul_opt_group *g = &a->groups[gi];
 
-	for (size_t i = 0; g->opts[i].name; i++) {
-		const struct ul_opt *o = &g->opts[i];
-		char sel[256];
-		size_t off = 0;
-		bool used = false;
+		for (size_t i = 0; g->opts[i].name; i++) {
+			const struct ul_opt *o = &g->opts[i];
+			char sel[256];
+			size_t off = 0;
+			bool used = false;
 
-		if (!(g->given & (UINT64_C(1) << i)))
-			continue;
-		for (size_t k = 0; k < a->n_suites; k++) {
-			used |= ul_run_opt_reads(o, a->suites[k]->name);
-			off += (size_t)snprintf(sel + off, sizeof(sel) - off, "%s%s", k ? "," : "",
-						a->suites[k]->name);
+			if (!(g->given & (UINT64_C(1) << i)))
+				continue;
+			for (size_t k = 0; k < a->n_suites; k++) {
+				used |= ul_run_opt_reads(o, a->suites[k]->name);
+				off += (size_t)snprintf(sel + off, sizeof(sel) - off, "%s%s",
+							k ? "," : "", a->suites[k]->name);
+			}
+			if (o->used_with)
+				used |= ul_run_opt_given(a, o->used_with);
+			if (!used)
+				return ul_usage_error(
+					"run",
+					"--%s is not used by the suite%s %s: only %s read it%s%s",
+					o->name, a->n_suites == 1 ? "" : "s", sel, o->used_by,
+					o->used_with ? ", or any suite with --" : "",
+					o->used_with ? o->used_with : "");
 		}
-		if (o->used_with)
-			used |= ul_opt_given(g, o->used_with);
-		if (!used)
-			return ul_usage_error("run",
-					      "--%s is not used by the suite%s %s: only %s read "
-					      "it%s%s",
-					      o->name, a->n_suites == 1 ? "" : "s", sel, o->used_by,
-					      o->used_with ? ", or any suite with --" : "",
-					      o->used_with ? o->used_with : "");
 	}
 	return 0;
 }
@@ -275,22 +276,19 @@ static int check_item_opts(const struct run_args *a)
 	return 0;
 }
 
-/* --deadline none removes the probe that --deadline-rt would make
- * real-time and that the deadline suite measures: with either it would be
- * accepted and then ignored. */
-static int check_deadline_opts(const struct run_args *a)
+/* Each monitor's options against each other and the selected suites
+ * (its check_opts). */
+static int check_monitor_opts(const struct run_args *a)
 {
-	if (!a->cfg.deadline_off)
-		return 0;
-	if (a->cfg.deadline_rt)
-		return ul_usage_error("run", "--deadline-rt needs a deadline probe, and "
-					     "--deadline none runs none");
-	for (size_t k = 0; k < a->n_suites; k++)
-		if (ul_probe_find(a->suites[k]->probe) == ul_probe_find("deadline"))
-			return ul_usage_error("run",
-					      "--deadline none: the %s suite measures the deadline "
-					      "probe; give it a PROFILE or leave --deadline out",
-					      a->suites[k]->name);
+	char err[512];
+
+	for (size_t i = 0; i < ul_monitor_count() && i < UL_MAX_MONITORS; i++) {
+		const struct ul_monitor *m = ul_monitor_at(i);
+
+		if (m->check_opts &&
+		    m->check_opts(a->monitor_opts[i], a->suites, a->n_suites, err, sizeof(err)))
+			return ul_usage_error("run", "%s", err);
+	}
 	return 0;
 }
 
@@ -300,14 +298,12 @@ static int check_deadline_opts(const struct run_args *a)
  * journalled the original (nobody else writes it back). */
 static int check_round_sysctl(const struct run_args *a)
 {
-	const struct ul_opt *o = a->groups[0].opts;
+	const struct ul_opt *o = ul_run_own_opt("round-sysctl");
 	char why[256];
 	int fd = -1, rc;
 
 	if (!a->cfg.round_sysctl[0])
 		return 0;
-	while (strcmp(o->name, "round-sysctl"))
-		o++;
 	for (size_t k = 0; k < a->n_suites; k++)
 		if (!ul_run_opt_reads(o, a->suites[k]->name))
 			return ul_usage_error("run", "--round-sysctl: the suite %s has no rounds",
@@ -344,7 +340,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	    (rc = check_suite_opts(a)) || (rc = check_unused_opts(a)))
 		return rc;
 	if ((a->tests && (rc = parse_tests(a))) || (rc = check_item_opts(a)) ||
-	    (rc = check_deadline_opts(a)) || (rc = check_round_sysctl(a)))
+	    (rc = check_monitor_opts(a)) || (rc = check_round_sysctl(a)))
 		return rc;
 	rc = check_dir(a->dir);
 	if (!rc)
@@ -579,6 +575,8 @@ int ul_cmd_run(int argc, char **argv)
 	ul_store_close(store);
 	for (size_t i = 0; i < UL_MAX_SUITES; i++)
 		free(a.suite_opts[i]);
+	for (size_t i = 0; i < UL_MAX_MONITORS; i++)
+		free(a.monitor_opts[i]);
 	return exit_code(result);
 }
 

@@ -11,8 +11,8 @@
 #include "core/parse.h"
 #include "core/registry.h"
 #include "core/sysinfo.h"
+#include "engine/monitors/monitor.h"
 #include "load/load.h"
-#include "probe/deadline.h"
 #include "probe/probe.h"
 #include "proc/cgroup/cpuset.h"
 #include "proc/sysctl.h"
@@ -22,14 +22,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* run's option groups, its own and one per suite, fit every array of
- * UL_OPT_GROUPS_MAX groups (help, the man page, the parser). */
-_Static_assert(1
+/* run's option groups, its own two parts, one per monitor with options
+ * and one per suite, fit every array of UL_OPT_GROUPS_MAX groups (help,
+ * the man page, the parser). */
+_Static_assert(2
 #define UL_SUITE UL_REGISTRY_ONE
 #include "engine/suites/suites.def"
 #undef UL_SUITE
+#define UL_MONITOR UL_REGISTRY_ONE
+#include "engine/monitors/monitors.def"
+#undef UL_MONITOR
 		       <= UL_OPT_GROUPS_MAX,
-	       "suites.def lists more suites than run's option groups hold");
+	       "suites.def and monitors.def list more than run's option groups hold");
 
 /* --under LIST: registered loads, each once (the suites that take one). */
 static int set_under(void *base, const char *arg, char *err, size_t errlen)
@@ -144,26 +148,6 @@ static int set_mem_limit(void *base, const char *arg, char *err, size_t errlen)
 	return rc;
 }
 
-static int set_deadline(void *base, const char *arg, char *err, size_t errlen)
-{
-	struct ul_engine_config *cfg = &((struct run_args *)base)->cfg;
-	struct ul_deadline_spec spec;
-	char why[160];
-
-	cfg->deadline_off = !strcmp(arg, "none");
-	cfg->deadline_period_ns = cfg->deadline_work_ns = 0;
-	if (cfg->deadline_off)
-		return 0;
-	if (ul_deadline_parse(arg, &spec, why, sizeof(why))) {
-		snprintf(err, errlen, "invalid value '%s' for --deadline: %s", arg, why);
-		return -EINVAL;
-	}
-	cfg->deadline_period_ns = spec.period_ns;
-	cfg->deadline_work_ns = spec.work_ns;
-	snprintf(cfg->deadline_profile, sizeof(cfg->deadline_profile), "%s", spec.name);
-	return 0;
-}
-
 /* -o ITEM.NAME=VALUE against the load and probe option tables. */
 static int set_item_option(void *base, const char *arg, char *err, size_t errlen)
 {
@@ -220,10 +204,17 @@ int ul_run_item_option_check(const char *arg, char *err, size_t errlen)
 /* An option only some suites read: those whose descriptor lists it in
  * run_opts (model/suite.h); fill_run_opts() writes their names into its
  * used_by, in the registry's order. */
-#define SOME_SUITES ""
+#define SOME_SUITES UL_OPT_SOME_SUITES
 
-/* Every option of `run` but the suites' own (each suite's table), as
- * declared; run_opts is what everyone reads. */
+/* Where the monitors' own options (their descriptors' tables,
+ * engine/monitors/monitor.h) come among run's: --help's order. */
+#define MONITORS_OPTS                                                                              \
+	{                                                                                          \
+		.name = ""                                                                         \
+	}
+
+/* Every option of `run` but the suites' and monitors' own (their
+ * tables), as declared; own_opts is what everyone reads. */
 static const struct ul_opt run_opts_decl[] = {
 	{ "label", UL_OPT_STRING, 0, 127, .arg = "TEXT", A(label), .def_text = "uname -r",
 	  .help = "name for this kernel/setting" },
@@ -311,19 +302,7 @@ static const struct ul_opt run_opts_decl[] = {
 	{ "under", UL_OPT_CALL, .arg = "LIST", .set = set_under, .def_text = "noload",
 	  .help = "run fsbench and micro under each of these loads in turn, one cell each",
 	  .used_by = SOME_SUITES },
-	{ "deadline", UL_OPT_CALL, .arg = "PROFILE", .set = set_deadline,
-	  .def_text = "none; audio for mtest and the deadline suite",
-	  .help = "a periodic deadline probe alongside: audio (20 Hz, 5%), video (60 Hz, 40%), "
-		  "audio-50hz (50 Hz, 5%), PERIOD:WORK (e.g. 10ms:2ms or 20ms:5%) or none",
-	  .man = "Each period it wakes at an absolute time and must do its CPU work before\n"
-		 "the next; every wake-up latency, missed deadline, the longest stall and\n"
-		 "the share of desired CPU are recorded.\n.B none\n"
-		 "also turns off the audio probe mtest runs by default." },
-	{ "deadline-rt", UL_OPT_FLAG, 0, 1, 0, A(cfg.deadline_rt),
-	  .help = "run that probe SCHED_FIFO when permitted", .flags = UL_OPTF_NO_DEFAULT,
-	  .man = "With\n.B \\-\\-deadline none\nthere is no such probe: refused with exit 2,\n"
-		 "as is\n.B \\-\\-deadline none\nwith the deadline suite.",
-	  .used_by = SOME_SUITES, .used_with = "deadline" },
+	MONITORS_OPTS,
 	{ "runs", UL_OPT_COUNT, 1, 10000, 0,
 	  "replicate rounds: every test once per round, rounds interleaved, each cell its own "
 	  "replicate (mtest: a run of mtest01 a round)",
@@ -362,8 +341,20 @@ static const struct ul_opt run_opts_decl[] = {
 	{ NULL },
 };
 
-static struct ul_opt run_opts[UL_ARRAY_SIZE(run_opts_decl)];
-static char run_opts_by[UL_ARRAY_SIZE(run_opts_decl)][UL_MAX_SUITES * (UL_NAME_LEN + 1)];
+/* run's own options as parsed and shown, in parts: run_opts_decl up to
+ * MONITORS_OPTS, each monitor's table, the rest of run_opts_decl.  Each
+ * part is a NULL-terminated copy in own_opts, its SOME_SUITES used_by
+ * filled in own_by; own_mon[p] is the monitor of part p, NULL for run's.
+ * Filled once (fill_run_opts). */
+#define OWN_OPTS_MAX 128
+static struct ul_opt own_opts[OWN_OPTS_MAX];
+static char own_by[OWN_OPTS_MAX][UL_MAX_SUITES * (UL_NAME_LEN + 1)];
+static const struct ul_opt *own_part[2 + UL_MAX_MONITORS];
+static const struct ul_monitor *own_mon[2 + UL_MAX_MONITORS];
+static size_t n_own_parts;
+/* Every option of the parts, in --help's order. */
+static const struct ul_opt *own_list[OWN_OPTS_MAX];
+static size_t n_own;
 
 /* Whether the comma-separated `list` holds `word`. */
 static bool list_has(const char *list, const char *word)
@@ -386,10 +377,9 @@ static void check_suites_run_opts(void)
 			size_t len = strcspn(p, ",");
 			bool known = false;
 
-			for (size_t i = 0; run_opts_decl[i].name && !known; i++)
-				known = run_opts_decl[i].used_by &&
-					strlen(run_opts_decl[i].name) == len &&
-					!strncmp(run_opts_decl[i].name, p, len);
+			for (size_t i = 0; i < n_own && !known; i++)
+				known = own_list[i]->used_by && strlen(own_list[i]->name) == len &&
+					!strncmp(own_list[i]->name, p, len);
 			if (!known)
 				UL_BUG("suite '%s': run_opts names '%.*s', not an option of run "
 				       "marked SOME_SUITES",
@@ -399,27 +389,57 @@ static void check_suites_run_opts(void)
 	}
 }
 
-/* run_opts from run_opts_decl, each SOME_SUITES option's used_by the
- * suites that list it ("resp,deadline"); once. */
+/* Append to own_opts, from *at, a part: `from` up to its end or
+ * MONITORS_OPTS, then a NULL entry. */
+static void add_own_part(size_t *at, const struct ul_opt *from, const struct ul_monitor *mon)
+{
+	own_part[n_own_parts] = &own_opts[*at];
+	own_mon[n_own_parts++] = mon;
+	for (;; from++) {
+		bool end = !from->name || !from->name[0];
+
+		if (*at == OWN_OPTS_MAX)
+			UL_BUG("run's own options and their parts' ends pass %d", OWN_OPTS_MAX);
+		if (end) {
+			own_opts[(*at)++] = (struct ul_opt){ NULL };
+			return;
+		}
+		own_list[n_own++] = &own_opts[*at];
+		own_opts[(*at)++] = *from;
+	}
+}
+
+/* own_opts from run_opts_decl and the monitors' tables, each SOME_SUITES
+ * option's used_by the suites that list it ("resp,deadline"); once. */
 static void fill_run_opts(void)
 {
-	if (run_opts[0].name)
+	const struct ul_opt *rest = run_opts_decl;
+	size_t at = 0;
+
+	if (n_own_parts)
 		return;
+	add_own_part(&at, run_opts_decl, NULL);
+	while (rest->name && rest->name[0])
+		rest++;
+	if (!rest->name)
+		UL_BUG("run's table has no MONITORS_OPTS");
+	for (size_t m = 0; m < ul_monitor_count(); m++)
+		if (ul_monitor_at(m)->opts)
+			add_own_part(&at, ul_monitor_at(m)->opts, ul_monitor_at(m));
+	add_own_part(&at, rest + 1, NULL);
 	check_suites_run_opts();
-	for (size_t i = 0; i < UL_ARRAY_SIZE(run_opts_decl); i++) {
-		struct ul_opt *o = &run_opts[i];
-		char *by = run_opts_by[i];
+	for (size_t i = 0; i < at; i++) {
+		struct ul_opt *o = &own_opts[i];
+		char *by = own_by[i];
 		size_t off = 0;
 
-		*o = run_opts_decl[i];
 		if (!o->name || !o->used_by)
 			continue;
 		by[0] = '\0';
 		for (size_t k = 0; k < ul_suite_count(); k++)
 			if (list_has(ul_suite_at(k)->run_opts, o->name))
-				off += (size_t)snprintf(by + off, sizeof(run_opts_by[i]) - off,
-							"%s%s", off ? "," : "",
-							ul_suite_at(k)->name);
+				off += (size_t)snprintf(by + off, sizeof(own_by[i]) - off, "%s%s",
+							off ? "," : "", ul_suite_at(k)->name);
 		if (!off)
 			UL_BUG("run option --%s is marked SOME_SUITES but no suite reads it",
 			       o->name);
@@ -435,8 +455,8 @@ bool ul_run_opt_reads(const struct ul_opt *o, const char *suite)
 void ul_run_opts_list(FILE *out)
 {
 	fill_run_opts();
-	for (size_t i = 0; run_opts[i].name; i++) {
-		const struct ul_opt *o = &run_opts[i];
+	for (size_t i = 0; i < n_own; i++) {
+		const struct ul_opt *o = own_list[i];
 		size_t n = 0;
 
 		fprintf(out, "%s %s ", o->name, o->arg ? o->arg : "-");
@@ -453,19 +473,61 @@ void ul_run_opts_read_by(const char *suite, char *buf, size_t len)
 
 	fill_run_opts();
 	buf[0] = '\0';
-	for (size_t i = 0; run_opts[i].name && off < len; i++)
-		if (run_opts[i].used_by && ul_run_opt_reads(&run_opts[i], suite))
+	for (size_t i = 0; i < n_own && off < len; i++)
+		if (own_list[i]->used_by && ul_run_opt_reads(own_list[i], suite))
 			off += (size_t)snprintf(buf + off, len - off, "%s--%s", off ? " " : "",
-						run_opts[i].name);
+						own_list[i]->name);
 }
 
-/* The option groups of `run`: its own, then each suite's under its name.
- * Each suite's struct is allocated with its table's defaults. */
+const struct ul_opt *ul_run_own_opt(const char *name)
+{
+	fill_run_opts();
+	for (size_t i = 0; i < n_own; i++)
+		if (!strcmp(own_list[i]->name, name))
+			return own_list[i];
+	UL_BUG("run has no option --%s of its own", name);
+}
+
+bool ul_run_opt_given(const struct run_args *a, const char *name)
+{
+	for (size_t g = 0; g < a->n_own_groups; g++)
+		if (ul_opt_given(&a->groups[g], name))
+			return true;
+	return false;
+}
+
+/* A monitor's struct, with its table's defaults, into its slot. */
+static void *monitor_opts_of(struct run_args *a, const struct ul_monitor *m)
+{
+	for (size_t i = 0; i < ul_monitor_count() && i < UL_MAX_MONITORS; i++) {
+		if (ul_monitor_at(i) != m)
+			continue;
+		a->monitor_opts[i] = calloc(1, m->opts_size);
+		if (!a->monitor_opts[i])
+			return NULL;
+		ul_opt_apply_defaults(m->opts, a->monitor_opts[i]);
+		a->cfg.monitor_opts[i] = a->monitor_opts[i];
+		return a->monitor_opts[i];
+	}
+	UL_BUG("monitor '%s' is not registered", m->name);
+}
+
+/* The option groups of `run`: its own parts (each monitor's into its own
+ * struct), then each suite's under its name.  Each suite's struct is
+ * allocated with its table's defaults. */
 static int build_groups(struct run_args *a)
 {
 	static char headings[UL_MAX_SUITES][64];
 
-	a->groups[a->n_groups++] = (struct ul_opt_group){ .opts = run_opts, .base = a };
+	for (size_t p = 0; p < n_own_parts; p++) {
+		void *base = own_mon[p] ? monitor_opts_of(a, own_mon[p]) : a;
+
+		if (!base)
+			return ul_oom();
+		a->groups[a->n_groups++] =
+			(struct ul_opt_group){ .opts = own_part[p], .base = base };
+	}
+	a->n_own_groups = a->n_groups;
 	for (size_t i = 0; i < ul_suite_count() && i < UL_MAX_SUITES; i++) {
 		const struct ul_suite *s = ul_suite_at(i);
 
@@ -489,7 +551,9 @@ int ul_run_args_init(struct run_args *a)
 {
 	memset(a, 0, sizeof(*a));
 	fill_run_opts();
-	ul_opt_apply_defaults(run_opts, a);
+	for (size_t p = 0; p < n_own_parts; p++)
+		if (!own_mon[p])
+			ul_opt_apply_defaults(own_part[p], a);
 	a->cfg.ready_timeout_ns = 60 * UL_NS_PER_SEC;
 	a->cfg.stop_grace_ns = 5 * UL_NS_PER_SEC;
 	a->cfg.swap_priority = 32767; /* used before any swap the host has */

@@ -69,12 +69,17 @@ struct ul_opt {
 	int (*set)(void *base, const char *arg, char *err, size_t errlen);
 	unsigned flags; /* enum ul_opt_flags */
 	/* `run`'s own options only: the suites that read it, "resp,deadline";
-	 * NULL = every suite.  run refuses it when no selected suite is here. */
+	 * NULL = every suite.  run refuses it when no selected suite is here.
+	 * Declared as UL_OPT_SOME_SUITES: run fills it from the suites that
+	 * list the option in their descriptor's run_opts (model/suite.h). */
 	const char *used_by;
 	/* With used_by: another option of `run` that, when given, makes every
 	 * suite read this one too (--deadline-rt with --deadline). */
 	const char *used_with;
 };
+
+/* used_by as declared: the suites that list the option say so. */
+#define UL_OPT_SOME_SUITES ""
 
 /* The target of a command-line option: a member of `type`. */
 #define UL_OPT_AT(type, member) .off = offsetof(type, member), .size = sizeof(((type *)0)->member)

@@ -25,6 +25,8 @@ extern const struct ul_monitor ul_monitor_deadline;
 
 /* The state of the deadline monitor if it runs in this engine, else NULL. */
 void *ul_engine_deadline_state(const struct ul_engine *eng);
+/* --deadline none: no deadline probe at all, not even mtest's default. */
+bool ul_engine_deadline_off(const struct ul_engine *eng);
 /* The probe's child record (to tell its death from a load's), or NULL. */
 struct ul_child *ul_engine_deadline_child(void *state);
 

@@ -65,6 +65,14 @@ const void *ul_engine_suite_opts(const struct ul_engine *eng, const struct ul_su
 	return eng->cfg->suite_opts[i];
 }
 
+const void *ul_engine_monitor_opts(const struct ul_engine *eng, const struct ul_monitor *mon)
+{
+	for (size_t i = 0; i < ul_monitor_count() && i < UL_MAX_MONITORS; i++)
+		if (ul_monitor_at(i) == mon)
+			return eng->cfg->monitor_opts[i];
+	UL_BUG("monitor '%s' is not registered", mon->name);
+}
+
 void *ul_engine_suite_state(const struct ul_engine *eng, const struct ul_suite *suite)
 {
 	size_t i = ul_suite_index(suite);

@@ -79,14 +79,13 @@ struct ul_engine_config {
 	 * names. */
 	const char *under[UL_MAX_UNDER];
 	size_t n_under;
-	/* Monitors and the mtest/deadline suites. */
+	/* Monitors. */
 	int64_t monitor_interval_ns;   /* --monitor-interval: /proc sampler period; 0 = off */
 	uint64_t monitor_ring_records; /* sampler ring capacity; 0 = sized from the interval */
-	int64_t deadline_period_ns;    /* --deadline: periodic probe alongside; 0 = none given */
-	int64_t deadline_work_ns;      /* its CPU work per period */
-	char deadline_profile[16];     /* "audio", "video", "custom" */
-	bool deadline_off;	       /* --deadline none: not even mtest's default probe */
-	bool deadline_rt;	       /* --deadline-rt: SCHED_FIFO when permitted */
+	/* Each monitor's options (its descriptor's table), indexed like the
+	 * monitor registry; NULL = not parsed, the monitor's defaults.  Read
+	 * with ul_engine_monitor_opts(). */
+	const void *monitor_opts[UL_MAX_MONITORS];
 	/* --runs: replicate rounds, a cell each (every suite; mtest's
 	 * default is UL_MTEST_DEFAULT_RUNS); 0 = the suite's default */
 	int runs;
@@ -171,6 +170,10 @@ size_t ul_engine_under(const struct ul_engine_config *cfg, const char *const **l
 /* The options a suite's table filled (its opts_size bytes), or NULL when
  * it has none. */
 const void *ul_engine_suite_opts(const struct ul_engine *eng, const struct ul_suite *suite);
+/* The options a monitor's table filled (its opts_size bytes), or NULL
+ * when it has none or they were not parsed (a test's config): the
+ * monitor then takes its defaults. */
+const void *ul_engine_monitor_opts(const struct ul_engine *eng, const struct ul_monitor *mon);
 /* The state the engine keeps for a selected suite (its state_size bytes,
  * zeroed before its preflight); a bug for a suite without state. */
 void *ul_engine_suite_state(const struct ul_engine *eng, const struct ul_suite *suite);

@@ -4,11 +4,13 @@
  * PROFILE), whose periods are cut into cells at their boundaries.  The
  * probe's ops do the work (probe/deadline_ops.c); the monitor picks the
  * profile, says what went wrong and when the probe died.  engine/deadline.h
- * says what each cell gets.
+ * says what each cell gets.  Its options (--deadline, --deadline-rt) are
+ * its descriptor's table: run shows them among its own.
  */
 #include "core/compat.h"
 #include "engine/deadline.h"
 #include "core/log.h"
+#include "core/opt.h"
 #include "engine/engine.h"
 #include "probe/deadline.h"
 #include "probe/probe.h"
@@ -17,6 +19,83 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* --deadline and --deadline-rt, as parsed; all zero is neither given. */
+struct dl_opts {
+	struct ul_deadline_spec spec; /* --deadline PROFILE; period_ns 0 = none given */
+	bool off;		      /* --deadline none: not even mtest's default probe */
+	bool rt;		      /* --deadline-rt: SCHED_FIFO when permitted */
+};
+
+/* The run's options, or the defaults when they were not parsed. */
+static const struct dl_opts *dl_opts_of(const struct ul_engine *eng)
+{
+	static const struct dl_opts defaults;
+	const struct dl_opts *o = ul_engine_monitor_opts(eng, &ul_monitor_deadline);
+
+	return o ? o : &defaults;
+}
+
+static int set_deadline(void *base, const char *arg, char *err, size_t errlen)
+{
+	struct dl_opts *o = base;
+	char why[160];
+
+	o->off = !strcmp(arg, "none");
+	memset(&o->spec, 0, sizeof(o->spec));
+	if (o->off)
+		return 0;
+	if (ul_deadline_parse(arg, &o->spec, why, sizeof(why))) {
+		memset(&o->spec, 0, sizeof(o->spec));
+		snprintf(err, errlen, "invalid value '%s' for --deadline: %s", arg, why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static const struct ul_opt dl_opt_table[] = {
+	{ "deadline", UL_OPT_CALL, .arg = "PROFILE", .set = set_deadline,
+	  .def_text = "none; audio for mtest and the deadline suite",
+	  .help = "a periodic deadline probe alongside: audio (20 Hz, 5%), video (60 Hz, 40%), "
+		  "audio-50hz (50 Hz, 5%), PERIOD:WORK (e.g. 10ms:2ms or 20ms:5%) or none",
+	  .man = "Each period it wakes at an absolute time and must do its CPU work before\n"
+		 "the next; every wake-up latency, missed deadline, the longest stall and\n"
+		 "the share of desired CPU are recorded.\n.B none\n"
+		 "also turns off the audio probe mtest runs by default." },
+	{ "deadline-rt", UL_OPT_FLAG, 0, 1, 0, UL_OPT_AT(struct dl_opts, rt),
+	  .help = "run that probe SCHED_FIFO when permitted", .flags = UL_OPTF_NO_DEFAULT,
+	  .man = "With\n.B \\-\\-deadline none\nthere is no such probe: refused with exit 2,\n"
+		 "as is\n.B \\-\\-deadline none\nwith the deadline suite.",
+	  .used_by = UL_OPT_SOME_SUITES, .used_with = "deadline" },
+	{ NULL },
+};
+
+/* --deadline none removes the probe that --deadline-rt would make
+ * real-time and that a suite measuring the deadline probe measures: with
+ * either it would be accepted and then ignored. */
+static int dl_check_opts(const void *opts, const struct ul_suite *const *suites, size_t n_suites,
+			 char *err, size_t errlen)
+{
+	const struct dl_opts *o = opts;
+
+	if (!o->off)
+		return 0;
+	if (o->rt) {
+		snprintf(err, errlen,
+			 "--deadline-rt needs a deadline probe, and "
+			 "--deadline none runs none");
+		return -EINVAL;
+	}
+	for (size_t k = 0; k < n_suites; k++)
+		if (ul_probe_find(suites[k]->probe) == ul_probe_find("deadline")) {
+			snprintf(err, errlen,
+				 "--deadline none: the %s suite measures the deadline probe; give "
+				 "it a PROFILE or leave --deadline out",
+				 suites[k]->name);
+			return -EINVAL;
+		}
+	return 0;
+}
 
 /* The periodic probe the monitor runs, and its state. */
 struct dl_mon {
@@ -53,25 +132,21 @@ static bool run_measures_deadline(const struct ul_engine *eng)
 
 static bool dl_enabled(const struct ul_engine *eng)
 {
-	return eng->cfg->deadline_period_ns > 0 && !eng->cfg->deadline_off &&
-	       !run_measures_deadline(eng);
+	const struct dl_opts *o = dl_opts_of(eng);
+
+	return o->spec.period_ns > 0 && !o->off && !run_measures_deadline(eng);
 }
 
 /* --deadline's profile, or audio when none was given (mtest's default). */
-static void spec_from_cfg(const struct ul_engine_config *cfg, struct ul_deadline_spec *spec)
+static void spec_from_opts(const struct dl_opts *o, struct ul_deadline_spec *spec)
 {
 	char err[128];
 
-	memset(spec, 0, sizeof(*spec));
-	if (cfg->deadline_period_ns > 0) {
-		snprintf(spec->name, sizeof(spec->name), "%s",
-			 cfg->deadline_profile[0] ? cfg->deadline_profile : "custom");
-		spec->period_ns = cfg->deadline_period_ns;
-		spec->work_ns = cfg->deadline_work_ns;
-	} else if (ul_deadline_parse("audio", spec, err, sizeof(err))) {
+	if (o->spec.period_ns > 0)
+		*spec = o->spec;
+	else if (ul_deadline_parse("audio", spec, err, sizeof(err)))
 		UL_BUG("the audio profile does not parse: %s", err);
-	}
-	spec->rt = cfg->deadline_rt;
+	spec->rt = o->rt;
 }
 
 static int dl_start(struct ul_engine *eng, void **state)
@@ -82,7 +157,7 @@ static int dl_start(struct ul_engine *eng, void **state)
 	char why[256];
 	int rc;
 
-	spec_from_cfg(eng->cfg, &spec);
+	spec_from_opts(dl_opts_of(eng), &spec);
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
@@ -146,6 +221,11 @@ void *ul_engine_deadline_state(const struct ul_engine *eng)
 	return NULL;
 }
 
+bool ul_engine_deadline_off(const struct ul_engine *eng)
+{
+	return dl_opts_of(eng)->off;
+}
+
 struct ul_child *ul_engine_deadline_child(void *state)
 {
 	const struct dl_mon *m = state;
@@ -156,6 +236,9 @@ struct ul_child *ul_engine_deadline_child(void *state)
 const struct ul_monitor ul_monitor_deadline = {
 	.name = "deadline",
 	.summary = "a periodic deadline probe (--deadline audio|video|PERIOD:WORK) alongside",
+	.opts = dl_opt_table,
+	.opts_size = sizeof(struct dl_opts),
+	.check_opts = dl_check_opts,
 	.enabled = dl_enabled,
 	.start = dl_start,
 	.stop = dl_stop,

@@ -14,20 +14,36 @@
  *
  * How to add a monitor: write engine/monitors/NAME.c defining
  * `const struct ul_monitor ul_monitor_NAME`, add `UL_MONITOR(NAME, NAME)`
- * to monitors.def.  Hooks run in the supervisor; they must not block
+ * to monitors.def.  Its options of `underload run`, if any, are its
+ * descriptor's table (no field of the run's config, no line of
+ * cmd/run_opts.c).  Hooks run in the supervisor; they must not block
  * for long (the probe is waiting) and never print except through ul_error.
  */
 #ifndef UL_MONITOR_H
 #define UL_MONITOR_H
 
 #include "core/compat.h"
+#include "core/opt.h"
 #include "model/model.h"
 
 struct ul_engine;
+struct ul_suite;
 
 struct ul_monitor {
 	const char *name;
 	const char *summary;
+	/* Its options of `underload run`, shown among run's own where
+	 * cmd/run_opts.c places the monitors' (in the registry's order):
+	 * parsed into opts_size zeroed bytes that the engine hands over with
+	 * ul_engine_monitor_opts().  An option only some suites read has
+	 * used_by UL_OPT_SOME_SUITES, as in run's table.  NULL = none. */
+	const struct ul_opt *opts;
+	size_t opts_size;
+	/* After parsing, with the run's suites: refuse options that would be
+	 * accepted and then ignored.  0, or -EINVAL with one line in err.
+	 * NULL = nothing to check. */
+	int (*check_opts)(const void *opts, const struct ul_suite *const *suites, size_t n_suites,
+			  char *err, size_t errlen);
 	/* Whether this monitor runs in this engine (options, facilities). */
 	bool (*enabled)(const struct ul_engine *eng);
 	/* Run start/end: start helper processes, allocate state.  NULL = none.

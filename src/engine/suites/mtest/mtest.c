@@ -460,7 +460,7 @@ static int mtest_run(struct ul_engine *eng, const struct ul_suite *suite)
 
 	/* The audio probe runs alongside unless --deadline chose another
 	 * (then the deadline monitor runs it) or --deadline none. */
-	if (!ul_engine_deadline_state(eng) && !cfg->deadline_off) {
+	if (!ul_engine_deadline_state(eng) && !ul_engine_deadline_off(eng)) {
 		rc = ul_monitor_deadline.start(eng, &st.probe);
 		if (rc) {
 			st.probe = NULL;
