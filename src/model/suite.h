@@ -49,6 +49,11 @@ struct ul_suite_test {
 	 * and in the preflight (NULL-terminated; NULL = none).  A probe lives
 	 * across tests, so it has none. */
 	const char *const *opts;
+	/* Its place in its suite's seed-layout format (`format`), in that
+	 * format's own type, so that adding a test is one row: micro's is
+	 * the lmbench2 columns it fills (struct ul_lm2_source[],
+	 * report/lmbench2.h).  NULL = that format does not show it. */
+	const void *format_row;
 };
 
 /* A measurement compare puts side by side, per test. */

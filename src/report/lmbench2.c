@@ -17,7 +17,9 @@
  * the "lm-" probe that measures it LMbench's way (stat, open/close,
  * select, signal handler, fork, exec, sh, mmap, prot fault, page fault,
  * TCP bandwidth, file reread, the memory table); the others take the native probe, which
- * already does LMbench's work (ul_lm2_source() names each column's).  Two-process
+ * already does LMbench's work.  Each micro test's row in the suite's table
+ * names the columns it fills (engine/suites/micro/micro.c); ul_lm2_source()
+ * reads them back per column.  Two-process
  * columns take the "-1cpu" placement (both ends on one CPU), which exists
  * on every machine; the micro format shows both.  RPC columns stay
  * blank (no portmapper-free RPC path).  As LMbench 3's getsummary, a table
@@ -29,6 +31,7 @@
  * the minimum of the batches; the layout is unchanged (tests/golden/lmbench2-seed.txt).
  */
 #include "core/compat.h"
+#include "model/suite.h"
 #include "report/common.h"
 #include "report/format.h"
 #include "report/suites.h"
@@ -253,71 +256,48 @@ int ul_lm2_write(FILE *out, const struct ul_lm2_row *rows, size_t n)
 	return ul_report_finish(out);
 }
 
-/* Where each column comes from: probe, series, the factor to the unit,
- * and whether the column is the minimum of the batches rather than their
- * median (the memory table: lat_mem_rd alone of LMbench's summary keeps
- * the fastest of its repetitions, save_minimum()). */
-static const struct {
-	enum ul_lm2_col col;
-	const char *probe, *series;
-	double factor;
-	bool minimum;
-} lm2_src[] = {
-#define US 1e-6 /* ps -> us */
-#define MB 1e-6 /* bytes/s -> MB/s, 10^6 bytes as lmbench3 */
-	{ UL_LM2_NULL_CALL, "lat-null", "op_ps", US },
-	{ UL_LM2_NULL_IO, "lat-nullio", "op_ps", US },
-	{ UL_LM2_STAT, "lm-stat", "op_ps", US },
-	{ UL_LM2_OPEN_CLOSE, "lm-openclose", "op_ps", US },
-	{ UL_LM2_SELECT_TCP, "lm-select", "op_ps", US },
-	{ UL_LM2_SIG_INST, "lat-siginst", "op_ps", US },
-	{ UL_LM2_SIG_HNDL, "lm-sighndl", "op_ps", US },
-	{ UL_LM2_FORK, "lm-fork", "op_ps", US },
-	{ UL_LM2_EXEC, "lm-exec", "op_ps", US },
-	{ UL_LM2_SH, "lm-sh", "op_ps", US },
-	{ UL_LM2_CTX_2P0K, "ctx-2p0k-1cpu", "op_ps", US },
-	{ UL_LM2_CTX_2P16K, "ctx-2p16k-1cpu", "op_ps", US },
-	{ UL_LM2_CTX_2P64K, "ctx-2p64k-1cpu", "op_ps", US },
-	{ UL_LM2_CTX_8P16K, "ctx-8p16k-1cpu", "op_ps", US },
-	{ UL_LM2_CTX_8P64K, "ctx-8p64k-1cpu", "op_ps", US },
-	{ UL_LM2_CTX_16P16K, "ctx-16p16k-1cpu", "op_ps", US },
-	{ UL_LM2_CTX_16P64K, "ctx-16p64k-1cpu", "op_ps", US },
-	{ UL_LM2_LAT_PIPE, "lat-pipe-1cpu", "op_ps", US },
-	{ UL_LM2_LAT_UNIX, "lat-unix-1cpu", "op_ps", US },
-	{ UL_LM2_LAT_UDP, "lat-udp-1cpu", "op_ps", US },
-	{ UL_LM2_LAT_TCP, "lat-tcp-1cpu", "op_ps", US },
-	{ UL_LM2_LAT_CONNECT, "lat-connect-1cpu", "op_ps", US },
-	{ UL_LM2_CREATE_0K, "lat-create0k", "op_ps", US },
-	{ UL_LM2_DELETE_0K, "lat-delete0k", "op_ps", US },
-	{ UL_LM2_CREATE_10K, "lat-create10k", "op_ps", US },
-	{ UL_LM2_DELETE_10K, "lat-delete10k", "op_ps", US },
-	{ UL_LM2_MMAP, "lm-mmap", "op_ps", US },
-	{ UL_LM2_PROT_FAULT, "lm-protfault", "op_ps", US },
-	{ UL_LM2_PAGE_FAULT, "lm-pagefault", "op_ps", US },
-	{ UL_LM2_BW_PIPE, "bw-pipe-1cpu", "bw_bytes_s", MB },
-	{ UL_LM2_BW_UNIX, "bw-unix-1cpu", "bw_bytes_s", MB },
-	{ UL_LM2_BW_TCP, "lm-bw-tcp-1cpu", "bw_bytes_s", MB },
-	{ UL_LM2_BW_FILE, "lm-file-rd", "bw_bytes_s", MB },
-	{ UL_LM2_BW_MMAP, "bw-mmap-rd", "bw_bytes_s", MB },
-	{ UL_LM2_BW_BCOPY_LIBC, "bw-bcopy", "bw_bytes_s", MB },
-	{ UL_LM2_BW_BCOPY_HAND, "bw-fcp", "bw_bytes_s", MB },
-	{ UL_LM2_BW_MEM_READ, "bw-mem-rd", "bw_bytes_s", MB },
-	{ UL_LM2_BW_MEM_WRITE, "bw-mem-wr", "bw_bytes_s", MB },
-	{ UL_LM2_L1, "lm-mem", "l1_ps", 1e-3, true },
-	{ UL_LM2_L2, "lm-mem", "l2_ps", 1e-3, true },
-	{ UL_LM2_MAIN, "lm-mem", "main_ps", 1e-3, true },
-#undef US
-#undef MB
-};
+/* The memory table is the minimum of the batches (lat_mem_rd alone of
+ * LMbench's summary keeps the fastest of its repetitions,
+ * save_minimum()); every other column their median. */
+static bool lm2_minimum(enum ul_lm2_col col)
+{
+	return col >= UL_LM2_L1;
+}
+
+/* The factor from a column's series to its unit: the memory table's ps
+ * to ns; the others' ps to us, or bytes/s to MB/s (10^6 bytes, as
+ * lmbench3). */
+static double lm2_factor(enum ul_lm2_col col)
+{
+	return col >= UL_LM2_L1 ? 1e-3 : 1e-6;
+}
+
+/* The columns of the suite's test whose probe is `probe` (its row's
+ * format_row), or NULL when it fills none. */
+static const struct ul_lm2_source *lm2_columns(const char *probe)
+{
+	const struct ul_suite *suite = ul_suite_find(LM2_SUITE);
+
+	for (size_t i = 0; suite && suite->tests[i].load; i++)
+		if (!strcmp(ul_suite_test_probe(suite, &suite->tests[i]), probe))
+			return suite->tests[i].format_row;
+	return NULL;
+}
 
 const char *ul_lm2_source(enum ul_lm2_col col, const char **series)
 {
-	for (size_t k = 0; k < UL_ARRAY_SIZE(lm2_src); k++)
-		if (lm2_src[k].col == col) {
-			if (series)
-				*series = lm2_src[k].series;
-			return lm2_src[k].probe;
-		}
+	const struct ul_suite *suite = ul_suite_find(LM2_SUITE);
+
+	for (size_t i = 0; suite && suite->tests[i].load; i++) {
+		const struct ul_lm2_source *src = suite->tests[i].format_row;
+
+		for (; src && src->col != UL_LM2_NCOLS; src++)
+			if (src->col == col) {
+				if (series)
+					*series = src->series;
+				return ul_suite_test_probe(suite, &suite->tests[i]);
+			}
+	}
 	return NULL;
 }
 
@@ -354,15 +334,14 @@ static void lm2_row_of(const struct ul_run *run, const struct ul_cell *first, st
 			continue;
 		if (r->mhz <= 0 && ul_cell_metric(c, "cpu_mhz", &mhz))
 			r->mhz = mhz;
-		for (size_t k = 0; k < UL_ARRAY_SIZE(lm2_src); k++) {
-			if (r->v[lm2_src[k].col] > 0 || strcmp(c->probe, lm2_src[k].probe) ||
-			    c->outcome != UL_CELL_OK)
-				continue;
-			r->v[lm2_src[k].col] =
-				series_value(ul_cell_find_series(c, lm2_src[k].series),
-					     lm2_src[k].minimum) *
-				lm2_src[k].factor;
-		}
+		if (c->outcome != UL_CELL_OK)
+			continue;
+		for (const struct ul_lm2_source *src = lm2_columns(c->probe);
+		     src && src->col != UL_LM2_NCOLS; src++)
+			if (!(r->v[src->col] > 0))
+				r->v[src->col] = series_value(ul_cell_find_series(c, src->series),
+							      lm2_minimum(src->col)) *
+						 lm2_factor(src->col);
 	}
 }
 

@@ -61,6 +61,18 @@ enum ul_lm2_col {
 	UL_LM2_NCOLS,
 };
 
+/*
+ * A column a micro test fills: its value is the test's series `series`,
+ * the median of the batches (the memory table: their minimum), in the
+ * column's unit.  A test lists its columns in its row of the suite's
+ * table (format_row of struct ul_suite_test, engine/suites/micro/),
+ * ending with { UL_LM2_NCOLS }: the layout reads them from there.
+ */
+struct ul_lm2_source {
+	enum ul_lm2_col col;
+	const char *series; /* "op_ps", "bw_bytes_s", "l1_ps" */
+};
+
 /* One row of every table: one run.  A value <= 0 (or NaN) prints blank.
  * Times in microseconds, latencies of the memory table in nanoseconds,
  * bandwidths in MB/s (10^6 bytes, as lmbench3 counts them). */
@@ -84,8 +96,8 @@ void ul_lm2_num(char *buf, size_t len, double v, int width);
  * a value in it and is left out when none has; 0 or -EIO. */
 int ul_lm2_write(FILE *out, const struct ul_lm2_row *rows, size_t n);
 
-/* The micro probe (and in *series, its series) a column shows; NULL for
- * the RPC columns, which stay blank. */
+/* The micro probe (and in *series, its series) a column shows, from the
+ * suite's tests' rows; NULL for the RPC columns, which stay blank. */
 const char *ul_lm2_source(enum ul_lm2_col col, const char **series);
 
 #endif

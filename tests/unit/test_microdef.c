@@ -364,6 +364,32 @@ START_TEST(test_lm2_column_sources)
 }
 END_TEST
 
+/* A test's row in the micro suite's table is the only place that says
+ * which lmbench2 columns it fills: every column but the RPC ones is
+ * filled by exactly one row, so none is left blank by a forgotten row or
+ * taken from whichever of two rows comes first. */
+START_TEST(test_lm2_one_row_per_column)
+{
+	const struct ul_suite *suite = ul_suite_find("micro");
+	int rows[UL_LM2_NCOLS] = { 0 };
+
+	ck_assert_ptr_nonnull(suite);
+	for (size_t i = 0; i < ul_suite_n_tests(suite); i++)
+		for (const struct ul_lm2_source *src = suite->tests[i].format_row;
+		     src && src->col != UL_LM2_NCOLS; src++) {
+			ck_assert_int_lt(src->col, UL_LM2_NCOLS);
+			ck_assert_ptr_nonnull(src->series);
+			rows[src->col]++;
+		}
+	for (int c = 0; c < UL_LM2_NCOLS; c++) {
+		bool rpc = c == UL_LM2_LAT_RPC_UDP || c == UL_LM2_LAT_RPC_TCP;
+
+		ck_assert_msg(rows[c] == (rpc ? 0 : 1), "column %d is filled by %d rows", c,
+			      rows[c]);
+	}
+}
+END_TEST
+
 START_TEST(test_net_ns)
 {
 	ck_assert(fabs(ul_micro_net_ns(3000, 1000, 2048) - 2000.0 / 2048) < 1e-12);
@@ -382,6 +408,7 @@ Suite *ul_test_suite_microdef(void)
 	tcase_add_unchecked_fixture(tc, def_dir_create, def_dir_remove);
 	tcase_add_test(tc, test_net_ns);
 	tcase_add_test(tc, test_lm2_column_sources);
+	tcase_add_test(tc, test_lm2_one_row_per_column);
 	tcase_add_test(tc, test_pagefault_definitions);
 	tcase_add_test(tc, test_mmap_definition);
 	tcase_add_test(tc, test_sighndl_net_of_kill);

@@ -15,6 +15,7 @@
 #include "probe/micro/bench.h"
 #include "probe/micro/run.h"
 #include "probe/probe.h"
+#include "report/lmbench2.h"
 #include "report/suites.h"
 
 #include <errno.h>
@@ -262,70 +263,91 @@ static const struct ul_opt micro_opts[] = {
 };
 
 /* The summary's order; --tests takes a name, the table ("proc") or an
- * alias.  P() gives a multi-process test its two placements, each a test
- * of its own, both selected by the test's plain name (ul_micro_ends). */
-#define T(probe_, groups_)                                                                         \
+ * alias.  Each row also says which columns of the lmbench2 layout the
+ * test fills (report/lmbench2.h): TIME(COL) from its op_ps, BW(COL) from
+ * its bw_bytes_s, MEMORY the memory table, NONE no column.  P() gives a
+ * multi-process test its two placements, each a test of its own, both
+ * selected by the test's plain name (ul_micro_ends); the summary shows
+ * the -1cpu one, which every machine has. */
+#define LM2(col_, series_)                                                                         \
+	((const struct ul_lm2_source[]){ { UL_LM2_##col_, series_ }, { UL_LM2_NCOLS, NULL } })
+#define TIME(col_) LM2(col_, "op_ps")
+#define BW(col_) LM2(col_, "bw_bytes_s")
+#define MEMORY                                                                                     \
+	((const struct ul_lm2_source[]){ { UL_LM2_L1, "l1_ps" },                                   \
+					 { UL_LM2_L2, "l2_ps" },                                   \
+					 { UL_LM2_MAIN, "main_ps" },                               \
+					 { UL_LM2_NCOLS, NULL } })
+#define NONE NULL
+#define T(probe_, groups_, lm2_)                                                                   \
 	{                                                                                          \
-		.load = "noload", .probe = probe_, .name = probe_, .groups = groups_               \
+		.load = "noload", .probe = probe_, .name = probe_, .groups = groups_,              \
+		.format_row = lm2_                                                                 \
 	}
-#define P(name_, groups_) T(name_ "-1cpu", groups_ "," name_), T(name_ "-2cpu", groups_ "," name_)
+#define P(name_, groups_, lm2_)                                                                    \
+	T(name_ "-1cpu", groups_ "," name_, lm2_), T(name_ "-2cpu", groups_ "," name_, NONE)
 static const struct ul_suite_test micro_tests[] = {
-	T("lat-null", "proc,null"),
-	T("lat-nullio", "proc"),
-	T("lat-stat", "proc"),
-	T("lm-stat", "proc"),
-	T("lat-openclose", "proc"),
-	T("lm-openclose", "proc"),
-	T("lat-select", "proc"),
-	T("lm-select", "proc"),
-	T("lat-siginst", "proc"),
-	T("lat-sighndl", "proc"),
-	T("lm-sighndl", "proc"),
-	T("lat-fork", "proc"),
-	T("lm-fork", "proc"),
-	T("lat-exec", "proc"),
-	T("lm-exec", "proc"),
-	T("lat-sh", "proc"),
-	T("lm-sh", "proc"),
-	P("ctx-2p0k", "ctx"),
-	P("ctx-2p16k", "ctx"),
-	P("ctx-2p64k", "ctx"),
-	P("ctx-8p16k", "ctx"),
-	P("ctx-8p64k", "ctx"),
-	P("ctx-16p16k", "ctx"),
-	P("ctx-16p64k", "ctx"),
-	P("lat-pipe", "lat"),
-	P("lat-unix", "lat"),
-	P("lat-udp", "lat"),
-	P("lat-tcp", "lat"),
-	P("lat-connect", "lat"),
-	T("lat-create0k", "file"),
-	T("lat-delete0k", "file"),
-	T("lat-create10k", "file"),
-	T("lat-delete10k", "file"),
-	T("lat-mmap", "file"),
-	T("lm-mmap", "file"),
-	T("lat-protfault", "file"),
-	T("lm-protfault", "file"),
-	T("lat-pagefault", "file"),
-	T("lm-pagefault", "file"),
-	P("bw-pipe", "bw"),
-	P("bw-unix", "bw"),
-	P("bw-tcp", "bw"),
-	P("lm-bw-tcp", "bw"),
-	T("bw-file-rd", "bw"),
-	T("lm-file-rd", "bw"),
-	T("bw-mmap-rd", "bw"),
-	T("bw-bcopy", "bw,bw-mem"),
-	T("bw-fcp", "bw,bw-mem"),
-	T("bw-mem-rd", "bw,bw-mem"),
-	T("bw-mem-wr", "bw,bw-mem"),
-	T("lat-mem", "mem"),
-	T("lm-mem", "mem"),
+	T("lat-null", "proc,null", TIME(NULL_CALL)),
+	T("lat-nullio", "proc", TIME(NULL_IO)),
+	T("lat-stat", "proc", NONE),
+	T("lm-stat", "proc", TIME(STAT)),
+	T("lat-openclose", "proc", NONE),
+	T("lm-openclose", "proc", TIME(OPEN_CLOSE)),
+	T("lat-select", "proc", NONE),
+	T("lm-select", "proc", TIME(SELECT_TCP)),
+	T("lat-siginst", "proc", TIME(SIG_INST)),
+	T("lat-sighndl", "proc", NONE),
+	T("lm-sighndl", "proc", TIME(SIG_HNDL)),
+	T("lat-fork", "proc", NONE),
+	T("lm-fork", "proc", TIME(FORK)),
+	T("lat-exec", "proc", NONE),
+	T("lm-exec", "proc", TIME(EXEC)),
+	T("lat-sh", "proc", NONE),
+	T("lm-sh", "proc", TIME(SH)),
+	P("ctx-2p0k", "ctx", TIME(CTX_2P0K)),
+	P("ctx-2p16k", "ctx", TIME(CTX_2P16K)),
+	P("ctx-2p64k", "ctx", TIME(CTX_2P64K)),
+	P("ctx-8p16k", "ctx", TIME(CTX_8P16K)),
+	P("ctx-8p64k", "ctx", TIME(CTX_8P64K)),
+	P("ctx-16p16k", "ctx", TIME(CTX_16P16K)),
+	P("ctx-16p64k", "ctx", TIME(CTX_16P64K)),
+	P("lat-pipe", "lat", TIME(LAT_PIPE)),
+	P("lat-unix", "lat", TIME(LAT_UNIX)),
+	P("lat-udp", "lat", TIME(LAT_UDP)),
+	P("lat-tcp", "lat", TIME(LAT_TCP)),
+	P("lat-connect", "lat", TIME(LAT_CONNECT)),
+	T("lat-create0k", "file", TIME(CREATE_0K)),
+	T("lat-delete0k", "file", TIME(DELETE_0K)),
+	T("lat-create10k", "file", TIME(CREATE_10K)),
+	T("lat-delete10k", "file", TIME(DELETE_10K)),
+	T("lat-mmap", "file", NONE),
+	T("lm-mmap", "file", TIME(MMAP)),
+	T("lat-protfault", "file", NONE),
+	T("lm-protfault", "file", TIME(PROT_FAULT)),
+	T("lat-pagefault", "file", NONE),
+	T("lm-pagefault", "file", TIME(PAGE_FAULT)),
+	P("bw-pipe", "bw", BW(BW_PIPE)),
+	P("bw-unix", "bw", BW(BW_UNIX)),
+	P("bw-tcp", "bw", NONE),
+	P("lm-bw-tcp", "bw", BW(BW_TCP)),
+	T("bw-file-rd", "bw", NONE),
+	T("lm-file-rd", "bw", BW(BW_FILE)),
+	T("bw-mmap-rd", "bw", BW(BW_MMAP)),
+	T("bw-bcopy", "bw,bw-mem", BW(BW_BCOPY_LIBC)),
+	T("bw-fcp", "bw,bw-mem", BW(BW_BCOPY_HAND)),
+	T("bw-mem-rd", "bw,bw-mem", BW(BW_MEM_READ)),
+	T("bw-mem-wr", "bw,bw-mem", BW(BW_MEM_WRITE)),
+	T("lat-mem", "mem", NONE),
+	T("lm-mem", "mem", MEMORY),
 	{ NULL },
 };
 #undef P
 #undef T
+#undef NONE
+#undef MEMORY
+#undef BW
+#undef TIME
+#undef LM2
 
 static const struct ul_suite_metric micro_metrics[] = {
 	{ .series = "op_ps", .label = "time", .unit = "ps", .direction = UL_LOWER_IS_BETTER },
