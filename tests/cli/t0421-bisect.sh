@@ -9,7 +9,9 @@
 # With UL_TEST_BISECT_FULL=1 (about 15 min under TCG: each step needs at
 # least four pairs of boots), the issue's range: eight kernels, steps 5-8
 # booted with a command line that makes spawnload slower, and bisect must
-# name step 5 and confirm it against step 4.
+# name step 5 and confirm it against step 4.  With UL_TEST_BISECT_GIT=1
+# (about 2 min), bisect --git over three commits that build "kernels"
+# from the Debian image (t0424-bisect-git.sh tests --git without VMs).
 . "$(dirname "$0")/lib.bash"
 
 k=/boot/vmlinuz-none-such
@@ -83,6 +85,37 @@ like "$(cat "$TMP/err")" "bisect: vm failed before 'bisect/2/$file' against 'bis
 	"which says it stopped, and why"
 is "$(grep -c 'skipped' "$TMP/out")" 0 "and calls no step skipped"
 is "$(work_left "$TMP/out")$(ul_procs)" "0" "no work directory or process is left"
+
+# bisect --git booting what its build made (with UL_TEST_BISECT_GIT=1 or
+# UL_TEST_BISECT_FULL=1: about 2 min under TCG, four boots): three
+# commits whose build copies Debian's image and writes the command line
+# ul_step=N; the middle one, open after one pair against the good and
+# the bad commit, is skipped; its runs are labelled by its commit and
+# booted with its words; the work directory goes.
+if [ "${UL_TEST_BISECT_GIT:-}" = 1 ] || [ "${UL_TEST_BISECT_FULL:-}" = 1 ]; then
+	git init -q "$TMP/tree"
+	for i in 1 2 3; do
+		echo "$i" >"$TMP/tree/step"
+		git -C "$TMP/tree" add step
+		git -C "$TMP/tree" -c user.name=t -c user.email=t@t commit -q -m "step $i"
+	done
+	build="cp '$kernel' bzImage && echo \"ul_step=\$(cat step)\" >cmdline"
+	"$UL" bisect --db "$TMP/git.db" --name g --max-runs 2 --git "$TMP/tree" --good HEAD~2 \
+		--bad HEAD --build "$build" --image bzImage --append-file cmdline -- "${RUN[@]}" \
+		>"$TMP/out" 2>"$TMP/err"
+	is $? 4 "bisect --git over three commits exits 4: the middle one is open"
+	grep '^bisect: ' "$TMP/out" | sed 's/^/# /'
+	h=$(git -C "$TMP/tree" rev-parse --short=12 HEAD~1)
+	is "$(runs "$TMP/git.db")" "g/2/good complete,g/2/$h complete,g/2/bad complete,g/2/$h/vs-bad complete" \
+		"its runs labelled by the middle commit"
+	id=$(sqlite3 "$TMP/git.db" "SELECT id FROM runs WHERE label = 'g/2/$h'")
+	like "$("$UL" show --db "$TMP/git.db" --env "$id")" "^  kernel\\.cmdline: .* rdinit=/init ul_step=2\$" \
+		"the commit booted its build's image with its --append-file's words"
+	work=$(sed -n 's/^bisect: working in //p' "$TMP/out")
+	is "$(test -e "$work" && echo left)$(ul_procs)" "0" "no work directory or process is left"
+else
+	skip "bisect --git booting its builds (UL_TEST_BISECT_GIT=1: about 2 min)"
+fi
 
 if [ "${UL_TEST_BISECT_FULL:-}" != 1 ]; then
 	skip "the eight-kernel range (UL_TEST_BISECT_FULL=1: about 15 min)"
