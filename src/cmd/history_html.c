@@ -55,12 +55,13 @@ static int row_plot(FILE *out, const struct ul_history *h, const struct ul_histo
 	char names[UL_HISTORY_MAX_CP + 1][280];
 	double *x = calloc(row->n + 1, sizeof(double)), *med = calloc(row->n + 1, sizeof(double));
 	double *lo = calloc(row->n + 1, sizeof(double)), *hi = calloc(row->n + 1, sizeof(double));
+	const char **keys = calloc(row->n + 1, sizeof(*keys)); /* each point's name */
 	double marks[UL_HISTORY_MAX_CP];
 	char title[256], ylab[64];
 	size_t n_bands;
 	int rc = -ENOMEM;
 
-	if (x && med && lo && hi) {
+	if (x && med && lo && hi && keys) {
 		struct ul_chart_line lines[] = {
 			{ "median of the run medians", ul_plot_colour(0), x, med, row->n, false },
 			{ "smallest run median", ul_plot_colour(1), x, lo, row->n, true },
@@ -70,14 +71,22 @@ static int row_plot(FILE *out, const struct ul_history *h, const struct ul_histo
 					     .n_lines = 3,
 					     .bands = bands,
 					     .marks = marks,
-					     .n_marks = row->n_cps };
-		struct ul_chart_text t = { title, "point (in order; the bands are the segments)",
+					     .n_marks = row->n_cps,
+					     .x_names = keys,
+					     .n_x_names = row->n };
+		struct ul_chart_text t = { title,
+					   h->order == UL_HISTORY_BY_KERNEL
+						   ? "kernel release (the bands: the segments "
+						     "between change points)"
+						   : "label (the bands: the segments between "
+						     "change points)",
 					   ylab };
 
 		for (size_t k = 0; k < row->n; k++) {
 			size_t i = row->index[k];
 
 			x[k] = (double)k;
+			keys[k] = h->points[i].key;
 			med[k] = row->median[i];
 			lo[k] = row->lo[i];
 			hi[k] = row->hi[i];
@@ -98,6 +107,7 @@ static int row_plot(FILE *out, const struct ul_history *h, const struct ul_histo
 		      "</figure>\n",
 		      out);
 	}
+	free(keys);
 	free(x);
 	free(med);
 	free(lo);

@@ -126,6 +126,14 @@ like "$page" "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src
 is "$(grep -o '<svg ' "$TMP/h.html" | wc -l)" "$(grep -c '<h2>' "$TMP/h.html")" "one plot per test and metric"
 like "$page" "<title>6\\.1\\.0-1 \\.\\. 6\\.1\\.0-4</title>" "the segment before the change is a band named by its kernels"
 like "$page" "<title>6\\.1\\.0-5 \\.\\. 6\\.1\\.0-8</title>" "and the one after"
+bad=
+for k in 1 2 3 4 5 6 7 8; do
+	grep -qF "rotate(-45)\" text-anchor=\"end\"><title>6.1.0-$k</title>6.1.0-$k</text>" "$TMP/h.html" ||
+		bad+=" 6.1.0-$k"
+done
+is "$bad" "" "every point is named by its kernel under the x axis, slanted"
+like "$page" ">kernel release \\(the bands: the segments between change points\\)</text>" \
+	"the x axis says what the points are"
 like "$page" "Change point between <b>6\\.1\\.0-4</b> and <b>6\\.1\\.0-5</b>: \\+" "the change point under the plot"
 like "$page" "<li>kernel\\.release: 6\\.1\\.0-4 &rarr; 6\\.1\\.0-5</li>" "with the fact that changed"
 "$UL" report --db "$DB" --history --format svg -o "$TMP/svgs" >/dev/null 2>&1

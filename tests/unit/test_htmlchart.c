@@ -6,6 +6,8 @@
  * long as its parts' sum; each band stacked on the one below), parts not
  * counted left out, an axis from 0 even for a whole of nothing, long
  * sequences averaged into one column per pixel, and labels escaped.
+ * The line chart of named points (a history's kernels): every point
+ * named under the axis, slanted, thinned so that no two names overlap.
  */
 #include "unit.h"
 #include "report/svg/svg.h"
@@ -324,6 +326,100 @@ START_TEST(strata_long_and_refusals)
 }
 END_TEST
 
+/* A line chart over n named points (x = 0 .. n-1, names[i]) as a string. */
+static char *named_lines_svg(const char *const *pnames, size_t n)
+{
+	double *x = calloc(n, sizeof(double)), *y = calloc(n, sizeof(double));
+	struct ul_chart_line line = { "median", "#0072b2", x, y, n, false };
+	struct ul_chart_series s = {
+		.lines = &line, .n_lines = 1, .x_names = pnames, .n_x_names = n
+	};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = mem_open(&buf, &len);
+
+	ck_assert_ptr_nonnull(x);
+	ck_assert_ptr_nonnull(y);
+	for (size_t i = 0; i < n; i++) {
+		x[i] = (double)i;
+		y[i] = 100 + (double)(i % 7);
+	}
+	ck_assert_int_eq(ul_chart_lines(f, &text, &s), 0);
+	ck_assert_int_eq(fclose(f), 0);
+	free(x);
+	free(y);
+	return buf;
+}
+
+/* The slanted names' anchors, in order: their count (at most cap). */
+static size_t name_anchors(const char *svg, double *x, double *y, size_t cap)
+{
+	size_t n = 0;
+
+	for (const char *p = svg; n < cap && (p = strstr(p, "<text transform=\"translate(")); p++)
+		if (strstr(p, ") rotate(-45)") == strchr(p, ')')) {
+			ck_assert_int_eq(
+				sscanf(p, "<text transform=\"translate(%lf %lf)", &x[n], &y[n]), 2);
+			n++;
+		}
+	return n;
+}
+
+START_TEST(lines_named_points)
+{
+	static char buf[200][32];
+	const char *pnames[200];
+	double x[200], y[200], label_y;
+	const char *p;
+	char *svg;
+	size_t n;
+
+	for (size_t i = 0; i < 200; i++) {
+		snprintf(buf[i], sizeof(buf[i]), "6.1.0-%zu", i + 1);
+		pnames[i] = buf[i];
+	}
+	/* Eight kernels: each named, left to right, under the plot area. */
+	svg = named_lines_svg(pnames, 8);
+	ck_assert_uint_eq(name_anchors(svg, x, y, 200), 8);
+	for (size_t i = 0; i < 8; i++) {
+		char want[64];
+
+		snprintf(want, sizeof(want), "<title>6.1.0-%zu</title>6.1.0-%zu</text>", i + 1,
+			 i + 1);
+		ck_assert_ptr_nonnull(strstr(svg, want));
+		ck_assert(i == 0 || x[i] > x[i - 1] + 16);
+	}
+	ck_assert_uint_eq(count(svg, "class=\"ul-xtick\""), 8); /* a tick per point */
+	/* The axis label under the slanted names (7 characters at 45 degrees). */
+	p = strstr(svg, ">ms</text>");
+	ck_assert_ptr_nonnull(p);
+	while (p > svg && strncmp(p, "<text x=", 8))
+		p--;
+	ck_assert_int_eq(sscanf(p, "<text x=\"%*f\" y=\"%lf\"", &label_y), 1);
+	ck_assert(label_y > y[0] + 7 * 6.2 * 0.7071 + 8);
+	free(svg);
+
+	/* 200 points on 900 pixels: every point ticked, every k-th named, no
+	 * two names closer than a slanted line of text (16 pixels). */
+	svg = named_lines_svg(pnames, 200);
+	n = name_anchors(svg, x, y, 200);
+	ck_assert_uint_eq(count(svg, "class=\"ul-xtick\""), 200);
+	ck_assert_uint_lt(n, 200);
+	ck_assert_uint_ge(n, 200 / 5);
+	for (size_t i = 1; i < n; i++)
+		ck_assert(x[i] - x[i - 1] >= 16);
+	ck_assert_ptr_nonnull(strstr(svg, "<title>6.1.0-1</title>"));
+	free(svg);
+
+	/* A long name is cut, whole in its tooltip; names are escaped. */
+	pnames[0] = "6.19.0-rc3-next-20261204-<b>-debug";
+	svg = named_lines_svg(pnames, 2);
+	ck_assert_ptr_nonnull(strstr(svg, "<title>6.19.0-rc3-next-20261204-&lt;b&gt;-debug</title>"
+					  "6.19.0-rc3-next-20261204\xe2\x80\xa6</text>"));
+	free(svg);
+}
+END_TEST
+
 Suite *ul_test_suite_htmlchart(void)
 {
 	Suite *s = suite_create("htmlchart");
@@ -334,6 +430,7 @@ Suite *ul_test_suite_htmlchart(void)
 	tcase_add_test(tc, stacks_all_zero);
 	tcase_add_test(tc, strata_geometry);
 	tcase_add_test(tc, strata_long_and_refusals);
+	tcase_add_test(tc, lines_named_points);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -15,7 +15,7 @@
 #define MT 28.0 /* title line */
 #define MB 40.0 /* x tick labels and the x axis label */
 #define LEGEND_ROW 16.0
-#define CHAR_W 6.2 /* average glyph width at font-size 11, for layout estimates */
+#define CHAR_W UL_SVG_CHAR_W
 
 /* Length of a valid UTF-8 sequence starting at s (at most `left` bytes), 0 if invalid. */
 static size_t utf8_len(const unsigned char *s, size_t left)
@@ -187,7 +187,7 @@ void ul_frame_axes(FILE *out, const struct ul_frame *f, const struct ul_chart_te
 		"stroke=\"#888\"/>\n</g>\n",
 		f->x0, f->y0, f->x1 - f->x0, f->y1 - f->y0);
 	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#333\">",
-		(f->x0 + f->x1) / 2, f->y1 + 30);
+		(f->x0 + f->x1) / 2, f->y1 + 30 + f->x_drop);
 	ul_svg_escape(out, t->x_label ? t->x_label : "", SIZE_MAX);
 	fprintf(out,
 		"</text>\n<text transform=\"translate(14 %.1f) rotate(-90)\" "
@@ -223,7 +223,7 @@ size_t ul_frame_legend_rows(const char *const *names, size_t n, double x0, doubl
 void ul_frame_legend(FILE *out, const struct ul_frame *f, const char *const *names,
 		     const char *const *colours, size_t n)
 {
-	double x = f->x0, y = f->y1 + 40 + 4;
+	double x = f->x0, y = f->y1 + 40 + 4 + f->x_drop;
 
 	fputs("<g class=\"ul-legend\">\n", out);
 	for (size_t i = 0; i < n; i++) {

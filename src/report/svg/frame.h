@@ -15,6 +15,7 @@
 
 #define UL_SVG_W 440.0
 #define UL_SVG_H 270.0
+#define UL_SVG_CHAR_W 6.2 /* average glyph width at font-size 11, for layout estimates */
 
 struct ul_frame {
 	double w, h;		/* whole picture */
@@ -23,6 +24,8 @@ struct ul_frame {
 	double xstep, ystep;	/* linear tick steps (0 on a log axis) */
 	bool no_x_ticks;	/* categorical x axis: the chart labels it */
 	bool no_y_ticks;	/* rows labelled by the chart (bars) */
+	double x_drop;		/* room the chart's x names take under the axis,
+				 * above the axis label and the legend */
 };
 
 /* Sets the size and a plot area with room for ticks, title and a legend

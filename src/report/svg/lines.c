@@ -15,6 +15,9 @@
 #define BAR_ROW 18.0
 #define BAR_LEFT 210.0 /* room for "category  label" */
 #define LINE_H 150.0
+#define NAME_CAP 24	/* bytes of a point's name written under the axis */
+#define NAME_PITCH 16.0 /* pixels between two slanted names: a line of text at 45 degrees */
+#define SLANT 0.7071	/* sine and cosine of the names' 45 degrees */
 
 static void bars_range(const struct ul_chart_bar *b, size_t nb, bool has_ref, double ref,
 		       double *lo, double *hi)
@@ -167,11 +170,58 @@ static int line_one(FILE *out, const struct ul_frame *f, const struct ul_chart_l
 	return 0;
 }
 
+/* Room under the x axis the slanted point names take: the longest's height. */
+static double names_drop(const struct ul_chart_series *s)
+{
+	size_t longest = 0;
+
+	for (size_t i = 0; i < s->n_x_names; i++) {
+		size_t n = strnlen(s->x_names[i], NAME_CAP + 1);
+
+		longest = n > longest ? n : longest;
+	}
+	return UL_SVG_CHAR_W * (double)longest * SLANT;
+}
+
+/* The x axis of named points: a tick per point and, slanted, the name of
+ * every step-th, step the fewest points that keep two names NAME_PITCH
+ * apart; a name longer than NAME_CAP is cut with an ellipsis, whole in
+ * its tooltip. */
+static void x_names(FILE *out, const struct ul_frame *f, const struct ul_chart_series *s)
+{
+	double pitch = ul_scale_map(&f->xs, 1) - ul_scale_map(&f->xs, 0);
+	size_t step = pitch >= NAME_PITCH ? 1 : (size_t)ceil(NAME_PITCH / pitch);
+
+	fputs("<g class=\"ul-xnames\" fill=\"#333\">\n", out);
+	for (size_t i = 0; i < s->n_x_names; i++) {
+		double x = ul_scale_map(&f->xs, (double)i);
+
+		fprintf(out,
+			"<line class=\"ul-xtick\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
+			"stroke=\"#888\"/>\n",
+			x, x, f->y1, f->y1 + 4);
+		if (i % step)
+			continue;
+		fprintf(out,
+			"<text transform=\"translate(%.1f %.1f) rotate(-45)\" "
+			"text-anchor=\"end\"><title>",
+			x + 3, f->y1 + 10);
+		ul_svg_escape(out, s->x_names[i], SIZE_MAX);
+		fputs("</title>", out);
+		ul_svg_escape(out, s->x_names[i], NAME_CAP);
+		if (strnlen(s->x_names[i], NAME_CAP + 1) > NAME_CAP)
+			fputs("\xe2\x80\xa6", out); /* ... */
+		fputs("</text>\n", out);
+	}
+	fputs("</g>\n", out);
+}
+
 int ul_chart_lines(FILE *out, const struct ul_chart_text *t, const struct ul_chart_series *s)
 {
 	const char *names[16], *colours[16];
 	struct ul_frame f;
 	double xlo, xhi, ylo, yhi, h = s->height > 0 ? s->height : LINE_H;
+	double drop = names_drop(s);
 	size_t nmax = 0, *keep;
 
 	lines_range(s, &xlo, &xhi, &ylo, &yhi);
@@ -181,7 +231,10 @@ int ul_chart_lines(FILE *out, const struct ul_chart_text *t, const struct ul_cha
 		ylo = yhi = 0;
 	for (size_t i = 0; i < s->n_lines; i++)
 		nmax = s->lines[i].n > nmax ? s->lines[i].n : nmax;
-	ul_frame_init(&f, 900, h + 28 + 40, s->n_lines > 1 ? 1 : 0);
+	ul_frame_init(&f, 900, h + 28 + 40 + drop, s->n_lines > 1 ? 1 : 0);
+	f.y1 -= drop; /* the plot area keeps its height, the names go under it */
+	f.x_drop = drop;
+	f.no_x_ticks = s->n_x_names > 0;
 	if (s->log_x && ul_plot_spans_decades(xlo, xhi)) {
 		ul_frame_x(&f, xlo, xhi, true);
 	} else {
@@ -195,6 +248,8 @@ int ul_chart_lines(FILE *out, const struct ul_chart_text *t, const struct ul_cha
 	ul_frame_begin(out, &f, "ul-lines", t);
 	bands(out, &f, s);
 	ul_frame_axes(out, &f, t);
+	if (s->n_x_names)
+		x_names(out, &f, s);
 	for (size_t i = 0; i < s->n_lines; i++)
 		line_one(out, &f, &s->lines[i], s->log_y, keep);
 	free(keep);

@@ -93,6 +93,9 @@ struct ul_chart_band {
 /*
  * Lines over x, with optional bands (cells, named at the top) and marks
  * (x positions drawn as red ticks under the plot: missed deadlines).
+ * With x_names, x = 0, 1, ... are named points (a history's kernels): the
+ * x axis is labelled with their names, slanted, every k-th name only
+ * when they would overlap (each point still gets a tick).
  * Lines are downsampled keeping extremes; y starts at 0 unless a value
  * is negative; log_y draws a log10 y axis (values <= 0 are skipped), log_x
  * a log10 x axis when the range spans two decades.
@@ -105,8 +108,10 @@ struct ul_chart_series {
 	const double *marks;
 	size_t n_marks;
 	bool log_y;
-	bool log_x;    /* log10 x axis when x spans two decades */
-	double height; /* pixels of the plot area; 0 = default */
+	bool log_x;		    /* log10 x axis when x spans two decades */
+	double height;		    /* pixels of the plot area; 0 = default */
+	const char *const *x_names; /* the name of x = i (escaped when written), or NULL */
+	size_t n_x_names;
 };
 int ul_chart_lines(FILE *out, const struct ul_chart_text *t, const struct ul_chart_series *s);
 
