@@ -14,6 +14,7 @@
 #include "report/svg/svg.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,8 @@ static int row_plot(FILE *out, const struct ul_history *h, const struct ul_histo
 	const char **keys = calloc(row->n + 1, sizeof(*keys)); /* each point's name */
 	double marks[UL_HISTORY_MAX_CP];
 	char title[256], ylab[64];
+	const char *unit;
+	double div, max_abs = 0;
 	size_t n_bands;
 	int rc = -ENOMEM;
 
@@ -82,14 +85,19 @@ static int row_plot(FILE *out, const struct ul_history *h, const struct ul_histo
 						     "change points)",
 					   ylab };
 
+		/* In a unit people read (ms, not 170000000 ns), as the report's plots. */
+		for (size_t k = 0; k < row->n; k++)
+			max_abs = fmax(max_abs, fmax(fabs(row->lo[row->index[k]]),
+						     fabs(row->hi[row->index[k]])));
+		unit = ul_plot_unit(row->metric.series, max_abs, &div);
 		for (size_t k = 0; k < row->n; k++) {
 			size_t i = row->index[k];
 
 			x[k] = (double)k;
 			keys[k] = h->points[i].key;
-			med[k] = row->median[i];
-			lo[k] = row->lo[i];
-			hi[k] = row->hi[i];
+			med[k] = row->median[i] / div;
+			lo[k] = row->lo[i] / div;
+			hi[k] = row->hi[i] / div;
 		}
 		for (size_t k = 0; k < row->n_cps; k++)
 			marks[k] = (double)row->cps[k].cp.pos - 0.5;
@@ -97,7 +105,8 @@ static int row_plot(FILE *out, const struct ul_history *h, const struct ul_histo
 		s.n_bands = n_bands;
 		snprintf(title, sizeof(title), "%s %s, test %s", row->metric.suite,
 			 row->metric.label, row->test);
-		snprintf(ylab, sizeof(ylab), "%s (%s)", row->metric.label, row->metric.unit);
+		snprintf(ylab, sizeof(ylab), "%s (%s)", row->metric.label,
+			 *unit ? unit : row->metric.unit);
 		fputs("<figure>", out);
 		rc = ul_chart_lines(out, &t, &s);
 		fputs("<figcaption>One point per ", out);

@@ -134,6 +134,8 @@ done
 is "$bad" "" "every point is named by its kernel under the x axis, slanted"
 like "$page" ">kernel release \\(the bands: the segments between change points\\)</text>" \
 	"the x axis says what the points are"
+like "$page" "rotate\\(-90\\)\" text-anchor=\"middle\" fill=\"#333\">delay \\(ms\\)</text>" \
+	"the y axis in ms, not in the stored ns"
 like "$page" "Change point between <b>6\\.1\\.0-4</b> and <b>6\\.1\\.0-5</b>: \\+" "the change point under the plot"
 like "$page" "<li>kernel\\.release: 6\\.1\\.0-4 &rarr; 6\\.1\\.0-5</li>" "with the fact that changed"
 "$UL" report --db "$DB" --history --format svg -o "$TMP/svgs" >/dev/null 2>&1
