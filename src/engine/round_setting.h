@@ -5,9 +5,10 @@
  * each round of ul_engine_each_test the engine writes that round's value,
  * in the order A B B A A B B A ... (balanced: a slow drift of the machine
  * lands on both values alike).  Each cell records its round's value as the
- * metric UL_CELL_SETTING: 1 for A, 2 for B.  Issue 30 measured why
- * (bench/round-alternation.sh): alternating inside one run halves the
- * S.D. of the A-B difference of resp's cells against alternating runs.
+ * metric UL_CELL_SETTING: 1 for A, 2 for B.  Whether that makes the S.D.
+ * of the A-B difference smaller than alternating whole runs was measured
+ * twice with bench/round-alternation.sh, with opposite answers for some
+ * tests (underload(1), SWEEP): it is a choice, not the default.
  *
  * The run only writes: the sweep that started it holds the settings lock
  * (proc/settings_lock.h), journalled the original before the run started

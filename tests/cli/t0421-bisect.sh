@@ -11,7 +11,7 @@
 # booted with a command line that makes spawnload slower, and bisect must
 # name step 5 and confirm it against step 4.  With UL_TEST_BISECT_GIT=1
 # (about 2 min), bisect --git over three commits that build "kernels"
-# from the Debian image (t0424-bisect-git.sh tests --git without VMs).
+# from the Debian image (t0425-bisect-git.sh tests --git without VMs).
 . "$(dirname "$0")/lib.bash"
 
 k=/boot/vmlinuz-none-such
