@@ -27,6 +27,7 @@
 #include "core/log.h"
 #include "core/parse.h"
 #include "proc/supervise.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -485,6 +486,7 @@ int ul_cmd_bisect(int argc, char **argv);
 int ul_cmd_bisect(int argc, char **argv)
 {
 	static struct ul_bisect_args a;
+	struct ul_store *store;
 	char label[160];
 	int first, ret;
 
@@ -506,6 +508,12 @@ int ul_cmd_bisect(int argc, char **argv)
 	ret = ul_cmd_db_path(a.db, a.db_path, sizeof(a.db_path));
 	if (ret)
 		return ret;
+	/* The store made first: each step begins by reading it, and a fresh
+	 * PostgreSQL database has no tables to read until a write makes them. */
+	ret = ul_cmd_open_store_rw(a.db_path, &store);
+	if (ret)
+		return ret;
+	ul_store_close(store);
 	if (a.git_dir)
 		return bisect_git_main(&a);
 	snprintf(label, sizeof(label), "%s/%d/%s", a.name, a.n_kernels, a.kernels[0].file);

@@ -158,6 +158,27 @@ like "$(out)" "^bisect: step 3 \([0-9a-f]{12} 'commit 3: crash'\) crashes, the b
 	"reported as a finding"
 like "$(out)" "^bisect: the first bad step is 5: " "and the slowdown is still found"
 
+# A fresh PostgreSQL database (no tables yet): the first step's look-up
+# of stored runs must find nothing, not fail (it did: "no underload
+# results in database"), and the steps land there.
+if [ -n "${UL_TEST_PG_URI:-}" ] && "$UL" --version | grep -Eq '^stores:.* postgresql( |$)' &&
+	command -v psql >/dev/null; then
+	schema=bisect_git_$$
+	sep='?'
+	[[ $UL_TEST_PG_URI == *\?* ]] && sep='&'
+	pgdb="$UL_TEST_PG_URI${sep}options=-csearch_path%3D$schema"
+	psql -X -q -v ON_ERROR_STOP=1 -d "$UL_TEST_PG_URI" -c "CREATE SCHEMA $schema"
+	: >"$TMP/vm.log"
+	"$UL" bisect --db "$pgdb" --no-confirm "${git_opts[@]}" -- "${RUN[@]}" >"$TMP/out" 2>"$TMP/err"
+	is $? 0 "on a fresh PostgreSQL database bisect exits 0" || diag "$(cat "$TMP/err")"
+	like "$(out)" "^bisect: the first bad step is 5: $(hash_of 5) " "and names commit 5"
+	is "$(psql -X -At -d "$pgdb" -c "SELECT count(*) FROM runs WHERE label LIKE 'bisect/%'")" 21 \
+		"its steps' runs are stored there (two A/Bs of 10, the unbuildable one)"
+	psql -X -q -d "$UL_TEST_PG_URI" -c "DROP SCHEMA $schema CASCADE"
+else
+	for _ in 1 2 3; do skip "no PostgreSQL (UL_TEST_PG_URI unset, or built without it, or no psql)"; done
+fi
+
 # Ctrl-C in a build: it stops, the work directory goes, nothing is left.
 hold=(--name held --git "$TMP/tree" --good HEAD~5 --bad HEAD
 	--build "touch $TMP/building; exec sleep 60")
