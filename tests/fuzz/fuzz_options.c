@@ -92,6 +92,8 @@ static void check_run_argv(char *text)
 	}
 	for (size_t i = 0; i < UL_MAX_SUITES; i++)
 		free(a.suite_opts[i]);
+	for (size_t i = 0; i < UL_MAX_MONITORS; i++)
+		free(a.monitor_opts[i]);
 }
 
 /* A parse after any other sees only its own arguments: plain `run`. */
@@ -113,6 +115,8 @@ static void check_fresh_parse(void)
 				     gi);
 	for (size_t i = 0; i < UL_MAX_SUITES; i++)
 		free(a.suite_opts[i]);
+	for (size_t i = 0; i < UL_MAX_MONITORS; i++)
+		free(a.monitor_opts[i]);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
