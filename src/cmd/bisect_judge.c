@@ -31,7 +31,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 /* How many of the scope's finished runs carry `label`, and crashed of
  * them; their ids go to v->ids after the v->runs already there. */
@@ -106,9 +105,7 @@ int ul_bisect_read(const struct ul_bisect_args *a, const struct ul_bisect_ab *ab
 
 	memset(v, 0, sizeof(*v));
 	ul_decide_plan(&da, ul_vm_run_fixes_points(a->n_run_args, a->run_args) != 0, &o);
-	/* A SQLite store not made yet (the first step) holds nothing. */
-	if (strncmp(a->db_path, "postgres", 8) && access(a->db_path, F_OK) < 0)
-		return 0;
+	/* The store exists: ul_cmd_bisect makes it before the first step. */
 	ret = ul_cmd_open_store_settled(a->db_path, &store);
 	if (ret)
 		return ret;
@@ -157,8 +154,6 @@ int ul_bisect_find_failed(const struct ul_bisect_args *a, const char *label, int
 	int ret;
 
 	*id = 0;
-	if (strncmp(a->db_path, "postgres", 8) && access(a->db_path, F_OK) < 0)
-		return 0;
 	ret = ul_cmd_open_store_settled(a->db_path, &store);
 	if (ret)
 		return ret;
