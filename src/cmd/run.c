@@ -573,10 +573,7 @@ int ul_cmd_run(int argc, char **argv)
 		ul_note("run %s interrupted; its finished tests are stored", run.uuid);
 	ul_run_release(&run);
 	ul_store_close(store);
-	for (size_t i = 0; i < UL_MAX_SUITES; i++)
-		free(a.suite_opts[i]);
-	for (size_t i = 0; i < UL_MAX_MONITORS; i++)
-		free(a.monitor_opts[i]);
+	ul_run_args_release(&a);
 	return exit_code(result);
 }
 

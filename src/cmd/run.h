@@ -39,9 +39,11 @@ struct run_args {
  * each monitor's and suite's table into a struct allocated here) and
  * build the option groups: run's own, then each suite's under its
  * heading.  0, or -1 after printing (out of memory).  The monitors' and
- * suites' structs are freed by the caller.
+ * suites' structs are the caller's to free, with ul_run_args_release().
  */
 int ul_run_args_init(struct run_args *a);
+/* Frees each suite's and monitor's struct ul_run_args_init allocated. */
+void ul_run_args_release(struct run_args *a);
 /* Whether `suite` reads run's option `o` (its used_by names it, or it has
  * none: every suite reads it). */
 bool ul_run_opt_reads(const struct ul_opt *o, const char *suite);

@@ -564,6 +564,14 @@ int ul_run_args_init(struct run_args *a)
 	return build_groups(a);
 }
 
+void ul_run_args_release(struct run_args *a)
+{
+	for (size_t i = 0; i < UL_MAX_SUITES; i++)
+		free(a->suite_opts[i]);
+	for (size_t i = 0; i < UL_MAX_MONITORS; i++)
+		free(a->monitor_opts[i]);
+}
+
 size_t ul_run_opt_groups(struct ul_opt_group *groups, size_t max)
 {
 	static struct run_args a;

@@ -90,10 +90,7 @@ static void check_run_argv(char *text)
 				(void)s->check_opts(a.suite_opts[i], err, sizeof(err));
 		}
 	}
-	for (size_t i = 0; i < UL_MAX_SUITES; i++)
-		free(a.suite_opts[i]);
-	for (size_t i = 0; i < UL_MAX_MONITORS; i++)
-		free(a.monitor_opts[i]);
+	ul_run_args_release(&a);
 }
 
 /* A parse after any other sees only its own arguments: plain `run`. */
@@ -113,10 +110,7 @@ static void check_fresh_parse(void)
 		if (a.groups[gi].given)
 			ul_fuzz_fail("plain 'run' after other arguments gave options of group %zu",
 				     gi);
-	for (size_t i = 0; i < UL_MAX_SUITES; i++)
-		free(a.suite_opts[i]);
-	for (size_t i = 0; i < UL_MAX_MONITORS; i++)
-		free(a.monitor_opts[i]);
+	ul_run_args_release(&a);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
