@@ -108,16 +108,20 @@ void ul_bisect_git_finish(struct ul_bisect_git *g);
 
 /* A program bisect runs (git, the build command), supervised. */
 struct ul_bisect_exec {
-	const char *what;	/* who says what went wrong: "bisect: git" */
-	char *const *argv;	/* argv[0] is looked up on PATH */
-	const char *dir;	/* its working directory, or NULL: ours */
-	const char *const *env; /* "NAME=VALUE" added to its environment, NULL-ended, or NULL */
-	int out_fd;		/* its stdout, or -1: ours */
-	bool err_too;		/* its stderr to out_fd as well */
+	const char *what;	    /* who says what went wrong: "bisect: git" */
+	char *const *argv;	    /* argv[0] is looked up on PATH */
+	const char *dir;	    /* its working directory, or NULL: ours */
+	const char *const *env;	    /* "NAME=VALUE" added to its environment, NULL-ended, or NULL */
+	int out_fd;		    /* its stdout, or -1: ours */
+	bool err_too;		    /* its stderr to out_fd as well */
+	struct ul_journal *journal; /* journals its process group, or NULL */
 };
 /* Run it to its end: 0 with its wait status, UL_EXIT_INTERRUPTED (Ctrl-C or
  * SIGTERM: it is stopped, its whole process group and any process it
- * left behind), or UL_EXIT_ERROR after printing why it could not start. */
+ * left behind), or UL_EXIT_ERROR after printing why it could not start.
+ * With a journal its process group is journalled (proc/pgroup.h) while it
+ * runs, so that `underload cleanup` kills what it started after a kill -9
+ * of bisect; a group that cannot be journalled is stopped (UL_EXIT_ERROR). */
 int ul_bisect_exec(const struct ul_bisect_exec *x, int *wstatus);
 
 #endif

@@ -4,12 +4,15 @@
  * command and the tests' stand-in for vm, each a supervised child
  * (proc/supervise.h), so that Ctrl-C or SIGTERM stops it with its whole
  * process group and whatever it left behind, and bisect goes on to remove
- * its work directory.
+ * its work directory.  A kill -9 of bisect leaves that to `underload
+ * cleanup`, through the journalled process group.
  */
 #include "core/compat.h"
 #include "cmd/bisect.h"
 #include "cmd/cmd.h"
 #include "core/log.h"
+#include "proc/changes.h"
+#include "proc/pgroup.h"
 #include "proc/supervise.h"
 
 #include <errno.h>
@@ -47,6 +50,7 @@ int ul_bisect_exec(const struct ul_bisect_exec *x, int *wstatus)
 	struct ul_spawn_opts so = { .name = "bisect", .fn = exec_child, .arg = (void *)x };
 	struct ul_child child = { 0 }, *exited = NULL;
 	struct ul_sup sup;
+	char group[64] = "";
 	int rc = ul_sup_init(&sup);
 
 	if (rc) {
@@ -63,6 +67,17 @@ int ul_bisect_exec(const struct ul_bisect_exec *x, int *wstatus)
 		ul_error_errno(rc, "%s: cannot start %s", x->what, x->argv[0]);
 		ul_sup_fini(&sup);
 		return UL_EXIT_ERROR;
+	}
+	/* Its shell dies with us (PR_SET_PDEATHSIG), what it started does
+	 * not: the group goes to the journal for cleanup after a kill -9. */
+	if (x->journal) {
+		rc = ul_change_pgroup_started(x->journal, child.pid, group, sizeof(group));
+		if (rc) {
+			ul_error_errno(rc, "%s: cannot journal its process group", x->what);
+			ul_sup_stop(&sup, &child, 0);
+			ul_sup_fini(&sup);
+			return UL_EXIT_ERROR;
+		}
 	}
 	for (;;) {
 		enum ul_wait_result w = ul_sup_wait(&sup, -1, 0, &exited);
@@ -85,5 +100,13 @@ int ul_bisect_exec(const struct ul_bisect_exec *x, int *wstatus)
 	}
 	/* Whatever it left running (a build's daemons) goes with it. */
 	ul_sup_fini(&sup);
+	if (x->journal) {
+		int undo = ul_change_undo(x->journal, "pgroup", group);
+
+		if (undo) { /* the entry stays for `underload cleanup` */
+			ul_error_errno(undo, "%s: its process group outlived it", x->what);
+			rc = rc ? rc : UL_EXIT_ERROR;
+		}
+	}
 	return rc;
 }

@@ -260,7 +260,8 @@ static int run_build(const struct ul_bisect_args *a, struct ul_bisect_kernel *k)
 				    .argv = argv,
 				    .dir = a->git->tree,
 				    .env = env,
-				    .err_too = true };
+				    .err_too = true,
+				    .journal = &a->git->journal };
 	char status[96];
 	int wstatus = 0, rc;
 

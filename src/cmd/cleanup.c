@@ -93,9 +93,9 @@ static void report(void *arg, const char *kind, const char *what, int rc, const 
 	} else if (!rc) {
 		if (strcmp(kind, "run"))
 			printf("%s %s %s\n",
-			       is_setting(kind)	       ? "restored"
-			       : !strcmp(kind, "qemu") ? "stopped"
-						       : "removed",
+			       is_setting(kind)					  ? "restored"
+			       : !strcmp(kind, "qemu") || !strcmp(kind, "pgroup") ? "stopped"
+										  : "removed",
 			       kind, what);
 	} else {
 		ul_error("cannot undo %s '%s': %s%s", kind, what, why[0] ? why : strerror(-rc),

@@ -36,6 +36,8 @@ int ul_procstat_parse(const char *line, struct ul_procstat *ps)
 		return -EINVAL;
 	ps->pid = (pid_t)pid;
 	ps->ppid = (pid_t)f[0];
+	ps->pgrp = (pid_t)f[1];
+	ps->state = state;
 	ps->flags = (unsigned)f[5];
 	ps->user_ticks = f[10] + f[12];
 	ps->sys_ticks = f[11] + f[13];

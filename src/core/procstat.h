@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * /proc/PID/stat, the fields underload needs: parent, flags and CPU time.
+ * /proc/PID/stat, the fields underload needs: state, parent, process
+ * group, flags and CPU time.
  * Parsing is pure (tests feed it lines); reading walks /proc once.
  */
 #ifndef UL_PROCSTAT_H
@@ -14,6 +15,8 @@
 
 struct ul_procstat {
 	pid_t pid, ppid;
+	pid_t pgrp;	     /* its process group */
+	char state;	     /* R, S, D, Z (a zombie: dead, not yet reaped), ... */
 	unsigned flags;	     /* PF_* */
 	uint64_t user_ticks; /* utime + cutime, clock ticks */
 	uint64_t sys_ticks;  /* stime + cstime, clock ticks */

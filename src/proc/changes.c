@@ -13,6 +13,7 @@
 #include "proc/cgroup/cpuset.h"
 #include "proc/iosched.h"
 #include "proc/journal.h"
+#include "proc/pgroup.h"
 #include "proc/qemu.h"
 #include "proc/scratch.h"
 #include "proc/swap.h"
@@ -188,6 +189,27 @@ static int undo_qemu(const struct change_ctx *c, const char *arg)
 {
 	(void)c;
 	return ul_qemu_kill(arg);
+}
+
+/* ---- pgroup (proc/pgroup.h) --------------------------------------------- */
+
+static int check_pgroup(const struct change_ctx *c, const char *arg)
+{
+	/* A group of another boot is long gone. */
+	int rc = c->info && c->info->other_boot ? -ENOENT : ul_pgroup_alive(arg);
+
+	if (rc == -EINVAL)
+		say(c, "not a process group and start time");
+	return rc;
+}
+
+static int undo_pgroup(const struct change_ctx *c, const char *arg)
+{
+	int rc = ul_pgroup_kill(arg);
+
+	if (rc == -EBUSY)
+		say(c, "some of its processes did not die within 5 s of SIGKILL");
+	return rc;
 }
 
 /* ---- swap ------------------------------------------------------------------ */

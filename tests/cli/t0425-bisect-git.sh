@@ -9,7 +9,8 @@
 # in the labels, and a re-run reads every step back (nothing measured or
 # built); a commit that crashes while the bad one does
 # not is its own finding.  Ctrl-C in a build leaves nothing; kill -9 in a
-# build leaves the work directory to `underload cleanup`; the tree given
+# build leaves the work directory and what the build started to
+# `underload cleanup`; the tree given
 # gains nothing (no worktree, no change).
 . "$(dirname "$0")/lib.bash"
 
@@ -194,19 +195,27 @@ is "$(test -e "$work" && echo left)" "" "which is gone"
 is "$(ul_procs)" 0 "the build is stopped"
 is "$("$UL" cleanup 2>&1)" "0 changes undone" "nothing is left for cleanup"
 
-# kill -9 in a build: the build dies with bisect; cleanup removes the work directory.
+# kill -9 in a build: the build's shell dies with bisect, what it started
+# (make's compilers; here two sleeps in its process group) is left to
+# cleanup, with the work directory.
 rm -f "$TMP/building"
+hold[${#hold[@]}-1]="sleep 60 & sleep 61 & touch $TMP/building; wait"
 "$UL" bisect --db "$DB" "${hold[@]}" -- "${RUN[@]}" >"$TMP/out" 2>"$TMP/err" &
 pid=$!
 for _ in $(seq 100); do [ -e "$TMP/building" ] && break; sleep 0.1; done
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
-for _ in $(seq 50); do [ "$(ul_procs)" = 0 ] && break; sleep 0.1; done
-is "$(ul_procs)" 0 "the build dies with a killed bisect"
+sleeps() { pgrep -f "^sleep 6[01]\$" | while read -r p; do
+	tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qxF "UL_TEST_TAG=$TMP" && echo "$p"
+done | wc -l; }
+for _ in $(seq 50); do [ "$(ul_procs)" = "$(sleeps)" ] && break; sleep 0.1; done
+is "$(ul_procs) $(sleeps)" "2 2" "the build's shell dies with a killed bisect, its two children run on"
 work=$(work_of "$TMP/out")
 is "$(test -d "$work" && echo left)" left "its work directory is left to cleanup"
 "$UL" cleanup >"$TMP/cl" 2>&1
 is $? 0 "cleanup exits 0"
+like "$(cat "$TMP/cl")" "stopped pgroup [0-9]+ [0-9]+" "cleanup says it stopped the build's process group"
+is "$(ul_procs)" 0 "cleanup killed what the build left running"
 is "$(test -e "$work" && echo left)" "" "cleanup removed the work directory"
 is "$("$UL" cleanup 2>&1)" "0 changes undone" "and left nothing for another cleanup"
 is "$(git -C "$TMP/tree" worktree list | wc -l)" 1 "the tree gained no worktree"

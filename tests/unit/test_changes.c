@@ -3,7 +3,8 @@
  * Unit tests for the paths and the table of system changes: a --dir other
  * users could tamper with is refused, files are opened and trees removed
  * without following symlinks (also while another user races them), and
- * cleanup retires what it cannot undo instead of retrying it forever.
+ * cleanup retires what it cannot undo instead of retrying it forever; a
+ * journalled process group is killed whole, also once its leader is gone.
  *
  * Everything lives in one private directory per test (/tmp/ul-chg-XXXXXX)
  * with its own journal directory ($UL_JOURNAL_DIR), removed afterwards.
@@ -11,6 +12,7 @@
 #include "unit.h"
 #include "proc/changes.h"
 #include "proc/journal.h"
+#include "proc/pgroup.h"
 #include "proc/scratch.h"
 
 #include <errno.h>
@@ -318,6 +320,56 @@ START_TEST(test_run_entry_and_unknown)
 }
 END_TEST
 
+/*
+ * A group whose leader died (as a build's shell dies with a killed bisect)
+ * is still found and killed through its journal entry; a leader's pid
+ * with another start time is another process, never ours.
+ */
+START_TEST(test_pgroup_outlives_leader)
+{
+	struct ul_journal j = { .fd = -1 };
+	char arg[64], wrong[64];
+	int ready[2], st;
+	pid_t leader;
+	unsigned long long start;
+
+	ck_assert_int_eq(pipe(ready), 0);
+	leader = fork();
+	ck_assert_int_ge(leader, 0);
+	if (leader == 0) {
+		setpgid(0, 0);
+		if (fork() == 0) { /* the member: runs on until killed */
+			close(ready[0]);
+			(void)!write(ready[1], "m", 1);
+			for (;;)
+				pause();
+		}
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	ck_assert_int_eq(read(ready[0], &st, 1), 1); /* the member runs, in the group */
+	close(ready[0]);
+	ck_assert_int_eq(ul_journal_open(&j), 0);
+	ck_assert_int_eq(ul_change_pgroup_started(&j, leader, arg, sizeof(arg)), 0);
+	ck_assert_int_eq(ul_pgroup_alive(arg), 0);
+	ck_assert_int_eq(sscanf(arg, "%*d %llu", &start), 1);
+	PATHF(wrong, "%d %llu", (int)leader, start + 1);
+	ck_assert_int_eq(ul_pgroup_alive(wrong), -ENOENT);
+	ck_assert_int_eq(ul_pgroup_alive("1 0"), -EINVAL);
+	ck_assert_int_eq(ul_pgroup_alive("12 x"), -EINVAL);
+	/* the leader dies; its member does not */
+	ck_assert_int_eq(kill(leader, SIGKILL), 0);
+	ck_assert_int_eq(waitpid(leader, &st, 0), leader);
+	ck_assert_int_eq(ul_pgroup_alive(arg), 0);
+	ck_assert_int_eq(ul_change_undo(&j, "pgroup", arg), 0);
+	ck_assert_int_eq(ul_pgroup_alive(arg), -ENOENT);
+	ck_assert_int_eq(ul_pgroup_kill(arg), 0); /* gone: nothing to do */
+	ul_journal_finish(&j);
+	ck_assert(!exists(j.path)); /* the entry is done */
+}
+END_TEST
+
 Suite *ul_test_suite_changes(void)
 {
 	Suite *s = suite_create("changes");
@@ -331,6 +383,7 @@ Suite *ul_test_suite_changes(void)
 	tcase_add_test(tc, test_failing_undo_is_retired);
 	tcase_add_test(tc, test_busy_undo_is_kept);
 	tcase_add_test(tc, test_run_entry_and_unknown);
+	tcase_add_test(tc, test_pgroup_outlives_leader);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -651,13 +651,15 @@ END_TEST
 START_TEST(test_procstat_parse)
 {
 	struct ul_procstat ps;
-	const char *line = "4242 (evil) (name 9 9) S 17 4242 4242 0 -1 4194560 120 0 3 0 "
+	const char *line = "4242 (evil) (name 9 9) S 17 4240 4239 0 -1 4194560 120 0 3 0 "
 			   "150 25 7 3 20 0 1 0 98765 12345678 300 18446744073709551615\n";
 	const char *kthread = "2 (kthreadd) S 0 0 0 0 -1 2129984 0 0 0 0 0 4 0 0 20 0 1 0 1 0 0";
 
 	ck_assert_int_eq(ul_procstat_parse(line, &ps), 0);
 	ck_assert_int_eq(ps.pid, 4242);
 	ck_assert_int_eq(ps.ppid, 17);
+	ck_assert_int_eq(ps.pgrp, 4240);
+	ck_assert_int_eq(ps.state, 'S');
 	ck_assert_uint_eq(ps.user_ticks, 150 + 7);
 	ck_assert_uint_eq(ps.sys_ticks, 25 + 3);
 	ck_assert_uint_eq(ps.cpu_ticks, 150 + 25 + 7 + 3);
@@ -671,6 +673,7 @@ START_TEST(test_procstat_parse)
 	ck_assert_int_eq(ul_procstat_read(getpid(), &ps), 0);
 	ck_assert_int_eq(ps.pid, getpid());
 	ck_assert_int_eq(ps.ppid, getppid());
+	ck_assert_int_eq(ps.pgrp, getpgrp());
 	ck_assert_int_eq(ul_procstat_read(INT32_MAX, &ps), -ENOENT);
 	ck_assert_int_eq(ul_procstat_parse("no pid here", &ps), -EINVAL);
 }
