@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /*
@@ -90,13 +91,43 @@ static void touch_pages(struct resp_state *st)
 		p[off] = st->tick;
 }
 
+/*
+ * fork(), again while the kernel says EAGAIN or ENOMEM, for up to
+ * FORK_RETRY_NS: a memory cgroup at its limit can fail the fork's kernel
+ * allocations for a moment while it reclaims (seen once in CI at 100% of
+ * --mem-limit with swap), and a pids limit fails it until a process
+ * exits.  The user's command would wait as well (a shell retries a fork),
+ * so the wait is part of the sample.  The child's pid, or -1 with errno.
+ */
+#define FORK_RETRY_NS (2 * UL_NS_PER_SEC)
+#define FORK_BACKOFF_MAX_NS (64 * UL_NS_PER_MS)
+
+static pid_t fork_patiently(void)
+{
+	ul_nsec give_up = ul_now_ns() + FORK_RETRY_NS, backoff = UL_NS_PER_MS;
+	pid_t pid;
+
+	while ((pid = fork()) < 0 && (errno == EAGAIN || errno == ENOMEM) &&
+	       ul_now_ns() < give_up) {
+		struct timespec ts = { .tv_sec = (time_t)(backoff / UL_NS_PER_SEC),
+				       .tv_nsec = (long)(backoff % UL_NS_PER_SEC) };
+		int err = errno;
+
+		nanosleep(&ts, NULL);
+		errno = err;
+		if (backoff < FORK_BACKOFF_MAX_NS)
+			backoff *= 2;
+	}
+	return pid;
+}
+
 /* fork + execv + wait4 the lister: 0, EIO on a non-zero exit, or errno. */
 static int run_lister(const struct ul_probe_ctx *ctx, struct resp_state *st)
 {
 	int status;
 	pid_t pid, w;
 
-	pid = fork();
+	pid = fork_patiently();
 	if (pid < 0)
 		return errno;
 	if (pid == 0) {

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -61,8 +62,20 @@ static void suite_dir_create(void)
 	ck_assert_int_eq(ul_scratch_create("/tmp", suite_dir, sizeof(suite_dir)), 0);
 }
 
+/* test_resp_fork_retried's pids cgroup, named after the suite directory. */
+static void fork_cgroup_path(char *out, size_t len)
+{
+	snprintf(out, len, "/sys/fs/cgroup/pids/%s", strrchr(suite_dir, '/') + 1);
+}
+
 static void suite_dir_remove(void)
 {
+	char cg[4200];
+
+	/* Gone unless that test failed: then wait for its probe to die. */
+	fork_cgroup_path(cg, sizeof(cg));
+	for (int i = 0; i < 50 && rmdir(cg) && errno == EBUSY; i++)
+		usleep(100 * 1000);
 	ck_assert_int_eq(ul_scratch_remove(suite_dir), 0);
 }
 
@@ -591,6 +604,85 @@ START_TEST(test_resp_sample_deadline_fixed)
 }
 END_TEST
 
+/* Write s to the file at path; 0 or -errno. */
+static int put(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+/* After 300 ms, lift the pids limit in file arg; NULL when it did. */
+static void *lift_later(void *arg)
+{
+	usleep(300 * 1000);
+	return put(arg, "max") ? arg : NULL;
+}
+
+/*
+ * A fork the kernel refuses for a while (a pids limit here; a memory
+ * cgroup at its limit in a sandboxed run) is retried inside the sample:
+ * the sample succeeds once the limit lifts and includes the wait, and a
+ * limit that never lifts fails it with the kernel's error after the retry
+ * window.  Needs root and cgroup v1's pids hierarchy.
+ */
+START_TEST(test_resp_fork_retried)
+{
+	const char *root = "/sys/fs/cgroup/pids";
+	const struct ul_probe *p = find("resp");
+	char cg[4200], file[4300], pid[32];
+	struct fixture f;
+	struct ul_running_probe *rp;
+	ul_nsec t0;
+	int64_t value;
+	pthread_t lifter;
+	void *lifted;
+	int err;
+
+	snprintf(file, sizeof(file), "%s/cgroup.procs", root);
+	if (geteuid() != 0 || access(file, W_OK)) {
+		fprintf(stderr, "skip: probe/resp_fork_retried: needs root and %s\n", root);
+		return;
+	}
+	fork_cgroup_path(cg, sizeof(cg));
+	ck_assert_int_eq(mkdir(cg, 0700), 0);
+	fixture_init(&f);
+	tiny_ctx(p, &f.ctx);
+	rp = start(&f, p);
+	snprintf(pid, sizeof(pid), "%d", (int)ul_probe_child(rp)->pid);
+	snprintf(file, sizeof(file), "%s/cgroup.procs", cg);
+	ck_assert_int_eq(put(file, pid), 0);
+	snprintf(file, sizeof(file), "%s/pids.max", cg);
+	ck_assert_int_eq(put(file, "1"), 0); /* the probe alone: its fork fails */
+	/* A thread, not a child: the supervisor would reap a child. */
+	ck_assert_int_eq(pthread_create(&lifter, NULL, lift_later, file), 0);
+	t0 = ul_now_ns();
+	ck_assert_int_eq(ul_probe_measure(&f.sup, rp, 0, t0 + 10 * UL_NS_PER_SEC, &value, &err,
+					  NULL),
+			 UL_MEASURE_OK);
+	ck_assert_int_eq(pthread_join(lifter, &lifted), 0);
+	ck_assert_ptr_null(lifted);
+	ck_assert_msg(value >= 250 * UL_NS_PER_MS, "the sample took %lld ns", (long long)value);
+	/* A limit that stays: the error stands after the retry window. */
+	ck_assert_int_eq(put(file, "1"), 0);
+	t0 = ul_now_ns();
+	ck_assert_int_eq(ul_probe_measure(&f.sup, rp, 0, t0 + 10 * UL_NS_PER_SEC, &value, &err,
+					  NULL),
+			 UL_MEASURE_FAILED);
+	ck_assert_int_eq(err, EAGAIN);
+	ck_assert_int_ge(ul_now_ns() - t0, 2 * UL_NS_PER_SEC - 100 * UL_NS_PER_MS);
+	ck_assert_int_eq(put(file, "max"), 0);
+	ck_assert_int_eq(ul_probe_stop(&f.sup, rp, UL_NS_PER_SEC), 0);
+	fixture_fini(&f);
+	ck_assert_int_eq(rmdir(cg), 0);
+}
+END_TEST
+
 Suite *ul_test_suite_probe(void)
 {
 	Suite *s = suite_create("probe");
@@ -606,6 +698,7 @@ Suite *ul_test_suite_probe(void)
 	tcase_add_test(tc, test_resp_missing_exe_fails);
 	tcase_add_test(tc, test_resp_setup_failure);
 	tcase_add_test(tc, test_resp_cpu_work_counts);
+	tcase_add_test(tc, test_resp_fork_retried);
 	tcase_add_test(tc, test_other_child_exit);
 	tcase_add_test(tc, test_probe_child_dies);
 	tcase_add_test(tc, test_resp_sample_deadline_fixed);
