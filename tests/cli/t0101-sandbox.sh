@@ -5,8 +5,14 @@
 # after success, after SIGINT, and after SIGKILL + `underload cleanup`.
 . "$(dirname "$0")/lib.bash"
 
-ul_cgroups() { find /sys/fs/cgroup -maxdepth 6 -type d -name 'underload-*' 2>/dev/null | wc -l; }
-ul_swaps() { grep -c 'underload-swap-' /proc/swaps || true; }
+# Our cgroups and swap files: those that were not there when this file
+# started (another underload on the machine has its own).
+all_cgroups() { find /sys/fs/cgroup -maxdepth 6 -type d -name 'underload-*' 2>/dev/null | sort; }
+all_swaps() { awk '$1 ~ /underload-swap-/ { print $1 }' /proc/swaps | sort; }
+BEFORE_CG=$(all_cgroups)
+BEFORE_SWAP=$(all_swaps)
+ul_cgroups() { comm -13 <(echo "$BEFORE_CG") <(all_cgroups) | grep -c . ; }
+ul_swaps() { comm -13 <(echo "$BEFORE_SWAP") <(all_swaps) | grep -c . ; }
 cells() {
 	sqlite3 "$DB" "SELECT count(*) FROM cells c JOIN runs r ON c.run_id = r.id WHERE r.label = '$1'" \
 		2>/dev/null || echo 0
