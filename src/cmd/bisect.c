@@ -90,27 +90,32 @@ static int add_kernel(void *base, const char *arg, char *err, size_t errlen)
 }
 
 #define A(member) UL_OPT_AT(struct ul_bisect_args, member)
+/* The two usage lines: a list of images, or a git range. */
+#define FORM_KERNELS UL_OPT_FORM(0)
+#define FORM_GIT UL_OPT_FORM(1)
 
 static const struct ul_opt bisect_opts[] = {
 	{ "kernel", UL_OPT_CALL, .arg = "IMAGE[,append=ARGS]", .set = add_kernel,
-	  .flags = UL_OPTF_REPEATS,
+	  .flags = UL_OPTF_REQUIRED | UL_OPTF_REPEATS, .form = FORM_KERNELS,
 	  .help = "a step, in order: the first is good, the last bad (at least two); append= adds "
 		  "kernel command-line words" },
-	{ "git", UL_OPT_DIR, .arg = "DIR", A(git_dir),
+	{ "git", UL_OPT_DIR, .arg = "DIR", A(git_dir), .flags = UL_OPTF_REQUIRED, .form = FORM_GIT,
 	  .help = "instead of --kernel: the steps are commits of this git tree, each built by "
 		  "--build" },
-	{ "good", UL_OPT_STRING, 256, .arg = "REV", A(good),
-	  .help = "with --git: the good commit (the first step)" },
-	{ "bad", UL_OPT_STRING, 256, .arg = "REV", A(bad),
+	{ "good", UL_OPT_STRING, 256, .arg = "REV", A(good), .flags = UL_OPTF_REQUIRED,
+	  .form = FORM_GIT, .help = "with --git: the good commit (the first step)" },
+	{ "bad", UL_OPT_STRING, 256, .arg = "REV", A(bad), .flags = UL_OPTF_REQUIRED,
+	  .form = FORM_GIT,
 	  .help = "with --git: the bad commit (the last step); the steps between are "
 		  "good..bad's first-parent commits" },
-	{ "build", UL_OPT_STRING, 4096, .arg = "CMD", A(build),
+	{ "build", UL_OPT_STRING, 4096, .arg = "CMD", A(build), .flags = UL_OPTF_REQUIRED,
+	  .form = FORM_GIT,
 	  .help = "with --git: the shell command that builds the checked-out commit (in "
 		  "UL_BISECT_COMMIT); failing, the step is skipped as unbuildable" },
 	{ "image", UL_OPT_STRING, 1024, .arg = "PATH", A(image),
-	  .def_text = "arch/x86/boot/bzImage",
+	  .def_text = "arch/x86/boot/bzImage", .form = FORM_GIT,
 	  .help = "with --git: the kernel image the build makes, in the tree" },
-	{ "append-file", UL_OPT_STRING, 1024, .arg = "PATH", A(append_file),
+	{ "append-file", UL_OPT_STRING, 1024, .arg = "PATH", A(append_file), .form = FORM_GIT,
 	  .help = "with --git: a file in the tree, read after the build, whose words are added "
 		  "to the kernel's command line (absent: none)" },
 	{ "name", UL_OPT_STRING, 64, .arg = "NAME", A(name), .def_str = "bisect",
@@ -136,6 +141,8 @@ static const struct ul_opt bisect_opts[] = {
 };
 
 #undef A
+#undef FORM_KERNELS
+#undef FORM_GIT
 
 extern const struct ul_cmd ul_cmd_desc_bisect;
 

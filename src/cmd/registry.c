@@ -54,6 +54,7 @@ static void print_usage(const struct ul_cmd *cmd, FILE *out, bool troff)
 	size_t n = ul_cmd_opt_groups(cmd, g, UL_ARRAY_SIZE(g));
 	const char *operands = cmd->operands;
 	char name[64], prefix[80], all[128];
+	unsigned forms;
 
 	if (cmd->opt_groups) { /* too many for one line: they follow, by suite */
 		snprintf(all, sizeof(all), "[OPTION]...%s%s", operands ? " " : "",
@@ -62,11 +63,22 @@ static void print_usage(const struct ul_cmd *cmd, FILE *out, bool troff)
 		n = 0;
 	}
 	snprintf(name, sizeof(name), "underload %s", cmd->name);
-	snprintf(prefix, sizeof(prefix), "usage: %s", name);
-	if (troff)
-		ul_opt_print_man_usage(out, name, g, n, operands);
-	else
-		ul_opt_print_usage(out, prefix, g, n, operands);
+	/* One line, or one per form (bisect --kernel ... or --git ...). */
+	forms = ul_opt_usage_forms(g, n);
+	for (unsigned k = 0, first = 1; k < 32; k++) {
+		unsigned form = forms ? UL_OPT_FORM(k) : 0;
+
+		if (forms && !(forms & form))
+			continue;
+		snprintf(prefix, sizeof(prefix), "%s %s", first ? "usage:" : "   or:", name);
+		if (troff)
+			ul_opt_print_man_usage(out, name, g, n, form, operands);
+		else
+			ul_opt_print_usage(out, prefix, g, n, form, operands);
+		first = 0;
+		if (!forms)
+			break;
+	}
 }
 
 void ul_cmd_print_help(const struct ul_cmd *cmd, FILE *out)

@@ -76,7 +76,14 @@ struct ul_opt {
 	/* With used_by: another option of `run` that, when given, makes every
 	 * suite read this one too (--deadline-rt with --deadline). */
 	const char *used_with;
+	/* A command with several usage lines (bisect --kernel or --git): the
+	 * lines this option is on, a bit set of UL_OPT_FORM(k); 0 = on every
+	 * line.  With UL_OPTF_REQUIRED it is required on those lines. */
+	unsigned form;
 };
+
+/* Usage line k (from 0) of a command whose options set `form`. */
+#define UL_OPT_FORM(k) (1u << (k))
 
 /* used_by as declared: the suites that list the option say so. */
 #define UL_OPT_SOME_SUITES ""

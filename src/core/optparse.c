@@ -391,8 +391,24 @@ static void usage_put(FILE *out, const char *word, size_t indent, size_t *col)
 	*col += w;
 }
 
+/* Is o on usage line `form` (0: every option is)? */
+static bool on_line(const struct ul_opt *o, unsigned form)
+{
+	return !form || !o->form || (o->form & form);
+}
+
+unsigned ul_opt_usage_forms(const struct ul_opt_group *groups, size_t n)
+{
+	unsigned forms = 0;
+
+	for (size_t gi = 0; gi < n; gi++)
+		for (size_t i = 0; groups[gi].opts && groups[gi].opts[i].name; i++)
+			forms |= groups[gi].opts[i].form;
+	return forms;
+}
+
 void ul_opt_print_usage(FILE *out, const char *prefix, const struct ul_opt_group *groups, size_t n,
-			const char *operands)
+			unsigned form, const char *operands)
 {
 	size_t indent = strlen(prefix) + 1, col = strlen(prefix);
 
@@ -401,6 +417,8 @@ void ul_opt_print_usage(FILE *out, const char *prefix, const struct ul_opt_group
 		for (size_t i = 0; groups[gi].opts && groups[gi].opts[i].name; i++) {
 			char word[128];
 
+			if (!on_line(&groups[gi].opts[i], form))
+				continue;
 			usage_word(&groups[gi].opts[i], word, sizeof(word));
 			usage_put(out, word, indent, &col);
 		}
@@ -522,7 +540,7 @@ static void man_usage_word(FILE *out, const char *word, size_t len)
 }
 
 void ul_opt_print_man_usage(FILE *out, const char *command, const struct ul_opt_group *groups,
-			    size_t n, const char *operands)
+			    size_t n, unsigned form, const char *operands)
 {
 	fputs(".B ", out);
 	put_troff(out, command);
@@ -531,6 +549,8 @@ void ul_opt_print_man_usage(FILE *out, const char *command, const struct ul_opt_
 		for (size_t i = 0; groups[gi].opts && groups[gi].opts[i].name; i++) {
 			char word[128];
 
+			if (!on_line(&groups[gi].opts[i], form))
+				continue;
 			usage_word(&groups[gi].opts[i], word, sizeof(word));
 			man_usage_word(out, word, strlen(word));
 		}

@@ -65,16 +65,20 @@ void ul_opt_given_names(const struct ul_opt_group *g, char *buf, size_t len);
 
 /*
  * The usage line of --help: `prefix` ("usage: underload rm"), then every
- * option of the groups ("[--db PATH|URL]", see UL_OPTF_REQUIRED and
- * UL_OPTF_REPEATS), then `operands` ("RUN...", may be NULL), wrapped at
- * 79 columns under the first option.
+ * option of the groups on line `form` (UL_OPT_FORM(k); 0: every option)
+ * ("[--db PATH|URL]", see UL_OPTF_REQUIRED and UL_OPTF_REPEATS), then
+ * `operands` ("RUN...", may be NULL), wrapped at 79 columns under the
+ * first option.
  */
 void ul_opt_print_usage(FILE *out, const char *prefix, const struct ul_opt_group *groups, size_t n,
-			const char *operands);
+			unsigned form, const char *operands);
 /* The same usage line as the man page's SYNOPSIS: `command` bold
  * (".B underload rm"), each option and operand a troff line, then ".br". */
 void ul_opt_print_man_usage(FILE *out, const char *command, const struct ul_opt_group *groups,
-			    size_t n, const char *operands);
+			    size_t n, unsigned form, const char *operands);
+/* The usage lines the groups' options name (their `form` bits, OR'ed);
+ * 0 when they name none: one line. */
+unsigned ul_opt_usage_forms(const struct ul_opt_group *groups, size_t n);
 /* The options part of --help: each group under its heading. */
 void ul_opt_print_help(FILE *out, const struct ul_opt_group *groups, size_t n);
 /* One more line in the same layout: ("-h, --help", "this help"). */

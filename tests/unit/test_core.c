@@ -622,7 +622,7 @@ START_TEST(test_optparse_help_and_man)
 	ck_assert_ptr_nonnull(f);
 	ul_opt_print_help(f, &g, 1);
 	ul_opt_print_man(f, &g, 1);
-	ul_opt_print_man_usage(f, "underload x", &g, 1, "[RUN]... -- run ARGS...");
+	ul_opt_print_man_usage(f, "underload x", &g, 1, 0, "[RUN]... -- run ARGS...");
 	ck_assert_int_eq(fclose(f), 0);
 	ck_assert_ptr_nonnull(strstr(buf, "things:\n"));
 	ck_assert_ptr_nonnull(strstr(buf, "  -c, --count N          a count (default: 3)\n"));
@@ -644,6 +644,41 @@ START_TEST(test_optparse_help_and_man)
 	ck_assert_ptr_nonnull(strstr(buf, "\\%[\\fIRUN\\fR]...\\&\n\\%\\fB\\-\\-\\fR\\&\n"
 					  "\\%\\fBrun\\fR\\&\n\\%\\fIARGS\\fR...\\&\n.br\n"));
 	free(buf);
+}
+END_TEST
+
+/* Options on one usage line of two (bisect's --kernel or --git): each
+ * line names its own and the shared ones, a required one bare. */
+START_TEST(test_optparse_usage_forms)
+{
+	static const struct ul_opt two[] = {
+		{ "list", UL_OPT_STRING, 64, .arg = "F",
+		  .flags = UL_OPTF_REQUIRED | UL_OPTF_REPEATS, .form = UL_OPT_FORM(0),
+		  .help = "a list" },
+		{ "tree", UL_OPT_STRING, 64, .arg = "D", .flags = UL_OPTF_REQUIRED,
+		  .form = UL_OPT_FORM(1), .help = "a tree" },
+		{ "image", UL_OPT_STRING, 64, .arg = "P", .form = UL_OPT_FORM(1),
+		  .help = "an image" },
+		{ "both", UL_OPT_FLAG, 0, 1, 0, "either way" },
+		{ NULL },
+	};
+	struct ul_opt_group g = { .opts = two };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(ul_opt_usage_forms(&g, 1), UL_OPT_FORM(0) | UL_OPT_FORM(1));
+	ul_opt_print_usage(f, "usage: x", &g, 1, UL_OPT_FORM(0), "ARGS");
+	ul_opt_print_usage(f, "   or: x", &g, 1, UL_OPT_FORM(1), "ARGS");
+	ul_opt_print_usage(f, "all: x", &g, 1, 0, NULL);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_str_eq(buf, "usage: x --list F... [--both] ARGS\n"
+			      "   or: x --tree D [--image P] [--both] ARGS\n"
+			      "all: x --list F... --tree D [--image P] [--both]\n");
+	free(buf);
+	g.opts = cli_opts; /* a table without forms: one line */
+	ck_assert_uint_eq(ul_opt_usage_forms(&g, 1), 0);
 }
 END_TEST
 
@@ -757,6 +792,7 @@ Suite *ul_test_suite_core(void)
 	tcase_add_test(opt, test_optparse_errors);
 	tcase_add_test(opt, test_optparse_again_after_cluster);
 	tcase_add_test(opt, test_optparse_help_and_man);
+	tcase_add_test(opt, test_optparse_usage_forms);
 	tcase_add_test(sys, test_meminfo_parse);
 	tcase_add_test(sys, test_meminfo_parse_old_and_bad);
 	tcase_add_test(sys, test_meminfo_read_live);
