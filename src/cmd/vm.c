@@ -43,8 +43,9 @@ static const char vm_help[] =
 	"started: the guest is untrusted) is imported into the host's store under\n"
 	"its kernel's label, then the labels are compared.  A kernel that panics or\n"
 	"stops answering ends its boot; its run is stored as crashed at the test it\n"
-	"was in, with the console's tail in its fingerprint (show --env), and the\n"
-	"next boot goes on.  Needs root, a static busybox and mkfs.ext4.\n"
+	"was in (before its run began: with no test), with the console's tail in its\n"
+	"fingerprint (show --env), and the next boot goes on.  Needs root, a static\n"
+	"busybox and mkfs.ext4.\n"
 	"With --until-decided (two kernels), the boots go in pairs A B, B A, ... until\n"
 	"every test is decided (see underload(1), \"UNTIL DECIDED\").\n"
 	"\n";

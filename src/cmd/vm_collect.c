@@ -4,7 +4,9 @@
  * store, by the exchange format.  A boot that did not finish (a panic, a
  * hang, an unexpected end) leaves its run `running` in the guest's store:
  * it is marked crashed at the test the guest's journal last recorded, as
- * cleanup does for a machine that went down, with the console's tail.
+ * cleanup does for a machine that went down, with the console's tail; one
+ * that ended before its run began (a kernel that panics on its way up)
+ * gets its run made here, crashed with no test.
  * The run's fingerprint gains a "vm" section: the accelerator and the
  * VM's shape (what compare refuses to mix), the image, the boot.
  *
@@ -17,11 +19,13 @@
 #include "core/compat.h"
 #include "cmd/cmd.h"
 #include "cmd/vm.h"
+#include "core/clock.h"
 #include "core/escape.h"
 #include "core/log.h"
 #include "proc/changes.h"
 #include "store/exchange.h"
 #include "store/store.h"
+#include "ul_config.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -185,6 +189,40 @@ static int load_ours(struct ul_store *st, const struct ul_vm_boot *b, int boot_n
 	return rc;
 }
 
+/* The run of a boot whose guest ended before its run began, so stored
+ * nothing: made here, crashed with no test, into *out (*n = 1), so that
+ * the crash is an outcome in the host's store as a later one is (vm
+ * --until-decided pairs it, bisect reads it back), not a warning that a
+ * re-run cannot see.  Its host is the guest as far as the host knows it:
+ * the image's release, the VM's shape, the nodename of a kernel nobody
+ * named; the console's tail is in its fingerprint (stamp). */
+static int crashed_before_run(const struct ul_vm_boot *b, int boot_no, int n_boots,
+			      struct ul_run **out, size_t *n)
+{
+	struct ul_run *run = calloc(1, sizeof(*run));
+	int64_t now = ul_wall_ns();
+
+	*n = 0;
+	if (!run)
+		return -ENOMEM;
+	ul_run_init(run);
+	*out = run;
+	*n = 1;
+	snprintf(run->uuid, sizeof(run->uuid), "%.36s", b->run_uuid);
+	snprintf(run->label, sizeof(run->label), "%s", b->kernel->label);
+	snprintf(run->tool_version, sizeof(run->tool_version), "%s", UL_VERSION);
+	run->status = UL_RUN_CRASHED;
+	run->started_wall_ns = now - (int64_t)(b->wall_s * (double)UL_NS_PER_SEC);
+	run->finished_wall_ns = now;
+	snprintf(run->host.hostname, sizeof(run->host.hostname), "(none)");
+	snprintf(run->host.kernel_release, sizeof(run->host.kernel_release), "%s",
+		 b->kernel->release);
+	snprintf(run->host.arch, sizeof(run->host.arch), "x86_64");
+	run->host.ncpu = b->shape->cpus;
+	run->host.mem_total_bytes = b->shape->mem_bytes;
+	return stamp(run, b, boot_no, n_boots);
+}
+
 static int export_to(const char *path, struct ul_run *runs, size_t n)
 {
 	const struct ul_run **p = calloc(n ? n : 1, sizeof(*p));
@@ -203,11 +241,39 @@ static int export_to(const char *path, struct ul_run *runs, size_t n)
 	return rc;
 }
 
+/* The run the guest stored (its store's copy at db), settled when the
+ * boot did not finish, into *runs (*n = 1), or none (*n = 0, said): 0, or
+ * an error after saying why. */
+static int from_guest_store(const char *db, const char *share, const struct ul_vm_boot *b,
+			    int boot_no, int n_boots, struct ul_run **runs, size_t *n)
+{
+	struct ul_store *st = NULL;
+	char err[512];
+	int rc;
+
+	/* What the guest left is its own doing: that boot's run is lost, the
+	 * next boot goes on. */
+	if (ul_store_open(db, &st, err, sizeof(err))) {
+		ul_warning("vm: boot %d: cannot open the guest's store: %s", boot_no, err);
+		return 0;
+	}
+	if (b->end != UL_VM_END_DONE)
+		settle_crash(st, share);
+	rc = load_ours(st, b, boot_no, n_boots, runs, n);
+	if (rc)
+		ul_error("vm: boot %d: cannot read the guest's run: %s", boot_no,
+			 rc == -ENOMEM ? strerror(ENOMEM) : st->err);
+	ul_store_close(st);
+	if (!rc && !*n)
+		ul_warning("vm: boot %d: the guest's store holds no run %s under '%s'", boot_no,
+			   b->run_uuid, ul_esc(b->kernel->label));
+	return rc;
+}
+
 int ul_cmd_vm_collect(struct ul_store *host, const struct ul_vm_boot *b, int boot_no, int n_boots,
 		      size_t *added)
 {
 	char share[PATH_MAX + 16], db[PATH_MAX + 32], exp[PATH_MAX + 32], err[512];
-	struct ul_store *st = NULL;
 	struct ul_run *runs = NULL;
 	size_t n = 0;
 	int rc;
@@ -216,31 +282,24 @@ int ul_cmd_vm_collect(struct ul_store *host, const struct ul_vm_boot *b, int boo
 	snprintf(share, sizeof(share), "%s/share", b->dir);
 	snprintf(exp, sizeof(exp), "%s/export.json", b->dir);
 	rc = ul_vm_guest_store_copy(b->dir, db, sizeof(db), err, sizeof(err));
-	if (rc == -ENOENT) {
-		ul_warning("vm: boot %d stored no run (the guest %s before its run began)", boot_no,
-			   ul_vm_end_name(b->end));
+	if (rc == -ENOENT && b->end == UL_VM_END_DONE) {
+		ul_warning("vm: boot %d stored no run (the guest finished before its run began)",
+			   boot_no);
 		return 0;
 	}
-	/* What the guest left is its own doing: that boot's run is lost, the
-	 * next boot goes on. */
-	if (rc) {
+	if (rc == -ENOENT) {
+		printf("vm: boot %d: the guest %s before its run began: its run is stored as "
+		       "crashed, with no test\n",
+		       boot_no, ul_vm_end_name(b->end));
+		rc = crashed_before_run(b, boot_no, n_boots, &runs, &n);
+		if (rc)
+			ul_error_errno(rc, "vm: boot %d: cannot make its crashed run", boot_no);
+	} else if (rc) {
 		ul_warning("vm: boot %d: the guest's store refused: %s", boot_no, err);
 		return 0;
+	} else {
+		rc = from_guest_store(db, share, b, boot_no, n_boots, &runs, &n);
 	}
-	if (ul_store_open(db, &st, err, sizeof(err))) {
-		ul_warning("vm: boot %d: cannot open the guest's store: %s", boot_no, err);
-		return 0;
-	}
-	if (b->end != UL_VM_END_DONE)
-		settle_crash(st, share);
-	rc = load_ours(st, b, boot_no, n_boots, &runs, &n);
-	if (rc)
-		ul_error("vm: boot %d: cannot read the guest's run: %s", boot_no,
-			 rc == -ENOMEM ? strerror(ENOMEM) : st->err);
-	ul_store_close(st);
-	if (!rc && !n)
-		ul_warning("vm: boot %d: the guest's store holds no run %s under '%s'", boot_no,
-			   b->run_uuid, ul_esc(b->kernel->label));
 	if (!rc && n && (rc = export_to(exp, runs, n)) != 0)
 		ul_error_errno(rc, "vm: boot %d: cannot write %s", boot_no, exp);
 	if (runs)
