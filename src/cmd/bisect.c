@@ -48,7 +48,8 @@ static const char bisect_help[] =
 	"under NAME/STEP/good and NAME/STEP/FILE (STEP counts the kernels from 1;\n"
 	"NAME/STEP/bad and NAME/STEP/FILE/vs-bad against the bad kernel), so a\n"
 	"re-run with the same NAME resumes from the steps stored.  The culprit is\n"
-	"then confirmed: slower than its parent in a fresh A/B (NAME/confirm/...).\n"
+	"then confirmed: slower than its parent in a fresh A/B (NAME/confirm/...), or\n"
+	"crashing where its parent does not when a crash is bad.\n"
 	"Exit 0: a culprit found and confirmed; 4: not confirmed, or only a range\n"
 	"('cannot tell': skipped steps surround the change).\n"
 	"With --git DIR --good REV --bad REV --build CMD instead of --kernel, the\n"
@@ -379,13 +380,15 @@ static int step(const struct ul_bisect_args *a, struct ul_bisect *b, int i, bool
 	return ul_bisect_record(b, (size_t)i, o) ? UL_EXIT_ERROR : 0;
 }
 
-/* The culprit against its parent, afresh: 0 confirmed, UL_EXIT_FLAGGED not. */
-static int confirm(const struct ul_bisect_args *a, int culprit)
+/* The culprit against its parent, afresh: 0 confirmed, UL_EXIT_FLAGGED not.
+ * Slower confirms it; so does crashing where its parent does not when a
+ * crash is the regression (the bad kernel crashes too: crash_is_bad). */
+static int confirm(const struct ul_bisect_args *a, int culprit, bool crash_is_bad)
 {
 	struct ul_bisect_ab ab;
 	struct ul_bisect_verdict v;
 	char t[64];
-	bool measured;
+	bool measured, crashes;
 	ul_nsec t0 = ul_now_ns();
 	int rc;
 
@@ -396,11 +399,14 @@ static int confirm(const struct ul_bisect_args *a, int culprit)
 	rc = judge(a, &ab, &v, &measured);
 	if (rc)
 		return rc;
-	printf("bisect: step %d is %s its parent: %s (%zu runs, %s)\n", culprit + 1,
-	       v.slower ? "slower than" : "not shown slower than",
-	       v.stored ? v.why : "nothing measured", v.runs,
+	crashes = crash_is_bad && v.crashed && !v.base_crashed;
+	printf("bisect: step %d %s its parent%s: %s (%zu runs, %s)\n", culprit + 1,
+	       crashes	  ? "crashes, unlike"
+	       : v.slower ? "is slower than"
+			  : "is not shown slower than",
+	       crashes ? " (a crash is bad)" : "", v.stored ? v.why : "nothing measured", v.runs,
 	       measured ? took(t0, t, sizeof(t)) : "stored");
-	return v.slower ? UL_EXIT_OK : UL_EXIT_FLAGGED;
+	return v.slower || crashes ? UL_EXIT_OK : UL_EXIT_FLAGGED;
 }
 
 static int bisect_main(struct ul_bisect_args *a)
@@ -431,7 +437,7 @@ static int bisect_main(struct ul_bisect_args *a)
 		printf("bisect: the first bad step is %d: %s (its parent, step %d, is good)\n",
 		       (int)r.step + 1, describe(a, (int)r.step, d, sizeof(d)), (int)r.step);
 		fflush(stdout);
-		rc = a->no_confirm ? UL_EXIT_OK : confirm(a, (int)r.step);
+		rc = a->no_confirm ? UL_EXIT_OK : confirm(a, (int)r.step, b.bad_crashes);
 	} else if (!rc) {
 		printf("bisect: cannot tell: the first bad step is one of %d to %d (the steps "
 		       "between %d and %d were skipped)\n",

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# underload bisect with a step whose kernel really crashes (about 1 min
+# underload bisect with a step whose kernel really crashes (about 40 s
 # under TCG, four boots): three "kernels" (one Debian image), the middle
 # one booted with rdinit=/nonexistent, so that it panics on its way up,
 # before its run begins.  The crash is its own outcome: vm stores that
@@ -9,9 +9,54 @@
 # step as crashed with why, and, the crash telling nothing of the
 # slowdown, cannot tell between steps 2 and 3 (exit 4).  A re-run reads it
 # all back and boots nothing; nothing is left (qemu, work directories,
-# journal).  t0421 tests the open step, t0425 the judge's every outcome
-# with a fake vm.
+# journal).  First, without a VM (the test hook UL_TEST_BISECT_VM stands
+# in for vm), a crash that is the regression: confirmed by crashing.
+# t0421 tests the open step, t0425 the judge's other outcomes.
 . "$(dirname "$0")/lib.bash"
+
+# The fake vm: one run a side, a copy of a real one, crashed when the
+# side's "image" says crash.  Kernels good, crash, crash: the bad kernel
+# crashes too, so step 2's crash is bad, the culprit, and its confirmation
+# is that it crashes where its parent does not (not that it is slower).
+"$UL" run --dir "$SCRATCH" --db "$TMP/seed.db" --no-progress --tests noload --interval 20ms \
+	--min-points 3 --max-points 3 -o resp.working-set=0 -o resp.exec=no --label seed \
+	>/dev/null 2>"$TMP/err"
+is $? 0 "one resp run to copy" || diag "$(cat "$TMP/err")"
+"$UL" export --db "$TMP/seed.db" seed >"$TMP/seed.json"
+cat >"$TMP/fakevm" <<'PY'
+import copy, json, os, subprocess, sys, uuid
+d = json.load(open(sys.argv[1]))
+(seed,) = d["runs"]
+runs = []
+for side in "AB":
+    r = copy.deepcopy(seed)
+    r["uuid"] = str(uuid.uuid4())
+    r["label"] = os.environ["UL_BISECT_LABEL_" + side]
+    if open(os.environ["UL_BISECT_IMAGE_" + side]).read().strip() == "crash":
+        r["status"] = "crashed"
+    runs.append(r)
+d["runs"] = runs
+out = sys.argv[1] + ".ab.json"
+json.dump(d, open(out, "w"))
+sys.exit(subprocess.call([sys.argv[2], "import", "--db", os.environ["UL_BISECT_DB"], out],
+                         stdout=subprocess.DEVNULL))
+PY
+mkdir "$TMP/k"
+echo good >"$TMP/k/good" && echo crash >"$TMP/k/crash1" && echo crash >"$TMP/k/crash2"
+UL_TEST_BISECT_VM="python3 $TMP/fakevm $TMP/seed.json $UL" "$UL" bisect --db "$TMP/fake.db" \
+	--kernel "$TMP/k/good" --kernel "$TMP/k/crash1" --kernel "$TMP/k/crash2" -- run --quick \
+	>"$TMP/out" 2>"$TMP/err"
+is $? 0 "a crash that is the regression: found and confirmed (exit 0)" || diag "$(cat "$TMP/err")"
+grep '^bisect: ' "$TMP/out" | sed 's/^/# /'
+like "$(cat "$TMP/out")" "^bisect: step 2 is bad \(it crashes, as the bad kernel does\): 1 of its 1 boots crashed" \
+	"the crash is bad where the bad kernel crashes too"
+like "$(cat "$TMP/out")" "^bisect: the first bad step is 2: $TMP/k/crash1 " "it is the culprit"
+like "$(cat "$TMP/out")" "^bisect: step 2 crashes, unlike its parent \(a crash is bad\): 1 of its 1 boots crashed .* \(2 runs, [0-9ms]+\)$" \
+	"confirmed by crashing where its parent does not"
+is "$(sqlite3 "$TMP/fake.db" "SELECT label || ' ' || status FROM runs ORDER BY id" | paste -sd,)" \
+	"bisect/2/good complete,bisect/2/crash1 crashed,bisect/refs/good complete,bisect/refs/bad crashed,bisect/confirm/1:good complete,bisect/confirm/2:crash1 crashed" \
+	"the step, the references and the confirmation stored under their labels"
+
 . "$(dirname "$0")/vm.bash"
 
 file=${kernel##*/}
