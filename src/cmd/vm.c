@@ -368,6 +368,19 @@ static const char *test_hook(int boot_no)
 	return NULL;
 }
 
+/* The console's last lines of boot boot_no, which stored no run to keep
+ * them in (on stderr, escaped by ul_note: the guest's bytes). */
+static void console_tail(const struct ul_vm_boot *b, int boot_no)
+{
+	char tail[4096], *line, *save = NULL;
+
+	ul_vm_console_tail(b, 20, tail, sizeof(tail));
+	fflush(stdout);
+	ul_note("vm: boot %d: the console's last lines%s", boot_no, tail[0] ? ":" : ": none");
+	for (line = strtok_r(tail, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		ul_note("vm: boot %d: console: %s", boot_no, line);
+}
+
 /* Boot i (0-based) of total (0: not known yet), of kernel `kernel`: boot,
  * watch, bring its runs home.  1 when interrupted. */
 static int one_boot(struct vm_state *s, int i, int total, int kernel)
@@ -415,10 +428,19 @@ static int one_boot(struct vm_state *s, int i, int total, int kernel)
 		printf(" (underload run exited %d)\n", b.guest_status);
 	else
 		printf(" (console kept in the run's fingerprint: show --env)\n");
+	if (b.end != UL_VM_END_DONE) {
+		char phase[160];
+
+		ul_vm_boot_phase(&b, phase, sizeof(phase));
+		printf("vm: boot %d%s: %s; qemu used %.1f s of CPU\n", i + 1, of, ul_esc(phase),
+		       b.qemu_cpu_s);
+	}
 	fflush(stdout);
 	s->crashed += b.end != UL_VM_END_DONE;
 	if (ul_cmd_vm_collect(s->store, &b, i + 1, total, &added))
 		return -1;
+	if (b.end != UL_VM_END_DONE && !added)
+		console_tail(&b, i + 1);
 	printf("vm: boot %d: %zu run%s imported into %s\n", i + 1, added, added == 1 ? "" : "s",
 	       s->db);
 	return 0;

@@ -4,9 +4,10 @@
  * read from what it leaves: the run's end mark on the console, a panic
  * line, or silence.  The watchdog counts a kernel as alive while the
  * console or the share's "alive" file (rewritten by the guest every 2 s)
- * changes; after hang_ns without either (at least BOOT_NS before the guest
- * first speaks), qemu is stopped and the boot is a hang.  qemu dies with
- * us (the spawn's PR_SET_PDEATHSIG).
+ * changes; after hang_ns without either (at least BOOT_NS until "alive"
+ * first appears: the guest's init names its steps on the console before
+ * that, and a step may take long under TCG), qemu is stopped and the boot
+ * is a hang.  qemu dies with us (the spawn's PR_SET_PDEATHSIG).
  */
 #include "core/compat.h"
 #include "proc/journal.h"
@@ -174,8 +175,8 @@ static void build_argv(const struct ul_vm_boot *b, const char *qemu, struct qemu
 }
 
 /* The newest modification of the console or the share's "alive" file (wall
- * s); *spoke set once the guest wrote either. */
-static time_t last_sign(const struct ul_vm_boot *b, off_t *console_size, bool *spoke)
+ * s); *up set once "alive" exists (the guest's init is up and answers). */
+static time_t last_sign(const struct ul_vm_boot *b, off_t *console_size, bool *up)
 {
 	char p[PATH_MAX + 16];
 	struct stat st;
@@ -185,15 +186,38 @@ static time_t last_sign(const struct ul_vm_boot *b, off_t *console_size, bool *s
 	if (!stat(p, &st)) {
 		t = st.st_mtime;
 		*console_size = st.st_size;
-		*spoke |= st.st_size > 0;
 	}
 	snprintf(p, sizeof(p), "%s/share/alive", b->dir);
 	if (!stat(p, &st)) {
-		*spoke = true;
+		*up = true;
 		if (st.st_mtime > t)
 			t = st.st_mtime;
 	}
 	return t;
+}
+
+/* The CPU time (user and system, s) process pid used so far; -1 when unreadable. */
+static double cpu_seconds(pid_t pid)
+{
+	char p[64], buf[1024];
+	unsigned long long utime, stime;
+	const char *after;
+	FILE *f;
+	size_t n;
+
+	snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
+	f = fopen(p, "re");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* After the name in parentheses: state (field 3) ... utime (14), stime (15). */
+	after = strrchr(buf, ')');
+	if (!after || sscanf(after + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+			     &utime, &stime) != 2)
+		return -1;
+	return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
 }
 
 /* How the guest ended, from its console, once qemu is gone. */
@@ -214,13 +238,13 @@ static void read_end(struct ul_vm_boot *b)
 }
 
 /* Watch the running qemu to its end (b->end).  A quiet kernel boots
- * silently: until the guest first speaks the bound is at least BOOT_NS. */
+ * silently: until the guest's init is up the bound is at least BOOT_NS. */
 static void watch(struct ul_sup *sup, struct ul_vm_boot *b, struct ul_child *c)
 {
 	ul_nsec panic_seen = 0;
 	time_t since = time(NULL);
 	off_t size = 0;
-	bool spoke = false;
+	bool up = false;
 
 	for (;;) {
 		struct ul_child *ex = NULL;
@@ -237,7 +261,11 @@ static void watch(struct ul_sup *sup, struct ul_vm_boot *b, struct ul_child *c)
 			b->end = UL_VM_END_INTERRUPTED;
 			return;
 		}
-		sign = last_sign(b, &size, &spoke);
+		double cpu = cpu_seconds(c->pid);
+
+		if (cpu >= 0)
+			b->qemu_cpu_s = cpu;
+		sign = last_sign(b, &size, &up);
 		if (sign > since)
 			since = sign;
 		if (!panic_seen && size > 0) {
@@ -251,7 +279,7 @@ static void watch(struct ul_sup *sup, struct ul_vm_boot *b, struct ul_child *c)
 			return;
 		}
 		if ((ul_nsec)(time(NULL) - since) * UL_NS_PER_SEC >
-		    (spoke || b->hang_ns > BOOT_NS ? b->hang_ns : BOOT_NS)) {
+		    (up || b->hang_ns > BOOT_NS ? b->hang_ns : BOOT_NS)) {
 			(void)ul_sup_stop(sup, c, UL_NS_PER_SEC);
 			b->end = UL_VM_END_HUNG;
 			return;

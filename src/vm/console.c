@@ -105,3 +105,30 @@ void ul_vm_console_panic(const struct ul_vm_boot *b, char *out, size_t len)
 			}
 	free(t);
 }
+
+void ul_vm_boot_phase(const struct ul_vm_boot *b, char *out, size_t len)
+{
+	char *t = console_text(b), *line, *save = NULL;
+	const char *step = NULL;
+	bool spoke = false;
+
+	if (!t) {
+		snprintf(out, len, "unknown (out of memory)");
+		return;
+	}
+	for (line = strtok_r(t, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *m = strstr(line, UL_VM_PHASE_MARK);
+
+		spoke = true;
+		if (m)
+			step = m + strlen(UL_VM_PHASE_MARK);
+	}
+	if (step)
+		snprintf(out, len, "the guest's init was %.80s", step);
+	else if (spoke)
+		snprintf(out, len, "the kernel printed, but never reached the guest's init");
+	else
+		snprintf(out, len,
+			 "the kernel never reached the guest's init (the console is empty)");
+	free(t);
+}

@@ -11,12 +11,15 @@
 # boot (the only run it takes back).  Test hooks, set on the kernel's
 # command line (cmd/vm.c: UL_TEST_VM_PANIC, UL_TEST_VM_HANG), act once the
 # run is inside a test: ul_panic_test=1 crashes the kernel; ul_hang_test=1
-# makes the guest stop making progress.
+# makes the guest stop making progress.  Each step that may wait is named
+# on the console first ("ul-vm: init: STEP", UL_VM_PHASE_MARK): a boot the
+# host stops as hung says how far its guest got (vm.h, ul_vm_boot_phase).
 /bin/busybox --install -s /bin
 export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs dev /dev
+echo "ul-vm: init: loading the modules"
 for m in /mod/*.ko*; do
 	[ -e "$m" ] && { insmod "$m" || echo "ul-vm: insmod $m failed"; }
 done
@@ -29,6 +32,7 @@ for p in mkswap chrt env taskset; do
 	ln -s /bin/busybox /sbin/$p
 	ln -s /bin/busybox /usr/bin/$p
 done
+echo "ul-vm: init: mounting the scratch disk"
 for _ in $(seq 100); do [ -b /dev/vda ] && break; sleep 0.1; done
 mkdir -p /dev/shm /dev/pts
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm
@@ -40,6 +44,7 @@ chmod 1777 /tmp /tmp/var-tmp
 mount -o bind /tmp/var-tmp /var/tmp
 mount -t tmpfs -o mode=755 tmpfs /run
 mkdir -p $s
+echo "ul-vm: init: mounting the share"
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=524288,cache=mmap ulshare $s ||
 	fail "cannot mount the share"
 # Signs of life for the host's watchdog while this kernel answers.
@@ -60,6 +65,7 @@ if [ -n "${ul_hang_test:-}" ]; then
 	 kill -STOP -1) &
 fi
 echo "ul-vm: kernel $(uname -r) up, $(grep -c ^processor /proc/cpuinfo) CPUs"
+echo "ul-vm: init: running underload"
 cd /tmp
 env -i PATH=/opt/underload:/bin:/sbin:/usr/bin:/usr/sbin HOME=/tmp TERM=dumb LANG=C.UTF-8 \
 	UL_JOURNAL_DIR=$s/journal UL_VM_RUN_UUID="$(cat $s/run-uuid)" /opt/underload/underload run \

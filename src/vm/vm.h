@@ -36,6 +36,9 @@ struct ul_journal;
 #define UL_VM_RUN_UUID_FILE "run-uuid"
 /* The line the guest's init prints when `underload run` returned. */
 #define UL_VM_DONE_MARK "UL-VM-RUN-DONE "
+/* The line the guest's init prints before each step that may wait
+ * ("ul-vm: init: mounting the share"): how far a stopped guest got. */
+#define UL_VM_PHASE_MARK "ul-vm: init: "
 
 struct ul_vm_kernel {
 	const char *image;	  /* as given */
@@ -121,6 +124,7 @@ struct ul_vm_boot {
 	enum ul_vm_end end;
 	int guest_status; /* UL_VM_END_DONE: the guest's `underload run` exit status */
 	double wall_s;
+	double qemu_cpu_s; /* the CPU time qemu used (user and system), last read while it ran */
 };
 /* Boot it and watch it to its end (see enum ul_vm_end): 0, or -errno
  * with why when qemu could not be started or the disk not made. */
@@ -143,6 +147,10 @@ void ul_vm_text_clean(char *s, size_t n);
  * stored nothing; else -errno with why (a link: -ELOOP; not a regular
  * file: -EINVAL). */
 int ul_vm_guest_store_copy(const char *boot_dir, char *copy, size_t len, char *why, size_t whylen);
+/* How far the guest got, from its console and share, for a boot that did
+ * not finish: "the guest's init was mounting the share", "the kernel
+ * never reached the guest's init (the console is empty)"...  Into out. */
+void ul_vm_boot_phase(const struct ul_vm_boot *b, char *out, size_t len);
 /* Human name of an end ("finished", "panicked"...). */
 const char *ul_vm_end_name(enum ul_vm_end e);
 

@@ -18,6 +18,7 @@
 	-- "${RUN[@]}" >"$TMP/out" 2>"$TMP/err"
 is $? 0 "vm exits 0"
 grep '^vm: boot .* after ' "$TMP/out" | sed 's/^/# /'
+unfinished_diag "$TMP/out" "$TMP/err"
 is "$(runs "$DB")" "$rel complete,$rel#2 complete,$rel complete,$rel#2 complete" \
 	"four runs under two labels, the kernels alternated"
 out_like "^vm: boot 4 of 4: finished after" "four boots, each finished"
@@ -61,6 +62,7 @@ UL_TEST_VM_PANIC=1 UL_TEST_TAG=$TMP "$TMP/bin/underload" vm --db "$TMP/p.db" \
 	--kernel "$kernel" --boots 2 -- "${RUN[@]}" >"$TMP/out" 2>"$TMP/err"
 is $? 0 "vm with a panicking boot exits 0"
 grep '^vm: boot .* after ' "$TMP/out" | sed 's/^/# /'
+unfinished_diag "$TMP/out" "$TMP/err"
 out_like "^vm: boot 1 of 2: panicked" "boot 1 panicked"
 is "$(runs "$TMP/p.db")" "$rel crashed,$rel complete" "its run is crashed, the next boot's complete"
 note=$(sqlite3 "$TMP/p.db" "SELECT c.note FROM cells c JOIN runs r ON c.run_id = r.id WHERE r.status = 'crashed' AND c.outcome = 'crashed'")
@@ -69,6 +71,34 @@ like "$note" "console: Kernel panic - not syncing: sysrq triggered crash" \
 like "$("$TMP/bin/underload" show --db "$TMP/p.db" --env 1)" "^  vm\\.console_tail: .*sysrq" \
 	"the console's tail is stored with the run"
 is "$(ul_procs)" 0 "no process is left"
+
+# A guest that stops before its run begins (a stand-in for qemu: its init
+# names a step, writes its sign of life once, then nothing): vm says how
+# far it got, qemu's CPU time, and the console's last lines, which no run
+# keeps.  (qemu's KVM probe gets a stand-in that ends at once: TCG.)
+mkdir -p "$TMP/fake"
+cat >"$TMP/fake/qemu-system-x86_64" <<'SH'
+#!/bin/sh
+case " $* " in *" -accel kvm "*) exit 1 ;; esac
+for a; do case $a in
+file:*) con=${a#file:} ;;
+local,path=*) share=${a#local,path=}; share=${share%%,*} ;;
+esac; done
+printf 'ul-vm: init: mounting the share\r\n\033[2Jcleared\r\n' >>"$con"
+date +%s >"$share/alive"
+exec sleep 60
+SH
+chmod +x "$TMP/fake/qemu-system-x86_64"
+PATH="$TMP/fake:$PATH" "$UL" vm --db "$TMP/h.db" --hang-timeout 10s --kernel "$kernel" \
+	-- "${RUN[@]}" >"$TMP/out" 2>"$TMP/err"
+out_like "^vm: boot 1 of 1: hung after 1[0-9]\.[0-9] s" "a guest silent for --hang-timeout is hung"
+out_like "^vm: boot 1 of 1: the guest's init was mounting the share; qemu used [0-9.]+ s of CPU\$" \
+	"vm says how far the guest got and qemu's CPU time"
+like "$(cat "$TMP/err")" "^warning: vm: boot 1 stored no run" "the boot stored no run"
+is "$(sed -n 's/^note: vm: boot 1: console: //p' "$TMP/err" | paste -sd '|')" \
+	'ul-vm: init: mounting the share|\x1b[2Jcleared' "the console's last lines are printed, escaped"
+is "$(work_left "$TMP/out")" "" "the work directory is gone"
+is "$(ul_procs)" 0 "the stand-in for qemu is gone"
 
 # Ctrl-C mid-boot, and kill -9 then cleanup: nothing left.
 "$UL" vm --db "$TMP/i.db" --kernel "$kernel" -- "${RUN[@]}" >"$TMP/out" 2>&1 &

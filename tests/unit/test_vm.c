@@ -8,6 +8,7 @@
  * that exits at once, or never says a word, sends the VM to TCG.
  */
 #include "unit.h"
+#include "proc/journal.h"
 #include "proc/scratch.h"
 #include "proc/supervise.h"
 #include "cmd/vm.h"
@@ -219,6 +220,31 @@ START_TEST(test_console_utf8)
 	ck_assert_int_ge(ul_utf8_count(tail, sizeof(tail)), 0);
 	ul_vm_console_tail(&b, 1, out, sizeof(out));
 	ck_assert_str_eq(out, "\xc3\xa9\xc3\xa9x");
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(ul_scratch_remove(b.dir), 0);
+}
+END_TEST
+
+/* How far a stopped guest got, from its console: the last step its init
+ * named, else whether the kernel printed at all. */
+START_TEST(test_boot_phase)
+{
+	static const char steps[] = "ul-vm: init: loading the modules\r\n"
+				    "ul-vm: insmod /mod/x.ko failed\r\n"
+				    "[ 9.1] ul-vm: init: mounting the scratch disk\r\n";
+	struct ul_vm_boot b = { 0 };
+	char path[PATH_MAX + 16], out[160];
+
+	ck_assert_int_eq(ul_scratch_create("/tmp", b.dir, sizeof(b.dir)), 0);
+	ul_vm_boot_phase(&b, out, sizeof(out));
+	ck_assert_str_eq(out, "the kernel never reached the guest's init (the console is empty)");
+	snprintf(path, sizeof(path), "%s/console.log", b.dir);
+	write_bytes(path, "[    1.0] a warning\r\n", strlen("[    1.0] a warning\r\n"));
+	ul_vm_boot_phase(&b, out, sizeof(out));
+	ck_assert_str_eq(out, "the kernel printed, but never reached the guest's init");
+	write_bytes(path, steps, strlen(steps));
+	ul_vm_boot_phase(&b, out, sizeof(out));
+	ck_assert_str_eq(out, "the guest's init was mounting the scratch disk");
 	ck_assert_int_eq(unlink(path), 0);
 	ck_assert_int_eq(ul_scratch_remove(b.dir), 0);
 }
@@ -537,6 +563,81 @@ START_TEST(test_accel_probe)
 }
 END_TEST
 
+/* One boot (ul_vm_boot_run) of a stand-in for qemu in accel_dir/NAME: the
+ * guest's init names a step on the console (-serial file:PATH), then the
+ * sh commands `rest` ($share: the share); mkfs.ext4 a stand-in that
+ * succeeds.  The boot's results into *b. */
+static void boot_with(const char *name, const char *rest, ul_nsec hang_ns, struct ul_vm_boot *b)
+{
+	static struct ul_vm_kernel k = { .image = "bzImage", .initramfs = "initramfs" };
+	static const struct ul_vm_shape shape = { .accel = "tcg", .cpus = 1, .mem_bytes = UL_GiB };
+	char qemu[PATH_MAX], mkfs[PATH_MAX], jdir[PATH_MAX], why[256];
+	struct ul_journal j = { .fd = -1 };
+	struct ul_sup sup;
+	FILE *f;
+
+	snprintf(qemu, sizeof(qemu), "%s/%s", accel_dir, name);
+	f = fopen(qemu, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f,
+		"#!/bin/sh\nfor a; do case $a in\n"
+		"file:*) con=${a#file:};;\n"
+		"local,path=*) share=${a#local,path=}; share=${share%%%%,*};;\n"
+		"esac; done\n"
+		"echo 'ul-vm: init: mounting the share' >>\"$con\"\n%s\n",
+		rest);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(chmod(qemu, 0700), 0);
+	snprintf(mkfs, sizeof(mkfs), "%s/mkfs", accel_dir);
+	f = fopen(mkfs, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "#!/bin/sh\nexit 0\n");
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(chmod(mkfs, 0700), 0);
+	snprintf(jdir, sizeof(jdir), "%s/journal-%s", accel_dir, name);
+	ck_assert_int_eq(mkdir(jdir, 0700), 0);
+	setenv("UL_JOURNAL_DIR", jdir, 1);
+	ck_assert_int_eq(ul_journal_open(&j), 0);
+	snprintf(b->dir, sizeof(b->dir), "%s/boot-%s", accel_dir, name);
+	ck_assert_int_eq(mkdir(b->dir, 0700), 0);
+	b->kernel = &k;
+	b->shape = &shape;
+	b->hang_ns = hang_ns;
+	b->qemu = qemu;
+	b->mkfs = mkfs;
+	b->journal = &j;
+	snprintf(b->run_uuid, sizeof(b->run_uuid), "00000000-0000-4000-8000-000000000000");
+	ck_assert_int_eq(ul_sup_init(&sup), 0);
+	ck_assert_int_eq(ul_vm_boot_run(&sup, b, why, sizeof(why)), 0);
+	ul_sup_fini(&sup);
+	ul_journal_finish(&j);
+	unsetenv("UL_JOURNAL_DIR");
+}
+
+/* The watchdog: a guest whose init names its steps is not hung before its
+ * sign of life first appears (a step may take long under TCG: the bound
+ * is then at least 2 min); once it has, silence for hang_ns is a hang,
+ * with how far the guest got and the CPU time qemu had used. */
+START_TEST(test_boot_watchdog)
+{
+	struct ul_vm_boot b = { 0 };
+	char phase[160];
+
+	/* Quiet for 3 s after naming its step, then qemu ends: not a hang. */
+	boot_with("slow-step", "sleep 3", UL_NS_PER_SEC, &b);
+	ck_assert_msg(b.end == UL_VM_END_LOST, "end: %s", ul_vm_end_name(b.end));
+	/* Up (its sign of life written once), then silent, spinning. */
+	memset(&b, 0, sizeof(b));
+	boot_with("spins", "date +%s >\"$share/alive\"\nwhile :; do :; done", UL_NS_PER_SEC, &b);
+	ck_assert_msg(b.end == UL_VM_END_HUNG, "end: %s", ul_vm_end_name(b.end));
+	ck_assert(b.wall_s < 10);
+	ck_assert_msg(b.qemu_cpu_s > 0.2 && b.qemu_cpu_s < b.wall_s + 1, "qemu's CPU: %.2f s",
+		      b.qemu_cpu_s);
+	ul_vm_boot_phase(&b, phase, sizeof(phase));
+	ck_assert_str_eq(phase, "the guest's init was mounting the share");
+}
+END_TEST
+
 Suite *ul_test_suite_vm(void)
 {
 	Suite *s = suite_create("vm");
@@ -546,6 +647,7 @@ Suite *ul_test_suite_vm(void)
 	tcase_add_test(tc, test_initramfs);
 	tcase_add_test(tc, test_runs_outcome);
 	tcase_add_test(tc, test_console_utf8);
+	tcase_add_test(tc, test_boot_phase);
 	tcase_add_test(tc, test_guest_store_copy);
 	tcase_add_test(tc, test_run_sets_own);
 	tcase_add_test(tc, test_guest_env_points);
@@ -557,6 +659,7 @@ Suite *ul_test_suite_vm(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_checked_fixture(tc, accel_setup, accel_teardown);
 	tcase_add_test(tc, test_accel_probe);
+	tcase_add_test(tc, test_boot_watchdog);
 	suite_add_tcase(s, tc);
 	return s;
 }
