@@ -12,16 +12,32 @@
 #include "cmd/sweep.h"
 #include "core/log.h"
 #include "core/optparse.h"
+#include "model/suite.h"
 
 #include <errno.h>
 #include <string.h>
 
-/* One option of the run's arguments, by its full name. */
+/* A suite the run's arguments name: --within-run needs its rounds, so a
+ * suite without them is refused before the sweep writes a value (run
+ * refuses it too; an unknown name is left to run's message). */
+static int check_suite(const struct sweep *sw, const char *operand)
+{
+	const struct ul_suite *s = ul_suite_find(operand);
+
+	if (sw->within_run && s && !ul_run_opt_reads(ul_run_own_opt("round-sysctl"), s->name))
+		return ul_usage_error("sweep", "--within-run: the suite %s has no rounds", s->name);
+	return 0;
+}
+
+/* One option of the run's arguments, by its full name, or an operand
+ * (name NULL). */
 static int check_one(void *arg, const struct ul_opt_group *g, const char *name, const char *value)
 {
 	struct sweep *sw = arg;
 
 	(void)g;
+	if (!name)
+		return check_suite(sw, value);
 	if (!strcmp(name, "label"))
 		return ul_usage_error("sweep", "the sweep labels its runs: no --label");
 	if (!strcmp(name, "round-sysctl"))

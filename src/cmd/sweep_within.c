@@ -182,7 +182,7 @@ int sweep_within_run(struct sweep *sw)
 	if (sweep_stopped() || code == UL_EXIT_INTERRUPTED)
 		return UL_EXIT_INTERRUPTED;
 	if (code == UL_EXIT_USAGE)
-		return UL_EXIT_USAGE; /* run said why: a suite without rounds */
+		return UL_EXIT_USAGE; /* run said why (sweep_args.c refuses a suite without rounds first) */
 	if (code != UL_EXIT_OK && code != UL_EXIT_FLAGGED) {
 		ul_error("sweep: the run %s failed (exit %d)", label, code);
 		return UL_EXIT_ERROR;

@@ -293,6 +293,9 @@ int ul_opt_scan_argv(const struct ul_opt_group *groups, size_t n, int argc, char
 			rc = fn(arg, &groups[gi], groups[gi].opts[oi].name, optarg);
 		}
 	}
+	/* getopt_long moved the operands after the options, in their order. */
+	for (int i = optind; !rc && i < argc; i++)
+		rc = fn(arg, NULL, NULL, copy[i]);
 	opterr = saved_opterr;
 	optind = 0;
 	free(copy);

@@ -49,6 +49,7 @@ int ul_opt_parse_argv(struct ul_opt_group *groups, size_t n, int argc, char **ar
  * so a caller that must refuse an option of another command's table
  * (sweep, vm: run's --label) cannot be fooled.  fn gets the group (NULL
  * for -h/--help, named "help") and the option's argument (NULL without);
+ * then each operand, in order, with g and name NULL (value: the operand);
  * a nonzero return stops the scan and is returned.  argv is not
  * permuted.  0, fn's return, -ENOMEM, or -EINVAL with err naming an
  * option that getopt_long refuses (unknown, ambiguous, missing value).

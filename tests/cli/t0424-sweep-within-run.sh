@@ -44,6 +44,12 @@ like "$(cat "$TMP/err")" "passed by 'underload sweep --within-run'" "and says wh
 "$UL" run micro --tests noload "${TINY[@]}" --runs 4 --round-sysctl vm.swappiness=10,100 \
 	>/dev/null 2>"$TMP/err"
 is $? 2 "run --round-sysctl of a suite without rounds (micro) is refused with exit 2"
+# The sweep itself refuses it, before it writes the first value.
+"$UL" sweep vm.swappiness=10,100 --within-run -- run micro --tests noload "${TINY[@]}" \
+	>/dev/null 2>"$TMP/err"
+is $? 2 "sweep --within-run of a suite without rounds (micro) is refused with exit 2"
+like "$(cat "$TMP/err")" "underload sweep: --within-run: the suite micro has no rounds" \
+	"by the sweep, saying why"
 
 if [ "$(id -u)" != 0 ] || [ ! -w "$SW" ]; then
 	skip "needs root to change sysctls"

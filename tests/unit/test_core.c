@@ -682,6 +682,37 @@ START_TEST(test_optparse_usage_forms)
 }
 END_TEST
 
+/* What ul_opt_scan_argv reports, in order: options by full name, then
+ * the operands (name NULL), whatever their place in argv. */
+static int scan_record(void *arg, const struct ul_opt_group *g, const char *name, const char *value)
+{
+	char *log = arg;
+	size_t len = strlen(log);
+
+	(void)g;
+	snprintf(log + len, 256 - len, "%s%s=%s;", name ? "--" : "", name ? name : "",
+		 value ? value : "");
+	return value && !strcmp(value, "stop") ? 7 : 0;
+}
+
+START_TEST(test_optscan_operands)
+{
+	struct ul_opt_group g = { .opts = cli_opts };
+	char a0[] = "x", a1[] = "one", a2[] = "--na=y", a3[] = "two", a4[] = "-c2", a5[] = "stop",
+	     a6[] = "three";
+	char *argv[] = { a0, a1, a2, a3, a4, a5, a6, NULL };
+	char log[256] = "", err[128] = "";
+
+	ck_assert_int_eq(ul_opt_scan_argv(&g, 1, 5, argv, scan_record, log, err, sizeof(err)), 0);
+	ck_assert_str_eq(log, "--name=y;--count=2;=one;=two;");
+	ck_assert_str_eq(argv[1], "one"); /* argv is not permuted */
+	log[0] = '\0';
+	/* fn's nonzero return stops the scan, at an operand too */
+	ck_assert_int_eq(ul_opt_scan_argv(&g, 1, 7, argv, scan_record, log, err, sizeof(err)), 7);
+	ck_assert_str_eq(log, "--name=y;--count=2;=one;=two;=stop;");
+}
+END_TEST
+
 /* A command holding spaces and ") (" cannot shift the fields after it. */
 START_TEST(test_procstat_parse)
 {
@@ -793,6 +824,7 @@ Suite *ul_test_suite_core(void)
 	tcase_add_test(opt, test_optparse_again_after_cluster);
 	tcase_add_test(opt, test_optparse_help_and_man);
 	tcase_add_test(opt, test_optparse_usage_forms);
+	tcase_add_test(opt, test_optscan_operands);
 	tcase_add_test(sys, test_meminfo_parse);
 	tcase_add_test(sys, test_meminfo_parse_old_and_bad);
 	tcase_add_test(sys, test_meminfo_read_live);
