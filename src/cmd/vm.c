@@ -368,13 +368,14 @@ static const char *test_hook(int boot_no)
 	return NULL;
 }
 
-/* The console's last lines of boot boot_no, which stored no run to keep
- * them in (on stderr, escaped by ul_note: the guest's bytes). */
+/* The console's last lines of boot boot_no, which did not finish (on
+ * stderr, escaped by ul_note: the guest's bytes; its run's fingerprint
+ * keeps more of them). */
 static void console_tail(const struct ul_vm_boot *b, int boot_no)
 {
-	char tail[4096], *line, *save = NULL;
+	char tail[2048], *line, *save = NULL;
 
-	ul_vm_console_tail(b, 20, tail, sizeof(tail));
+	ul_vm_console_tail(b, 10, tail, sizeof(tail));
 	fflush(stdout);
 	ul_note("vm: boot %d: the console's last lines%s", boot_no, tail[0] ? ":" : ": none");
 	for (line = strtok_r(tail, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
@@ -439,7 +440,7 @@ static int one_boot(struct vm_state *s, int i, int total, int kernel)
 	s->crashed += b.end != UL_VM_END_DONE;
 	if (ul_cmd_vm_collect(s->store, &b, i + 1, total, &added))
 		return -1;
-	if (b.end != UL_VM_END_DONE && !added)
+	if (b.end != UL_VM_END_DONE)
 		console_tail(&b, i + 1);
 	printf("vm: boot %d: %zu run%s imported into %s\n", i + 1, added, added == 1 ? "" : "s",
 	       s->db);

@@ -74,8 +74,9 @@ is "$(ul_procs)" 0 "no process is left"
 
 # A guest that stops before its run begins (a stand-in for qemu: its init
 # names a step, writes its sign of life once, then nothing): vm says how
-# far it got, qemu's CPU time, and the console's last lines, which no run
-# keeps.  (qemu's KVM probe gets a stand-in that ends at once: TCG.)
+# far it got, qemu's CPU time, and the console's last lines, and stores
+# its run crashed.  (qemu's KVM probe gets a stand-in that ends at once:
+# TCG.)
 mkdir -p "$TMP/fake"
 cat >"$TMP/fake/qemu-system-x86_64" <<'SH'
 #!/bin/sh
@@ -94,7 +95,7 @@ PATH="$TMP/fake:$PATH" "$UL" vm --db "$TMP/h.db" --hang-timeout 10s --kernel "$k
 out_like "^vm: boot 1 of 1: hung after 1[0-9]\.[0-9] s" "a guest silent for --hang-timeout is hung"
 out_like "^vm: boot 1 of 1: the guest's init was mounting the share; qemu used [0-9.]+ s of CPU\$" \
 	"vm says how far the guest got and qemu's CPU time"
-like "$(cat "$TMP/err")" "^warning: vm: boot 1 stored no run" "the boot stored no run"
+is "$(runs "$TMP/h.db")" "$rel crashed" "its run is stored crashed"
 is "$(sed -n 's/^note: vm: boot 1: console: //p' "$TMP/err" | paste -sd '|')" \
 	'ul-vm: init: mounting the share|\x1b[2Jcleared' "the console's last lines are printed, escaped"
 is "$(work_left "$TMP/out")" "" "the work directory is gone"

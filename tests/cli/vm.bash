@@ -25,8 +25,8 @@ work_of() { sed -n 's/^vm: working in //p' "$1"; }
 # Is the work directory named in output file $1 still there?
 work_left() { test -e "$(work_of "$1")" && echo left; }
 # What vm said of its boots that did not finish (how far each guest got,
-# qemu's CPU time, and for a boot that stored no run its console's last
-# lines), from its output files $1 (stdout) and $2 (stderr), as diag lines:
+# qemu's CPU time, its console's last lines), from its output files $1
+# (stdout) and $2 (stderr), as diag lines:
 # the cause of an unexpected hang is in the test's log.
 unfinished_diag() {
 	{ grep -E '^vm: boot [0-9]+( of [0-9]+)?: (the |qemu )' "$1"; grep 'vm: boot' "$2"; } |
