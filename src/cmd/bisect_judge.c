@@ -19,6 +19,7 @@
 #include "cmd/decide.h"
 #include "cmd/vm.h"
 #include "core/clock.h"
+#include "core/escape.h"
 #include "core/log.h"
 #include "core/sysinfo.h"
 #include "core/testhook.h"
@@ -27,6 +28,7 @@
 #include "ul_config.h"
 
 #include <inttypes.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -47,6 +49,41 @@ static size_t count_label(const struct ul_cmd_scope *sc, const char *label, size
 			*crashed += sc->sum[i].status == UL_RUN_CRASHED;
 		}
 	return n;
+}
+
+/* How the first of label's crashed runs ended, from the "vm" section of
+ * its fingerprint (cmd/vm_collect.c): "panicked: Kernel panic - not
+ * syncing: ..." (the console's last panic line), "hung"; "" for a run
+ * vm did not make.  The console is the guest's: escaped. */
+static void crash_of(struct ul_store *store, const struct ul_cmd_scope *sc, const char *label,
+		     char *out, size_t len)
+{
+	static const char *const marks[] = { "Kernel panic - not syncing", "Oops: " };
+	const char *uuid = NULL, *end, *tail, *panic = NULL;
+	char line[160] = "";
+	struct ul_run run;
+	json_t *vm;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < sc->n && !uuid; i++)
+		if (sc->sum[i].status == UL_RUN_CRASHED && !strcmp(sc->sum[i].label, label))
+			uuid = sc->sum[i].uuid;
+	ul_run_init(&run);
+	if (!uuid || store->ops->load_run(store, uuid, &run))
+		goto out;
+	vm = run.fingerprint ? json_object_get(run.fingerprint, "vm") : NULL;
+	end = json_string_value(json_object_get(vm, "end"));
+	tail = json_string_value(json_object_get(vm, "console_tail"));
+	for (size_t i = 0; tail && i < UL_ARRAY_SIZE(marks); i++)
+		for (const char *m = strstr(tail, marks[i]); m; m = strstr(m + 1, marks[i]))
+			if (!panic || m > panic)
+				panic = m;
+	if (panic)
+		snprintf(line, sizeof(line), "%.*s", (int)strcspn(panic, "\n"), panic);
+	if (end)
+		snprintf(out, len, "%s%s%s", ul_esc(end), line[0] ? ": " : "", ul_esc(line));
+out:
+	ul_run_release(&run);
 }
 
 /* The verdict from the rows: slower when any row is, decided when all are. */
@@ -123,9 +160,12 @@ int ul_bisect_read(const struct ul_bisect_args *a, const struct ul_bisect_ab *ab
 		goto out;
 	v->stored = true;
 	if (v->crashed) {
+		char how[160];
+
+		crash_of(store, &st.sc, ab->labels[1], how, sizeof(how));
 		snprintf(v->why, sizeof(v->why),
-			 "%zu of its %zu boots crashed (show --env: the console)", cand_crashed,
-			 n_cand);
+			 "%zu of its %zu boots crashed (%s%sshow --env: the console)", cand_crashed,
+			 n_cand, how, how[0] ? "; " : "");
 		goto out;
 	}
 	ret = ul_compare_select(&st, names, 2, names[0]);

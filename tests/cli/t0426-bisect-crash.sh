@@ -73,8 +73,8 @@ is "$(runs "$DB")" "bisect/2/good complete,bisect/2/$file crashed,bisect/refs/go
 out_like "^bisect: a step crashed: does the bad kernel crash too\? \(bisect/refs/bad\)$" \
 	"a crash makes bisect ask whether the bad kernel crashes too"
 out_like "^bisect: the bad kernel does not crash$" "it does not"
-out_like "^bisect: step 2 is crashed \(the bad kernel does not\): 1 of its 1 boots crashed \(show --env: the console\) against 'bisect/2/good' \(2 runs, [0-9ms]+\)$" \
-	"the step is logged as crashed, with why and the time spent"
+out_like "^bisect: step 2 is crashed \(the bad kernel does not\): 1 of its 1 boots crashed \(panicked: Kernel panic - not syncing: [^;]+; show --env: the console\) against 'bisect/2/good' \(2 runs, [0-9ms]+\)$" \
+	"the step is logged as crashed, with how (the console's panic) and the time spent"
 out_like "^bisect: step 2 \($kernel append=rdinit=/nonexistent\) crashes, the bad kernel does not: a finding of its own$" \
 	"and reported as a finding of its own"
 out_like "^bisect: cannot tell: the first bad step is one of 2 to 3 " \
