@@ -8,7 +8,10 @@
 # a VM's runs against the machine's own.  A kernel made to panic mid-run
 # (the test hook) leaves its run crashed at its test with the console's
 # tail, and the next boot still runs; that binary lives under /tmp (which
-# the guest covers with its scratch disk).  Nothing is left after success,
+# the guest covers with its scratch disk).  A guest stopped as hung
+# before its run (a stand-in for qemu) has vm say how far it got, qemu's
+# CPU time and the console's last lines; what vm says of any boot that
+# did not finish is shown as diag lines.  Nothing is left after success,
 # Ctrl-C, or kill -9 then cleanup.
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/vm.bash"
