@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # What the tests that boot VMs share (t0120-vm.sh, t0121-vm-hang.sh,
-# t0122, t0123, t0421-bisect.sh); sourced after lib.bash.  Skips the whole
-# file, saying why, on a machine that cannot boot a VM; else sets $kernel
+# t0122, t0123, t0421-bisect.sh, t0426-bisect-crash.sh); sourced after
+# lib.bash.  Skips the whole file, saying why, on a machine that cannot
+# boot a VM; else sets $kernel
 # (Debian's newest image), $rel (its release, the runs' label), RUN (a run
 # as short as a run can be: TCG is slow and CI time matters) and a private
 # journal directory.
